@@ -1,0 +1,151 @@
+/* The issue-code catalogue: names, default severities, one-line meaning and how to fix.
+ * docs/rules.md documents the same table; tests/unit/test_codes.c keeps the two equal. */
+#include "decoder.h"
+
+#include <strings.h>
+
+static const amx_code_info code_table[AMX_CODE_COUNT] = {
+    [AMX_C_TRUNCATED] = { "TRUNCATED", AMX_SEV_ERROR,
+        "the data ends before a structure it declares",
+        "The file was cut short (an interrupted copy or download, or a broken exporter). Re-export or re-copy it." },
+    [AMX_C_CHUNK_OVERRUN] = { "CHUNK_OVERRUN", AMX_SEV_ERROR,
+        "a chunk or record claims more bytes than its parent holds",
+        "A size field is wrong or the file is truncated. Re-export the asset; hand-edited files need their chunk sizes recomputed." },
+    [AMX_C_BAD_MAGIC] = { "BAD_MAGIC", AMX_SEV_ERROR,
+        "a signature/version field has a value this format never has",
+        "The file is not of the format its content starts like, or its header is damaged. Check the file came from a supported exporter." },
+    [AMX_C_UNKNOWN_CHUNK] = { "UNKNOWN_CHUNK", AMX_SEV_INFO,
+        "a chunk/record type the decoder does not know was skipped",
+        "Usually harmless: newer or tool-specific data. Report it if a supported game writes it." },
+    [AMX_C_MISSING_CHUNK] = { "MISSING_CHUNK", AMX_SEV_ERROR,
+        "a required chunk/record is absent",
+        "The exporter left out a required part. Re-export the asset." },
+    [AMX_C_COUNT_MISMATCH] = { "COUNT_MISMATCH", AMX_SEV_ERROR,
+        "a declared count disagrees with the records actually present",
+        "The engine trusts the declared count and may read garbage or crash. Re-export, or fix the count field." },
+    [AMX_C_SIZE_MISMATCH] = { "SIZE_MISMATCH", AMX_SEV_ERROR,
+        "a block's byte size disagrees with what its header implies",
+        "A data block is shorter or longer than its counts require. Re-export the asset." },
+    [AMX_C_INDEX_OUT_OF_RANGE] = { "INDEX_OUT_OF_RANGE", AMX_SEV_ERROR,
+        "an index (bone, parent, object, frame, table entry) is outside its table",
+        "The engine follows such an index into memory it does not own. Re-export, or fix the reference in the source scene." },
+    [AMX_C_BAD_VALUE] = { "BAD_VALUE", AMX_SEV_WARNING,
+        "a field outside its documented set (enum, bool, fixed value), or non-finite",
+        "Check the value in the exporter or editor that wrote the file; NaN or infinite floats usually come from degenerate transforms." },
+    [AMX_C_TRAILING_DATA] = { "TRAILING_DATA", AMX_SEV_WARNING,
+        "bytes after the last structure the format defines",
+        "Usually padding or a tool's extra data; it is ignored by the game. Re-save the file to drop it." },
+    [AMX_C_SKELETON_NOT_FOUND] = { "SKELETON_NOT_FOUND", AMX_SEV_WARNING,
+        "the clip's target skeleton is not in the index",
+        "Scan the directory (or archive) that holds the model, or check the clip's name follows MODEL_TYPE_NN (Alamo) / its hierarchy name (W3D)." },
+    [AMX_C_BONE_NOT_IN_SKELETON] = { "BONE_NOT_IN_SKELETON", AMX_SEV_ERROR,
+        "a clip's bone (name, or index+name) does not exist in its skeleton",
+        "The clip was made for another skeleton, or the model's bones were renamed or removed. Re-export the animation against the current model." },
+    [AMX_C_BONE_INDEX_MISMATCH] = { "BONE_INDEX_MISMATCH", AMX_SEV_ERROR,
+        "the clip's bone index names a different bone in the skeleton",
+        "Bones were added, removed or reordered in the model after the clip was exported. Re-export the animation against the current model." },
+    [AMX_C_APC_BAD_TYPE] = { "APC_BAD_TYPE", AMX_SEV_ERROR,
+        "MW3 activation prerequisite type not 1, 2 or 3",
+        "Fix the prerequisite in the reader file and rebuild anim.zbd." },
+    [AMX_C_APC_BAD_FLAG] = { "APC_BAD_FLAG", AMX_SEV_ERROR,
+        "MW3 APC optional/active field not 0 or 1, or an active parent-role APC",
+        "Fix the prerequisite in the reader file and rebuild anim.zbd." },
+    [AMX_C_APC_ANIM_OPTIONAL] = { "APC_ANIM_OPTIONAL", AMX_SEV_WARNING,
+        "MW3 animation-type APC marked optional",
+        "Animation prerequisites are never optional in the original data; clear the flag." },
+    [AMX_C_APC_MIN_EXCEEDS_COUNT] = { "APC_MIN_EXCEEDS_COUNT", AMX_SEV_ERROR,
+        "MW3 min-to-satisfy greater than the number of APCs",
+        "The definition can never activate. Lower min-to-satisfy or add the missing prerequisites." },
+    [AMX_C_APC_NAME_INVALID] = { "APC_NAME_INVALID", AMX_SEV_ERROR,
+        "MW3 APC name empty, not NUL-terminated within its field, or not ASCII",
+        "Give the prerequisite a short ASCII name (at most 31 characters)." },
+    [AMX_C_PARTICLE_NAME_MISMATCH] = { "PARTICLE_NAME_MISMATCH", AMX_SEV_WARNING,
+        "an Alamo particle system's internal name differs from its file name",
+        "The engine looks particles up by file name; rename the file or re-export with the matching name (ModVerify ALO01)." },
+    [AMX_C_ARCHIVE_CRC_MISMATCH] = { "ARCHIVE_CRC_MISMATCH", AMX_SEV_ERROR,
+        "an archive entry's name CRC-32 is not the CRC-32 of its stored name",
+        "The game looks files up by this CRC and will not find the entry. Rebuild the archive with a current packer." },
+    [AMX_C_ARCHIVE_UNSORTED] = { "ARCHIVE_UNSORTED", AMX_SEV_ERROR,
+        "archive records are not sorted by name CRC-32, or a record's index is not its position",
+        "The game binary-searches the table and misses entries. Rebuild the archive with a current packer." },
+    [AMX_C_ARCHIVE_DUPLICATE] = { "ARCHIVE_DUPLICATE", AMX_SEV_WARNING,
+        "two archive entries share a name CRC-32 (a duplicate name or a CRC collision)",
+        "Only one of them is reachable in game. Remove the duplicate or rename one file." },
+    [AMX_C_UNSUPPORTED] = { "UNSUPPORTED", AMX_SEV_WARNING,
+        "a valid variant of the format that animidx does not decode (e.g. an encrypted archive)",
+        "Nothing to fix in the file; the content was not checked." },
+    [AMX_C_LIMIT_EXCEEDED] = { "LIMIT_EXCEEDED", AMX_SEV_ERROR,
+        "decoding needed more memory than the configured limit",
+        "The file declares very large counts; if it is genuine, raise the limit." },
+    [AMX_C_IO_ERROR] = { "IO_ERROR", AMX_SEV_ERROR,
+        "the file or directory could not be read",
+        "Check permissions and the disk; the message carries the system error." },
+    [AMX_C_FILE_VANISHED] = { "FILE_VANISHED", AMX_SEV_WARNING,
+        "the file disappeared or changed while it was being scanned",
+        "Re-run the scan once the tree is quiet (the daemon does this by itself)." },
+    [AMX_C_DIRECTORY_LOOP] = { "DIRECTORY_LOOP", AMX_SEV_WARNING,
+        "a symbolic link leads back to a directory already being scanned",
+        "The loop was not followed. Remove the link or add it to the ignore globs." },
+    [AMX_C_NOT_RECOGNISED] = { "NOT_RECOGNISED", AMX_SEV_WARNING,
+        "a file named like a supported format whose content is not that format",
+        "The file may be misnamed, empty, or of another game's format with the same extension (e.g. Shockwave 3D .w3d)." },
+};
+
+const amx_code_info *amx_code_get(amx_code code)
+{
+    if ((unsigned)code >= AMX_CODE_COUNT)
+        return NULL;
+    return &code_table[code];
+}
+
+bool amx_code_parse(const char *name, amx_code *out)
+{
+    for (int i = 0; i < AMX_CODE_COUNT; i++) {
+        if (strcasecmp(name, code_table[i].name) == 0) {
+            *out = (amx_code)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+const char *amx_severity_name(amx_severity sev)
+{
+    switch (sev) {
+    case AMX_SEV_INFO: return "info";
+    case AMX_SEV_WARNING: return "warning";
+    case AMX_SEV_ERROR: return "error";
+    case AMX_SEV_OFF: return "off";
+    }
+    return "?";
+}
+
+bool amx_severity_parse(const char *s, amx_severity *out)
+{
+    static const struct { const char *name; amx_severity sev; } names[] = {
+        { "info", AMX_SEV_INFO }, { "information", AMX_SEV_INFO }, { "note", AMX_SEV_INFO },
+        { "warning", AMX_SEV_WARNING }, { "warn", AMX_SEV_WARNING },
+        { "error", AMX_SEV_ERROR },
+        { "off", AMX_SEV_OFF }, { "ignore", AMX_SEV_OFF }, { "none", AMX_SEV_OFF },
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (strcasecmp(s, names[i].name) == 0) {
+            *out = names[i].sev;
+            return true;
+        }
+    }
+    return false;
+}
+
+const char *amx_status_str(amx_status st)
+{
+    switch (st) {
+    case AMX_OK: return "ok";
+    case AMX_E_NOMEM: return "out of memory";
+    case AMX_E_LIMIT: return "limit exceeded";
+    case AMX_E_INVALID_ARG: return "invalid argument";
+    case AMX_E_IO: return "I/O error";
+    case AMX_E_DB: return "database error";
+    }
+    return "unknown status";
+}

@@ -1,0 +1,293 @@
+/* amx_decode: the registry of formats, content probing, and the services decoders share
+ * (arena allocation, findings). */
+#include "decoder.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <strings.h>
+
+static const amx_format_entry format_table[] = {
+    { AMX_FMT_ALAMO_ALO, "alamo-alo", 1, false, amx__alo_probe_model, amx__alo_decode },
+    { AMX_FMT_ALAMO_PARTICLE, "alamo-particle", 1, false, amx__alo_probe_particle, amx__alo_decode },
+    { AMX_FMT_ALAMO_ALA, "alamo-ala", 1, false, amx__ala_probe, amx__ala_decode },
+    { AMX_FMT_MEG, "meg", 1, true, amx__meg_probe, amx__meg_decode },
+};
+
+#define FORMAT_TABLE_LEN (sizeof format_table / sizeof format_table[0])
+
+const amx_format_entry *amx__format_entry(amx_format fmt)
+{
+    for (size_t i = 0; i < FORMAT_TABLE_LEN; i++)
+        if (format_table[i].format == fmt)
+            return &format_table[i];
+    return NULL;
+}
+
+const char *amx_format_name(amx_format fmt)
+{
+    const amx_format_entry *e = amx__format_entry(fmt);
+    return e ? e->name : "unknown";
+}
+
+bool amx_format_parse(const char *name, amx_format *out)
+{
+    for (size_t i = 0; i < FORMAT_TABLE_LEN; i++) {
+        if (strcasecmp(name, format_table[i].name) == 0) {
+            *out = format_table[i].format;
+            return true;
+        }
+    }
+    if (strcasecmp(name, "unknown") == 0) {
+        *out = AMX_FMT_UNKNOWN;
+        return true;
+    }
+    return false;
+}
+
+int amx_format_decoder_version(amx_format fmt)
+{
+    const amx_format_entry *e = amx__format_entry(fmt);
+    return e ? e->decoder_version : 0;
+}
+
+bool amx_format_is_archive(amx_format fmt)
+{
+    const amx_format_entry *e = amx__format_entry(fmt);
+    return e && e->is_archive;
+}
+
+amx_format amx_probe(const uint8_t *data, size_t len)
+{
+    if (!data)
+        return AMX_FMT_UNKNOWN;
+    for (size_t i = 0; i < FORMAT_TABLE_LEN; i++)
+        if (format_table[i].probe(data, len))
+            return format_table[i].format;
+    return AMX_FMT_UNKNOWN;
+}
+
+const char *amx_asset_status_name(amx_asset_status st)
+{
+    switch (st) {
+    case AMX_ASSET_OK: return "ok";
+    case AMX_ASSET_PARTIAL: return "partial";
+    case AMX_ASSET_ERROR: return "error";
+    }
+    return "error";
+}
+
+/* ---- allocation ---- */
+
+static void out_of_memory(amx_dec *d, size_t size)
+{
+    if (d->out_of_memory)
+        return;
+    d->out_of_memory = true;
+    amx__fatal(d, AMX_C_LIMIT_EXCEEDED, (int64_t)amx_reader_tell(&d->r), NULL,
+               "decoding needs more than the memory limit (%zu bytes asked, %zu in use, limit %zu)",
+               size, amx__arena_used(d->arena), d->opts->max_memory);
+}
+
+void *amx__alloc(amx_dec *d, size_t size)
+{
+    if (d->out_of_memory)
+        return NULL;
+    void *p = amx__arena_alloc(d->arena, size);
+    if (!p)
+        out_of_memory(d, size);
+    return p;
+}
+
+void *amx__array(amx_dec *d, size_t count, size_t elem)
+{
+    size_t bytes;
+    if (!amx_mul_size(count, elem, &bytes)) {
+        out_of_memory(d, SIZE_MAX);
+        return NULL;
+    }
+    return amx__alloc(d, bytes ? bytes : 1);
+}
+
+const char *amx__strndup(amx_dec *d, const uint8_t *p, size_t n)
+{
+    const uint8_t *nul = memchr(p, 0, n);
+    if (nul)
+        n = (size_t)(nul - p);
+    char *s = amx__alloc(d, n + 1);
+    if (!s)
+        return "";
+    memcpy(s, p, n);
+    s[n] = '\0';
+    return s;
+}
+
+const char *amx__strdup(amx_dec *d, const char *s)
+{
+    return amx__strndup(d, (const uint8_t *)s, strlen(s));
+}
+
+static const char *vsprintf_arena(amx_dec *d, const char *fmt, va_list ap)
+{
+    char buf[512];
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    if (n < 0)
+        return "";
+    return amx__strndup(d, (const uint8_t *)buf, strlen(buf));
+}
+
+const char *amx__sprintf(amx_dec *d, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const char *s = vsprintf_arena(d, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+/* ---- findings ---- */
+
+
+static void add_finding(amx_dec *d, amx_code code, amx_severity sev, int64_t offset,
+                        const char *context, const char *fmt, va_list ap)
+{
+    amx_asset *a = d->asset;
+    if (sev == AMX_SEV_ERROR && a->status == AMX_ASSET_OK)
+        a->status = AMX_ASSET_PARTIAL;
+    if (a->finding_count >= d->max_findings) {
+        a->findings_dropped++;
+        return;
+    }
+    /* Findings live in a malloc'd array (not the arena) so that a decode that ran out of arena
+     * memory can still say so. */
+    if (a->finding_count % 16 == 0) {
+        amx_finding *grown = realloc(a->findings, (a->finding_count + 16) * sizeof *grown);
+        if (!grown) {
+            a->findings_dropped++;
+            return;
+        }
+        a->findings = grown;
+    }
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    size_t mlen = strlen(msg), clen = context ? strlen(context) : 0;
+    char *text = malloc(mlen + clen + 2);
+    if (!text) {
+        a->findings_dropped++;
+        return;
+    }
+    memcpy(text, msg, mlen + 1);
+    memcpy(text + mlen + 1, context ? context : "", clen + 1);
+    a->findings[a->finding_count++] = (amx_finding){
+        .code = code, .severity = sev, .offset = offset, .message = text, .context = text + mlen + 1,
+    };
+}
+
+void amx__finding(amx_dec *d, amx_code code, int64_t offset, const char *context,
+                  const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    add_finding(d, code, amx_code_get(code)->severity, offset, context, fmt, ap);
+    va_end(ap);
+}
+
+void amx__finding_sev(amx_dec *d, amx_code code, amx_severity sev, int64_t offset,
+                      const char *context, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    add_finding(d, code, sev, offset, context, fmt, ap);
+    va_end(ap);
+}
+
+void amx__fatal(amx_dec *d, amx_code code, int64_t offset, const char *context,
+                const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    add_finding(d, code, AMX_SEV_ERROR, offset, context, fmt, ap);
+    va_end(ap);
+    d->fatal = true;
+    d->asset->status = AMX_ASSET_ERROR;
+}
+
+bool amx__check_finite(amx_dec *d, float v, int64_t offset, const char *context, const char *what)
+{
+    if (isfinite(v))
+        return true;
+    amx__finding(d, AMX_C_BAD_VALUE, offset, context, "%s is not a finite number", what);
+    return false;
+}
+
+/* ---- amx_decode ---- */
+
+amx_status amx_decode(const uint8_t *data, size_t len, const amx_decode_opts *user_opts,
+                      amx_asset **out)
+{
+    if (!out || (!data && len))
+        return AMX_E_INVALID_ARG;
+    *out = NULL;
+    amx_decode_opts opts = user_opts ? *user_opts : (amx_decode_opts){ 0 };
+    if (opts.max_memory == 0) {
+        size_t extra;
+        opts.max_memory = amx_mul_size(len, 16, &extra) && extra < SIZE_MAX / 2
+                              ? ((size_t)256 << 20) + extra
+                              : SIZE_MAX / 2;
+    }
+    amx_asset *a = calloc(1, sizeof *a);
+    amx_arena *arena = amx__arena_create(opts.max_memory);
+    if (!a || !arena) {
+        free(a);
+        amx__arena_destroy(arena);
+        return AMX_E_NOMEM;
+    }
+    a->arena_ = arena;
+    a->version = "";
+    static const uint8_t empty[1];
+    amx_dec d = {
+        .r = amx_reader_make(data ? data : empty, len),
+        .opts = &opts,
+        .asset = a,
+        .arena = arena,
+        .max_findings = opts.max_findings ? opts.max_findings : 200,
+    };
+    a->format = opts.format != AMX_FMT_UNKNOWN ? opts.format : amx_probe(data, len);
+    const amx_format_entry *e = amx__format_entry(a->format);
+    if (!e) {
+        amx__fatal(&d, AMX_C_NOT_RECOGNISED, len ? 0 : -1, NULL,
+                   len ? "the content is not a format animidx knows" : "the file is empty");
+    } else {
+        e->decode(&d);
+    }
+    *out = a;
+    return AMX_OK;
+}
+
+void amx_asset_free(amx_asset *a)
+{
+    if (!a)
+        return;
+    for (uint32_t i = 0; i < a->finding_count; i++)
+        free((void *)a->findings[i].message);
+    free(a->findings);
+    amx__arena_destroy(a->arena_);
+    free(a);
+}
+
+size_t amx_path_stem(const char *path, char *buf, size_t buflen)
+{
+    if (buflen == 0)
+        return 0;
+    const char *base = path;
+    for (const char *p = path; *p; p++)
+        if (*p == '/' || *p == '\\' || *p == '#')
+            base = p + 1;
+    const char *dot = strrchr(base, '.');
+    size_t n = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    if (n >= buflen)
+        n = buflen - 1;
+    memcpy(buf, base, n);
+    buf[n] = '\0';
+    return n;
+}

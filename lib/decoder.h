@@ -1,0 +1,89 @@
+/*
+ * Internal interface between the format registry and the format decoders (lib/fmt_*.c).
+ *
+ * A decoder gets an amx_dec: the reader over the whole file, the options, and the asset being
+ * built. It allocates only through amx__alloc/amx__array (the asset's arena, with the memory
+ * limit of the options), reports every problem with amx__finding, and returns nothing: the asset
+ * status is derived from the findings (an error finding makes it PARTIAL; amx__fatal makes it
+ * ERROR). It never prints.
+ */
+#ifndef AMX_DECODER_H
+#define AMX_DECODER_H
+
+#include "animidx/animidx.h"
+#include "reader.h"
+
+#include <stdarg.h>
+
+#if defined(__GNUC__)
+#define AMX_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define AMX_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define AMX_PRINTF(a, b)
+#define AMX_UNLIKELY(x) (x)
+#endif
+
+typedef struct amx_arena amx_arena;
+
+amx_arena *amx__arena_create(size_t limit);
+void amx__arena_destroy(amx_arena *a);
+void *amx__arena_alloc(amx_arena *a, size_t size); /* zeroed, 8-aligned; NULL on limit/OOM */
+size_t amx__arena_used(const amx_arena *a);
+
+typedef struct amx_dec {
+    amx_reader r;                 /* over the whole file */
+    const amx_decode_opts *opts;  /* never NULL (defaults filled in) */
+    amx_asset *asset;
+    amx_arena *arena;
+    uint32_t max_findings;
+    bool out_of_memory;           /* an allocation failed: the decode stops as soon as it can */
+    bool fatal;                   /* amx__fatal was called */
+} amx_dec;
+
+/* Allocation from the asset's arena, zeroed. On failure: NULL, and a LIMIT_EXCEEDED finding. */
+void *amx__alloc(amx_dec *d, size_t size);
+/* count * elem bytes, overflow-checked. */
+void *amx__array(amx_dec *d, size_t count, size_t elem);
+/* Copies bytes [p, p+n) up to the first NUL into the arena as a NUL-terminated string. */
+const char *amx__strndup(amx_dec *d, const uint8_t *p, size_t n);
+const char *amx__strdup(amx_dec *d, const char *s);
+const char *amx__sprintf(amx_dec *d, const char *fmt, ...) AMX_PRINTF(2, 3);
+
+/* Records a finding with the code's default severity. `offset` is the absolute file offset, -1
+ * for none. `context` is a logical location ("bone 2"), may be NULL. */
+void amx__finding(amx_dec *d, amx_code code, int64_t offset, const char *context,
+                  const char *fmt, ...) AMX_PRINTF(5, 6);
+void amx__finding_sev(amx_dec *d, amx_code code, amx_severity sev, int64_t offset,
+                      const char *context, const char *fmt, ...) AMX_PRINTF(6, 7);
+/* Records an error finding and marks the asset as not decodable (status ERROR). */
+void amx__fatal(amx_dec *d, amx_code code, int64_t offset, const char *context,
+                const char *fmt, ...) AMX_PRINTF(5, 6);
+
+/* True when a float is finite; otherwise records BAD_VALUE at offset and returns false. */
+bool amx__check_finite(amx_dec *d, float v, int64_t offset, const char *context, const char *what);
+
+/* ---- the registry ---- */
+
+typedef struct amx_format_entry {
+    amx_format format;
+    const char *name;           /* JSON contract name, e.g. "alamo-ala" */
+    int decoder_version;        /* bump to make the index re-decode this format's files */
+    bool is_archive;
+    /* Returns true when the bytes look like this format. len may be short (a prefix); a
+     * probe must not read past len. */
+    bool (*probe)(const uint8_t *data, size_t len);
+    void (*decode)(amx_dec *d);
+} amx_format_entry;
+
+const amx_format_entry *amx__format_entry(amx_format fmt);
+
+/* Format decoders (one file each). */
+bool amx__alo_probe_model(const uint8_t *data, size_t len);
+bool amx__alo_probe_particle(const uint8_t *data, size_t len);
+void amx__alo_decode(amx_dec *d);          /* models and particles (lib/fmt_alo.c) */
+bool amx__ala_probe(const uint8_t *data, size_t len);
+void amx__ala_decode(amx_dec *d);          /* lib/fmt_ala.c */
+bool amx__meg_probe(const uint8_t *data, size_t len);
+void amx__meg_decode(amx_dec *d);          /* lib/fmt_meg.c */
+
+#endif

@@ -1,0 +1,316 @@
+/*
+ * animidx: decode, validate and index game animation and model files.
+ *
+ * The decoder contract (one for every format):
+ *   - amx_decode() takes a borrowed byte span; it never reads outside it and never writes to it;
+ *   - it returns an owned amx_asset (free with amx_asset_free) that never points into the span;
+ *   - problems are findings (code, severity, message, byte offset, context) in the asset;
+ *   - it never prints, never aborts, and never allocates more than the file can justify.
+ *
+ * Everything in this header is safe to call from several threads at once on different data:
+ * the library has no mutable global state.
+ */
+#ifndef ANIMIDX_H
+#define ANIMIDX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define AMX_VERSION_STRING "0.1.0"
+/* Version of the JSON output contract (docs/json.md). */
+#define AMX_JSON_SCHEMA 1
+
+/* Result of an operation. Decoding problems in the data are findings, not statuses: a decode of
+ * a corrupt file returns AMX_OK with asset->status == AMX_ASSET_ERROR and findings saying why. */
+typedef enum amx_status {
+    AMX_OK = 0,
+    AMX_E_NOMEM,       /* an allocation failed */
+    AMX_E_LIMIT,       /* a limit of amx_decode_opts was hit */
+    AMX_E_INVALID_ARG, /* a NULL where a value is needed, or a bad option */
+    AMX_E_IO,          /* reading or writing a file failed (errno in the message) */
+    AMX_E_DB,          /* the SQLite index failed */
+} amx_status;
+
+const char *amx_status_str(amx_status st);
+
+typedef enum amx_severity {
+    AMX_SEV_INFO = 0,
+    AMX_SEV_WARNING = 1,
+    AMX_SEV_ERROR = 2,
+    AMX_SEV_OFF = 3, /* only in severity overrides: the code is ignored */
+} amx_severity;
+
+const char *amx_severity_name(amx_severity sev); /* "info", "warning", "error", "off" */
+bool amx_severity_parse(const char *s, amx_severity *out);
+
+/* Issue codes. Stable: they are part of the JSON/SARIF contract (docs/rules.md). */
+typedef enum amx_code {
+    AMX_C_TRUNCATED,
+    AMX_C_CHUNK_OVERRUN,
+    AMX_C_BAD_MAGIC,
+    AMX_C_UNKNOWN_CHUNK,
+    AMX_C_MISSING_CHUNK,
+    AMX_C_COUNT_MISMATCH,
+    AMX_C_SIZE_MISMATCH,
+    AMX_C_INDEX_OUT_OF_RANGE,
+    AMX_C_BAD_VALUE,
+    AMX_C_TRAILING_DATA,
+    AMX_C_SKELETON_NOT_FOUND,
+    AMX_C_BONE_NOT_IN_SKELETON,
+    AMX_C_BONE_INDEX_MISMATCH,
+    AMX_C_APC_BAD_TYPE,
+    AMX_C_APC_BAD_FLAG,
+    AMX_C_APC_ANIM_OPTIONAL,
+    AMX_C_APC_MIN_EXCEEDS_COUNT,
+    AMX_C_APC_NAME_INVALID,
+    AMX_C_PARTICLE_NAME_MISMATCH,
+    AMX_C_ARCHIVE_CRC_MISMATCH,
+    AMX_C_ARCHIVE_UNSORTED,
+    AMX_C_ARCHIVE_DUPLICATE,
+    AMX_C_UNSUPPORTED,
+    AMX_C_LIMIT_EXCEEDED,
+    AMX_C_IO_ERROR,
+    AMX_C_FILE_VANISHED,
+    AMX_C_DIRECTORY_LOOP,
+    AMX_C_NOT_RECOGNISED,
+    AMX_CODE_COUNT
+} amx_code;
+
+typedef struct amx_code_info {
+    const char *name;          /* "BONE_NOT_IN_SKELETON" */
+    amx_severity severity;     /* default severity */
+    const char *summary;       /* one line: what it means */
+    const char *help;          /* how to fix it */
+} amx_code_info;
+
+const amx_code_info *amx_code_get(amx_code code);         /* NULL when out of range */
+bool amx_code_parse(const char *name, amx_code *out);     /* case-insensitive */
+
+/* Formats, told from the content (amx_probe), never from the file extension. */
+typedef enum amx_format {
+    AMX_FMT_UNKNOWN = 0,
+    AMX_FMT_ALAMO_ALO,
+    AMX_FMT_ALAMO_PARTICLE,
+    AMX_FMT_ALAMO_ALA,
+    AMX_FMT_MEG,
+    AMX_FORMAT_COUNT
+} amx_format;
+
+const char *amx_format_name(amx_format fmt); /* "alamo-alo", ..., "unknown" */
+bool amx_format_parse(const char *name, amx_format *out);
+/* Version of the decoder for a format; the index re-decodes a format's files when it changes. */
+int amx_format_decoder_version(amx_format fmt);
+/* True when the format is an archive whose members are decoded like loose files. */
+bool amx_format_is_archive(amx_format fmt);
+
+/* Detects the format of a file from its first bytes (and its length). Never reads past len. */
+amx_format amx_probe(const uint8_t *data, size_t len);
+
+/* ---- the decoded asset (read-only views; every pointer is owned by the asset) ---- */
+
+typedef struct amx_finding {
+    amx_code code;
+    amx_severity severity; /* the code's default severity, or the decoder's choice */
+    int64_t offset;        /* byte offset in the file, -1 when none applies */
+    const char *message;   /* never NULL */
+    const char *context;   /* logical location, e.g. "bone 2", "mesh 'HULL' submesh 0"; never NULL */
+} amx_finding;
+
+typedef struct amx_bone {
+    const char *name;
+    int32_t parent;       /* index of the parent in the same skeleton, -1 for a root */
+    uint32_t visible;
+    uint32_t billboard;   /* Alamo billboard mode (0 = none) */
+    float matrix[12];     /* 3 rows x 4 columns, row-major, as stored */
+} amx_bone;
+
+typedef struct amx_skeleton {
+    const char *name;
+    amx_bone *bones;
+    uint32_t bone_count;
+} amx_skeleton;
+
+enum {
+    AMX_CH_TRANSLATION = 1u << 0,
+    AMX_CH_ROTATION = 1u << 1,
+    AMX_CH_SCALE = 1u << 2,
+    AMX_CH_VISIBILITY = 1u << 3,
+    AMX_CH_STEP = 1u << 4,
+};
+
+typedef struct amx_track {
+    const char *bone;       /* bone name, NULL when the format stores only an index or id */
+    int32_t bone_index;     /* index or id as the format defines it */
+    uint32_t channels;      /* AMX_CH_* bits of the channels the file animates */
+    /* Per-frame samples, present only when amx_decode_opts.samples is set and the clip's frame
+     * count is known; each array has clip->frames entries (translation/scale 3 floats, rotation
+     * 4 floats x,y,z,w, visibility/step 1 byte each). Channels the file does not animate are
+     * filled with the format's rest value. */
+    float *translation;
+    float *rotation;
+    float *scale;
+    uint8_t *visibility;
+    uint8_t *step;          /* NULL when the file has no step data for this track */
+} amx_track;
+
+typedef struct amx_clip {
+    const char *name;
+    const char *skeleton;   /* the skeleton the clip targets, as stated or by convention; may be NULL */
+    bool has_frames;        /* false for formats without a frame count (MW3) */
+    uint32_t frames;
+    float fps;
+    double duration;        /* seconds */
+    amx_track *tracks;
+    uint32_t track_count;
+    bool has_samples;       /* the tracks carry samples */
+} amx_clip;
+
+enum { AMX_PARAM_INT = 2, AMX_PARAM_FLOAT, AMX_PARAM_FLOAT3, AMX_PARAM_TEXTURE, AMX_PARAM_FLOAT4 };
+
+typedef struct amx_shader_param {
+    const char *name;
+    uint32_t type;          /* AMX_PARAM_*, matching the Alamo chunk ids 0x10102..0x10106 */
+    int32_t i;              /* INT */
+    float f[4];             /* FLOAT (f[0]), FLOAT3, FLOAT4 */
+    const char *texture;    /* TEXTURE */
+} amx_shader_param;
+
+typedef struct amx_submesh {
+    const char *shader;     /* shader file of the sub-mesh material, e.g. "MeshBumpColorize.fx" */
+    amx_shader_param *params;
+    uint32_t param_count;
+    uint32_t vertices;
+    uint32_t triangles;
+    const char *vertex_format;
+    uint32_t vertex_stride; /* 144 (0x10007) or 128 (0x10005), 0 when no vertex buffer */
+    uint32_t *skin_bones;   /* 0x10006 skin mapping: skeleton bone indices */
+    uint32_t skin_bone_count;
+    bool has_collision;
+    uint32_t collision_nodes;
+    uint32_t collision_triangles;
+} amx_submesh;
+
+typedef struct amx_mesh {
+    const char *name;
+    uint32_t material_count; /* nMaterials as declared in 0x402 */
+    float bbox_min[3], bbox_max[3];
+    bool hidden;
+    bool collision;
+    amx_submesh *submeshes;
+    uint32_t submesh_count;
+} amx_mesh;
+
+typedef struct amx_light {
+    const char *name;
+    uint32_t type;           /* 0 omni, 1 directional, 2 spot */
+    float color[3];
+    float intensity, far_atten_end, far_atten_start, hotspot, falloff;
+} amx_light;
+
+typedef struct amx_object_conn { uint32_t object, bone; } amx_object_conn;
+
+typedef struct amx_proxy {
+    const char *name;
+    uint32_t bone;
+    bool hidden;
+    bool alt_decrease_stay_hidden;
+} amx_proxy;
+
+typedef struct amx_dazzle {
+    const char *name;
+    const char *texture;
+    uint32_t bone;
+    float color[3];
+    float position[3];
+    float radius;
+    bool hidden;
+} amx_dazzle;
+
+typedef struct amx_model {
+    amx_mesh *meshes;
+    uint32_t mesh_count;
+    amx_light *lights;
+    uint32_t light_count;
+    amx_object_conn *connections;
+    uint32_t connection_count;
+    amx_proxy *proxies;
+    uint32_t proxy_count;
+    amx_dazzle *dazzles;
+    uint32_t dazzle_count;
+    /* totals over all sub-meshes, for summaries */
+    uint32_t total_vertices;
+    uint32_t total_triangles;
+} amx_model;
+
+typedef struct amx_particle {
+    const char *name;        /* the internal name (chunk 0x0) */
+    uint32_t emitter_count;
+} amx_particle;
+
+typedef struct amx_archive_entry {
+    const char *name;        /* as stored, '/'-separated, e.g. "DATA/ART/MODELS/X.ALO" */
+    uint64_t offset;         /* absolute offset of the member's data in the archive file */
+    uint64_t size;
+    bool valid;              /* offset and size lie inside the archive */
+} amx_archive_entry;
+
+typedef struct amx_archive {
+    amx_archive_entry *entries;
+    uint32_t entry_count;
+} amx_archive;
+
+typedef enum amx_asset_status {
+    AMX_ASSET_OK = 0,     /* decoded completely */
+    AMX_ASSET_PARTIAL,    /* decoded, with recoverable damage */
+    AMX_ASSET_ERROR,      /* could not be decoded; the findings say why */
+} amx_asset_status;
+
+const char *amx_asset_status_name(amx_asset_status st); /* "ok", "partial", "error" */
+
+typedef struct amx_asset {
+    amx_format format;
+    const char *version;     /* format variant, e.g. "2" for ALA format 2; "" when unknown */
+    amx_asset_status status;
+    amx_skeleton *skeletons;
+    uint32_t skeleton_count;
+    amx_clip *clips;
+    uint32_t clip_count;
+    amx_model *model;        /* ALO models */
+    amx_particle *particle;  /* ALO particle systems */
+    amx_archive *archive;    /* archives (MEG) */
+    amx_finding *findings;
+    uint32_t finding_count;
+    uint32_t findings_dropped; /* findings beyond amx_decode_opts.max_findings, counted only */
+    struct amx_arena *arena_;  /* private */
+} amx_asset;
+
+/* Options; zero-initialised means defaults. */
+typedef struct amx_decode_opts {
+    bool samples;            /* evaluate every channel at every frame (amx_track samples) */
+    const char *file_name;   /* the file's name (may include directories); used for naming
+                              * conventions: ALA clip and skeleton names, particle name check */
+    size_t max_memory;       /* 0 = 256 MiB + 16 x the file size: memory one decode may use */
+    uint32_t max_findings;   /* 0 = 200: findings kept per file (the rest are counted) */
+    amx_format format;       /* AMX_FMT_UNKNOWN = probe the content */
+} amx_decode_opts;
+
+/* Decodes one file. On AMX_OK, *out is an asset (possibly with status ERROR and findings);
+ * the caller frees it with amx_asset_free. On any other status *out is NULL. */
+amx_status amx_decode(const uint8_t *data, size_t len, const amx_decode_opts *opts,
+                      amx_asset **out);
+
+void amx_asset_free(amx_asset *asset); /* NULL is a no-op */
+
+/* Extracts the file stem of a path: "a/b/VSF_X_DEPLOY_00.ala" -> "VSF_X_DEPLOY_00", into buf. */
+size_t amx_path_stem(const char *path, char *buf, size_t buflen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,2 @@
+/* placeholder */
+typedef int amx_placeholder_query;

@@ -1,0 +1,1 @@
+-- schema arrives with the index

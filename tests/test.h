@@ -1,0 +1,69 @@
+/*
+ * Minimal test harness with TAP output (meson runs the executables with protocol 'tap').
+ *
+ *   static void test_reader_bounds(void) { CHECK_EQ(1, 1); }
+ *   int main(void) { RUN(test_reader_bounds); return test_done(); }
+ *
+ * A failed CHECK prints the file, line and values and marks the current test as failed; the
+ * test goes on so one run shows every failure.
+ */
+#ifndef AMX_TEST_H
+#define AMX_TEST_H
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+extern int test_failed_checks; /* in the current test */
+extern int test_number;
+extern int test_failures;
+
+#define CHECK(cond) \
+    do { \
+        if (!(cond)) { \
+            printf("# %s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); \
+            test_failed_checks++; \
+        } \
+    } while (0)
+
+#define CHECK_EQ(a, b) \
+    do { \
+        long long a_ = (long long)(a), b_ = (long long)(b); \
+        if (a_ != b_) { \
+            printf("# %s:%d: %s == %s failed: %lld != %lld\n", __FILE__, __LINE__, #a, #b, a_, b_); \
+            test_failed_checks++; \
+        } \
+    } while (0)
+
+#define CHECK_NEAR(a, b, eps) \
+    do { \
+        double a_ = (double)(a), b_ = (double)(b); \
+        if (!(fabs(a_ - b_) <= (eps))) { \
+            printf("# %s:%d: %s ~= %s failed: %.9g != %.9g\n", __FILE__, __LINE__, #a, #b, a_, b_); \
+            test_failed_checks++; \
+        } \
+    } while (0)
+
+#define CHECK_STR(a, b) \
+    do { \
+        const char *a_ = (a), *b_ = (b); \
+        if (!a_ || !b_ || strcmp(a_, b_) != 0) { \
+            printf("# %s:%d: %s == %s failed: \"%s\" != \"%s\"\n", __FILE__, __LINE__, #a, #b, \
+                   a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
+            test_failed_checks++; \
+        } \
+    } while (0)
+
+#define RUN(fn) test_run(#fn, fn)
+
+void test_run(const char *name, void (*fn)(void));
+int test_done(void); /* prints the TAP plan; returns the exit status */
+
+/* The directory of the shared corpus (../shared/corpus from the source tree), from the
+ * AMX_CORPUS environment variable that meson sets. */
+const char *test_corpus_dir(void);
+/* Reads a whole file into a malloc'd buffer; returns NULL on failure. */
+unsigned char *test_read_file(const char *path, size_t *len);
+
+#endif

@@ -1,0 +1,2 @@
+/* placeholder */
+typedef int amxw_placeholder_alo;
