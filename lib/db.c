@@ -1,2 +1,637 @@
-/* placeholder */
-typedef int amx_placeholder_db;
+/*
+ * The SQLite index: opening, migrations (sql/migrations, embedded at build time and applied in
+ * order inside BEGIN IMMEDIATE, tracked by PRAGMA user_version), prepared statements (prepared
+ * once, bound/stepped/reset per use), and the per-file write path used by the scanner.
+ */
+#include "db_internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+amx_status amx__db_error(amx_db *db, const char *what, char *err, size_t errlen)
+{
+    if (err && errlen)
+        snprintf(err, errlen, "%s: %s", what, db && db->db ? sqlite3_errmsg(db->db) : "no database");
+    return AMX_E_DB;
+}
+
+amx_status amx__db_exec(amx_db *db, const char *sql, char *err, size_t errlen)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(db->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        if (err && errlen)
+            snprintf(err, errlen, "index: %s", msg ? msg : sqlite3_errmsg(db->db));
+        sqlite3_free(msg);
+        return AMX_E_DB;
+    }
+    return AMX_OK;
+}
+
+amx_status amx__db_begin(amx_db *db, char *err, size_t errlen)
+{
+    amx_status st = amx__db_exec(db, "BEGIN IMMEDIATE", err, errlen);
+    if (st == AMX_OK)
+        db->in_tx = true;
+    return st;
+}
+
+amx_status amx__db_commit(amx_db *db, char *err, size_t errlen)
+{
+    amx_status st = amx__db_exec(db, "COMMIT", err, errlen);
+    if (st == AMX_OK)
+        db->in_tx = false;
+    return st;
+}
+
+void amx__db_rollback(amx_db *db)
+{
+    if (db->in_tx)
+        sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
+    db->in_tx = false;
+}
+
+char *amx__upper(const char *s)
+{
+    size_t n = strlen(s);
+    char *u = malloc(n + 1);
+    if (!u)
+        return NULL;
+    for (size_t i = 0; i <= n; i++)
+        u[i] = (char)toupper((unsigned char)s[i]);
+    return u;
+}
+
+static int mkdir_parents(const char *path)
+{
+    char buf[4096];
+    if (strlen(path) >= sizeof buf)
+        return -ENAMETOOLONG;
+    strcpy(buf, path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+            int e = errno;
+            *p = '/';
+            return -e;
+        }
+        *p = '/';
+    }
+    return 0;
+}
+
+static amx_status migrate(amx_db *db, char *err, size_t errlen)
+{
+    int current = amx_db_schema_version(db);
+    if (current > amx__migration_count) {
+        snprintf(err, errlen,
+                 "index: the database has schema %d, newer than this animidx (schema %d); "
+                 "upgrade animidx or scan into a new database",
+                 current, amx__migration_count);
+        return AMX_E_DB;
+    }
+    if (current == amx__migration_count)
+        return AMX_OK;
+    if (db->readonly) {
+        snprintf(err, errlen,
+                 "index: the database has schema %d and this animidx needs %d; run a scan "
+                 "(it upgrades the database) and retry",
+                 current, amx__migration_count);
+        return AMX_E_DB;
+    }
+    amx_status st = amx__db_begin(db, err, errlen);
+    if (st)
+        return st;
+    /* Re-read under the write lock: another process may have migrated meanwhile. */
+    current = amx_db_schema_version(db);
+    for (int i = current; i < amx__migration_count; i++) {
+        const amx__migration *m = &amx__migrations[i];
+        char what[160];
+        snprintf(what, sizeof what, "migration %s", m->name);
+        char *msg = NULL;
+        if (sqlite3_exec(db->db, m->sql, NULL, NULL, &msg) != SQLITE_OK) {
+            snprintf(err, errlen, "index: %s failed: %s", m->name, msg ? msg : "?");
+            sqlite3_free(msg);
+            amx__db_rollback(db);
+            return AMX_E_DB;
+        }
+        char pragma[64];
+        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", m->version);
+        if ((st = amx__db_exec(db, pragma, err, errlen))) {
+            amx__db_rollback(db);
+            return st;
+        }
+    }
+    return amx__db_commit(db, err, errlen);
+}
+
+static int prepare(amx_db *db, sqlite3_stmt **stmt, const char *sql)
+{
+    return sqlite3_prepare_v3(db->db, sql, -1, SQLITE_PREPARE_PERSISTENT, stmt, NULL);
+}
+
+static amx_status prepare_writes(amx_db *db, char *err, size_t errlen)
+{
+    static const struct { size_t off; const char *sql; } stmts[] = {
+#define S(field, sql) { offsetof(amx_db, field), sql }
+        S(root_get, "SELECT id FROM roots WHERE path = ?1"),
+        S(root_add, "INSERT INTO roots(path) VALUES (?1)"),
+        S(file_lookup, "SELECT id, size, mtime_ns, hash, decoder_version, format FROM files "
+                       "WHERE root_id = ?1 AND path = ?2"),
+        S(file_insert, "INSERT INTO files(root_id, parent_id, path, dir_key, stem_key, size, "
+                       "mtime_ns, hash, format, version, decoder_version, status, indexed_at) "
+                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"),
+        S(file_update, "UPDATE files SET parent_id = ?2, dir_key = ?4, stem_key = ?5, size = ?6, "
+                       "mtime_ns = ?7, hash = ?8, format = ?9, version = ?10, decoder_version = ?11, "
+                       "status = ?12, indexed_at = ?13 WHERE id = ?1"),
+        S(file_touch, "UPDATE files SET size = ?2, mtime_ns = ?3 WHERE id = ?1"),
+        S(file_skeleton_names, "SELECT name_key FROM skeletons WHERE file_id = ?1 UNION "
+                               "SELECT s.name_key FROM skeletons s JOIN files m ON m.id = s.file_id "
+                               "WHERE m.parent_id = ?1"),
+        /* Clips that may bind to a skeleton of this name: exact (stated) or by EaW prefix. */
+        S(mark_clips_for_skeleton, "UPDATE clips SET linked = 0 WHERE linked = 1 AND ("
+                                   "skeleton_key = ?1 OR skeleton_hint = ?1 OR "
+                                   "(name_key > ?1 || '_' AND name_key < ?1 || '`'))"),
+        S(del_skeletons, "DELETE FROM skeletons WHERE file_id = ?1"),
+        S(del_clips, "DELETE FROM clips WHERE file_id = ?1"),
+        S(del_models, "DELETE FROM models WHERE file_id = ?1"),
+        S(del_meshes, "DELETE FROM meshes WHERE file_id = ?1"),
+        S(del_findings, "DELETE FROM findings WHERE file_id = ?1"),
+        S(del_members, "DELETE FROM files WHERE parent_id = ?1"),
+        S(del_file, "DELETE FROM files WHERE id = ?1"),
+        S(ins_skeleton, "INSERT INTO skeletons(file_id, name, name_key, bone_count) "
+                        "VALUES (?1, ?2, ?3, ?4)"),
+        S(ins_bone, "INSERT INTO bones(skeleton_id, idx, name, name_key, parent) "
+                    "VALUES (?1, ?2, ?3, ?4, ?5)"),
+        S(ins_clip, "INSERT INTO clips(file_id, name, name_key, skeleton_hint, skeleton_key, "
+                    "frames, fps, duration, track_count) VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6, ?7, ?8)"),
+        S(ins_track, "INSERT INTO tracks(clip_id, idx, bone_name, bone_index, channels, offset) "
+                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
+        S(ins_model, "INSERT INTO models(file_id, kind, name, mesh_count, submesh_count, "
+                     "vertex_count, triangle_count, light_count, proxy_count, dazzle_count, "
+                     "emitter_count) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"),
+        S(ins_mesh, "INSERT INTO meshes(file_id, idx, name, materials, vertices, triangles, "
+                    "shaders, hidden, collision) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"),
+        S(ins_finding, "INSERT INTO findings(file_id, origin, code, severity, message, offset, "
+                       "context) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
+#undef S
+    };
+    for (size_t i = 0; i < sizeof stmts / sizeof stmts[0]; i++) {
+        sqlite3_stmt **slot = (sqlite3_stmt **)(void *)((char *)db + stmts[i].off);
+        if (prepare(db, slot, stmts[i].sql) != SQLITE_OK)
+            return amx__db_error(db, "index: preparing a statement", err, errlen);
+    }
+    return AMX_OK;
+}
+
+amx_status amx_db_open(const char *path, int flags, amx_db **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    bool ro = (flags & AMX_DB_READONLY) != 0;
+    if (ro && access(path, F_OK) != 0) {
+        snprintf(err, errlen, "%s: no index there yet; run 'animidx scan DIR --db %s' first", path,
+                 path);
+        return AMX_E_DB;
+    }
+    if (!ro) {
+        int rc = mkdir_parents(path);
+        if (rc) {
+            snprintf(err, errlen, "%s: cannot create its directory: %s", path, strerror(-rc));
+            return AMX_E_IO;
+        }
+    }
+    amx_db *db = calloc(1, sizeof *db);
+    if (!db)
+        return AMX_E_NOMEM;
+    db->readonly = ro;
+    int oflags = ro ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    if (sqlite3_open_v2(path, &db->db, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: cannot open the index: %s", path,
+                 db->db ? sqlite3_errmsg(db->db) : "out of memory");
+        amx_db_close(db);
+        return AMX_E_DB;
+    }
+    sqlite3_busy_timeout(db->db, 10000);
+    amx_status st = amx__db_exec(db, "PRAGMA foreign_keys = ON", err, errlen);
+    if (!st && !ro)
+        st = amx__db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL", err, errlen);
+    if (!st) {
+        /* A file that is not a database shows up here. */
+        sqlite3_stmt *s = NULL;
+        if (sqlite3_prepare_v2(db->db, "SELECT count(*) FROM sqlite_schema", -1, &s, NULL) != SQLITE_OK ||
+            sqlite3_step(s) != SQLITE_ROW) {
+            snprintf(err, errlen, "%s: not an animidx index: %s", path, sqlite3_errmsg(db->db));
+            st = AMX_E_DB;
+        }
+        sqlite3_finalize(s);
+    }
+    if (!st)
+        st = migrate(db, err, errlen);
+    if (!st && !ro)
+        st = prepare_writes(db, err, errlen);
+    if (st) {
+        amx_db_close(db);
+        return st;
+    }
+    *out = db;
+    return AMX_OK;
+}
+
+void amx_db_close(amx_db *db)
+{
+    if (!db)
+        return;
+    sqlite3_stmt *s;
+    while ((s = sqlite3_next_stmt(db->db, NULL)) != NULL)
+        sqlite3_finalize(s);
+    if (db->db && !db->readonly)
+        sqlite3_exec(db->db, "PRAGMA optimize", NULL, NULL, NULL);
+    sqlite3_close(db->db);
+    free(db);
+}
+
+int amx_db_schema_version(amx_db *db)
+{
+    sqlite3_stmt *s = NULL;
+    int v = -1;
+    if (sqlite3_prepare_v2(db->db, "PRAGMA user_version", -1, &s, NULL) == SQLITE_OK &&
+        sqlite3_step(s) == SQLITE_ROW)
+        v = sqlite3_column_int(s, 0);
+    sqlite3_finalize(s);
+    return v;
+}
+
+struct sqlite3 *amx_db_handle(amx_db *db) { return db->db; }
+
+/* Steps a write statement to completion and resets it. */
+static int run(sqlite3_stmt *s)
+{
+    int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    sqlite3_clear_bindings(s);
+    return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
+}
+
+amx_status amx__db_root_id(amx_db *db, const char *abs_root, int64_t *id, char *err, size_t errlen)
+{
+    sqlite3_bind_text(db->root_get, 1, abs_root, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(db->root_get);
+    if (rc == SQLITE_ROW) {
+        *id = sqlite3_column_int64(db->root_get, 0);
+        sqlite3_reset(db->root_get);
+        return AMX_OK;
+    }
+    sqlite3_reset(db->root_get);
+    if (rc != SQLITE_DONE)
+        return amx__db_error(db, "index: looking up the root", err, errlen);
+    sqlite3_bind_text(db->root_add, 1, abs_root, -1, SQLITE_STATIC);
+    if (run(db->root_add) != SQLITE_OK)
+        return amx__db_error(db, "index: adding the root", err, errlen);
+    *id = sqlite3_last_insert_rowid(db->db);
+    return AMX_OK;
+}
+
+amx_status amx__db_lookup(amx_db *db, int64_t root_id, const char *path, amx__file_row *row,
+                          char *err, size_t errlen)
+{
+    *row = (amx__file_row){ 0 };
+    sqlite3_stmt *s = db->file_lookup;
+    sqlite3_bind_int64(s, 1, root_id);
+    sqlite3_bind_text(s, 2, path, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        row->id = sqlite3_column_int64(s, 0);
+        row->size = sqlite3_column_int64(s, 1);
+        row->mtime_ns = sqlite3_column_int64(s, 2);
+        row->has_hash = sqlite3_column_type(s, 3) != SQLITE_NULL;
+        row->hash = sqlite3_column_int64(s, 3);
+        row->decoder_version = sqlite3_column_int64(s, 4);
+        const unsigned char *f = sqlite3_column_text(s, 5);
+        snprintf(row->format, sizeof row->format, "%s", f ? (const char *)f : "");
+        rc = SQLITE_DONE;
+    }
+    sqlite3_reset(s);
+    sqlite3_clear_bindings(s);
+    return rc == SQLITE_DONE ? AMX_OK : amx__db_error(db, "index: looking up a file", err, errlen);
+}
+
+/* Marks the clips that might bind to the skeletons of file `id` (and its members) as unlinked:
+ * called before the file's skeletons are replaced or removed. */
+static int unlink_dependents(amx_db *db, int64_t id)
+{
+    sqlite3_stmt *s = db->file_skeleton_names;
+    sqlite3_bind_int64(s, 1, id);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        sqlite3_bind_text(db->mark_clips_for_skeleton, 1, (const char *)sqlite3_column_text(s, 0),
+                          -1, SQLITE_TRANSIENT);
+        if ((rc = run(db->mark_clips_for_skeleton)) != SQLITE_OK)
+            break;
+    }
+    sqlite3_reset(s);
+    sqlite3_clear_bindings(s);
+    return rc == SQLITE_DONE || rc == SQLITE_OK ? SQLITE_OK : rc;
+}
+
+static int clear_file(amx_db *db, int64_t id)
+{
+    int rc = unlink_dependents(db, id);
+    sqlite3_stmt *dels[] = { db->del_members, db->del_skeletons, db->del_clips, db->del_models,
+                             db->del_meshes, db->del_findings };
+    for (size_t i = 0; rc == SQLITE_OK && i < sizeof dels / sizeof dels[0]; i++) {
+        sqlite3_bind_int64(dels[i], 1, id);
+        rc = run(dels[i]);
+    }
+    return rc;
+}
+
+amx_status amx__db_remove(amx_db *db, int64_t id, char *err, size_t errlen)
+{
+    int rc = clear_file(db, id);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_int64(db->del_file, 1, id);
+        rc = run(db->del_file);
+    }
+    return rc == SQLITE_OK ? AMX_OK : amx__db_error(db, "index: removing a file", err, errlen);
+}
+
+amx_status amx__db_touch(amx_db *db, int64_t id, int64_t size, int64_t mtime_ns, char *err,
+                         size_t errlen)
+{
+    sqlite3_bind_int64(db->file_touch, 1, id);
+    sqlite3_bind_int64(db->file_touch, 2, size);
+    sqlite3_bind_int64(db->file_touch, 3, mtime_ns);
+    return run(db->file_touch) == SQLITE_OK ? AMX_OK
+                                            : amx__db_error(db, "index: updating a file", err, errlen);
+}
+
+static void bind_text_or_null(sqlite3_stmt *s, int i, const char *v)
+{
+    if (v)
+        sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(s, i);
+}
+
+/* dir_key: the upper-cased directory of the logical path (inside an archive, the member's own
+ * directory); stem_key: the upper-cased file name without extension. */
+static void path_keys(const char *path, char **dir_key, char **stem_key)
+{
+    const char *logical = strrchr(path, '#');
+    logical = logical ? logical + 1 : path;
+    const char *slash = strrchr(logical, '/');
+    size_t dlen = slash ? (size_t)(slash - logical) : 0;
+    char *dir = malloc(dlen + 1);
+    if (dir) {
+        memcpy(dir, logical, dlen);
+        dir[dlen] = '\0';
+        for (size_t i = 0; i < dlen; i++)
+            dir[i] = (char)toupper((unsigned char)dir[i]);
+    }
+    char stem[1024];
+    amx_path_stem(path, stem, sizeof stem);
+    *dir_key = dir;
+    *stem_key = amx__upper(stem);
+}
+
+static const char *channel_list(uint32_t ch, char *buf, size_t n)
+{
+    static const struct { uint32_t bit; const char *name; } names[] = {
+        { AMX_CH_ROTATION, "rotation" }, { AMX_CH_TRANSLATION, "translation" },
+        { AMX_CH_SCALE, "scale" }, { AMX_CH_VISIBILITY, "visibility" }, { AMX_CH_STEP, "step" },
+    };
+    buf[0] = '\0';
+    size_t len = 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (!(ch & names[i].bit))
+            continue;
+        int w = snprintf(buf + len, n - len, "%s%s", len ? "," : "", names[i].name);
+        if (w < 0 || (size_t)w >= n - len)
+            break;
+        len += (size_t)w;
+    }
+    return buf;
+}
+
+static int put_finding(amx_db *db, int64_t file_id, const char *origin, const char *code,
+                       const char *severity, const char *message, int64_t offset, const char *context)
+{
+    sqlite3_stmt *s = db->ins_finding;
+    sqlite3_bind_int64(s, 1, file_id);
+    sqlite3_bind_text(s, 2, origin, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 3, code, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 4, severity, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 5, message, -1, SQLITE_TRANSIENT);
+    if (offset >= 0)
+        sqlite3_bind_int64(s, 6, offset);
+    else
+        sqlite3_bind_null(s, 6);
+    sqlite3_bind_text(s, 7, context ? context : "", -1, SQLITE_TRANSIENT);
+    return run(s);
+}
+
+static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a)
+{
+    int rc = SQLITE_OK;
+    for (uint32_t i = 0; rc == SQLITE_OK && i < a->skeleton_count; i++) {
+        const amx_skeleton *sk = &a->skeletons[i];
+        char *key = amx__upper(sk->name);
+        if (!key)
+            return SQLITE_NOMEM;
+        sqlite3_stmt *s = db->ins_skeleton;
+        sqlite3_bind_int64(s, 1, file_id);
+        sqlite3_bind_text(s, 2, sk->name, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, 3, key, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(s, 4, sk->bone_count);
+        rc = run(s);
+        int64_t skel_id = sqlite3_last_insert_rowid(db->db);
+        /* A new skeleton may be what unbound clips were waiting for. */
+        if (rc == SQLITE_OK) {
+            sqlite3_bind_text(db->mark_clips_for_skeleton, 1, key, -1, SQLITE_TRANSIENT);
+            rc = run(db->mark_clips_for_skeleton);
+        }
+        free(key);
+        for (uint32_t b = 0; rc == SQLITE_OK && b < sk->bone_count; b++) {
+            char *bkey = amx__upper(sk->bones[b].name);
+            if (!bkey)
+                return SQLITE_NOMEM;
+            s = db->ins_bone;
+            sqlite3_bind_int64(s, 1, skel_id);
+            sqlite3_bind_int64(s, 2, b);
+            sqlite3_bind_text(s, 3, sk->bones[b].name, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(s, 4, bkey, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_int64(s, 5, sk->bones[b].parent);
+            rc = run(s);
+            free(bkey);
+        }
+    }
+    for (uint32_t i = 0; rc == SQLITE_OK && i < a->clip_count; i++) {
+        const amx_clip *c = &a->clips[i];
+        char *key = amx__upper(c->name);
+        char *hint = c->skeleton ? amx__upper(c->skeleton) : NULL;
+        if (!key || (c->skeleton && !hint)) {
+            free(key);
+            free(hint);
+            return SQLITE_NOMEM;
+        }
+        sqlite3_stmt *s = db->ins_clip;
+        sqlite3_bind_int64(s, 1, file_id);
+        sqlite3_bind_text(s, 2, c->name, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, 3, key, -1, SQLITE_TRANSIENT);
+        bind_text_or_null(s, 4, hint);
+        if (c->has_frames)
+            sqlite3_bind_int64(s, 5, c->frames);
+        else
+            sqlite3_bind_null(s, 5);
+        sqlite3_bind_double(s, 6, c->fps);
+        sqlite3_bind_double(s, 7, c->duration);
+        sqlite3_bind_int64(s, 8, c->track_count);
+        rc = run(s);
+        free(key);
+        free(hint);
+        int64_t clip_id = sqlite3_last_insert_rowid(db->db);
+        for (uint32_t t = 0; rc == SQLITE_OK && t < c->track_count; t++) {
+            const amx_track *tr = &c->tracks[t];
+            char ch[96];
+            s = db->ins_track;
+            sqlite3_bind_int64(s, 1, clip_id);
+            sqlite3_bind_int64(s, 2, t);
+            bind_text_or_null(s, 3, tr->bone);
+            sqlite3_bind_int64(s, 4, tr->bone_index);
+            sqlite3_bind_text(s, 5, channel_list(tr->channels, ch, sizeof ch), -1, SQLITE_TRANSIENT);
+            if (tr->offset >= 0)
+                sqlite3_bind_int64(s, 6, tr->offset);
+            else
+                sqlite3_bind_null(s, 6);
+            rc = run(s);
+        }
+    }
+    if (rc == SQLITE_OK && (a->model || a->particle)) {
+        sqlite3_stmt *s = db->ins_model;
+        sqlite3_bind_int64(s, 1, file_id);
+        for (int k = 4; k <= 11; k++)
+            sqlite3_bind_int64(s, k, 0);
+        if (a->particle) {
+            sqlite3_bind_text(s, 2, "particle", -1, SQLITE_STATIC);
+            sqlite3_bind_text(s, 3, a->particle->name, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_int64(s, 11, a->particle->emitter_count);
+        } else {
+            const amx_model *m = a->model;
+            uint64_t submeshes = 0;
+            for (uint32_t i = 0; i < m->mesh_count; i++)
+                submeshes += m->meshes[i].submesh_count;
+            sqlite3_bind_text(s, 2, "model", -1, SQLITE_STATIC);
+            sqlite3_bind_text(s, 3, a->skeleton_count ? a->skeletons[0].name : "", -1, SQLITE_TRANSIENT);
+            sqlite3_bind_int64(s, 4, m->mesh_count);
+            sqlite3_bind_int64(s, 5, (int64_t)submeshes);
+            sqlite3_bind_int64(s, 6, m->total_vertices);
+            sqlite3_bind_int64(s, 7, m->total_triangles);
+            sqlite3_bind_int64(s, 8, m->light_count);
+            sqlite3_bind_int64(s, 9, m->proxy_count);
+            sqlite3_bind_int64(s, 10, m->dazzle_count);
+        }
+        rc = run(s);
+        for (uint32_t i = 0; rc == SQLITE_OK && a->model && i < a->model->mesh_count; i++) {
+            const amx_mesh *me = &a->model->meshes[i];
+            uint64_t verts = 0, tris = 0;
+            char shaders[512] = "";
+            size_t len = 0;
+            for (uint32_t k = 0; k < me->submesh_count; k++) {
+                verts += me->submeshes[k].vertices;
+                tris += me->submeshes[k].triangles;
+                int w = snprintf(shaders + len, sizeof shaders - len, "%s%s", k ? "," : "",
+                                 me->submeshes[k].shader);
+                if (w > 0 && (size_t)w < sizeof shaders - len)
+                    len += (size_t)w;
+            }
+            s = db->ins_mesh;
+            sqlite3_bind_int64(s, 1, file_id);
+            sqlite3_bind_int64(s, 2, i);
+            sqlite3_bind_text(s, 3, me->name, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_int64(s, 4, me->material_count);
+            sqlite3_bind_int64(s, 5, (int64_t)verts);
+            sqlite3_bind_int64(s, 6, (int64_t)tris);
+            sqlite3_bind_text(s, 7, shaders, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_int(s, 8, me->hidden);
+            sqlite3_bind_int(s, 9, me->collision);
+            rc = run(s);
+        }
+    }
+    for (uint32_t i = 0; rc == SQLITE_OK && i < a->finding_count; i++) {
+        const amx_finding *f = &a->findings[i];
+        rc = put_finding(db, file_id, "decode", amx_code_get(f->code)->name,
+                         amx_severity_name(f->severity), f->message, f->offset, f->context);
+    }
+    if (rc == SQLITE_OK && a->findings_dropped) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "%u more findings in this file were not recorded",
+                 a->findings_dropped);
+        rc = put_finding(db, file_id, "decode", "LIMIT_EXCEEDED", "info", msg, -1, "");
+    }
+    return rc;
+}
+
+amx_status amx__db_put(amx_db *db, const amx__file_meta *m, const amx_asset *asset,
+                       const amx__failure *failure, int64_t *file_id, char *err, size_t errlen)
+{
+    amx__file_row old;
+    amx_status st = amx__db_lookup(db, m->root_id, m->path, &old, err, errlen);
+    if (st)
+        return st;
+    char *dir_key = NULL, *stem_key = NULL;
+    path_keys(m->path, &dir_key, &stem_key);
+    if (!dir_key || !stem_key) {
+        free(dir_key);
+        free(stem_key);
+        return AMX_E_NOMEM;
+    }
+    int rc = old.id ? clear_file(db, old.id) : SQLITE_OK;
+    amx_format fmt = asset ? asset->format : AMX_FMT_UNKNOWN;
+    const char *status = asset ? amx_asset_status_name(asset->status) : failure ? "error" : "ignored";
+    sqlite3_stmt *s = old.id ? db->file_update : db->file_insert;
+    if (rc == SQLITE_OK) {
+        if (old.id)
+            sqlite3_bind_int64(s, 1, old.id);
+        else
+            sqlite3_bind_int64(s, 1, m->root_id);
+        if (m->parent_id)
+            sqlite3_bind_int64(s, 2, m->parent_id);
+        else
+            sqlite3_bind_null(s, 2);
+        sqlite3_bind_text(s, 3, m->path, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 4, dir_key, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 5, stem_key, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(s, 6, m->size);
+        sqlite3_bind_int64(s, 7, m->mtime_ns);
+        if (m->has_hash)
+            sqlite3_bind_int64(s, 8, (int64_t)m->hash);
+        else
+            sqlite3_bind_null(s, 8);
+        sqlite3_bind_text(s, 9, amx_format_name(fmt), -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 10, asset ? asset->version : "", -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(s, 11, amx_format_decoder_version(fmt));
+        sqlite3_bind_text(s, 12, status, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(s, 13, (int64_t)time(NULL));
+        rc = run(s);
+    }
+    free(dir_key);
+    free(stem_key);
+    int64_t id = old.id ? old.id : sqlite3_last_insert_rowid(db->db);
+    if (rc == SQLITE_OK && asset)
+        rc = put_asset(db, id, asset);
+    if (rc == SQLITE_OK && failure)
+        rc = put_finding(db, id, "decode", amx_code_get(failure->code)->name,
+                         amx_severity_name(amx_code_get(failure->code)->severity),
+                         failure->message, -1, "");
+    if (rc != SQLITE_OK)
+        return amx__db_error(db, "index: writing a file", err, errlen);
+    *file_id = id;
+    return AMX_OK;
+}

@@ -1,5 +1,11 @@
+/* Internal: the index connection and its prepared statements (lib/db.c, scan.c, bind.c, query.c). */
 #ifndef AMX_DB_INTERNAL_H
 #define AMX_DB_INTERNAL_H
+
+#include "animidx/index.h"
+
+#include <sqlite3.h>
+
 typedef struct amx__migration {
     int version;
     const char *name;
@@ -7,4 +13,65 @@ typedef struct amx__migration {
 } amx__migration;
 extern const amx__migration amx__migrations[];
 extern const int amx__migration_count;
+
+struct amx_db {
+    sqlite3 *db;
+    bool readonly;
+    bool in_tx;
+    /* write statements, prepared once at open (NULL on read-only connections) */
+    sqlite3_stmt *root_get, *root_add;
+    sqlite3_stmt *file_lookup, *file_insert, *file_update, *file_touch;
+    sqlite3_stmt *file_skeleton_names, *mark_clips_for_skeleton;
+    sqlite3_stmt *del_skeletons, *del_clips, *del_models, *del_meshes, *del_findings, *del_members;
+    sqlite3_stmt *del_file;
+    sqlite3_stmt *ins_skeleton, *ins_bone, *ins_clip, *ins_track, *ins_model, *ins_mesh, *ins_finding;
+};
+
+/* Fills err with "what: sqlite message" and returns AMX_E_DB. */
+amx_status amx__db_error(amx_db *db, const char *what, char *err, size_t errlen);
+amx_status amx__db_exec(amx_db *db, const char *sql, char *err, size_t errlen);
+amx_status amx__db_begin(amx_db *db, char *err, size_t errlen);  /* BEGIN IMMEDIATE */
+amx_status amx__db_commit(amx_db *db, char *err, size_t errlen);
+void amx__db_rollback(amx_db *db);
+
+/* Returns the root's id, adding it. */
+amx_status amx__db_root_id(amx_db *db, const char *abs_root, int64_t *id, char *err, size_t errlen);
+
+typedef struct amx__file_row {
+    int64_t id;               /* 0 when not indexed */
+    int64_t size, mtime_ns, hash, decoder_version;
+    bool has_hash;
+    char format[32];
+} amx__file_row;
+
+amx_status amx__db_lookup(amx_db *db, int64_t root_id, const char *path, amx__file_row *row,
+                          char *err, size_t errlen);
+
+typedef struct amx__file_meta {
+    int64_t root_id, parent_id;   /* parent_id 0 = none */
+    const char *path;             /* relative to the root */
+    int64_t size, mtime_ns;
+    bool has_hash;
+    uint64_t hash;
+} amx__file_meta;
+
+/* Replaces everything indexed for one file with the decoded asset (asset NULL: an 'ignored'
+ * file of no known format, or a file that could not be read: then `failure` holds its finding).
+ * Returns the file's id in *file_id. Must run inside a transaction. */
+typedef struct amx__failure {
+    amx_code code;
+    const char *message;
+} amx__failure;
+
+amx_status amx__db_put(amx_db *db, const amx__file_meta *m, const amx_asset *asset,
+                       const amx__failure *failure, int64_t *file_id, char *err, size_t errlen);
+/* Updates size/mtime of a file whose content hash did not change. */
+amx_status amx__db_touch(amx_db *db, int64_t id, int64_t size, int64_t mtime_ns, char *err,
+                         size_t errlen);
+/* Removes a file (and its archive members, and what was indexed for them). */
+amx_status amx__db_remove(amx_db *db, int64_t id, char *err, size_t errlen);
+
+/* Upper-cases ASCII into a new string (caller frees). */
+char *amx__upper(const char *s);
+
 #endif

@@ -77,6 +77,10 @@ typedef struct amx_format_entry {
 
 const amx_format_entry *amx__format_entry(amx_format fmt);
 
+/* The EaW naming convention MODEL_TYPE_NN.ALA (lib/alamo_names.c): writes MODEL into out and
+ * returns true when the clip stem ends in _<animation type>_<digits>; false otherwise. */
+bool amx__alamo_clip_model(const char *clip_stem, char *out, size_t outlen);
+
 /* Format decoders (one file each). */
 bool amx__alo_probe_model(const uint8_t *data, size_t len);
 bool amx__alo_probe_particle(const uint8_t *data, size_t len);

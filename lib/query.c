@@ -1,2 +1,390 @@
-/* placeholder */
-typedef int amx_placeholder_query;
+/*
+ * Read-only queries on the index. Every query is one prepared statement on indexed columns;
+ * configured severity overrides are applied to findings as they are read (the index stores the
+ * decoder's severity, so changing the config never needs a rescan).
+ */
+#include "db_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *col(sqlite3_stmt *s, int i)
+{
+    const unsigned char *t = sqlite3_column_text(s, i);
+    return t ? (const char *)t : NULL;
+}
+
+static const char *col_or(sqlite3_stmt *s, int i, const char *dflt)
+{
+    const char *t = col(s, i);
+    return t ? t : dflt;
+}
+
+static amx_status prep(amx_db *db, const char *sql, sqlite3_stmt **s, char *err, size_t errlen)
+{
+    if (sqlite3_prepare_v2(db->db, sql, -1, s, NULL) != SQLITE_OK)
+        return amx__db_error(db, "index: query", err, errlen);
+    return AMX_OK;
+}
+
+static amx_status finish(amx_db *db, sqlite3_stmt *s, int rc, char *err, size_t errlen)
+{
+    sqlite3_finalize(s);
+    return rc == SQLITE_DONE ? AMX_OK : amx__db_error(db, "index: query", err, errlen);
+}
+
+/* The severity a finding is reported with: the config's override for its code, else as stored. */
+static amx_severity effective(const amx_config *cfg, const char *code, const char *stored)
+{
+    amx_code c;
+    if (cfg && amx_code_parse(code, &c) && cfg->severity_set[c])
+        return cfg->severity[c];
+    amx_severity sev = AMX_SEV_ERROR;
+    amx_severity_parse(stored, &sev);
+    return sev;
+}
+
+amx_status amx_query_summary(amx_db *db, const amx_config *cfg, amx_summary *out, char *err,
+                             size_t errlen)
+{
+    *out = (amx_summary){ 0 };
+    sqlite3_stmt *s = NULL;
+    amx_status st = prep(db, "SELECT format, status, count(*) FROM files GROUP BY format, status", &s,
+                         err, errlen);
+    if (st)
+        return st;
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        amx_format f = AMX_FMT_UNKNOWN;
+        amx_format_parse(col_or(s, 0, ""), &f);
+        uint64_t n = (uint64_t)sqlite3_column_int64(s, 2);
+        if (f == AMX_FMT_UNKNOWN && strcmp(col_or(s, 1, ""), "ignored") == 0) {
+            out->other_files += n;
+            continue;
+        }
+        out->files += n;
+        out->by_format[f] += n;
+    }
+    if ((st = finish(db, s, rc, err, errlen)))
+        return st;
+    if ((st = prep(db,
+                   "SELECT (SELECT count(*) FROM clips), (SELECT count(*) FROM skeletons), "
+                   "(SELECT count(*) FROM models WHERE kind = 'model'), "
+                   "(SELECT count(*) FROM models WHERE kind = 'particle'), "
+                   "(SELECT count(*) FROM clips WHERE skeleton_id IS NULL)",
+                   &s, err, errlen)))
+        return st;
+    if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        out->clips = (uint64_t)sqlite3_column_int64(s, 0);
+        out->skeletons = (uint64_t)sqlite3_column_int64(s, 1);
+        out->models = (uint64_t)sqlite3_column_int64(s, 2);
+        out->particles = (uint64_t)sqlite3_column_int64(s, 3);
+        out->clips_unbound = (uint64_t)sqlite3_column_int64(s, 4);
+        rc = SQLITE_DONE;
+    }
+    if ((st = finish(db, s, rc, err, errlen)))
+        return st;
+    if ((st = prep(db, "SELECT code, severity, count(*) FROM findings GROUP BY code, severity", &s,
+                   err, errlen)))
+        return st;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        amx_severity sev = effective(cfg, col_or(s, 0, ""), col_or(s, 1, ""));
+        if (sev <= AMX_SEV_ERROR)
+            out->findings[sev] += (uint64_t)sqlite3_column_int64(s, 2);
+    }
+    return finish(db, s, rc, err, errlen);
+}
+
+#define CLIP_COLUMNS \
+    "r.path, f.path, c.name, coalesce(c.skeleton_name, c.skeleton_hint), f.format, c.frames, " \
+    "c.fps, c.duration, c.bones_missing, c.track_count, c.skeleton_id IS NOT NULL"
+
+static void read_clip(sqlite3_stmt *s, int base, amx_clip_row *r)
+{
+    *r = (amx_clip_row){
+        .root = col_or(s, base, ""),
+        .path = col_or(s, base + 1, ""),
+        .clip = col_or(s, base + 2, ""),
+        .skeleton = col(s, base + 3),
+        .format = col_or(s, base + 4, ""),
+        .frames = sqlite3_column_type(s, base + 5) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, base + 5),
+        .fps = sqlite3_column_double(s, base + 6),
+        .duration = sqlite3_column_double(s, base + 7),
+        .bones_missing = sqlite3_column_int64(s, base + 8),
+        .tracks = sqlite3_column_int64(s, base + 9),
+        .bound = sqlite3_column_int(s, base + 10) != 0,
+    };
+}
+
+amx_status amx_query_clips(amx_db *db, const char *skeleton,
+                           void (*row)(const amx_clip_row *r, void *user), void *user, char *err,
+                           size_t errlen)
+{
+    char *key = amx__upper(skeleton);
+    if (!key)
+        return AMX_E_NOMEM;
+    sqlite3_stmt *s = NULL;
+    amx_status st = prep(db,
+                         "SELECT " CLIP_COLUMNS " FROM clips c JOIN files f ON f.id = c.file_id "
+                         "JOIN roots r ON r.id = f.root_id WHERE c.skeleton_key = ?1 "
+                         "ORDER BY f.path, c.id",
+                         &s, err, errlen);
+    if (st) {
+        free(key);
+        return st;
+    }
+    sqlite3_bind_text(s, 1, key, -1, SQLITE_TRANSIENT);
+    free(key);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        amx_clip_row r;
+        read_clip(s, 0, &r);
+        row(&r, user);
+    }
+    return finish(db, s, rc, err, errlen);
+}
+
+amx_status amx_query_skeletons(amx_db *db, void (*row)(const amx_skeleton_row *r, void *user),
+                               void *user, char *err, size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    amx_status st = prep(db,
+                         "SELECT r.path, f.path, s.name, f.format, s.bone_count, "
+                         "(SELECT count(*) FROM clips c WHERE c.skeleton_id = s.id) "
+                         "FROM skeletons s JOIN files f ON f.id = s.file_id "
+                         "JOIN roots r ON r.id = f.root_id ORDER BY s.name_key, f.path",
+                         &s, err, errlen);
+    if (st)
+        return st;
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        amx_skeleton_row r = {
+            .root = col_or(s, 0, ""), .path = col_or(s, 1, ""), .skeleton = col_or(s, 2, ""),
+            .format = col_or(s, 3, ""), .bones = sqlite3_column_int64(s, 4),
+            .clips = sqlite3_column_int64(s, 5),
+        };
+        row(&r, user);
+    }
+    return finish(db, s, rc, err, errlen);
+}
+
+static void read_issue(sqlite3_stmt *s, int base, const amx_config *cfg, amx_issue_row *r)
+{
+    *r = (amx_issue_row){
+        .root = col_or(s, base, ""),
+        .path = col_or(s, base + 1, ""),
+        .code = col_or(s, base + 2, ""),
+        .message = col_or(s, base + 4, ""),
+        .offset = sqlite3_column_type(s, base + 5) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, base + 5),
+        .context = col_or(s, base + 6, ""),
+        .format = col_or(s, base + 7, ""),
+    };
+    r->severity = effective(cfg, r->code, col_or(s, base + 3, ""));
+}
+
+#define ISSUE_COLUMNS "r.path, f.path, i.code, i.severity, i.message, i.offset, i.context, f.format"
+
+amx_status amx_query_issues(amx_db *db, const amx_config *cfg, const amx_issue_filter *filter,
+                            void (*row)(const amx_issue_row *r, void *user), void *user, char *err,
+                            size_t errlen)
+{
+    amx_issue_filter none = { 0 };
+    if (!filter)
+        filter = &none;
+    sqlite3_stmt *s = NULL;
+    amx_status st = prep(db,
+                         "SELECT " ISSUE_COLUMNS " FROM findings i JOIN files f ON f.id = i.file_id "
+                         "JOIN roots r ON r.id = f.root_id "
+                         "WHERE (?1 IS NULL OR i.code = ?1) AND (?2 IS NULL OR f.path = ?2 OR "
+                         "substr(f.path, 1, length(?2) + 1) = ?2 || '/') "
+                         "ORDER BY r.path, f.path, coalesce(i.offset, -1), i.id",
+                         &s, err, errlen);
+    if (st)
+        return st;
+    char *code = NULL;
+    if (filter->code) {
+        code = amx__upper(filter->code);
+        if (!code) {
+            sqlite3_finalize(s);
+            return AMX_E_NOMEM;
+        }
+        sqlite3_bind_text(s, 1, code, -1, SQLITE_TRANSIENT);
+        free(code);
+    }
+    if (filter->path_prefix)
+        sqlite3_bind_text(s, 2, filter->path_prefix, -1, SQLITE_TRANSIENT);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        amx_issue_row r;
+        read_issue(s, 0, cfg, &r);
+        if (r.severity == AMX_SEV_OFF)
+            continue;
+        if (filter->has_min_severity && r.severity < filter->min_severity)
+            continue;
+        row(&r, user);
+    }
+    return finish(db, s, rc, err, errlen);
+}
+
+static amx_status show_one(amx_db *db, const amx_config *cfg, int64_t id,
+                           const amx_show_callbacks *cb, void *user, char *err, size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    amx_status st = prep(db,
+                         "SELECT f.id, r.path, f.path, f.format, f.version, f.status, p.path, f.size, "
+                         "f.mtime_ns, f.hash, f.decoder_version FROM files f "
+                         "JOIN roots r ON r.id = f.root_id LEFT JOIN files p ON p.id = f.parent_id "
+                         "WHERE f.id = ?1",
+                         &s, err, errlen);
+    if (st)
+        return st;
+    sqlite3_bind_int64(s, 1, id);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW && cb->file) {
+        amx_show_file f = {
+            .id = id, .root = col_or(s, 1, ""), .path = col_or(s, 2, ""), .format = col_or(s, 3, ""),
+            .version = col_or(s, 4, ""), .status = col_or(s, 5, ""), .container = col(s, 6),
+            .size = sqlite3_column_int64(s, 7), .mtime_ns = sqlite3_column_int64(s, 8),
+            .hash = (uint64_t)sqlite3_column_int64(s, 9), .decoder_version = sqlite3_column_int64(s, 10),
+        };
+        cb->file(&f, user);
+    }
+    if ((st = finish(db, s, rc == SQLITE_ROW ? SQLITE_DONE : rc, err, errlen)))
+        return st;
+
+    /* skeletons and bones */
+    if ((st = prep(db,
+                   "SELECT s.id, s.name, s.bone_count, b.idx, b.name, b.parent FROM skeletons s "
+                   "LEFT JOIN bones b ON b.skeleton_id = s.id WHERE s.file_id = ?1 ORDER BY s.id, b.idx",
+                   &s, err, errlen)))
+        return st;
+    sqlite3_bind_int64(s, 1, id);
+    int64_t last = -1;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (sqlite3_column_int64(s, 0) != last) {
+            last = sqlite3_column_int64(s, 0);
+            if (cb->skeleton)
+                cb->skeleton(col_or(s, 1, ""), sqlite3_column_int64(s, 2), user);
+        }
+        if (sqlite3_column_type(s, 3) != SQLITE_NULL && cb->bone)
+            cb->bone(sqlite3_column_int64(s, 3), col_or(s, 4, ""), sqlite3_column_int64(s, 5), user);
+    }
+    if ((st = finish(db, s, rc, err, errlen)))
+        return st;
+
+    /* clips and tracks */
+    if ((st = prep(db,
+                   "SELECT c.id, " CLIP_COLUMNS ", t.idx, t.bone_name, t.bone_index, t.channels "
+                   "FROM clips c JOIN files f ON f.id = c.file_id JOIN roots r ON r.id = f.root_id "
+                   "LEFT JOIN tracks t ON t.clip_id = c.id WHERE c.file_id = ?1 ORDER BY c.id, t.idx",
+                   &s, err, errlen)))
+        return st;
+    sqlite3_bind_int64(s, 1, id);
+    last = -1;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (sqlite3_column_int64(s, 0) != last) {
+            last = sqlite3_column_int64(s, 0);
+            amx_clip_row c;
+            read_clip(s, 1, &c);
+            if (cb->clip)
+                cb->clip(&c, user);
+        }
+        if (sqlite3_column_type(s, 12) != SQLITE_NULL && cb->track)
+            cb->track(sqlite3_column_int64(s, 12), col(s, 13), sqlite3_column_int64(s, 14),
+                      col_or(s, 15, ""), user);
+    }
+    if ((st = finish(db, s, rc, err, errlen)))
+        return st;
+
+    /* model summary and meshes */
+    if ((st = prep(db,
+                   "SELECT kind, name, mesh_count, submesh_count, vertex_count, triangle_count, "
+                   "light_count, proxy_count, dazzle_count, emitter_count FROM models WHERE file_id = ?1",
+                   &s, err, errlen)))
+        return st;
+    sqlite3_bind_int64(s, 1, id);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        amx_model_row m = {
+            .kind = col_or(s, 0, ""), .name = col_or(s, 1, ""),
+            .meshes = sqlite3_column_int64(s, 2), .submeshes = sqlite3_column_int64(s, 3),
+            .vertices = sqlite3_column_int64(s, 4), .triangles = sqlite3_column_int64(s, 5),
+            .lights = sqlite3_column_int64(s, 6), .proxies = sqlite3_column_int64(s, 7),
+            .dazzles = sqlite3_column_int64(s, 8), .emitters = sqlite3_column_int64(s, 9),
+        };
+        if (cb->model)
+            cb->model(&m, user);
+    }
+    if ((st = finish(db, s, rc, err, errlen)))
+        return st;
+    if ((st = prep(db,
+                   "SELECT name, materials, vertices, triangles, shaders, hidden, collision "
+                   "FROM meshes WHERE file_id = ?1 ORDER BY idx",
+                   &s, err, errlen)))
+        return st;
+    sqlite3_bind_int64(s, 1, id);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        if (cb->mesh)
+            cb->mesh(col_or(s, 0, ""), sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2),
+                     sqlite3_column_int64(s, 3), col_or(s, 4, ""), sqlite3_column_int(s, 5) != 0,
+                     sqlite3_column_int(s, 6) != 0, user);
+    if ((st = finish(db, s, rc, err, errlen)))
+        return st;
+
+    /* archive members */
+    if ((st = prep(db, "SELECT path, format, status FROM files WHERE parent_id = ?1 ORDER BY path",
+                   &s, err, errlen)))
+        return st;
+    sqlite3_bind_int64(s, 1, id);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        if (cb->member)
+            cb->member(col_or(s, 0, ""), col_or(s, 1, ""), col_or(s, 2, ""), user);
+    if ((st = finish(db, s, rc, err, errlen)))
+        return st;
+
+    /* findings */
+    if ((st = prep(db,
+                   "SELECT " ISSUE_COLUMNS " FROM findings i JOIN files f ON f.id = i.file_id "
+                   "JOIN roots r ON r.id = f.root_id WHERE i.file_id = ?1 "
+                   "ORDER BY coalesce(i.offset, -1), i.id",
+                   &s, err, errlen)))
+        return st;
+    sqlite3_bind_int64(s, 1, id);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        amx_issue_row r;
+        read_issue(s, 0, cfg, &r);
+        if (r.severity != AMX_SEV_OFF && cb->issue)
+            cb->issue(&r, user);
+    }
+    if ((st = finish(db, s, rc, err, errlen)))
+        return st;
+    if (cb->end)
+        cb->end(user);
+    return AMX_OK;
+}
+
+amx_status amx_query_show(amx_db *db, const amx_config *cfg, const char *path,
+                          const amx_show_callbacks *cb, void *user, int *found, char *err,
+                          size_t errlen)
+{
+    *found = 0;
+    sqlite3_stmt *s = NULL;
+    /* Exact path, or a path that ends with "/PATH" (so a bare file name finds the file). */
+    amx_status st = prep(db,
+                         "SELECT id FROM files WHERE path = ?1 OR (length(path) > length(?1) AND "
+                         "substr(path, -length(?1) - 1) = '/' || ?1) ORDER BY path LIMIT 100",
+                         &s, err, errlen);
+    if (st)
+        return st;
+    sqlite3_bind_text(s, 1, path, -1, SQLITE_TRANSIENT);
+    int64_t ids[100];
+    int n = 0, rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW && n < 100)
+        ids[n++] = sqlite3_column_int64(s, 0);
+    if ((st = finish(db, s, rc == SQLITE_ROW ? SQLITE_DONE : rc, err, errlen)))
+        return st;
+    for (int i = 0; i < n && !st; i++)
+        st = show_one(db, cfg, ids[i], cb, user, err, errlen);
+    *found = n;
+    return st;
+}

@@ -1,2 +1,894 @@
-/* placeholder */
-typedef int amx_placeholder_scan;
+/*
+ * The incremental scanner.
+ *
+ *   scanning thread (the caller)          worker threads (opts->jobs)
+ *   ---------------------------          ----------------------------
+ *   walk the tree (fstatat)
+ *   look the file up in the index
+ *   unchanged (size, mtime, decoder) -> mark seen
+ *   otherwise -> job queue (bounded) --> read, hash (XXH3-64), probe, decode;
+ *                                        archives: one result per member, streamed
+ *   <- result queue (bounded) <--------+
+ *   write results in BEGIN IMMEDIATE batches (the only writer)
+ *   at the end: remove rows of files not seen, run the link pass, record the scan
+ *
+ * Memory is bounded by the queue sizes and the largest file, not by the tree. Every batch is a
+ * transaction; an archive's row is written with mtime -1 until its last member is in, so a scan
+ * killed at any point leaves an index that the next scan completes.
+ */
+#include "db_internal.h"
+#include "decoder.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#define BATCH_FILES 500
+#define BATCH_NS (250 * 1000000LL)
+#define PROBE_BYTES 4096
+#define MAX_FILE_BYTES ((int64_t)4 << 30)
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int64_t mtime_ns_of(const struct stat *st)
+{
+    return (int64_t)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
+}
+
+/* Extensions of our formats: a file with one of these whose content is not recognised is a
+ * finding (NOT_RECOGNISED); any other unrecognised file is indexed as 'ignored'. */
+static bool our_extension(const char *path)
+{
+    static const char *const exts[] = { ".alo", ".ala", ".meg" };
+    const char *dot = strrchr(path, '.');
+    if (!dot || strchr(dot, '/'))
+        return false;
+    for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++)
+        if (strcasecmp(dot, exts[i]) == 0)
+            return true;
+    return false;
+}
+
+/* ---- jobs and results ---- */
+
+typedef enum { R_ASSET, R_TOUCH, R_IGNORED, R_FAILED, R_ARCHIVE_DONE } result_kind;
+
+typedef struct job {
+    char *abs_path, *rel_path;
+    int64_t root_id;
+    amx__file_row old;            /* the file's row before this scan (id 0: new) */
+    int64_t size, mtime_ns;       /* from the walk */
+    int64_t file_id;              /* set by the writer when the (archive) row is written */
+    int pending;                  /* results not yet written; the job is freed at 0 */
+} job;
+
+typedef struct result {
+    struct result *next;
+    job *job;
+    result_kind kind;
+    char *member_path;            /* archive members: "archive#NAME"; NULL for the file itself */
+    amx_asset *asset;
+    amx_code fail_code;
+    char fail_msg[256];
+    int64_t size, mtime_ns;
+    bool has_hash;
+    uint64_t hash;
+    uint64_t bytes_read;
+} result;
+
+typedef struct scan_ctx {
+    pthread_mutex_t mu;
+    pthread_cond_t job_cv;        /* workers wait here for jobs */
+    pthread_cond_t result_cv;     /* the scanning thread waits here: a result, a free job slot,
+                                   * or a finished job */
+    pthread_cond_t space_cv;      /* workers wait here for room in the result queue */
+    job **jobs;                   /* ring */
+    size_t job_cap, job_head, job_count;
+    result *res_head, *res_tail;
+    size_t res_count, res_cap;
+    bool closing;
+    size_t busy;                  /* jobs taken by workers and not finished */
+} scan_ctx;
+
+static void job_free(job *j)
+{
+    if (!j)
+        return;
+    free(j->abs_path);
+    free(j->rel_path);
+    free(j);
+}
+
+static void result_free(result *r)
+{
+    if (!r)
+        return;
+    amx_asset_free(r->asset);
+    free(r->member_path);
+    free(r);
+}
+
+/* Worker side: pushes a result, waiting while the result queue is full (back-pressure). */
+static void push_result(scan_ctx *c, result *r)
+{
+    pthread_mutex_lock(&c->mu);
+    while (c->res_count >= c->res_cap)
+        pthread_cond_wait(&c->space_cv, &c->mu);
+    r->job->pending++;
+    if (c->res_tail)
+        c->res_tail->next = r;
+    else
+        c->res_head = r;
+    c->res_tail = r;
+    c->res_count++;
+    pthread_cond_broadcast(&c->result_cv);
+    pthread_mutex_unlock(&c->mu);
+}
+
+static result *new_result(job *j, result_kind kind)
+{
+    result *r = calloc(1, sizeof *r);
+    if (r) {
+        r->job = j;
+        r->kind = kind;
+    }
+    return r;
+}
+
+static void push_failure(scan_ctx *c, job *j, amx_code code, const char *msg, const char *detail)
+{
+    result *r = new_result(j, R_FAILED);
+    if (!r)
+        return;
+    r->fail_code = code;
+    snprintf(r->fail_msg, sizeof r->fail_msg, "%s%s", msg, detail);
+    r->size = -1; /* never "unchanged": retried by the next scan */
+    r->mtime_ns = -1;
+    push_result(c, r);
+}
+
+static int read_all(int fd, uint8_t *buf, size_t want, size_t *got)
+{
+    size_t off = 0;
+    while (off < want) {
+        ssize_t n = read(fd, buf + off, want - off);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -errno;
+        }
+        if (n == 0)
+            break;
+        off += (size_t)n;
+    }
+    *got = off;
+    return 0;
+}
+
+typedef struct member { char *name; uint64_t offset, size; } member;
+
+/* Copies the valid entries of an archive, so the archive's asset can go to the writer while
+ * the worker decodes the members. Returns the count, or -1 when out of memory. */
+static long copy_members(const amx_asset *a, member **out)
+{
+    const amx_archive *ar = a->archive;
+    member *m = calloc(ar->entry_count ? ar->entry_count : 1, sizeof *m);
+    if (!m)
+        return -1;
+    long n = 0;
+    for (uint32_t i = 0; i < ar->entry_count; i++) {
+        const amx_archive_entry *e = &ar->entries[i];
+        if (!e->valid)
+            continue;
+        m[n] = (member){ strdup(e->name), e->offset, e->size };
+        if (!m[n].name) {
+            for (long k = 0; k < n; k++)
+                free(m[k].name);
+            free(m);
+            return -1;
+        }
+        n++;
+    }
+    *out = m;
+    return n;
+}
+
+static void decode_archive_members(scan_ctx *c, job *j, const uint8_t *data, member *m, long n)
+{
+    for (long i = 0; i < n; i++) {
+        size_t plen = strlen(j->rel_path) + 1 + strlen(m[i].name) + 1;
+        result *r = new_result(j, R_ASSET);
+        char *mp = malloc(plen);
+        if (!r || !mp) {
+            free(r);
+            free(mp);
+            continue;
+        }
+        snprintf(mp, plen, "%s#%s", j->rel_path, m[i].name);
+        r->member_path = mp;
+        const uint8_t *span = data + m[i].offset;
+        amx_decode_opts o = { .file_name = m[i].name };
+        if (amx_decode(span, (size_t)m[i].size, &o, &r->asset) != AMX_OK) {
+            result_free(r);
+            continue;
+        }
+        r->size = (int64_t)m[i].size;
+        r->mtime_ns = j->mtime_ns;
+        r->has_hash = true;
+        r->hash = XXH3_64bits(span, (size_t)m[i].size);
+        push_result(c, r);
+    }
+    result *done = new_result(j, R_ARCHIVE_DONE);
+    if (done) {
+        done->size = j->size;
+        done->mtime_ns = j->mtime_ns;
+        push_result(c, done);
+    }
+}
+
+static void process_job(scan_ctx *c, job *j)
+{
+    int fd = open(j->abs_path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            push_failure(c, j, AMX_C_FILE_VANISHED, "the file disappeared during the scan", "");
+        else
+            push_failure(c, j, AMX_C_IO_ERROR, "cannot open: ", strerror(errno));
+        return;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        push_failure(c, j, AMX_C_FILE_VANISHED, "the file changed into something else during the scan", "");
+        close(fd);
+        return;
+    }
+    if (st.st_size > MAX_FILE_BYTES) {
+        push_failure(c, j, AMX_C_LIMIT_EXCEEDED, "the file is larger than 4 GiB; not decoded", "");
+        close(fd);
+        return;
+    }
+    size_t size = (size_t)st.st_size;
+    uint8_t *data = malloc(size ? size : 1);
+    if (!data) {
+        push_failure(c, j, AMX_C_LIMIT_EXCEEDED, "not enough memory to read the file", "");
+        close(fd);
+        return;
+    }
+    /* Read a prefix first: most files of other formats are recognised as such from it. */
+    size_t got = 0, want = size < PROBE_BYTES ? size : PROBE_BYTES;
+    int rc = read_all(fd, data, want, &got);
+    amx_format fmt = rc == 0 ? amx_probe(data, got) : AMX_FMT_UNKNOWN;
+    bool ignore = rc == 0 && fmt == AMX_FMT_UNKNOWN && !our_extension(j->rel_path);
+    if (rc == 0 && !ignore && got == want && size > want) {
+        size_t more = 0;
+        rc = read_all(fd, data + want, size - want, &more);
+        got += more;
+    }
+    close(fd);
+    if (rc != 0) {
+        push_failure(c, j, AMX_C_IO_ERROR, "read failed: ", strerror(-rc));
+        free(data);
+        return;
+    }
+    if (ignore) {
+        result *r = new_result(j, R_IGNORED);
+        if (r) {
+            r->size = (int64_t)size;
+            r->mtime_ns = mtime_ns_of(&st);
+            r->bytes_read = got;
+            push_result(c, r);
+        }
+        free(data);
+        return;
+    }
+    if (got != size) {
+        push_failure(c, j, AMX_C_FILE_VANISHED, "the file changed size while it was read", "");
+        free(data);
+        return;
+    }
+    uint64_t hash = XXH3_64bits(data, size);
+    if (j->old.id && j->old.has_hash && (uint64_t)j->old.hash == hash &&
+        j->old.decoder_version == amx_format_decoder_version(fmt) &&
+        strcmp(j->old.format, amx_format_name(fmt)) == 0 && j->old.mtime_ns >= 0) {
+        result *r = new_result(j, R_TOUCH);
+        if (r) {
+            r->size = (int64_t)size;
+            r->mtime_ns = mtime_ns_of(&st);
+            r->bytes_read = size;
+            push_result(c, r);
+        }
+        free(data);
+        return;
+    }
+    result *r = new_result(j, R_ASSET);
+    if (!r) {
+        free(data);
+        return;
+    }
+    amx_decode_opts o = { .file_name = j->rel_path, .format = fmt };
+    if (amx_decode(data, size, &o, &r->asset) != AMX_OK) {
+        free(r);
+        push_failure(c, j, AMX_C_LIMIT_EXCEEDED, "not enough memory to decode the file", "");
+        free(data);
+        return;
+    }
+    r->size = (int64_t)size;
+    bool archive = r->asset->archive != NULL;
+    r->mtime_ns = archive ? -1 : mtime_ns_of(&st); /* archives: completed by R_ARCHIVE_DONE */
+    r->has_hash = true;
+    r->hash = hash;
+    r->bytes_read = size;
+    member *members = NULL;
+    long nmembers = archive ? copy_members(r->asset, &members) : 0;
+    push_result(c, r); /* the writer owns r from here on */
+    if (nmembers >= 0 && archive)
+        decode_archive_members(c, j, data, members, nmembers);
+    for (long i = 0; i < nmembers; i++)
+        free(members[i].name);
+    free(members);
+    free(data);
+}
+
+static void *worker_main(void *arg)
+{
+    scan_ctx *c = arg;
+    for (;;) {
+        pthread_mutex_lock(&c->mu);
+        while (c->job_count == 0 && !c->closing)
+            pthread_cond_wait(&c->job_cv, &c->mu);
+        if (c->job_count == 0 && c->closing) {
+            pthread_mutex_unlock(&c->mu);
+            return NULL;
+        }
+        job *j = c->jobs[c->job_head];
+        c->job_head = (c->job_head + 1) % c->job_cap;
+        c->job_count--;
+        c->busy++;
+        j->pending++; /* held by the worker until it is done with the job */
+        pthread_cond_broadcast(&c->result_cv); /* a job slot is free: wakes the scanning thread */
+        pthread_mutex_unlock(&c->mu);
+
+        process_job(c, j);
+
+        pthread_mutex_lock(&c->mu);
+        c->busy--;
+        j->pending--;
+        bool free_now = j->pending == 0;
+        pthread_cond_broadcast(&c->result_cv);
+        pthread_mutex_unlock(&c->mu);
+        if (free_now)
+            job_free(j);
+    }
+}
+
+/* ---- the scanning thread ---- */
+
+typedef struct scanner {
+    amx_db *db;
+    const amx_scan_opts *opts;
+    amx_scan_stats *stats;
+    scan_ctx q;
+    pthread_t *threads;
+    int nthreads;
+    int64_t root_id;
+    const char *root;             /* absolute */
+    uint8_t *seen;                /* bitmap over file ids at the start of the scan */
+    int64_t seen_max;
+    size_t batch_files;
+    int64_t batch_start;
+    int64_t last_progress;
+    dev_t db_dev;
+    ino_t db_ino[3];
+    char *err;
+    size_t errlen;
+    amx_status failed;            /* first database failure; the scan stops */
+    /* directories visited (dev, ino), to break symlink loops */
+    struct dir_id { dev_t dev; ino_t ino; } *dirs;
+    size_t dir_count, dir_cap;
+} scanner;
+
+static void mark_seen(scanner *s, int64_t id)
+{
+    if (id > 0 && id <= s->seen_max)
+        s->seen[id >> 3] |= (uint8_t)(1u << (id & 7));
+}
+
+static bool was_seen(const scanner *s, int64_t id)
+{
+    return id > s->seen_max || (s->seen[id >> 3] & (1u << (id & 7)));
+}
+
+static void report_progress(scanner *s, const char *current, bool force)
+{
+    if (!s->opts->progress)
+        return;
+    int64_t t = now_ns();
+    if (!force && t - s->last_progress < 100000000LL)
+        return;
+    s->last_progress = t;
+    amx_scan_progress p = {
+        .files_seen = s->stats->files_seen,
+        .files_decoded = s->stats->files_decoded,
+        .files_unchanged = s->stats->files_unchanged,
+        .bytes_read = s->stats->bytes_read,
+        .current = current,
+    };
+    s->opts->progress(&p, s->opts->user);
+}
+
+static amx_status ensure_tx(scanner *s)
+{
+    if (s->db->in_tx)
+        return AMX_OK;
+    s->batch_files = 0;
+    s->batch_start = now_ns();
+    return amx__db_begin(s->db, s->err, s->errlen);
+}
+
+static amx_status maybe_commit(scanner *s, bool force)
+{
+    if (!s->db->in_tx)
+        return AMX_OK;
+    if (!force && s->batch_files < BATCH_FILES && now_ns() - s->batch_start < BATCH_NS)
+        return AMX_OK;
+    return amx__db_commit(s->db, s->err, s->errlen);
+}
+
+static amx_status write_result(scanner *s, result *r)
+{
+    job *j = r->job;
+    amx_status st = ensure_tx(s);
+    if (st)
+        return st;
+    s->batch_files++;
+    s->stats->bytes_read += r->bytes_read;
+    amx__file_meta m = {
+        .root_id = s->root_id,
+        .path = r->member_path ? r->member_path : j->rel_path,
+        .size = r->size,
+        .mtime_ns = r->mtime_ns,
+        .has_hash = r->has_hash,
+        .hash = r->hash,
+        .parent_id = r->member_path ? j->file_id : 0,
+    };
+    int64_t id = 0;
+    switch (r->kind) {
+    case R_TOUCH:
+        s->stats->files_rehashed++;
+        return amx__db_touch(s->db, j->old.id, r->size, r->mtime_ns, s->err, s->errlen);
+    case R_ARCHIVE_DONE:
+        return amx__db_touch(s->db, j->file_id, r->size, r->mtime_ns, s->err, s->errlen);
+    case R_IGNORED:
+        return amx__db_put(s->db, &m, NULL, NULL, &id, s->err, s->errlen);
+    case R_FAILED: {
+        s->stats->files_failed++;
+        amx__failure f = { r->fail_code, r->fail_msg };
+        return amx__db_put(s->db, &m, NULL, &f, &id, s->err, s->errlen);
+    }
+    case R_ASSET:
+        s->stats->files_decoded++;
+        st = amx__db_put(s->db, &m, r->asset, NULL, &id, s->err, s->errlen);
+        if (!r->member_path)
+            j->file_id = id;
+        return st;
+    }
+    return AMX_OK;
+}
+
+/* Takes one result off the queue (waiting when `wait`), writes it and frees it. Returns false
+ * when there was nothing to take. */
+static bool drain_one(scanner *s, bool wait)
+{
+    scan_ctx *c = &s->q;
+    pthread_mutex_lock(&c->mu);
+    while (wait && !c->res_head && (c->job_count || c->busy))
+        pthread_cond_wait(&c->result_cv, &c->mu);
+    result *r = c->res_head;
+    if (r) {
+        c->res_head = r->next;
+        if (!c->res_head)
+            c->res_tail = NULL;
+        c->res_count--;
+        pthread_cond_broadcast(&c->space_cv);
+    }
+    pthread_mutex_unlock(&c->mu);
+    if (!r)
+        return false;
+    if (!s->failed) {
+        amx_status st = write_result(s, r);
+        if (!st)
+            st = maybe_commit(s, false);
+        if (st)
+            s->failed = st;
+    }
+    job *j = r->job;
+    pthread_mutex_lock(&c->mu);
+    j->pending--;
+    bool free_job = j->pending == 0;
+    pthread_mutex_unlock(&c->mu);
+    result_free(r);
+    if (free_job)
+        job_free(j);
+    report_progress(s, NULL, false);
+    return true;
+}
+
+static void submit(scanner *s, job *j)
+{
+    scan_ctx *c = &s->q;
+    for (;;) {
+        pthread_mutex_lock(&c->mu);
+        if (c->job_count < c->job_cap) {
+            c->jobs[(c->job_head + c->job_count) % c->job_cap] = j;
+            c->job_count++;
+            pthread_cond_signal(&c->job_cv);
+            pthread_mutex_unlock(&c->mu);
+            return;
+        }
+        pthread_mutex_unlock(&c->mu);
+        /* The job queue is full: write results while the workers catch up. */
+        if (!drain_one(s, false)) {
+            pthread_mutex_lock(&c->mu);
+            if (c->job_count >= c->job_cap && !c->res_head)
+                pthread_cond_wait(&c->result_cv, &c->mu);
+            pthread_mutex_unlock(&c->mu);
+        }
+    }
+}
+
+static void notice(scanner *s, const char *rel, amx_code code, const char *msg)
+{
+    /* Directory-level problems are recorded like files, so they show in `issues`. */
+    amx__file_meta m = { .root_id = s->root_id, .path = rel, .size = -1, .mtime_ns = -1 };
+    amx__failure f = { code, msg };
+    int64_t id;
+    if (s->failed)
+        return;
+    amx_status st = ensure_tx(s);
+    if (!st)
+        st = amx__db_put(s->db, &m, NULL, &f, &id, s->err, s->errlen);
+    if (st)
+        s->failed = st;
+    s->stats->files_failed++;
+}
+
+static void consider_file(scanner *s, const char *abs, const char *rel, const struct stat *st)
+{
+    s->stats->files_seen++;
+    if (st->st_dev == s->db_dev &&
+        (st->st_ino == s->db_ino[0] || st->st_ino == s->db_ino[1] || st->st_ino == s->db_ino[2]))
+        return; /* the index itself */
+    amx__file_row old;
+    if (amx__db_lookup(s->db, s->root_id, rel, &old, s->err, s->errlen)) {
+        s->failed = AMX_E_DB;
+        return;
+    }
+    if (old.id) {
+        mark_seen(s, old.id);
+        amx_format fmt = AMX_FMT_UNKNOWN;
+        amx_format_parse(old.format, &fmt);
+        if (old.size == (int64_t)st->st_size && old.mtime_ns == mtime_ns_of(st) &&
+            old.decoder_version == amx_format_decoder_version(fmt)) {
+            s->stats->files_unchanged++;
+            report_progress(s, rel, false);
+            return;
+        }
+    }
+    job *j = calloc(1, sizeof *j);
+    if (j) {
+        j->abs_path = strdup(abs);
+        j->rel_path = strdup(rel);
+    }
+    if (!j || !j->abs_path || !j->rel_path) {
+        job_free(j);
+        s->failed = AMX_E_NOMEM;
+        return;
+    }
+    j->root_id = s->root_id;
+    j->old = old;
+    j->size = (int64_t)st->st_size;
+    j->mtime_ns = mtime_ns_of(st);
+    submit(s, j);
+}
+
+static bool dir_visited(scanner *s, const struct stat *st)
+{
+    for (size_t i = 0; i < s->dir_count; i++)
+        if (s->dirs[i].dev == st->st_dev && s->dirs[i].ino == st->st_ino)
+            return true;
+    if (s->dir_count == s->dir_cap) {
+        size_t cap = s->dir_cap ? s->dir_cap * 2 : 64;
+        struct dir_id *d = realloc(s->dirs, cap * sizeof *d);
+        if (!d)
+            return true;
+        s->dirs = d;
+        s->dir_cap = cap;
+    }
+    s->dirs[s->dir_count++] = (struct dir_id){ st->st_dev, st->st_ino };
+    return false;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Walks one directory (depth-first, entries sorted so scans are reproducible). rel is "" for
+ * the root. */
+static void walk(scanner *s, const char *abs, const char *rel, int depth)
+{
+    if (s->failed)
+        return;
+    if (depth > 256) {
+        notice(s, rel, AMX_C_DIRECTORY_LOOP, "directory nesting deeper than 256 levels; not followed");
+        return;
+    }
+    DIR *d = opendir(abs);
+    if (!d) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "cannot read the directory: %s", strerror(errno));
+        notice(s, *rel ? rel : ".", errno == ENOENT ? AMX_C_FILE_VANISHED : AMX_C_IO_ERROR, msg);
+        return;
+    }
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 64;
+            char **grown = realloc(names, cap * sizeof *grown);
+            if (!grown)
+                break;
+            names = grown;
+        }
+        if (!(names[n] = strdup(e->d_name)))
+            break;
+        n++;
+    }
+    closedir(d);
+    if (n)
+        qsort(names, n, sizeof *names, cmp_names);
+    for (size_t i = 0; i < n && !s->failed; i++) {
+        size_t alen = strlen(abs) + strlen(names[i]) + 2;
+        size_t rlen = strlen(rel) + strlen(names[i]) + 2;
+        char *a = malloc(alen), *r = malloc(rlen);
+        if (!a || !r) {
+            free(a);
+            free(r);
+            s->failed = AMX_E_NOMEM;
+            break;
+        }
+        snprintf(a, alen, "%s/%s", abs, names[i]);
+        snprintf(r, rlen, "%s%s%s", rel, *rel ? "/" : "", names[i]);
+        if (s->opts->config && amx_config_ignored(s->opts->config, r)) {
+            free(a);
+            free(r);
+            continue;
+        }
+        struct stat st, lst;
+        if (stat(a, &st) != 0) {
+            if (lstat(a, &lst) == 0 && S_ISLNK(lst.st_mode))
+                notice(s, r, AMX_C_IO_ERROR, "broken symbolic link");
+            else if (errno != ENOENT) {
+                char msg[300];
+                snprintf(msg, sizeof msg, "cannot stat: %s", strerror(errno));
+                notice(s, r, AMX_C_IO_ERROR, msg);
+            }
+        } else if (S_ISDIR(st.st_mode)) {
+            if (dir_visited(s, &st)) {
+                bool link = lstat(a, &lst) == 0 && S_ISLNK(lst.st_mode);
+                if (link)
+                    notice(s, r, AMX_C_DIRECTORY_LOOP,
+                           "symbolic link to a directory that is already scanned; not followed");
+            } else {
+                walk(s, a, r, depth + 1);
+            }
+        } else if (S_ISREG(st.st_mode)) {
+            consider_file(s, a, r, &st);
+        }
+        free(a);
+        free(r);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+static amx_status sweep(scanner *s)
+{
+    sqlite3_stmt *q = NULL;
+    amx_status st = ensure_tx(s);
+    if (st)
+        return st;
+    if (sqlite3_prepare_v2(s->db->db,
+                           "SELECT id FROM files WHERE root_id = ?1 AND parent_id IS NULL AND id <= ?2",
+                           -1, &q, NULL) != SQLITE_OK)
+        return amx__db_error(s->db, "index: listing files", s->err, s->errlen);
+    sqlite3_bind_int64(q, 1, s->root_id);
+    sqlite3_bind_int64(q, 2, s->seen_max);
+    int64_t *gone = NULL;
+    size_t n = 0, cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(q, 0);
+        if (was_seen(s, id))
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 256;
+            int64_t *g = realloc(gone, cap * sizeof *g);
+            if (!g) {
+                rc = SQLITE_NOMEM;
+                break;
+            }
+            gone = g;
+        }
+        gone[n++] = id;
+    }
+    sqlite3_finalize(q);
+    if (rc != SQLITE_DONE) {
+        free(gone);
+        return amx__db_error(s->db, "index: listing files", s->err, s->errlen);
+    }
+    for (size_t i = 0; i < n && !st; i++)
+        st = amx__db_remove(s->db, gone[i], s->err, s->errlen);
+    s->stats->files_removed += n;
+    free(gone);
+    return st;
+}
+
+static int cpu_count(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 && n < 256 ? (int)n : 1;
+}
+
+amx_status amx_scan(amx_db *db, const amx_scan_opts *opts, amx_scan_stats *stats, char *err,
+                    size_t errlen)
+{
+    amx_scan_stats local = { 0 };
+    if (!stats)
+        stats = &local;
+    *stats = (amx_scan_stats){ 0 };
+    if (!db || !opts || !opts->root || db->readonly) {
+        snprintf(err, errlen, "scan: needs a writable index and a root");
+        return AMX_E_INVALID_ARG;
+    }
+    int64_t t0 = now_ns();
+    char root[PATH_MAX];
+    struct stat rst;
+    if (!realpath(opts->root, root) || stat(root, &rst) != 0) {
+        snprintf(err, errlen, "%s: %s", opts->root, strerror(errno));
+        return AMX_E_IO;
+    }
+    if (!S_ISDIR(rst.st_mode)) {
+        snprintf(err, errlen, "%s: not a directory; give the directory to scan (e.g. the game's Data)",
+                 opts->root);
+        return AMX_E_IO;
+    }
+    scanner s = { .db = db, .opts = opts, .stats = stats, .root = root, .err = err,
+                  .errlen = errlen };
+    struct stat dbst;
+    const char *dbpath = sqlite3_db_filename(db->db, "main");
+    if (dbpath && stat(dbpath, &dbst) == 0) {
+        s.db_dev = dbst.st_dev;
+        s.db_ino[0] = dbst.st_ino;
+        char side[PATH_MAX];
+        snprintf(side, sizeof side, "%s-wal", dbpath);
+        if (stat(side, &dbst) == 0)
+            s.db_ino[1] = dbst.st_ino;
+        snprintf(side, sizeof side, "%s-shm", dbpath);
+        if (stat(side, &dbst) == 0)
+            s.db_ino[2] = dbst.st_ino;
+    }
+    amx_status st = amx__db_begin(db, err, errlen);
+    if (!st)
+        st = amx__db_root_id(db, root, &s.root_id, err, errlen);
+    sqlite3_stmt *q = NULL;
+    if (!st && sqlite3_prepare_v2(db->db, "SELECT coalesce(max(id), 0) FROM files", -1, &q, NULL) == SQLITE_OK &&
+        sqlite3_step(q) == SQLITE_ROW)
+        s.seen_max = sqlite3_column_int64(q, 0);
+    sqlite3_finalize(q);
+    if (!st)
+        st = amx__db_commit(db, err, errlen);
+    if (st) {
+        amx__db_rollback(db);
+        return st;
+    }
+    s.seen = calloc((size_t)(s.seen_max >> 3) + 1, 1);
+    int jobs = opts->jobs > 0 ? opts->jobs : cpu_count();
+    s.q.job_cap = (size_t)jobs * 4;
+    s.q.res_cap = (size_t)jobs * 8;
+    s.q.jobs = calloc(s.q.job_cap, sizeof *s.q.jobs);
+    s.threads = calloc((size_t)jobs, sizeof *s.threads);
+    if (!s.seen || !s.q.jobs || !s.threads) {
+        free(s.seen);
+        free(s.q.jobs);
+        free(s.threads);
+        return AMX_E_NOMEM;
+    }
+    pthread_mutex_init(&s.q.mu, NULL);
+    pthread_cond_init(&s.q.job_cv, NULL);
+    pthread_cond_init(&s.q.result_cv, NULL);
+    pthread_cond_init(&s.q.space_cv, NULL);
+    for (int i = 0; i < jobs; i++) {
+        if (pthread_create(&s.threads[i], NULL, worker_main, &s.q) != 0)
+            break;
+        s.nthreads++;
+    }
+    if (s.nthreads == 0) {
+        snprintf(err, errlen, "scan: cannot start worker threads");
+        s.failed = AMX_E_NOMEM;
+    }
+
+    if (!s.failed)
+        walk(&s, root, "", 0);
+
+    /* Let the workers finish, writing what they produce. */
+    pthread_mutex_lock(&s.q.mu);
+    s.q.closing = true;
+    pthread_cond_broadcast(&s.q.job_cv);
+    pthread_mutex_unlock(&s.q.mu);
+    while (drain_one(&s, true))
+        ;
+    for (int i = 0; i < s.nthreads; i++)
+        pthread_join(s.threads[i], NULL);
+    while (drain_one(&s, false))
+        ;
+    st = s.failed;
+    if (!st)
+        st = maybe_commit(&s, true);
+    /* Only a complete walk may remove rows: a failed scan leaves them for the next one. */
+    if (!st)
+        st = sweep(&s);
+    if (!st)
+        st = amx__db_commit(db, err, errlen);
+    if (!st)
+        st = amx_link(db, &stats->clips_linked, err, errlen);
+    if (!st) {
+        sqlite3_stmt *ins = NULL;
+        if (sqlite3_prepare_v2(db->db,
+                               "INSERT INTO scans(root_id, started_at, finished_at, files_seen, "
+                               "files_decoded, files_removed) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                               -1, &ins, NULL) == SQLITE_OK) {
+            time_t now = time(NULL);
+            sqlite3_bind_int64(ins, 1, s.root_id);
+            sqlite3_bind_int64(ins, 2, (int64_t)now - (now_ns() - t0) / 1000000000LL);
+            sqlite3_bind_int64(ins, 3, (int64_t)now);
+            sqlite3_bind_int64(ins, 4, (int64_t)stats->files_seen);
+            sqlite3_bind_int64(ins, 5, (int64_t)stats->files_decoded);
+            sqlite3_bind_int64(ins, 6, (int64_t)stats->files_removed);
+            sqlite3_step(ins);
+        }
+        sqlite3_finalize(ins);
+    }
+    if (st)
+        amx__db_rollback(db);
+    report_progress(&s, NULL, true);
+    pthread_mutex_destroy(&s.q.mu);
+    pthread_cond_destroy(&s.q.job_cv);
+    pthread_cond_destroy(&s.q.result_cv);
+    pthread_cond_destroy(&s.q.space_cv);
+    free(s.q.jobs);
+    free(s.threads);
+    free(s.seen);
+    free(s.dirs);
+    stats->seconds = (double)(now_ns() - t0) / 1e9;
+    return st;
+}

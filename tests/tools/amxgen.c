@@ -1,1 +1,282 @@
-int main(void) { return 0; }
+/*
+ * amxgen: the project's sample writer as a command. Writes synthetic Alamo files (no game
+ * assets needed) for the README demo, the benchmark and the end-to-end tests.
+ *
+ *   amxgen demo DIR                       a small Data tree with matched, mismatched and
+ *                                         broken files, a particle system and a MEG archive
+ *   amxgen bench DIR [--models N] [--vertices V] [--seed S]
+ *                                         a large tree: N models, each with 2 clips
+ *   amxgen model FILE --bones a,b,c [--meshes N] [--vertices V]
+ *   amxgen clip FILE --bones a,b,c [--indices 0,1,2] [--format 1|2] [--frames F] [--fps R]
+ *   amxgen particle FILE NAME [--emitters N]
+ *   amxgen meg FILE [--version 1|2|3] NAME=SRCFILE...
+ */
+#include "ala_writer.h"
+#include "alo_writer.h"
+#include "buf.h"
+#include "meg_writer.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int die(const char *msg, const char *detail)
+{
+    fprintf(stderr, "amxgen: %s%s\n", msg, detail ? detail : "");
+    return 2;
+}
+
+static int save(amxw_buf *b, const char *path)
+{
+    int rc = amxw_write_file(b, path);
+    amxw_buf_free(b);
+    if (rc) {
+        fprintf(stderr, "amxgen: %s: %s\n", path, strerror(-rc));
+        return 1;
+    }
+    return 0;
+}
+
+static char *join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+static int write_model(const char *dir, const char *name, const char *const *bones, uint32_t nbones,
+                       uint32_t meshes, uint32_t vertices, uint32_t seed)
+{
+    amxw_buf b = { 0 };
+    amxw_alo_simple(&b, nbones, bones, meshes, vertices, seed);
+    char *p = join(dir, name);
+    int rc = p ? save(&b, p) : 1;
+    free(p);
+    return rc;
+}
+
+static int write_clip(const char *dir, const char *name, int format, uint32_t frames, float fps,
+                      const char *const *bones, const uint32_t *indices, uint32_t nbones, uint32_t seed)
+{
+    amxw_buf b = { 0 };
+    amxw_ala_simple(&b, format, frames, fps, nbones, bones, indices, seed);
+    char *p = join(dir, name);
+    int rc = p ? save(&b, p) : 1;
+    free(p);
+    return rc;
+}
+
+static int cmd_demo(const char *root)
+{
+    char *models = join(root, "Data/Art/Models");
+    if (!models)
+        return 1;
+    int rc = 0;
+    static const char *const xwing[] = { "Root", "Hull", "Wing_L", "Wing_R", "Engine_L", "Engine_R" };
+    static const uint32_t idx6[] = { 0, 1, 2, 3, 4, 5 };
+    rc |= write_model(models, "VSF_DEMO_XWING.ALO", xwing, 6, 3, 240, 1);
+    rc |= write_clip(models, "VSF_DEMO_XWING_DEPLOY_00.ALA", 2, 30, 30.0f, xwing + 2, idx6 + 2, 4, 2);
+    rc |= write_clip(models, "VSF_DEMO_XWING_IDLE_00.ALA", 1, 60, 30.0f, xwing, idx6, 6, 3);
+
+    /* A death clip exported against an older skeleton: one bone renamed, one moved. */
+    static const char *const tie[] = { "Root", "Cockpit", "Wing_L", "Wing_R", "P_smoke_00" };
+    static const char *const tie_clip[] = { "Cockpit", "Wing_R", "P_smoke_01" };
+    static const uint32_t tie_idx[] = { 1, 2, 4 };
+    rc |= write_model(models, "EV_DEMO_TIE.ALO", tie, 5, 2, 180, 4);
+    rc |= write_clip(models, "EV_DEMO_TIE_DIE_00.ALA", 2, 45, 30.0f, tie_clip, tie_idx, 3, 5);
+
+    /* A clip whose model is not in the tree. */
+    static const char *const lost[] = { "Root", "Turret" };
+    static const uint32_t idx2[] = { 0, 1 };
+    rc |= write_clip(models, "VSF_DEMO_LOST_MOVE_00.ALA", 2, 20, 30.0f, lost, idx2, 2, 6);
+
+    amxw_buf b = { 0 };
+    amxw_alo_particle(&b, "p_demo_smoke", 2, false);
+    char *p = join(models, "P_DEMO_SMOKE.ALO");
+    rc |= p ? save(&b, p) : 1;
+    free(p);
+    amxw_alo_particle(&b, "p_demo_fire_old", 3, false); /* name differs from the file name */
+    p = join(models, "P_DEMO_FIRE.ALO");
+    rc |= p ? save(&b, p) : 1;
+    free(p);
+
+    /* A truncated animation. */
+    amxw_ala_simple(&b, 2, 30, 30.0f, 4, xwing, idx6, 7);
+    b.len = b.len / 2;
+    p = join(models, "VSF_DEMO_XWING_ATTACK_00.ALA");
+    rc |= p ? save(&b, p) : 1;
+    free(p);
+
+    /* A MEG archive with a walker and its clip, as the game ships them. */
+    static const char *const walker[] = { "Root", "Body", "Leg_FL", "Leg_FR", "Leg_BL", "Leg_BR", "Head" };
+    static const uint32_t idx7[] = { 0, 1, 2, 3, 4, 5, 6 };
+    amxw_buf m = { 0 }, c = { 0 }, meg = { 0 };
+    amxw_alo_simple(&m, 7, walker, 2, 200, 8);
+    amxw_ala_simple(&c, 2, 40, 30.0f, 7, walker, idx7, 9);
+    amxw_meg_file files[] = {
+        { "DATA\\ART\\MODELS\\UM_DEMO_WALKER.ALO", m.data, m.len },
+        { "DATA\\ART\\MODELS\\UM_DEMO_WALKER_MOVE_00.ALA", c.data, c.len },
+    };
+    amxw_meg(&meg, 1, files, 2);
+    p = join(root, "Data/Models.meg");
+    rc |= p ? save(&meg, p) : 1;
+    free(p);
+    amxw_buf_free(&m);
+    amxw_buf_free(&c);
+
+    /* A file of another kind, skipped by the scanner. */
+    amxw_bytes(&b, "<?xml version=\"1.0\"?>\n<GameObjectFiles/>\n", 41);
+    p = join(root, "Data/XML/GameObjectFiles.xml");
+    rc |= p ? save(&b, p) : 1;
+    free(p);
+    free(models);
+    return rc ? 1 : 0;
+}
+
+static int cmd_bench(const char *root, uint32_t models, uint32_t vertices, uint32_t seed)
+{
+    static const char *const bones[] = { "Root", "Hull", "Turret_00", "Barrel_00", "Turret_01",
+                                         "Barrel_01", "Engine_L", "Engine_R", "Bridge", "Shield",
+                                         "P_smoke_00", "P_smoke_01", "P_fire_00", "HP_00", "HP_01",
+                                         "Wing_L", "Wing_R", "Antenna", "Dish", "Hangar" };
+    static const uint32_t idx[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19 };
+    for (uint32_t i = 0; i < models; i++) {
+        char dir[4096], name[64];
+        snprintf(dir, sizeof dir, "%s/Data/Art/Models/set_%03u", root, i / 100);
+        uint32_t s = seed * 7919u + i;
+        snprintf(name, sizeof name, "BM_BENCH_%05u.ALO", i);
+        if (write_model(dir, name, bones, 20, 4, vertices, s))
+            return 1;
+        snprintf(name, sizeof name, "BM_BENCH_%05u_IDLE_00.ALA", i);
+        if (write_clip(dir, name, 2, 150, 30.0f, bones, idx, 20, s + 1))
+            return 1;
+        snprintf(name, sizeof name, "BM_BENCH_%05u_DIE_00.ALA", i);
+        if (write_clip(dir, name, 1, 90, 30.0f, bones, idx, 12, s + 2))
+            return 1;
+    }
+    return 0;
+}
+
+/* Splits "a,b,c" into an array (the string is modified). */
+static uint32_t split(char *s, const char **out, uint32_t max)
+{
+    uint32_t n = 0;
+    for (char *tok = strtok(s, ","); tok && n < max; tok = strtok(NULL, ","))
+        out[n++] = tok;
+    return n;
+}
+
+static const char *opt(int argc, char **argv, const char *name, const char *dflt)
+{
+    for (int i = 0; i + 1 < argc; i++)
+        if (strcmp(argv[i], name) == 0)
+            return argv[i + 1];
+    return dflt;
+}
+
+static uint32_t opt_u32(int argc, char **argv, const char *name, uint32_t dflt)
+{
+    const char *v = opt(argc, argv, name, NULL);
+    return v ? (uint32_t)strtoul(v, NULL, 10) : dflt;
+}
+
+static int cmd_meg(int argc, char **argv)
+{
+    const char *out = argv[2];
+    int version = (int)opt_u32(argc, argv, "--version", 1);
+    amxw_meg_file files[256];
+    amxw_buf data[256];
+    size_t n = 0;
+    for (int i = 3; i < argc && n < 256; i++) {
+        if (strcmp(argv[i], "--version") == 0) {
+            i++;
+            continue;
+        }
+        char *eq = strchr(argv[i], '=');
+        if (!eq)
+            return die("meg: members are NAME=SRCFILE, got ", argv[i]);
+        *eq = '\0';
+        FILE *f = fopen(eq + 1, "rb");
+        if (!f)
+            return die("meg: cannot open ", eq + 1);
+        data[n] = (amxw_buf){ 0 };
+        char chunk[65536];
+        size_t got;
+        while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
+            amxw_bytes(&data[n], chunk, got);
+        fclose(f);
+        files[n] = (amxw_meg_file){ argv[i], data[n].data, data[n].len };
+        n++;
+    }
+    amxw_buf b = { 0 };
+    amxw_meg(&b, version, files, n);
+    for (size_t i = 0; i < n; i++)
+        amxw_buf_free(&data[i]);
+    return save(&b, out);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fputs("usage: amxgen demo DIR | bench DIR [--models N] [--vertices V] [--seed S]\n"
+              "       amxgen model FILE --bones a,b,c [--meshes N] [--vertices V]\n"
+              "       amxgen clip FILE --bones a,b,c [--indices 0,1,2] [--format 1|2] [--frames F] [--fps R]\n"
+              "       amxgen particle FILE NAME [--emitters N]\n"
+              "       amxgen meg FILE [--version 1|2|3] NAME=SRCFILE...\n",
+              stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "demo") == 0)
+        return cmd_demo(argv[2]);
+    if (strcmp(cmd, "bench") == 0)
+        return cmd_bench(argv[2], opt_u32(argc, argv, "--models", 1500),
+                         opt_u32(argc, argv, "--vertices", 400), opt_u32(argc, argv, "--seed", 1));
+    if (strcmp(cmd, "meg") == 0)
+        return cmd_meg(argc, argv);
+    if (strcmp(cmd, "particle") == 0) {
+        if (argc < 4)
+            return die("particle FILE NAME", NULL);
+        amxw_buf b = { 0 };
+        amxw_alo_particle(&b, argv[3], opt_u32(argc, argv, "--emitters", 1), false);
+        return save(&b, argv[2]);
+    }
+    const char *bones_arg = opt(argc, argv, "--bones", NULL);
+    if (!bones_arg)
+        return die(cmd, ": --bones a,b,c is needed");
+    char *bones_buf = strdup(bones_arg);
+    const char *bones[256];
+    uint32_t nb = bones_buf ? split(bones_buf, bones, 256) : 0;
+    int rc;
+    if (strcmp(cmd, "model") == 0) {
+        amxw_buf b = { 0 };
+        amxw_alo_simple(&b, nb, bones, opt_u32(argc, argv, "--meshes", 1),
+                        opt_u32(argc, argv, "--vertices", 24), opt_u32(argc, argv, "--seed", 1));
+        rc = save(&b, argv[2]);
+    } else if (strcmp(cmd, "clip") == 0) {
+        uint32_t idx[256];
+        for (uint32_t i = 0; i < nb; i++)
+            idx[i] = i;
+        const char *ia = opt(argc, argv, "--indices", NULL);
+        if (ia) {
+            char *ib = strdup(ia);
+            const char *parts[256];
+            uint32_t k = ib ? split(ib, parts, 256) : 0;
+            for (uint32_t i = 0; i < k && i < nb; i++)
+                idx[i] = (uint32_t)strtoul(parts[i], NULL, 10);
+            free(ib);
+        }
+        const char *fps = opt(argc, argv, "--fps", "30");
+        amxw_buf b = { 0 };
+        amxw_ala_simple(&b, (int)opt_u32(argc, argv, "--format", 2), opt_u32(argc, argv, "--frames", 30),
+                        strtof(fps, NULL), nb, bones, idx, opt_u32(argc, argv, "--seed", 1));
+        rc = save(&b, argv[2]);
+    } else {
+        rc = die("unknown command ", cmd);
+    }
+    free(bones_buf);
+    return rc;
+}

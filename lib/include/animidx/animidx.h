@@ -147,6 +147,7 @@ typedef struct amx_track {
     const char *bone;       /* bone name, NULL when the format stores only an index or id */
     int32_t bone_index;     /* index or id as the format defines it */
     uint32_t channels;      /* AMX_CH_* bits of the channels the file animates */
+    int64_t offset;         /* byte offset of the track's record in the file (-1 unknown) */
     /* Per-frame samples, present only when amx_decode_opts.samples is set and the clip's frame
      * count is known; each array has clip->frames entries (translation/scale 3 floats, rotation
      * 4 floats x,y,z,w, visibility/step 1 byte each). Channels the file does not animate are

@@ -1,0 +1,56 @@
+/* The animidx command line: shared option parsing, config loading and exit codes. */
+#ifndef AMX_CLI_H
+#define AMX_CLI_H
+
+#include "animidx/animidx.h"
+#include "animidx/config.h"
+#include "animidx/index.h"
+
+#include <stdbool.h>
+
+/* Exit codes (README "Exit codes"). */
+enum {
+    EXIT_OK = 0,        /* success; no error-severity finding where that matters */
+    EXIT_FINDINGS = 1,  /* a finding at or above the gate (dump: an error finding) */
+    EXIT_USAGE = 2,     /* bad arguments or config */
+    EXIT_IO = 3,        /* unreadable input, database failure */
+};
+
+typedef struct cli_opts {
+    const char *config_path;  /* --config */
+    const char *db;           /* --db */
+    int jobs;                 /* --jobs, -1 = not given */
+    bool json;
+    bool samples;
+    bool quiet;
+    const char *skeleton;     /* clips --skeleton */
+    const char *severity;     /* issues --severity */
+    const char *code;         /* issues --code */
+    const char **args;        /* positional arguments */
+    int nargs;
+} cli_opts;
+
+typedef struct cli_cmd {
+    const char *name;
+    const char *usage;        /* "scan DIR... [--db FILE] [--jobs N]" */
+    const char *summary;      /* one line */
+    const char *help;         /* the rest of --help */
+    int (*run)(cli_opts *o, amx_config *cfg);
+} cli_cmd;
+
+int cmd_scan(cli_opts *o, amx_config *cfg);
+int cmd_dump(cli_opts *o, amx_config *cfg);
+int cmd_clips(cli_opts *o, amx_config *cfg);
+int cmd_skeletons(cli_opts *o, amx_config *cfg);
+int cmd_issues(cli_opts *o, amx_config *cfg);
+int cmd_show(cli_opts *o, amx_config *cfg);
+int cmd_rules(cli_opts *o, amx_config *cfg);
+
+/* Opens the index read-only for a query; prints the error and returns NULL on failure. */
+amx_db *cli_open_db_readonly(const amx_config *cfg);
+/* Prints "animidx: <msg>" to stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints the summary of the index (shared by scan and the demo). */
+int cli_print_summary(amx_db *db, const amx_config *cfg, bool json, const amx_scan_stats *stats);
+
+#endif

@@ -1,0 +1,506 @@
+/* animidx dump: decode files without an index; text for people, JSON Lines for tools
+ * (docs/json.md). ARCHIVE#NAME decodes one member of an archive. */
+#include "cli.h"
+
+#include "animidx/json.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static unsigned char *read_file(const char *path, size_t *len, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    unsigned char *buf = NULL;
+    size_t cap = 0, n = 0;
+    for (;;) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 1 << 16;
+            unsigned char *g = realloc(buf, cap);
+            if (!g) {
+                snprintf(err, errlen, "%s: out of memory", path);
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = g;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(f)) {
+        snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
+        free(buf);
+        fclose(f);
+        return NULL;
+    }
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+static bool same_member_name(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++) {
+        char x = *a == '\\' ? '/' : *a, y = *b == '\\' ? '/' : *b;
+        if (x >= 'a' && x <= 'z')
+            x = (char)(x - 32);
+        if (y >= 'a' && y <= 'z')
+            y = (char)(y - 32);
+        if (x != y)
+            return false;
+    }
+    return *a == *b;
+}
+
+static amx_severity effective(const amx_config *cfg, const amx_finding *f)
+{
+    return cfg->severity_set[f->code] ? cfg->severity[f->code] : f->severity;
+}
+
+static const char *const channel_names[] = { "translation", "rotation", "scale", "visibility", "step" };
+
+static void json_floats(amx_json *j, const float *v, uint32_t frames, int width)
+{
+    amx_json_begin_array(j);
+    for (uint32_t f = 0; f < frames; f++) {
+        amx_json_begin_array(j);
+        for (int k = 0; k < width; k++)
+            amx_json_number(j, v[(size_t)f * (size_t)width + (size_t)k]);
+        amx_json_end_array(j);
+    }
+    amx_json_end_array(j);
+}
+
+static void json_bits(amx_json *j, const uint8_t *v, uint32_t frames)
+{
+    amx_json_begin_array(j);
+    for (uint32_t f = 0; f < frames; f++)
+        amx_json_int(j, v[f]);
+    amx_json_end_array(j);
+}
+
+static void json_channels(amx_json *j, uint32_t ch)
+{
+    /* Contract order: rotation, translation, scale, visibility, step. */
+    static const uint32_t order[] = { AMX_CH_ROTATION, AMX_CH_TRANSLATION, AMX_CH_SCALE,
+                                      AMX_CH_VISIBILITY, AMX_CH_STEP };
+    static const char *const names[] = { "rotation", "translation", "scale", "visibility", "step" };
+    amx_json_begin_array(j);
+    for (size_t i = 0; i < 5; i++)
+        if (ch & order[i])
+            amx_json_string(j, names[i]);
+    amx_json_end_array(j);
+}
+
+static void print_json(const char *path, const amx_asset *a, const amx_config *cfg, bool samples)
+{
+    amx_json j;
+    amx_json_init(&j, stdout, false);
+    amx_json_begin_object(&j);
+    amx_json_kint(&j, "schema", AMX_JSON_SCHEMA);
+    amx_json_kstring(&j, "path", path);
+    amx_json_kstring(&j, "format", amx_format_name(a->format));
+    amx_json_kstring(&j, "version", a->version);
+    amx_json_kstring(&j, "status", amx_asset_status_name(a->status));
+
+    amx_json_key(&j, "skeletons");
+    amx_json_begin_array(&j);
+    for (uint32_t s = 0; s < a->skeleton_count; s++) {
+        const amx_skeleton *sk = &a->skeletons[s];
+        amx_json_begin_object(&j);
+        amx_json_kstring(&j, "name", sk->name);
+        amx_json_key(&j, "bones");
+        amx_json_begin_array(&j);
+        for (uint32_t b = 0; b < sk->bone_count; b++) {
+            amx_json_begin_object(&j);
+            amx_json_kstring(&j, "name", sk->bones[b].name);
+            amx_json_kint(&j, "parent", sk->bones[b].parent);
+            amx_json_kbool(&j, "visible", sk->bones[b].visible != 0);
+            amx_json_kint(&j, "billboard", sk->bones[b].billboard);
+            amx_json_end_object(&j);
+        }
+        amx_json_end_array(&j);
+        amx_json_end_object(&j);
+    }
+    amx_json_end_array(&j);
+
+    amx_json_key(&j, "clips");
+    amx_json_begin_array(&j);
+    for (uint32_t c = 0; c < a->clip_count; c++) {
+        const amx_clip *cl = &a->clips[c];
+        amx_json_begin_object(&j);
+        amx_json_kstring(&j, "name", cl->name);
+        amx_json_kstring(&j, "skeleton", cl->skeleton);
+        amx_json_key(&j, "frames");
+        if (cl->has_frames)
+            amx_json_int(&j, cl->frames);
+        else
+            amx_json_null(&j);
+        amx_json_knumber(&j, "fps", cl->fps);
+        amx_json_knumber(&j, "duration", cl->duration);
+        amx_json_key(&j, "tracks");
+        amx_json_begin_array(&j);
+        for (uint32_t t = 0; t < cl->track_count; t++) {
+            const amx_track *tr = &cl->tracks[t];
+            amx_json_begin_object(&j);
+            amx_json_kstring(&j, "bone", tr->bone);
+            amx_json_kint(&j, "bone_index", tr->bone_index);
+            amx_json_key(&j, "channels");
+            json_channels(&j, tr->channels);
+            if (samples && cl->has_samples) {
+                amx_json_key(&j, "samples");
+                amx_json_begin_object(&j);
+                amx_json_key(&j, "rotation");
+                json_floats(&j, tr->rotation, cl->frames, 4);
+                amx_json_key(&j, "translation");
+                json_floats(&j, tr->translation, cl->frames, 3);
+                amx_json_key(&j, "scale");
+                json_floats(&j, tr->scale, cl->frames, 3);
+                amx_json_key(&j, "visibility");
+                json_bits(&j, tr->visibility, cl->frames);
+                if (tr->step) {
+                    amx_json_key(&j, "step");
+                    json_bits(&j, tr->step, cl->frames);
+                }
+                amx_json_end_object(&j);
+            }
+            amx_json_end_object(&j);
+        }
+        amx_json_end_array(&j);
+        amx_json_end_object(&j);
+    }
+    amx_json_end_array(&j);
+
+    if (a->model) {
+        const amx_model *m = a->model;
+        amx_json_key(&j, "model");
+        amx_json_begin_object(&j);
+        amx_json_kint(&j, "vertices", m->total_vertices);
+        amx_json_kint(&j, "triangles", m->total_triangles);
+        amx_json_key(&j, "meshes");
+        amx_json_begin_array(&j);
+        for (uint32_t i = 0; i < m->mesh_count; i++) {
+            const amx_mesh *me = &m->meshes[i];
+            amx_json_begin_object(&j);
+            amx_json_kstring(&j, "name", me->name);
+            amx_json_kint(&j, "materials", me->material_count);
+            amx_json_kbool(&j, "hidden", me->hidden);
+            amx_json_kbool(&j, "collision", me->collision);
+            amx_json_key(&j, "submeshes");
+            amx_json_begin_array(&j);
+            for (uint32_t k = 0; k < me->submesh_count; k++) {
+                const amx_submesh *sm = &me->submeshes[k];
+                amx_json_begin_object(&j);
+                amx_json_kstring(&j, "shader", sm->shader);
+                amx_json_kint(&j, "vertices", sm->vertices);
+                amx_json_kint(&j, "triangles", sm->triangles);
+                amx_json_kstring(&j, "vertex_format", sm->vertex_format);
+                amx_json_kint(&j, "skin_bones", sm->skin_bone_count);
+                amx_json_kbool(&j, "collision_tree", sm->has_collision);
+                amx_json_key(&j, "params");
+                amx_json_begin_array(&j);
+                for (uint32_t p = 0; p < sm->param_count; p++) {
+                    const amx_shader_param *pa = &sm->params[p];
+                    amx_json_begin_object(&j);
+                    amx_json_kstring(&j, "name", pa->name);
+                    amx_json_key(&j, "value");
+                    switch (pa->type) {
+                    case AMX_PARAM_INT: amx_json_int(&j, pa->i); break;
+                    case AMX_PARAM_FLOAT: amx_json_number(&j, pa->f[0]); break;
+                    case AMX_PARAM_TEXTURE: amx_json_string(&j, pa->texture); break;
+                    default: {
+                        int n = pa->type == AMX_PARAM_FLOAT3 ? 3 : 4;
+                        amx_json_begin_array(&j);
+                        for (int q = 0; q < n; q++)
+                            amx_json_number(&j, pa->f[q]);
+                        amx_json_end_array(&j);
+                    }
+                    }
+                    amx_json_end_object(&j);
+                }
+                amx_json_end_array(&j);
+                amx_json_end_object(&j);
+            }
+            amx_json_end_array(&j);
+            amx_json_end_object(&j);
+        }
+        amx_json_end_array(&j);
+        amx_json_key(&j, "lights");
+        amx_json_begin_array(&j);
+        for (uint32_t i = 0; i < m->light_count; i++) {
+            amx_json_begin_object(&j);
+            amx_json_kstring(&j, "name", m->lights[i].name);
+            amx_json_kint(&j, "type", m->lights[i].type);
+            amx_json_end_object(&j);
+        }
+        amx_json_end_array(&j);
+        amx_json_key(&j, "proxies");
+        amx_json_begin_array(&j);
+        for (uint32_t i = 0; i < m->proxy_count; i++) {
+            amx_json_begin_object(&j);
+            amx_json_kstring(&j, "name", m->proxies[i].name);
+            amx_json_kint(&j, "bone", m->proxies[i].bone);
+            amx_json_kbool(&j, "hidden", m->proxies[i].hidden);
+            amx_json_end_object(&j);
+        }
+        amx_json_end_array(&j);
+        amx_json_key(&j, "connections");
+        amx_json_begin_array(&j);
+        for (uint32_t i = 0; i < m->connection_count; i++) {
+            amx_json_begin_object(&j);
+            amx_json_kint(&j, "object", m->connections[i].object);
+            amx_json_kint(&j, "bone", m->connections[i].bone);
+            amx_json_end_object(&j);
+        }
+        amx_json_end_array(&j);
+        amx_json_kint(&j, "dazzles", m->dazzle_count);
+        amx_json_end_object(&j);
+    }
+    if (a->particle) {
+        amx_json_key(&j, "particle");
+        amx_json_begin_object(&j);
+        amx_json_kstring(&j, "name", a->particle->name);
+        amx_json_kint(&j, "emitters", a->particle->emitter_count);
+        amx_json_end_object(&j);
+    }
+    if (a->archive) {
+        amx_json_key(&j, "entries");
+        amx_json_begin_array(&j);
+        for (uint32_t i = 0; i < a->archive->entry_count; i++) {
+            const amx_archive_entry *e = &a->archive->entries[i];
+            amx_json_begin_object(&j);
+            amx_json_kstring(&j, "name", e->name);
+            amx_json_kint(&j, "offset", (int64_t)e->offset);
+            amx_json_kint(&j, "size", (int64_t)e->size);
+            amx_json_kbool(&j, "valid", e->valid);
+            amx_json_end_object(&j);
+        }
+        amx_json_end_array(&j);
+    }
+
+    amx_json_key(&j, "issues");
+    amx_json_begin_array(&j);
+    for (uint32_t i = 0; i < a->finding_count; i++) {
+        const amx_finding *f = &a->findings[i];
+        amx_severity sev = effective(cfg, f);
+        if (sev == AMX_SEV_OFF)
+            continue;
+        amx_json_begin_object(&j);
+        amx_json_kstring(&j, "code", amx_code_get(f->code)->name);
+        amx_json_kstring(&j, "severity", amx_severity_name(sev));
+        amx_json_kstring(&j, "message", f->message);
+        amx_json_key(&j, "offset");
+        if (f->offset >= 0)
+            amx_json_int(&j, f->offset);
+        else
+            amx_json_null(&j);
+        amx_json_kstring(&j, "context", f->context);
+        amx_json_end_object(&j);
+    }
+    amx_json_end_array(&j);
+    if (a->findings_dropped)
+        amx_json_kint(&j, "issues_dropped", a->findings_dropped);
+    amx_json_end_object(&j);
+    fputc('\n', stdout);
+}
+
+static void print_vec(const float *v, int n)
+{
+    putchar('(');
+    for (int i = 0; i < n; i++)
+        printf("%s%.4g", i ? ", " : "", (double)v[i]);
+    putchar(')');
+}
+
+static void print_text(const char *path, const amx_asset *a, const amx_config *cfg, bool samples)
+{
+    printf("%s: %s", path, amx_format_name(a->format));
+    if (a->version[0])
+        printf(" version %s", a->version);
+    printf(", %s\n", amx_asset_status_name(a->status));
+    for (uint32_t s = 0; s < a->skeleton_count; s++) {
+        const amx_skeleton *sk = &a->skeletons[s];
+        printf("  skeleton %s: %u bones\n", sk->name, sk->bone_count);
+        for (uint32_t b = 0; b < sk->bone_count; b++)
+            printf("    %3u %-32s parent %d%s%s\n", b, sk->bones[b].name, sk->bones[b].parent,
+                   sk->bones[b].visible ? "" : ", hidden",
+                   sk->bones[b].billboard ? ", billboard" : "");
+    }
+    if (a->model) {
+        const amx_model *m = a->model;
+        printf("  model: %u meshes, %u vertices, %u triangles, %u lights, %u proxies, %u dazzles\n",
+               m->mesh_count, m->total_vertices, m->total_triangles, m->light_count, m->proxy_count,
+               m->dazzle_count);
+        for (uint32_t i = 0; i < m->mesh_count; i++) {
+            const amx_mesh *me = &m->meshes[i];
+            printf("    mesh %s: %u materials%s%s\n", me->name, me->material_count,
+                   me->hidden ? ", hidden" : "", me->collision ? ", collision" : "");
+            for (uint32_t k = 0; k < me->submesh_count; k++) {
+                const amx_submesh *sm = &me->submeshes[k];
+                printf("      %s: %u vertices, %u triangles, %s%s\n", sm->shader, sm->vertices,
+                       sm->triangles, sm->vertex_format, sm->skin_bone_count ? ", skinned" : "");
+            }
+        }
+        for (uint32_t i = 0; i < m->proxy_count; i++)
+            printf("    proxy %s on bone %u%s\n", m->proxies[i].name, m->proxies[i].bone,
+                   m->proxies[i].hidden ? " (hidden)" : "");
+        for (uint32_t i = 0; i < m->light_count; i++)
+            printf("    light %s (type %u)\n", m->lights[i].name, m->lights[i].type);
+    }
+    if (a->particle)
+        printf("  particle system '%s': %u emitters\n", a->particle->name, a->particle->emitter_count);
+    if (a->archive) {
+        printf("  archive: %u entries\n", a->archive->entry_count);
+        for (uint32_t i = 0; i < a->archive->entry_count; i++)
+            printf("    %-48s %10llu bytes at %llu%s\n", a->archive->entries[i].name,
+                   (unsigned long long)a->archive->entries[i].size,
+                   (unsigned long long)a->archive->entries[i].offset,
+                   a->archive->entries[i].valid ? "" : " (outside the archive)");
+    }
+    for (uint32_t c = 0; c < a->clip_count; c++) {
+        const amx_clip *cl = &a->clips[c];
+        printf("  clip %s -> skeleton %s: ", cl->name, cl->skeleton ? cl->skeleton : "(unknown)");
+        if (cl->has_frames)
+            printf("%u frames @ %.4g fps (%.4g s), ", cl->frames, (double)cl->fps, cl->duration);
+        printf("%u tracks\n", cl->track_count);
+        for (uint32_t t = 0; t < cl->track_count; t++) {
+            const amx_track *tr = &cl->tracks[t];
+            printf("    bone %3d %-32s", tr->bone_index, tr->bone ? tr->bone : "");
+            for (int k = 0; k < 5; k++)
+                if (tr->channels & (1u << k))
+                    printf(" %s", channel_names[k]);
+            putchar('\n');
+            if (!samples || !cl->has_samples)
+                continue;
+            for (uint32_t f = 0; f < cl->frames; f++) {
+                printf("      %4u t", f);
+                print_vec(tr->translation + (size_t)f * 3, 3);
+                printf(" r");
+                print_vec(tr->rotation + (size_t)f * 4, 4);
+                printf(" s");
+                print_vec(tr->scale + (size_t)f * 3, 3);
+                printf(" v%u%s\n", tr->visibility[f], tr->step && tr->step[f] ? " step" : "");
+            }
+        }
+    }
+    unsigned shown = 0;
+    for (uint32_t i = 0; i < a->finding_count; i++) {
+        const amx_finding *f = &a->findings[i];
+        amx_severity sev = effective(cfg, f);
+        if (sev == AMX_SEV_OFF)
+            continue;
+        if (!shown++)
+            printf("  findings:\n");
+        printf("    %-7s %s", amx_severity_name(sev), amx_code_get(f->code)->name);
+        if (f->offset >= 0)
+            printf(" @%lld", (long long)f->offset);
+        if (f->context[0])
+            printf(" (%s)", f->context);
+        printf(": %s\n", f->message);
+    }
+    if (a->findings_dropped)
+        printf("    ... and %u more findings\n", a->findings_dropped);
+}
+
+/* Decodes `arg` (a file, or ARCHIVE#MEMBER); returns the exit status for it. */
+static int dump_one(const char *arg, const amx_config *cfg, bool json, bool samples)
+{
+    char err[1024];
+    const char *hash = strchr(arg, '#');
+    char *file = strdup(arg);
+    if (!file)
+        return EXIT_IO;
+    if (hash)
+        file[hash - arg] = '\0';
+    size_t len = 0;
+    unsigned char *data = read_file(file, &len, err, sizeof err);
+    if (!data && hash) {
+        /* A file whose name really contains '#'. */
+        free(file);
+        file = strdup(arg);
+        hash = NULL;
+        data = file ? read_file(file, &len, err, sizeof err) : NULL;
+    }
+    if (!data) {
+        cli_error("%s", err);
+        free(file);
+        return EXIT_IO;
+    }
+    amx_decode_opts opts = { .samples = samples, .file_name = file };
+    const unsigned char *span = data;
+    size_t span_len = len;
+    amx_asset *archive = NULL;
+    if (hash) {
+        if (amx_decode(data, len, &(amx_decode_opts){ .file_name = file }, &archive) != AMX_OK ||
+            !archive->archive) {
+            cli_error("%s: not an archive, so '%s' cannot be found in it", file, hash + 1);
+            amx_asset_free(archive);
+            free(data);
+            free(file);
+            return EXIT_USAGE;
+        }
+        const amx_archive_entry *e = NULL;
+        for (uint32_t i = 0; i < archive->archive->entry_count && !e; i++)
+            if (same_member_name(archive->archive->entries[i].name, hash + 1))
+                e = &archive->archive->entries[i];
+        if (!e || !e->valid) {
+            cli_error("%s: %s '%s'; list the archive with 'animidx dump %s'", file,
+                      e ? "the data lies outside the archive for" : "no entry", hash + 1, file);
+            amx_asset_free(archive);
+            free(data);
+            free(file);
+            return EXIT_USAGE;
+        }
+        span = data + e->offset;
+        span_len = (size_t)e->size;
+        opts.file_name = hash + 1;
+    }
+    amx_asset *a = NULL;
+    if (amx_decode(span, span_len, &opts, &a) != AMX_OK) {
+        cli_error("%s: out of memory", arg);
+        amx_asset_free(archive);
+        free(data);
+        free(file);
+        return EXIT_IO;
+    }
+    if (json)
+        print_json(arg, a, cfg, samples);
+    else
+        print_text(arg, a, cfg, samples);
+    int rc = EXIT_OK;
+    for (uint32_t i = 0; i < a->finding_count; i++)
+        if (effective(cfg, &a->findings[i]) == AMX_SEV_ERROR)
+            rc = EXIT_FINDINGS;
+    amx_asset_free(a);
+    amx_asset_free(archive);
+    free(data);
+    free(file);
+    return rc;
+}
+
+int cmd_dump(cli_opts *o, amx_config *cfg)
+{
+    if (o->nargs == 0) {
+        cli_error("dump: give one or more files, e.g. 'animidx dump Data/Art/Models/X.ALO'");
+        return EXIT_USAGE;
+    }
+    int worst = EXIT_OK;
+    for (int i = 0; i < o->nargs; i++) {
+        int rc = dump_one(o->args[i], cfg, o->json, o->samples);
+        if (rc == EXIT_IO || rc == EXIT_USAGE)
+            worst = worst == EXIT_OK || worst == EXIT_FINDINGS ? rc : worst;
+        else if (rc == EXIT_FINDINGS && worst == EXIT_OK)
+            worst = rc;
+    }
+    fflush(stdout);
+    return worst;
+}

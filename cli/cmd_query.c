@@ -1,0 +1,542 @@
+/* Queries on the index: clips, skeletons, issues, show; and the rule catalogue. */
+#include "cli.h"
+
+#include "animidx/json.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct out_ctx {
+    amx_json j;
+    bool json;
+    int count;
+    char last_path[4096];
+} out_ctx;
+
+static void json_offset(amx_json *j, int64_t off)
+{
+    amx_json_key(j, "offset");
+    if (off >= 0)
+        amx_json_int(j, off);
+    else
+        amx_json_null(j);
+}
+
+/* ---- clips ---- */
+
+static void clip_json(amx_json *j, const amx_clip_row *r)
+{
+    amx_json_begin_object(j);
+    amx_json_kstring(j, "path", r->path);
+    amx_json_kstring(j, "clip", r->clip);
+    amx_json_kstring(j, "skeleton", r->skeleton);
+    amx_json_key(j, "frames");
+    if (r->frames >= 0)
+        amx_json_int(j, r->frames);
+    else
+        amx_json_null(j);
+    amx_json_knumber(j, "fps", r->fps);
+    amx_json_kstring(j, "format", r->format);
+    amx_json_kint(j, "bones_missing", r->bones_missing);
+    amx_json_kint(j, "tracks", r->tracks);
+    amx_json_kbool(j, "bound", r->bound);
+    amx_json_kstring(j, "root", r->root);
+    amx_json_end_object(j);
+}
+
+static void clip_row(const amx_clip_row *r, void *user)
+{
+    out_ctx *o = user;
+    o->count++;
+    if (o->json) {
+        clip_json(&o->j, r);
+        return;
+    }
+    printf("  %-56s %-32s ", r->path, r->clip);
+    if (r->frames >= 0)
+        printf("%5lld frames @ %g fps  ", (long long)r->frames, r->fps);
+    printf("%3lld tracks  ", (long long)r->tracks);
+    if (!r->bound)
+        printf("skeleton not indexed\n");
+    else if (r->bones_missing)
+        printf("%lld bones do not match\n", (long long)r->bones_missing);
+    else
+        printf("all bones match\n");
+}
+
+int cmd_clips(cli_opts *o, amx_config *cfg)
+{
+    const char *skel = o->skeleton ? o->skeleton : (o->nargs ? o->args[0] : NULL);
+    if (!skel) {
+        cli_error("clips: which skeleton? e.g. 'animidx clips --skeleton VSF_AUREK' "
+                  "('animidx skeletons' lists them)");
+        return EXIT_USAGE;
+    }
+    amx_db *db = cli_open_db_readonly(cfg);
+    if (!db)
+        return EXIT_IO;
+    out_ctx ctx = { .json = o->json };
+    if (o->json) {
+        amx_json_init(&ctx.j, stdout, true);
+        amx_json_begin_array(&ctx.j);
+    } else {
+        printf("clips targeting skeleton %s:\n", skel);
+    }
+    char err[1024];
+    amx_status st = amx_query_clips(db, skel, clip_row, &ctx, err, sizeof err);
+    if (o->json) {
+        amx_json_end_array(&ctx.j);
+        fputc('\n', stdout);
+    } else if (!st && ctx.count == 0) {
+        printf("  none (skeleton names are case-insensitive; 'animidx skeletons' lists them)\n");
+    }
+    amx_db_close(db);
+    if (st) {
+        cli_error("%s", err);
+        return EXIT_IO;
+    }
+    return EXIT_OK;
+}
+
+/* ---- skeletons ---- */
+
+static void skeleton_row(const amx_skeleton_row *r, void *user)
+{
+    out_ctx *o = user;
+    o->count++;
+    if (o->json) {
+        amx_json_begin_object(&o->j);
+        amx_json_kstring(&o->j, "path", r->path);
+        amx_json_kstring(&o->j, "skeleton", r->skeleton);
+        amx_json_kint(&o->j, "bones", r->bones);
+        amx_json_kstring(&o->j, "format", r->format);
+        amx_json_kint(&o->j, "clips", r->clips);
+        amx_json_kstring(&o->j, "root", r->root);
+        amx_json_end_object(&o->j);
+        return;
+    }
+    printf("  %-40s %4lld bones %4lld clips  %s\n", r->skeleton, (long long)r->bones,
+           (long long)r->clips, r->path);
+}
+
+int cmd_skeletons(cli_opts *o, amx_config *cfg)
+{
+    amx_db *db = cli_open_db_readonly(cfg);
+    if (!db)
+        return EXIT_IO;
+    out_ctx ctx = { .json = o->json };
+    if (o->json) {
+        amx_json_init(&ctx.j, stdout, true);
+        amx_json_begin_array(&ctx.j);
+    }
+    char err[1024];
+    amx_status st = amx_query_skeletons(db, skeleton_row, &ctx, err, sizeof err);
+    if (o->json) {
+        amx_json_end_array(&ctx.j);
+        fputc('\n', stdout);
+    } else if (!st) {
+        printf("%d skeletons\n", ctx.count);
+    }
+    amx_db_close(db);
+    if (st) {
+        cli_error("%s", err);
+        return EXIT_IO;
+    }
+    return EXIT_OK;
+}
+
+/* ---- issues ---- */
+
+static void issue_json(amx_json *j, const amx_issue_row *r)
+{
+    amx_json_begin_object(j);
+    amx_json_kstring(j, "path", r->path);
+    amx_json_kstring(j, "code", r->code);
+    amx_json_kstring(j, "severity", amx_severity_name(r->severity));
+    amx_json_kstring(j, "message", r->message);
+    json_offset(j, r->offset);
+    amx_json_kstring(j, "context", r->context);
+    amx_json_kstring(j, "root", r->root);
+    amx_json_end_object(j);
+}
+
+static void issue_text(const amx_issue_row *r)
+{
+    printf("  %-7s %s", amx_severity_name(r->severity), r->code);
+    if (r->offset >= 0)
+        printf(" @%lld", (long long)r->offset);
+    if (r->context[0])
+        printf(" (%s)", r->context);
+    printf(": %s\n", r->message);
+}
+
+static void issue_row(const amx_issue_row *r, void *user)
+{
+    out_ctx *o = user;
+    o->count++;
+    if (o->json) {
+        issue_json(&o->j, r);
+        return;
+    }
+    if (strcmp(o->last_path, r->path) != 0) {
+        snprintf(o->last_path, sizeof o->last_path, "%s", r->path);
+        printf("%s\n", r->path);
+    }
+    issue_text(r);
+}
+
+int cmd_issues(cli_opts *o, amx_config *cfg)
+{
+    amx_issue_filter f = { .code = o->code, .path_prefix = o->nargs ? o->args[0] : NULL };
+    if (o->severity) {
+        if (!amx_severity_parse(o->severity, &f.min_severity) || f.min_severity == AMX_SEV_OFF) {
+            cli_error("--severity: expected info, warning or error, got '%s'", o->severity);
+            return EXIT_USAGE;
+        }
+        f.has_min_severity = true;
+    }
+    amx_code code;
+    if (o->code && !amx_code_parse(o->code, &code)) {
+        cli_error("--code: unknown issue code '%s'; 'animidx rules' lists them", o->code);
+        return EXIT_USAGE;
+    }
+    amx_db *db = cli_open_db_readonly(cfg);
+    if (!db)
+        return EXIT_IO;
+    out_ctx ctx = { .json = o->json };
+    if (o->json) {
+        amx_json_init(&ctx.j, stdout, true);
+        amx_json_begin_array(&ctx.j);
+    }
+    char err[1024];
+    amx_status st = amx_query_issues(db, cfg, &f, issue_row, &ctx, err, sizeof err);
+    if (o->json) {
+        amx_json_end_array(&ctx.j);
+        fputc('\n', stdout);
+    } else if (!st) {
+        printf("%d findings\n", ctx.count);
+    }
+    amx_db_close(db);
+    if (st) {
+        cli_error("%s", err);
+        return EXIT_IO;
+    }
+    return EXIT_OK;
+}
+
+/* ---- show ---- */
+
+typedef struct show_ctx {
+    out_ctx o;
+    int open;       /* 0 none, 1 in the file object */
+    bool in_bones, in_clips, in_tracks, in_meshes, in_members, in_issues;
+} show_ctx;
+
+static void close_arrays(show_ctx *s)
+{
+    if (!s->o.json)
+        return;
+    if (s->in_bones) {
+        amx_json_end_array(&s->o.j);
+        amx_json_end_object(&s->o.j);
+        s->in_bones = false;
+    }
+    if (s->in_tracks) {
+        amx_json_end_array(&s->o.j);
+        amx_json_end_object(&s->o.j);
+        s->in_tracks = false;
+    }
+}
+
+static void show_file(const amx_show_file *f, void *user)
+{
+    show_ctx *s = user;
+    s->o.count++;
+    if (s->o.json) {
+        amx_json_begin_object(&s->o.j);
+        amx_json_kstring(&s->o.j, "path", f->path);
+        amx_json_kstring(&s->o.j, "root", f->root);
+        amx_json_kstring(&s->o.j, "format", f->format);
+        amx_json_kstring(&s->o.j, "version", f->version);
+        amx_json_kstring(&s->o.j, "status", f->status);
+        amx_json_kstring(&s->o.j, "container", f->container);
+        amx_json_kint(&s->o.j, "size", f->size);
+        amx_json_kint(&s->o.j, "mtime_ns", f->mtime_ns);
+        char hex[17];
+        snprintf(hex, sizeof hex, "%016llx", (unsigned long long)f->hash);
+        amx_json_kstring(&s->o.j, "xxh3", hex);
+        amx_json_kint(&s->o.j, "decoder_version", f->decoder_version);
+        amx_json_key(&s->o.j, "skeletons");
+        amx_json_begin_array(&s->o.j);
+        return;
+    }
+    printf("%s  (root %s)\n  format %s%s%s, %s; %lld bytes; xxh3 %016llx; decoder v%lld\n", f->path,
+           f->root, f->format, f->version[0] ? " version " : "", f->version, f->status,
+           (long long)f->size, (unsigned long long)f->hash, (long long)f->decoder_version);
+    if (f->container)
+        printf("  inside archive %s\n", f->container);
+}
+
+static void show_skeleton(const char *name, int64_t bones, void *user)
+{
+    show_ctx *s = user;
+    if (s->o.json) {
+        close_arrays(s);
+        amx_json_begin_object(&s->o.j);
+        amx_json_kstring(&s->o.j, "name", name);
+        amx_json_key(&s->o.j, "bones");
+        amx_json_begin_array(&s->o.j);
+        s->in_bones = true;
+        return;
+    }
+    printf("  skeleton %s: %lld bones\n", name, (long long)bones);
+}
+
+static void show_bone(int64_t idx, const char *name, int64_t parent, void *user)
+{
+    show_ctx *s = user;
+    if (s->o.json) {
+        amx_json_begin_object(&s->o.j);
+        amx_json_kstring(&s->o.j, "name", name);
+        amx_json_kint(&s->o.j, "parent", parent);
+        amx_json_end_object(&s->o.j);
+        return;
+    }
+    printf("    %3lld %-32s parent %lld\n", (long long)idx, name, (long long)parent);
+}
+
+static void start_section(show_ctx *s, const char *key, bool *flag)
+{
+    if (*flag)
+        return;
+    close_arrays(s);
+    /* sections come in a fixed order: end the previous one */
+    if (s->o.json) {
+        if (!s->in_clips && !s->in_meshes && !s->in_members && !s->in_issues) {
+            amx_json_end_array(&s->o.j); /* skeletons */
+        } else {
+            amx_json_end_array(&s->o.j);
+        }
+        s->in_clips = s->in_meshes = s->in_members = s->in_issues = false;
+        amx_json_key(&s->o.j, key);
+        amx_json_begin_array(&s->o.j);
+    }
+    *flag = true;
+}
+
+static void show_clip(const amx_clip_row *c, void *user)
+{
+    show_ctx *s = user;
+    if (s->o.json) {
+        start_section(s, "clips", &s->in_clips);
+        close_arrays(s);
+        amx_json_begin_object(&s->o.j);
+        amx_json_kstring(&s->o.j, "clip", c->clip);
+        amx_json_kstring(&s->o.j, "skeleton", c->skeleton);
+        amx_json_kbool(&s->o.j, "bound", c->bound);
+        amx_json_key(&s->o.j, "frames");
+        if (c->frames >= 0)
+            amx_json_int(&s->o.j, c->frames);
+        else
+            amx_json_null(&s->o.j);
+        amx_json_knumber(&s->o.j, "fps", c->fps);
+        amx_json_knumber(&s->o.j, "duration", c->duration);
+        amx_json_kint(&s->o.j, "bones_missing", c->bones_missing);
+        amx_json_key(&s->o.j, "tracks");
+        amx_json_begin_array(&s->o.j);
+        s->in_tracks = true;
+        return;
+    }
+    s->in_clips = true;
+    printf("  clip %s -> skeleton %s%s: ", c->clip, c->skeleton ? c->skeleton : "(unknown)",
+           c->bound ? "" : " (not in the index)");
+    if (c->frames >= 0)
+        printf("%lld frames @ %g fps (%.4g s), ", (long long)c->frames, c->fps, c->duration);
+    printf("%lld tracks, %lld bones do not match\n", (long long)c->tracks, (long long)c->bones_missing);
+}
+
+static void show_track(int64_t idx, const char *bone, int64_t bone_index, const char *channels,
+                       void *user)
+{
+    show_ctx *s = user;
+    if (s->o.json) {
+        amx_json_begin_object(&s->o.j);
+        amx_json_kstring(&s->o.j, "bone", bone);
+        amx_json_kint(&s->o.j, "bone_index", bone_index);
+        amx_json_kstring(&s->o.j, "channels", channels);
+        amx_json_end_object(&s->o.j);
+        return;
+    }
+    (void)idx;
+    printf("    bone %3lld %-32s %s\n", (long long)bone_index, bone ? bone : "", channels);
+}
+
+static void show_model(const amx_model_row *m, void *user)
+{
+    show_ctx *s = user;
+    if (s->o.json) {
+        close_arrays(s);
+        start_section(s, "meshes", &s->in_meshes);
+        /* the model summary goes in as the first element's sibling keys is awkward in JSON:
+         * emit it as an object in the meshes list with "kind" */
+        amx_json_begin_object(&s->o.j);
+        amx_json_kstring(&s->o.j, "kind", m->kind);
+        amx_json_kstring(&s->o.j, "name", m->name);
+        amx_json_kint(&s->o.j, "meshes", m->meshes);
+        amx_json_kint(&s->o.j, "submeshes", m->submeshes);
+        amx_json_kint(&s->o.j, "vertices", m->vertices);
+        amx_json_kint(&s->o.j, "triangles", m->triangles);
+        amx_json_kint(&s->o.j, "lights", m->lights);
+        amx_json_kint(&s->o.j, "proxies", m->proxies);
+        amx_json_kint(&s->o.j, "dazzles", m->dazzles);
+        amx_json_kint(&s->o.j, "emitters", m->emitters);
+        amx_json_end_object(&s->o.j);
+        return;
+    }
+    if (strcmp(m->kind, "particle") == 0)
+        printf("  particle system '%s': %lld emitters\n", m->name, (long long)m->emitters);
+    else
+        printf("  model: %lld meshes (%lld sub-meshes), %lld vertices, %lld triangles, %lld lights, "
+               "%lld proxies, %lld dazzles\n",
+               (long long)m->meshes, (long long)m->submeshes, (long long)m->vertices,
+               (long long)m->triangles, (long long)m->lights, (long long)m->proxies,
+               (long long)m->dazzles);
+}
+
+static void show_mesh(const char *name, int64_t materials, int64_t vertices, int64_t triangles,
+                      const char *shaders, bool hidden, bool collision, void *user)
+{
+    show_ctx *s = user;
+    if (s->o.json) {
+        start_section(s, "meshes", &s->in_meshes);
+        amx_json_begin_object(&s->o.j);
+        amx_json_kstring(&s->o.j, "name", name);
+        amx_json_kint(&s->o.j, "materials", materials);
+        amx_json_kint(&s->o.j, "vertices", vertices);
+        amx_json_kint(&s->o.j, "triangles", triangles);
+        amx_json_kstring(&s->o.j, "shaders", shaders);
+        amx_json_kbool(&s->o.j, "hidden", hidden);
+        amx_json_kbool(&s->o.j, "collision", collision);
+        amx_json_end_object(&s->o.j);
+        return;
+    }
+    printf("    mesh %-32s %lld materials, %lld vertices, %lld triangles, %s%s%s\n", name,
+           (long long)materials, (long long)vertices, (long long)triangles, shaders,
+           hidden ? ", hidden" : "", collision ? ", collision" : "");
+}
+
+static void show_member(const char *path, const char *format, const char *status, void *user)
+{
+    show_ctx *s = user;
+    if (s->o.json) {
+        start_section(s, "members", &s->in_members);
+        amx_json_begin_object(&s->o.j);
+        amx_json_kstring(&s->o.j, "path", path);
+        amx_json_kstring(&s->o.j, "format", format);
+        amx_json_kstring(&s->o.j, "status", status);
+        amx_json_end_object(&s->o.j);
+        return;
+    }
+    if (!s->in_members)
+        printf("  archive members:\n");
+    s->in_members = true;
+    printf("    %-64s %s, %s\n", path, format, status);
+}
+
+static void show_issue(const amx_issue_row *r, void *user)
+{
+    show_ctx *s = user;
+    if (s->o.json) {
+        start_section(s, "issues", &s->in_issues);
+        issue_json(&s->o.j, r);
+        return;
+    }
+    if (!s->in_issues)
+        printf("  findings:\n");
+    s->in_issues = true;
+    issue_text(r);
+}
+
+static void show_end(void *user)
+{
+    show_ctx *s = user;
+    if (s->o.json) {
+        if (!s->in_issues)
+            start_section(s, "issues", &s->in_issues);
+        amx_json_end_array(&s->o.j);
+        amx_json_end_object(&s->o.j);
+    }
+    s->in_bones = s->in_clips = s->in_tracks = s->in_meshes = s->in_members = s->in_issues = false;
+}
+
+int cmd_show(cli_opts *o, amx_config *cfg)
+{
+    if (o->nargs != 1) {
+        cli_error("show: give one path, e.g. 'animidx show Art/Models/VSF_AUREK.ALO' (or just its file name)");
+        return EXIT_USAGE;
+    }
+    amx_db *db = cli_open_db_readonly(cfg);
+    if (!db)
+        return EXIT_IO;
+    show_ctx s = { .o.json = o->json };
+    if (o->json) {
+        amx_json_init(&s.o.j, stdout, true);
+        amx_json_begin_array(&s.o.j);
+    }
+    amx_show_callbacks cb = {
+        .file = show_file, .skeleton = show_skeleton, .bone = show_bone, .clip = show_clip,
+        .track = show_track, .model = show_model, .mesh = show_mesh, .member = show_member,
+        .issue = show_issue, .end = show_end,
+    };
+    char err[1024];
+    int found = 0;
+    amx_status st = amx_query_show(db, cfg, o->args[0], &cb, &s, &found, err, sizeof err);
+    if (o->json) {
+        amx_json_end_array(&s.o.j);
+        fputc('\n', stdout);
+    }
+    amx_db_close(db);
+    if (st) {
+        cli_error("%s", err);
+        return EXIT_IO;
+    }
+    if (!found) {
+        cli_error("show: nothing indexed at '%s'; paths are relative to the scanned root "
+                  "(try the file name alone, or 'animidx issues' to list indexed paths)",
+                  o->args[0]);
+        return EXIT_FINDINGS;
+    }
+    return EXIT_OK;
+}
+
+/* ---- rules ---- */
+
+int cmd_rules(cli_opts *o, amx_config *cfg)
+{
+    amx_json j;
+    if (o->json) {
+        amx_json_init(&j, stdout, true);
+        amx_json_begin_array(&j);
+    }
+    for (int i = 0; i < AMX_CODE_COUNT; i++) {
+        const amx_code_info *ci = amx_code_get((amx_code)i);
+        amx_severity eff = cfg->severity_set[i] ? cfg->severity[i] : ci->severity;
+        if (o->json) {
+            amx_json_begin_object(&j);
+            amx_json_kstring(&j, "code", ci->name);
+            amx_json_kstring(&j, "severity", amx_severity_name(eff));
+            amx_json_kstring(&j, "default_severity", amx_severity_name(ci->severity));
+            amx_json_kstring(&j, "summary", ci->summary);
+            amx_json_kstring(&j, "help", ci->help);
+            amx_json_end_object(&j);
+        } else {
+            printf("%-24s %-8s %s%s\n", ci->name, amx_severity_name(eff), ci->summary,
+                   cfg->severity_set[i] ? " (severity set by the config)" : "");
+        }
+    }
+    if (o->json) {
+        amx_json_end_array(&j);
+        fputc('\n', stdout);
+    }
+    return EXIT_OK;
+}

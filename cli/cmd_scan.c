@@ -1,0 +1,163 @@
+/* animidx scan: the incremental scan of one or more roots, with a progress line on a terminal
+ * and a summary at the end. */
+#include "cli.h"
+
+#include "animidx/json.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static void progress(const amx_scan_progress *p, void *user)
+{
+    (void)user;
+    fprintf(stderr, "\r\033[Kscanning: %llu files, %llu decoded, %llu unchanged, %.1f MB read",
+            (unsigned long long)p->files_seen, (unsigned long long)p->files_decoded,
+            (unsigned long long)p->files_unchanged, (double)p->bytes_read / 1e6);
+    fflush(stderr);
+}
+
+static void add_stats(amx_scan_stats *sum, const amx_scan_stats *s)
+{
+    sum->files_seen += s->files_seen;
+    sum->files_unchanged += s->files_unchanged;
+    sum->files_rehashed += s->files_rehashed;
+    sum->files_decoded += s->files_decoded;
+    sum->files_removed += s->files_removed;
+    sum->files_failed += s->files_failed;
+    sum->bytes_read += s->bytes_read;
+    sum->clips_linked += s->clips_linked;
+    sum->seconds += s->seconds;
+}
+
+int cli_print_summary(amx_db *db, const amx_config *cfg, bool json, const amx_scan_stats *st)
+{
+    amx_summary sum;
+    char err[1024];
+    if (amx_query_summary(db, cfg, &sum, err, sizeof err) != AMX_OK) {
+        cli_error("%s", err);
+        return EXIT_IO;
+    }
+    if (json) {
+        amx_json j;
+        amx_json_init(&j, stdout, true);
+        amx_json_begin_object(&j);
+        amx_json_kint(&j, "schema", AMX_JSON_SCHEMA);
+        amx_json_kstring(&j, "database", cfg->db_path);
+        if (st) {
+            amx_json_key(&j, "scan");
+            amx_json_begin_object(&j);
+            amx_json_kint(&j, "files_seen", (int64_t)st->files_seen);
+            amx_json_kint(&j, "files_decoded", (int64_t)st->files_decoded);
+            amx_json_kint(&j, "files_unchanged", (int64_t)st->files_unchanged);
+            amx_json_kint(&j, "files_rehashed", (int64_t)st->files_rehashed);
+            amx_json_kint(&j, "files_removed", (int64_t)st->files_removed);
+            amx_json_kint(&j, "files_failed", (int64_t)st->files_failed);
+            amx_json_kint(&j, "bytes_read", (int64_t)st->bytes_read);
+            amx_json_knumber(&j, "seconds", st->seconds);
+            amx_json_end_object(&j);
+        }
+        amx_json_key(&j, "files");
+        amx_json_begin_object(&j);
+        for (int f = 1; f < AMX_FORMAT_COUNT; f++)
+            amx_json_kint(&j, amx_format_name((amx_format)f), (int64_t)sum.by_format[f]);
+        amx_json_kint(&j, "unknown", (int64_t)sum.by_format[AMX_FMT_UNKNOWN]);
+        amx_json_kint(&j, "other", (int64_t)sum.other_files);
+        amx_json_end_object(&j);
+        amx_json_kint(&j, "clips", (int64_t)sum.clips);
+        amx_json_kint(&j, "clips_unbound", (int64_t)sum.clips_unbound);
+        amx_json_kint(&j, "skeletons", (int64_t)sum.skeletons);
+        amx_json_kint(&j, "models", (int64_t)sum.models);
+        amx_json_kint(&j, "particles", (int64_t)sum.particles);
+        amx_json_key(&j, "findings");
+        amx_json_begin_object(&j);
+        amx_json_kint(&j, "error", (int64_t)sum.findings[AMX_SEV_ERROR]);
+        amx_json_kint(&j, "warning", (int64_t)sum.findings[AMX_SEV_WARNING]);
+        amx_json_kint(&j, "info", (int64_t)sum.findings[AMX_SEV_INFO]);
+        amx_json_end_object(&j);
+        amx_json_end_object(&j);
+        fputc('\n', stdout);
+        return EXIT_OK;
+    }
+    if (st)
+        printf("scanned %llu files in %.2f s: %llu decoded, %llu unchanged, %llu removed, "
+               "%llu unreadable (%.1f MB read)\n",
+               (unsigned long long)st->files_seen, st->seconds,
+               (unsigned long long)st->files_decoded,
+               (unsigned long long)(st->files_unchanged + st->files_rehashed),
+               (unsigned long long)st->files_removed, (unsigned long long)st->files_failed,
+               (double)st->bytes_read / 1e6);
+    printf("index %s:\n  files:", cfg->db_path);
+    const char *sep = " ";
+    for (int f = 1; f < AMX_FORMAT_COUNT; f++) {
+        if (!sum.by_format[f])
+            continue;
+        printf("%s%llu %s", sep, (unsigned long long)sum.by_format[f], amx_format_name((amx_format)f));
+        sep = ", ";
+    }
+    if (sum.by_format[AMX_FMT_UNKNOWN])
+        printf("%s%llu unreadable or not recognised", sep, (unsigned long long)sum.by_format[AMX_FMT_UNKNOWN]);
+    if (sum.files == 0)
+        printf(" none");
+    printf(" (%llu other files skipped)\n", (unsigned long long)sum.other_files);
+    printf("  clips: %llu (%llu without a skeleton in the index), skeletons: %llu, models: %llu, "
+           "particle systems: %llu\n",
+           (unsigned long long)sum.clips, (unsigned long long)sum.clips_unbound,
+           (unsigned long long)sum.skeletons, (unsigned long long)sum.models,
+           (unsigned long long)sum.particles);
+    printf("  findings: %llu errors, %llu warnings, %llu info%s\n",
+           (unsigned long long)sum.findings[AMX_SEV_ERROR],
+           (unsigned long long)sum.findings[AMX_SEV_WARNING],
+           (unsigned long long)sum.findings[AMX_SEV_INFO],
+           sum.findings[AMX_SEV_ERROR] + sum.findings[AMX_SEV_WARNING]
+               ? " (list them with 'animidx issues')"
+               : "");
+    return EXIT_OK;
+}
+
+int cmd_scan(cli_opts *o, amx_config *cfg)
+{
+    const char **roots = o->args;
+    size_t nroots = (size_t)o->nargs;
+    if (nroots == 0) {
+        roots = (const char **)cfg->roots;
+        nroots = cfg->root_count;
+    }
+    if (nroots == 0) {
+        cli_error("scan: give the directory to scan (e.g. 'animidx scan ./Data') or set "
+                  "[scan] roots in the config");
+        return EXIT_USAGE;
+    }
+    amx_db *db = NULL;
+    char err[1024];
+    if (amx_db_open(cfg->db_path, 0, &db, err, sizeof err) != AMX_OK) {
+        cli_error("%s", err);
+        return EXIT_IO;
+    }
+    bool tty = !o->quiet && !o->json && isatty(STDERR_FILENO);
+    amx_scan_stats total = { 0 };
+    int rc = EXIT_OK;
+    for (size_t i = 0; i < nroots; i++) {
+        amx_scan_opts so = {
+            .root = roots[i],
+            .jobs = cfg->jobs,
+            .config = cfg,
+            .progress = tty ? progress : NULL,
+        };
+        amx_scan_stats st;
+        amx_status s = amx_scan(db, &so, &st, err, sizeof err);
+        if (tty)
+            fputs("\r\033[K", stderr);
+        if (s != AMX_OK) {
+            cli_error("%s", err);
+            rc = EXIT_IO;
+            continue;
+        }
+        add_stats(&total, &st);
+    }
+    if (rc == EXIT_OK || total.files_seen)
+        if (cli_print_summary(db, cfg, o->json, &total) != EXIT_OK)
+            rc = EXIT_IO;
+    amx_db_close(db);
+    return rc;
+}

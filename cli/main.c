@@ -1,0 +1,243 @@
+/*
+ * animidx: the command line. Dispatches to the commands, parses the options they share, loads
+ * the config (defaults < config file < flags) and maps failures to the documented exit codes.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const cli_cmd commands[] = {
+    { "scan", "scan [DIR...] [--db FILE] [--jobs N] [--json] [--quiet]",
+      "index a directory tree (incremental: unchanged files are skipped)",
+      "Recursively finds the animation, model and archive files under each DIR (the configured\n"
+      "roots when none is given), decodes new and changed ones in parallel, removes rows of\n"
+      "deleted files, binds clips to skeletons and prints a summary. A second scan of an\n"
+      "unchanged tree only stats the files. Files that cannot be read or decoded are recorded\n"
+      "with their findings; the scan goes on.\n"
+      "  --db FILE    the index (default: the config's [index] database)\n"
+      "  --jobs N     decoder threads (default: one per CPU)\n"
+      "  --json       print the summary as JSON\n"
+      "  --quiet      no progress line\n",
+      cmd_scan },
+    { "dump", "dump [--json] [--samples] FILE...",
+      "decode files without an index and print what they hold",
+      "Decodes each FILE (a member of an archive as ARCHIVE#NAME) and prints its skeletons,\n"
+      "clips, model data and findings. With --json, one JSON object per file per line, as in\n"
+      "docs/json.md. With --samples, every channel of every clip evaluated at every frame.\n"
+      "Exit status: 0 no error findings, 1 an error finding, 2 usage, 3 unreadable file.\n",
+      cmd_dump },
+    { "clips", "clips --skeleton NAME [--db FILE] [--json]",
+      "list the clips that target a skeleton",
+      "Lists every indexed clip bound to skeleton NAME (case-insensitive), with its frames, fps\n"
+      "and the number of its bones missing from the skeleton.\n",
+      cmd_clips },
+    { "skeletons", "skeletons [--db FILE] [--json]",
+      "list the skeletons in the index, with their bone and clip counts", "", cmd_skeletons },
+    { "issues", "issues [--severity S] [--code C] [PATH] [--db FILE] [--json]",
+      "list findings in the index",
+      "Lists findings at or above severity S (info, warning, error), of code C, under PATH.\n"
+      "Severity overrides from the config apply.\n",
+      cmd_issues },
+    { "show", "show PATH [--db FILE] [--json]",
+      "everything the index knows about a file",
+      "PATH is relative to the scanned root, or just the end of it (a file name).\n", cmd_show },
+    { "rules", "rules [--json]", "list every issue code with its severity and meaning",
+      "The same catalogue as docs/rules.md.\n", cmd_rules },
+};
+
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("animidx: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static void usage(FILE *out)
+{
+    fputs("animidx " AMX_VERSION_STRING
+          ": index and validate game animation and model files (Alamo, MEG)\n\n"
+          "usage: animidx COMMAND [OPTIONS]\n\ncommands:\n",
+          out);
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fputs("\ncommon options:\n"
+          "  --config FILE  config file (default: ./animidx.ini, else ~/.config/animidx/animidx.ini)\n"
+          "  --db FILE      index database\n"
+          "  --help         help for a command: animidx COMMAND --help\n"
+          "  --version      print the version\n"
+          "\nexit status: 0 ok, 1 findings at or above the gate, 2 usage or config error,\n"
+          "3 I/O or database error\n",
+          out);
+}
+
+static void command_help(const cli_cmd *c)
+{
+    printf("usage: animidx %s\n\n%s.\n\n%s", c->usage, c->summary, c->help);
+    printf("  --config FILE  config file\n  --help         this help\n");
+}
+
+static bool parse_int(const char *s, int lo, int hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return false;
+    *out = (int)v;
+    return true;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        if (argc > 2)
+            for (size_t i = 0; i < NCOMMANDS; i++)
+                if (strcmp(argv[2], commands[i].name) == 0) {
+                    command_help(&commands[i]);
+                    return EXIT_OK;
+                }
+        usage(stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("animidx %s (index schema %d, JSON schema %d)\n", AMX_VERSION_STRING, 1, AMX_JSON_SCHEMA);
+        return EXIT_OK;
+    }
+    const cli_cmd *cmd = NULL;
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            cmd = &commands[i];
+    if (!cmd) {
+        cli_error("unknown command '%s'; run 'animidx --help' for the list", argv[1]);
+        return EXIT_USAGE;
+    }
+    cli_opts o = { .jobs = -1 };
+    const char **args = calloc((size_t)argc, sizeof *args);
+    if (!args)
+        return EXIT_IO;
+    o.args = args;
+    bool only_args = false;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (only_args || a[0] != '-' || strcmp(a, "-") == 0) {
+            args[o.nargs++] = a;
+            continue;
+        }
+        if (strcmp(a, "--") == 0) {
+            only_args = true;
+            continue;
+        }
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            command_help(cmd);
+            free(args);
+            return EXIT_OK;
+        }
+        /* --name=value or --name value */
+        char name[32];
+        const char *value = NULL;
+        const char *eq = strchr(a, '=');
+        size_t nlen = eq ? (size_t)(eq - a) : strlen(a);
+        if (nlen >= sizeof name)
+            nlen = sizeof name - 1;
+        memcpy(name, a, nlen);
+        name[nlen] = '\0';
+        static const char *const valued[] = { "--config", "--db", "--jobs", "--skeleton",
+                                              "--severity", "--code" };
+        bool takes_value = false;
+        for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
+            if (strcmp(name, valued[k]) == 0)
+                takes_value = true;
+        if (takes_value) {
+            if (eq)
+                value = eq + 1;
+            else if (i + 1 < argc)
+                value = argv[++i];
+            else {
+                cli_error("%s needs a value; see 'animidx %s --help'", name, cmd->name);
+                free(args);
+                return EXIT_USAGE;
+            }
+        } else if (eq) {
+            cli_error("%s takes no value", name);
+            free(args);
+            return EXIT_USAGE;
+        }
+        if (strcmp(name, "--config") == 0)
+            o.config_path = value;
+        else if (strcmp(name, "--db") == 0)
+            o.db = value;
+        else if (strcmp(name, "--skeleton") == 0)
+            o.skeleton = value;
+        else if (strcmp(name, "--severity") == 0)
+            o.severity = value;
+        else if (strcmp(name, "--code") == 0)
+            o.code = value;
+        else if (strcmp(name, "--jobs") == 0) {
+            if (!parse_int(value, 0, 256, &o.jobs)) {
+                cli_error("--jobs: expected a whole number from 0 to 256, got '%s'", value);
+                free(args);
+                return EXIT_USAGE;
+            }
+        } else if (strcmp(name, "--json") == 0)
+            o.json = true;
+        else if (strcmp(name, "--samples") == 0)
+            o.samples = true;
+        else if (strcmp(name, "--quiet") == 0 || strcmp(name, "-q") == 0)
+            o.quiet = true;
+        else {
+            cli_error("unknown option '%s'; see 'animidx %s --help'", a, cmd->name);
+            free(args);
+            return EXIT_USAGE;
+        }
+    }
+
+    amx_config cfg;
+    if (amx_config_init(&cfg) != 0) {
+        cli_error("out of memory");
+        free(args);
+        return EXIT_IO;
+    }
+    char located[4096], err[1024];
+    const char *cfg_file = amx_config_locate(o.config_path, located, sizeof located);
+    if (cfg_file && amx_config_load_file(&cfg, cfg_file, err, sizeof err) != 0) {
+        cli_error("%s", err);
+        amx_config_finish(&cfg);
+        free(args);
+        return EXIT_USAGE;
+    }
+    if (o.db && amx_config_set_db(&cfg, o.db) != 0) {
+        amx_config_finish(&cfg);
+        free(args);
+        return EXIT_IO;
+    }
+    if (o.jobs >= 0)
+        cfg.jobs = o.jobs;
+    int rc = cmd->run(&o, &cfg);
+    amx_config_finish(&cfg);
+    free(args);
+    return rc;
+}
+
+amx_db *cli_open_db_readonly(const amx_config *cfg)
+{
+    amx_db *db = NULL;
+    char err[1024];
+    if (amx_db_open(cfg->db_path, AMX_DB_READONLY, &db, err, sizeof err) != AMX_OK) {
+        cli_error("%s", err);
+        return NULL;
+    }
+    return db;
+}

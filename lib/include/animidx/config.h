@@ -1,0 +1,61 @@
+/*
+ * animidx configuration (config/animidx.ini documents every key).
+ *
+ * Precedence: built-in defaults < the config file < command-line flags (applied by the caller
+ * after loading). The file is `--config FILE`, else ./animidx.ini, else
+ * $XDG_CONFIG_HOME/animidx/animidx.ini (~/.config/animidx/animidx.ini); see amx_config_locate.
+ *
+ *   [index]
+ *   database = path             ; relative paths resolve against the config file's directory
+ *   [scan]
+ *   roots = path, path          ; comma-separated and/or repeated on continuation lines
+ *   jobs = 0                    ; 0 = one per CPU
+ *   ignore = *.bak, tmp/ *      ; fnmatch globs on the path relative to the root ('/' separators)
+ *   [severity]
+ *   BONE_NOT_IN_SKELETON = warning   ; info | warning | error | off
+ *
+ * An unknown section or key, or a bad value, is an error naming the file and the line.
+ */
+#ifndef ANIMIDX_CONFIG_H
+#define ANIMIDX_CONFIG_H
+
+#include "animidx.h"
+
+typedef struct amx_config {
+    char *db_path;                          /* owned; default: $XDG_STATE_HOME/animidx/index.db */
+    char **roots;                           /* owned */
+    size_t root_count;
+    int jobs;                               /* 0 = one per CPU */
+    char **ignore;                          /* owned fnmatch globs */
+    size_t ignore_count;
+    amx_severity severity[AMX_CODE_COUNT];  /* effective severity of every code */
+    bool severity_set[AMX_CODE_COUNT];      /* true where the config overrides the default */
+    char *source;                           /* the file loaded, or NULL when defaults only */
+} amx_config;
+
+/* Fills in the built-in defaults. Returns 0, or -ENOMEM. */
+int amx_config_init(amx_config *c);
+/* Frees everything; the struct may be init'ed again. A zeroed struct is a no-op. */
+void amx_config_finish(amx_config *c);
+
+/* Loads a file on top of what c holds. Returns 0, or -1 with a message in err such as
+ * "animidx.ini:7: unknown key 'rootz' in [scan] (known: roots, jobs, ignore)" or
+ * "animidx.ini: cannot open: No such file or directory". */
+int amx_config_load_file(amx_config *c, const char *path, char *err, size_t errlen);
+/* The same from a string; `name` stands for the file name in messages. */
+int amx_config_load_string(amx_config *c, const char *text, const char *name, char *err,
+                           size_t errlen);
+
+/* Finds the config file to use: `explicit_path` if non-NULL (returned even if it does not exist,
+ * so loading it reports the error), else ./animidx.ini, else the XDG one, if they exist.
+ * Writes the path into buf and returns buf, or returns NULL when there is none. */
+const char *amx_config_locate(const char *explicit_path, char *buf, size_t buflen);
+
+/* True when the root-relative path matches one of the ignore globs (a glob matching a directory
+ * also ignores everything below it). */
+bool amx_config_ignored(const amx_config *c, const char *relpath);
+
+/* Replaces the database path / the jobs (command-line flags). Return 0 or -ENOMEM. */
+int amx_config_set_db(amx_config *c, const char *path);
+
+#endif

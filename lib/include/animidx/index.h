@@ -1,0 +1,158 @@
+/*
+ * The SQLite index: open/migrate, the incremental scanner, the link pass and the queries.
+ *
+ * One writer: a scan (or the daemon) holds the only write connection and writes in
+ * BEGIN IMMEDIATE batches; readers open the database read-only and never block it (WAL).
+ * Functions return amx_status; on failure the message is in the caller's err buffer.
+ */
+#ifndef ANIMIDX_INDEX_H
+#define ANIMIDX_INDEX_H
+
+#include "animidx.h"
+#include "config.h"
+
+#include <stdint.h>
+
+typedef struct amx_db amx_db;
+
+enum { AMX_DB_READONLY = 1 << 0 };
+
+/* Opens (creating it and its directory unless READONLY) and migrates the index.
+ * A read-only open of a missing database fails with a message that says to run a scan. */
+amx_status amx_db_open(const char *path, int flags, amx_db **out, char *err, size_t errlen);
+void amx_db_close(amx_db *db); /* NULL is a no-op */
+int amx_db_schema_version(amx_db *db);
+/* The underlying handle, for queries in tests. */
+struct sqlite3 *amx_db_handle(amx_db *db);
+
+/* ---- scanning ---- */
+
+typedef struct amx_scan_progress {
+    uint64_t files_seen;      /* files found so far */
+    uint64_t files_decoded;   /* decoded (new or changed) */
+    uint64_t files_unchanged; /* skipped: size and mtime unchanged */
+    uint64_t bytes_read;
+    const char *current;      /* a path being worked on (may be NULL) */
+} amx_scan_progress;
+
+typedef struct amx_scan_opts {
+    const char *root;                 /* directory to scan */
+    int jobs;                         /* decoder threads; 0 = one per CPU */
+    const amx_config *config;         /* ignore globs; may be NULL */
+    /* Called from the scanning thread about every 100 ms, and once at the end. */
+    void (*progress)(const amx_scan_progress *p, void *user);
+    void *user;
+} amx_scan_opts;
+
+typedef struct amx_scan_stats {
+    uint64_t files_seen;          /* regular files found under the root (archives count once) */
+    uint64_t files_unchanged;     /* skipped by size and mtime */
+    uint64_t files_rehashed;      /* size/mtime changed but the content hash did not */
+    uint64_t files_decoded;       /* decoded, including archive members */
+    uint64_t files_removed;       /* rows removed for files that are gone */
+    uint64_t files_failed;        /* unreadable, vanished, loops */
+    uint64_t bytes_read;
+    uint64_t clips_linked;        /* clips (re)bound to skeletons by the link pass */
+    double seconds;
+} amx_scan_stats;
+
+/* Scans a directory tree into the index: decodes new and changed files in parallel, removes
+ * rows for deleted files, and re-binds clips to skeletons. Unreadable files, loops and files
+ * that vanish are findings, not failures. Returns AMX_OK unless the database fails or the root
+ * cannot be read at all. */
+amx_status amx_scan(amx_db *db, const amx_scan_opts *opts, amx_scan_stats *stats, char *err,
+                    size_t errlen);
+
+/* Re-binds every clip marked unlinked (called by amx_scan; exposed for tests and the daemon). */
+amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen);
+
+/* ---- queries (read-only) ---- */
+
+typedef struct amx_summary {
+    uint64_t files;               /* indexed files of our formats (archive members included) */
+    uint64_t other_files;         /* files seen that are not of a known format */
+    uint64_t by_format[AMX_FORMAT_COUNT];
+    uint64_t clips, skeletons, models, particles;
+    uint64_t clips_unbound;       /* clips whose skeleton was not found */
+    uint64_t findings[3];         /* by effective severity (info, warning, error) */
+} amx_summary;
+
+/* Totals over the whole index, with the config's severity overrides applied (config may be NULL). */
+amx_status amx_query_summary(amx_db *db, const amx_config *config, amx_summary *out, char *err,
+                             size_t errlen);
+
+/* Each query calls `row` once per result; string fields are valid only during the call. */
+typedef struct amx_clip_row {
+    const char *root, *path, *clip, *skeleton, *format;
+    int64_t frames;               /* -1 when the format has none */
+    double fps, duration;
+    int64_t bones_missing, tracks;
+    bool bound;                   /* the skeleton was found in the index */
+} amx_clip_row;
+
+amx_status amx_query_clips(amx_db *db, const char *skeleton,
+                           void (*row)(const amx_clip_row *r, void *user), void *user,
+                           char *err, size_t errlen);
+
+typedef struct amx_skeleton_row {
+    const char *root, *path, *skeleton, *format;
+    int64_t bones, clips;
+} amx_skeleton_row;
+
+amx_status amx_query_skeletons(amx_db *db,
+                               void (*row)(const amx_skeleton_row *r, void *user), void *user,
+                               char *err, size_t errlen);
+
+typedef struct amx_issue_row {
+    const char *root, *path, *code, *message, *context, *format;
+    amx_severity severity;        /* effective (config overrides applied) */
+    int64_t offset;               /* -1 when none */
+} amx_issue_row;
+
+typedef struct amx_issue_filter {
+    bool has_min_severity;
+    amx_severity min_severity;    /* report findings at or above this */
+    const char *code;             /* NULL = every code */
+    const char *path_prefix;      /* NULL = every file */
+} amx_issue_filter;
+
+amx_status amx_query_issues(amx_db *db, const amx_config *config, const amx_issue_filter *filter,
+                            void (*row)(const amx_issue_row *r, void *user), void *user,
+                            char *err, size_t errlen);
+
+/* `show`: everything known about the files whose path (relative to its root) matches `path`
+ * exactly, or which end with "/path". Calls the callbacks in order for each file. */
+typedef struct amx_show_file {
+    int64_t id;
+    const char *root, *path, *format, *version, *status, *container;
+    int64_t size, mtime_ns;
+    uint64_t hash;
+    int64_t decoder_version;
+} amx_show_file;
+
+typedef struct amx_model_row {
+    const char *kind, *name;      /* kind: "model" | "particle" */
+    int64_t meshes, submeshes, vertices, triangles, lights, proxies, dazzles, emitters;
+} amx_model_row;
+
+typedef struct amx_show_callbacks {
+    void (*file)(const amx_show_file *f, void *user);
+    void (*skeleton)(const char *name, int64_t bones, void *user);
+    void (*bone)(int64_t idx, const char *name, int64_t parent, void *user);
+    void (*clip)(const amx_clip_row *c, void *user);
+    void (*track)(int64_t idx, const char *bone, int64_t bone_index, const char *channels,
+                  void *user);
+    void (*model)(const amx_model_row *m, void *user);
+    void (*mesh)(const char *name, int64_t materials, int64_t vertices, int64_t triangles,
+                 const char *shaders, bool hidden, bool collision, void *user);
+    void (*member)(const char *path, const char *format, const char *status, void *user);
+    void (*issue)(const amx_issue_row *r, void *user);
+    void (*end)(void *user);
+} amx_show_callbacks;
+
+/* Returns AMX_OK and *found = number of files shown. */
+amx_status amx_query_show(amx_db *db, const amx_config *config, const char *path,
+                          const amx_show_callbacks *cb, void *user, int *found, char *err,
+                          size_t errlen);
+
+#endif

@@ -1,0 +1,40 @@
+/*
+ * A small streaming JSON writer to a FILE (the CLI's --json outputs, reports).
+ * Numbers that are not finite are written as null; strings are escaped (control characters,
+ * quotes, backslashes; bytes >= 0x80 pass through, invalid UTF-8 is replaced by U+FFFD).
+ */
+#ifndef ANIMIDX_JSON_H
+#define ANIMIDX_JSON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct amx_json {
+    FILE *out;
+    int depth;
+    bool need_comma[64];
+    bool after_key;
+    bool pretty;
+} amx_json;
+
+void amx_json_init(amx_json *j, FILE *out, bool pretty);
+void amx_json_begin_object(amx_json *j);
+void amx_json_end_object(amx_json *j);
+void amx_json_begin_array(amx_json *j);
+void amx_json_end_array(amx_json *j);
+void amx_json_key(amx_json *j, const char *key);
+void amx_json_string(amx_json *j, const char *s);   /* NULL writes null */
+void amx_json_int(amx_json *j, int64_t v);
+void amx_json_number(amx_json *j, double v);         /* %.9g; non-finite -> null */
+void amx_json_bool(amx_json *j, bool v);
+void amx_json_null(amx_json *j);
+/* key + value shorthands */
+void amx_json_kstring(amx_json *j, const char *key, const char *s);
+void amx_json_kint(amx_json *j, const char *key, int64_t v);
+void amx_json_knumber(amx_json *j, const char *key, double v);
+void amx_json_kbool(amx_json *j, const char *key, bool v);
+/* Writes an escaped string body (no quotes) to a FILE, for other writers (HTML, SARIF). */
+void amx_json_escape(FILE *out, const char *s);
+
+#endif
