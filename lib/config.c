@@ -1,2 +1,503 @@
-/* placeholder */
-typedef int amx_placeholder_config;
+/*
+ * animidx configuration: built-in defaults, the INI file (parsed with inih) and ignore globs.
+ *
+ * A load is all or nothing: the file is applied to a copy of the config, which replaces the
+ * caller's only when the whole file is good. inih gives the handler no line numbers, so the
+ * lines are read through our own reader, which counts them (and rejects lines too long for
+ * inih's fixed buffer); a syntax error that only inih sees is placed by its return value.
+ */
+#include "animidx/config.h"
+
+#include <ini.h>
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum { SEC_INDEX, SEC_SCAN, SEC_SEVERITY, SEC_COUNT };
+static const char *const section_names[SEC_COUNT] = { "index", "scan", "severity" };
+static const char *const section_keys[SEC_COUNT] = { "database", "roots, jobs, ignore", "" };
+
+#define MAX_JOBS 256
+
+/* ---- small helpers ---- */
+
+/* Returns a malloc'd "a" + "b" + "c"; any argument may be "". */
+static char *concat3(const char *a, const char *b, const char *c)
+{
+    size_t la = strlen(a), lb = strlen(b), lc = strlen(c);
+    char *s = malloc(la + lb + lc + 1);
+    if (s) {
+        memcpy(s, a, la);
+        memcpy(s + la, b, lb);
+        memcpy(s + la + lb, c, lc + 1);
+    }
+    return s;
+}
+
+/* An environment variable holding an absolute directory, or NULL (XDG says to ignore others). */
+static const char *env_dir(const char *name)
+{
+    const char *v = getenv(name);
+    return v && v[0] == '/' ? v : NULL;
+}
+
+static const char *env_home(void)
+{
+    const char *v = getenv("HOME");
+    return v && *v ? v : NULL;
+}
+
+/* Appends an owned string (NULL means an allocation failed); frees it on failure. */
+static int list_push(char ***items, size_t *count, char *owned)
+{
+    char **grown = owned ? realloc(*items, (*count + 1) * sizeof **items) : NULL;
+    if (!grown) {
+        free(owned);
+        return -ENOMEM;
+    }
+    grown[(*count)++] = owned;
+    *items = grown;
+    return 0;
+}
+
+static void list_free(char **items, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        free(items[i]);
+    free(items);
+}
+
+/* ---- init / finish / copy ---- */
+
+int amx_config_init(amx_config *c)
+{
+    memset(c, 0, sizeof *c);
+    const char *state = env_dir("XDG_STATE_HOME");
+    const char *home = env_home();
+    if (state)
+        c->db_path = concat3(state, "/animidx/index.db", "");
+    else if (home)
+        c->db_path = concat3(home, "/.local/state/animidx/index.db", "");
+    else
+        c->db_path = strdup("./animidx.db");
+    if (!c->db_path)
+        return -ENOMEM;
+    for (int i = 0; i < AMX_CODE_COUNT; i++)
+        c->severity[i] = amx_code_get((amx_code)i)->severity;
+    return 0;
+}
+
+void amx_config_finish(amx_config *c)
+{
+    free(c->db_path);
+    list_free(c->roots, c->root_count);
+    list_free(c->ignore, c->ignore_count);
+    free(c->source);
+    memset(c, 0, sizeof *c);
+}
+
+static int config_copy(amx_config *dst, const amx_config *src)
+{
+    *dst = *src;
+    dst->db_path = dst->source = NULL;
+    dst->roots = dst->ignore = NULL;
+    dst->root_count = dst->ignore_count = 0;
+    int rc = 0;
+    if ((src->db_path && !(dst->db_path = strdup(src->db_path))) ||
+        (src->source && !(dst->source = strdup(src->source))))
+        rc = -ENOMEM;
+    for (size_t i = 0; rc == 0 && i < src->root_count; i++)
+        rc = list_push(&dst->roots, &dst->root_count, strdup(src->roots[i]));
+    for (size_t i = 0; rc == 0 && i < src->ignore_count; i++)
+        rc = list_push(&dst->ignore, &dst->ignore_count, strdup(src->ignore[i]));
+    if (rc)
+        amx_config_finish(dst);
+    return rc;
+}
+
+int amx_config_set_db(amx_config *c, const char *path)
+{
+    char *copy = strdup(path);
+    if (!copy)
+        return -ENOMEM;
+    free(c->db_path);
+    c->db_path = copy;
+    return 0;
+}
+
+/* ---- loading ---- */
+
+typedef struct load_state {
+    amx_config work;       /* the copy the file is applied to */
+    const char *file;      /* the file's path, NULL for a string */
+    FILE *fp;              /* reading a file */
+    const char *text;      /* reading a string: the rest of it */
+    int lineno;            /* lines read so far */
+    int err_line;          /* line of our own error, 0 for none */
+    int read_errno;        /* a read error on fp */
+    char msg[512];         /* our own error, without the "name:line: " prefix */
+} load_state;
+
+__attribute__((format(printf, 2, 3)))
+static int fail(load_state *st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(st->msg, sizeof st->msg, fmt, ap);
+    va_end(ap);
+    st->err_line = st->lineno;
+    return 0; /* what the inih handler returns on error */
+}
+
+/* The section named by s[0..len) (surrounding blanks ignored), or -1. */
+static int section_id(const char *s, size_t len)
+{
+    while (len && (*s == ' ' || *s == '\t'))
+        s++, len--;
+    while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+        len--;
+    for (int i = 0; i < SEC_COUNT; i++)
+        if (strlen(section_names[i]) == len && strncasecmp(s, section_names[i], len) == 0)
+            return i;
+    return -1;
+}
+
+static int unknown_section(load_state *st, const char *s, size_t len)
+{
+    return fail(st, "unknown section [%.*s] (known: index, scan, severity)", (int)len, s);
+}
+
+/* Checks a line the reader returns; NULL stops the parse. */
+static char *check_line(load_state *st, char *line, int num)
+{
+    st->lineno++;
+    size_t len = strlen(line);
+    if (len == (size_t)num - 1 && line[len - 1] != '\n') {
+        fail(st, "line too long (at most %d characters)", num - 2);
+        return NULL;
+    }
+    /* A section header at the start of a line: check it here so an empty unknown section is
+     * caught too, on its own line (inih tells the handler only about keys). */
+    const char *p = line;
+    if (st->lineno == 1 && strncmp(p, "\xEF\xBB\xBF", 3) == 0)
+        p += 3;
+    const char *end = p[0] == '[' ? strchr(p, ']') : NULL;
+    if (end && section_id(p + 1, (size_t)(end - p - 1)) < 0) {
+        unknown_section(st, p + 1, (size_t)(end - p - 1));
+        return NULL;
+    }
+    return line;
+}
+
+static char *file_reader(char *str, int num, void *stream)
+{
+    load_state *st = stream;
+    if (st->err_line)
+        return NULL;
+    if (!fgets(str, num, st->fp)) {
+        if (ferror(st->fp))
+            st->read_errno = errno ? errno : EIO;
+        return NULL;
+    }
+    return check_line(st, str, num);
+}
+
+static char *string_reader(char *str, int num, void *stream)
+{
+    load_state *st = stream;
+    if (st->err_line || !*st->text || num < 2)
+        return NULL;
+    size_t n = 0;
+    while (n < (size_t)num - 1 && st->text[n]) {
+        if (st->text[n++] == '\n')
+            break;
+    }
+    memcpy(str, st->text, n);
+    str[n] = '\0';
+    st->text += n;
+    return check_line(st, str, num);
+}
+
+/* The directory relative paths resolve against: the config file's (or the current one), made
+ * absolute so the result does not depend on a later chdir. NULL with errno on failure. */
+static char *base_dir(const load_state *st)
+{
+    const char *slash = st->file ? strrchr(st->file, '/') : NULL;
+    if (slash && st->file[0] == '/')
+        return slash == st->file ? strdup("/") : strndup(st->file, (size_t)(slash - st->file));
+    char *cwd = getcwd(NULL, 0);
+    if (!cwd || !slash)
+        return cwd;
+    char *dir = strndup(st->file, (size_t)(slash - st->file));
+    char *abs = dir ? concat3(cwd, strcmp(cwd, "/") ? "/" : "", dir) : NULL;
+    free(cwd);
+    free(dir);
+    return abs;
+}
+
+/* Expands a path value: "~/x" is $HOME/x, a relative path is taken from base_dir(). Returns a
+ * malloc'd path, or NULL after fail(). */
+static char *resolve_path(load_state *st, const char *key, const char *value)
+{
+    char *path = NULL;
+    if (value[0] == '~' && (value[1] == '/' || value[1] == '\0')) {
+        const char *home = env_home();
+        if (!home) {
+            fail(st, "cannot expand '~' in %s: HOME is not set", key);
+            return NULL;
+        }
+        path = concat3(home, value + 1, "");
+    } else if (value[0] == '/') {
+        path = strdup(value);
+    } else {
+        while (value[0] == '.' && value[1] == '/')
+            value += 2;
+        char *base = base_dir(st);
+        if (!base) {
+            fail(st, "cannot resolve the relative path '%s' for %s: %s", value, key,
+                 strerror(errno));
+            return NULL;
+        }
+        bool here = value[0] == '\0' || strcmp(value, ".") == 0;
+        path = here ? strdup(base) : concat3(base, strcmp(base, "/") ? "/" : "", value);
+        free(base);
+    }
+    if (!path)
+        fail(st, "out of memory");
+    return path;
+}
+
+/* Adds the comma-separated items of value to a list (paths resolved when is_path). */
+static int add_items(load_state *st, const char *key, const char *value, bool is_path,
+                     char ***items, size_t *count)
+{
+    const char *p = value;
+    while (*p) {
+        while (*p == ' ' || *p == '\t' || *p == ',')
+            p++;
+        const char *end = p + strcspn(p, ",");
+        size_t len = (size_t)(end - p);
+        while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+            len--;
+        if (!is_path) /* "tmp/" means the directory tmp */
+            while (len > 1 && p[len - 1] == '/')
+                len--;
+        if (len) {
+            char *item = strndup(p, len);
+            if (item && is_path) {
+                char *path = resolve_path(st, key, item);
+                free(item);
+                if (!path)
+                    return 0;
+                item = path;
+            }
+            if (list_push(items, count, item) != 0)
+                return fail(st, "out of memory");
+        }
+        p = end;
+    }
+    return 1;
+}
+
+static int parse_jobs(load_state *st, const char *value)
+{
+    int n = 0;
+    bool ok = *value != '\0';
+    for (const char *p = value; ok && *p; p++) {
+        ok = *p >= '0' && *p <= '9';
+        n = ok ? n * 10 + (*p - '0') : n;
+        ok = ok && n <= MAX_JOBS;
+    }
+    if (!ok)
+        return fail(st, "bad value '%s' for jobs: expected a whole number from 0 to %d", value,
+                    MAX_JOBS);
+    st->work.jobs = n;
+    return 1;
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+    load_state *st = user;
+    amx_config *c = &st->work;
+    if (st->err_line) /* newer inih still hands over the start of an over-long line */
+        return 1;
+    if (!*section)
+        return fail(st, "key '%s' before any section (known: index, scan, severity)", name);
+    int sec = section_id(section, strlen(section));
+    if (sec < 0)
+        return unknown_section(st, section, strlen(section));
+
+    if (sec == SEC_INDEX && strcasecmp(name, "database") == 0) {
+        if (!*value)
+            return fail(st, "bad value '' for database: expected a path");
+        char *path = resolve_path(st, "database", value);
+        if (!path)
+            return 0;
+        free(c->db_path);
+        c->db_path = path;
+        return 1;
+    }
+    if (sec == SEC_SCAN && strcasecmp(name, "roots") == 0)
+        return add_items(st, "roots", value, true, &c->roots, &c->root_count);
+    if (sec == SEC_SCAN && strcasecmp(name, "ignore") == 0)
+        return add_items(st, "ignore", value, false, &c->ignore, &c->ignore_count);
+    if (sec == SEC_SCAN && strcasecmp(name, "jobs") == 0)
+        return parse_jobs(st, value);
+    if (sec == SEC_SEVERITY) {
+        amx_code code;
+        amx_severity sev;
+        if (!amx_code_parse(name, &code))
+            return fail(st, "unknown issue code '%s' in [severity] (run 'animidx rules' for "
+                            "the list)", name);
+        if (!amx_severity_parse(value, &sev))
+            return fail(st, "bad severity '%s' for %s: expected info, warning, error or off",
+                        value, amx_code_get(code)->name);
+        c->severity[code] = sev;
+        c->severity_set[code] = true;
+        return 1;
+    }
+    return fail(st, "unknown key '%s' in [%s] (known keys: %s)", name, section_names[sec],
+                section_keys[sec]);
+}
+
+static void set_err(char *err, size_t errlen, const char *name, int line, const char *msg)
+{
+    if (!err || !errlen)
+        return;
+    if (line > 0)
+        snprintf(err, errlen, "%s:%d: %s", name, line, msg);
+    else
+        snprintf(err, errlen, "%s: %s", name, msg);
+}
+
+/* Parses from st (fp or text set) into a copy of c; on success the copy replaces c. */
+static int load(amx_config *c, load_state *st, const char *name, char *err, size_t errlen)
+{
+    if (config_copy(&st->work, c) != 0) {
+        set_err(err, errlen, name, 0, "out of memory");
+        return -1;
+    }
+    int r = st->fp ? ini_parse_stream(file_reader, st, handler, st)
+                   : ini_parse_stream(string_reader, st, handler, st);
+    int line = 0;
+    const char *msg = NULL;
+    if (st->read_errno) {
+        snprintf(st->msg, sizeof st->msg, "cannot read: %s", strerror(st->read_errno));
+        msg = st->msg;
+    } else if (r == -2) {
+        msg = "out of memory";
+    } else if (r > 0 && (!st->err_line || r < st->err_line)) {
+        line = r; /* inih saw a malformed line before any error of ours */
+        msg = "syntax error: expected '[section]' or 'key = value'";
+    } else if (r != 0 || st->err_line) {
+        line = st->err_line;
+        msg = st->msg;
+    }
+    char *source = msg ? NULL : strdup(name);
+    if (!msg && !source)
+        msg = "out of memory";
+    if (msg) {
+        set_err(err, errlen, name, line, msg);
+        amx_config_finish(&st->work);
+        return -1;
+    }
+    if (err && errlen)
+        err[0] = '\0';
+    free(st->work.source);
+    st->work.source = source;
+    amx_config_finish(c);
+    *c = st->work;
+    return 0;
+}
+
+int amx_config_load_file(amx_config *c, const char *path, char *err, size_t errlen)
+{
+    load_state st = { .file = path };
+    st.fp = fopen(path, "r");
+    if (!st.fp) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "cannot open: %s", strerror(errno));
+        set_err(err, errlen, path, 0, msg);
+        return -1;
+    }
+    int rc = load(c, &st, path, err, errlen);
+    fclose(st.fp);
+    return rc;
+}
+
+int amx_config_load_string(amx_config *c, const char *text, const char *name, char *err,
+                           size_t errlen)
+{
+    load_state st = { .text = text };
+    return load(c, &st, name ? name : "<string>", err, errlen);
+}
+
+/* ---- locating the file ---- */
+
+static bool is_file(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && !S_ISDIR(sb.st_mode);
+}
+
+const char *amx_config_locate(const char *explicit_path, char *buf, size_t buflen)
+{
+    int n = -1;
+    if (explicit_path) {
+        n = snprintf(buf, buflen, "%s", explicit_path);
+    } else if (is_file("./animidx.ini")) {
+        n = snprintf(buf, buflen, "%s", "./animidx.ini");
+    } else {
+        const char *xdg = env_dir("XDG_CONFIG_HOME");
+        const char *home = env_home();
+        if (xdg)
+            n = snprintf(buf, buflen, "%s/animidx/animidx.ini", xdg);
+        else if (home)
+            n = snprintf(buf, buflen, "%s/.config/animidx/animidx.ini", home);
+        if (n >= 0 && (size_t)n < buflen && !is_file(buf))
+            n = -1;
+    }
+    return n >= 0 && (size_t)n < buflen ? buf : NULL;
+}
+
+/* ---- ignore globs ---- */
+
+static bool glob_match(const char *glob, const char *s)
+{
+    return fnmatch(glob, s, FNM_CASEFOLD) == 0;
+}
+
+bool amx_config_ignored(const amx_config *c, const char *relpath)
+{
+    size_t len = strlen(relpath);
+    char *buf = malloc(len + 1);
+    if (!buf)
+        return false;
+    bool hit = false;
+    for (size_t g = 0; g < c->ignore_count && !hit; g++) {
+        const char *glob = c->ignore[g];
+        hit = glob_match(glob, relpath);
+        /* every component ("a", "b", "c" of "a/b/c") and every leading directory ("a", "a/b") */
+        for (size_t start = 0; start <= len && !hit; ) {
+            size_t end = start + strcspn(relpath + start, "/");
+            memcpy(buf, relpath + start, end - start);
+            buf[end - start] = '\0';
+            hit = glob_match(glob, buf);
+            if (!hit && end < len) {
+                memcpy(buf, relpath, end);
+                buf[end] = '\0';
+                hit = glob_match(glob, buf);
+            }
+            start = end + 1;
+        }
+    }
+    free(buf);
+    return hit;
+}

@@ -217,6 +217,33 @@ static void test_codes_table(void)
     CHECK_STR(stem, "X");
 }
 
+/* docs/rules.md documents every code with its default severity, as `animidx rules` prints. */
+static void test_rules_doc(void)
+{
+    const char *src = getenv("AMX_SOURCE_ROOT");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/docs/rules.md", src ? src : "..");
+    size_t len = 0;
+    unsigned char *doc = test_read_file(path, &len);
+    CHECK(doc != NULL);
+    if (!doc)
+        return;
+    char *text = malloc(len + 1);
+    memcpy(text, doc, len);
+    text[len] = '\0';
+    for (int i = 0; i < AMX_CODE_COUNT; i++) {
+        const amx_code_info *ci = amx_code_get((amx_code)i);
+        char row[128];
+        snprintf(row, sizeof row, "| `%s` | %s |", ci->name, amx_severity_name(ci->severity));
+        if (!strstr(text, row)) {
+            printf("# docs/rules.md lacks the row for %s (%s)\n", ci->name, amx_severity_name(ci->severity));
+            test_failed_checks++;
+        }
+    }
+    free(text);
+    free(doc);
+}
+
 int main(void)
 {
     RUN(test_reader_le_be);
@@ -226,5 +253,6 @@ int main(void)
     RUN(test_chunk_walk);
     RUN(test_decode_unknown);
     RUN(test_codes_table);
+    RUN(test_rules_doc);
     return test_done();
 }

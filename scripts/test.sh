@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Runs every test: the whole suite in a normal build and again under ASan + UBSan.
+# Ends with a line "N passed, N failed" (one count per test program and build).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/deps.sh || exit 1
+
+run_suite() { # name, meson setup args...
+    local dir=$1
+    shift
+    if [ ! -f "$dir/build.ninja" ]; then
+        meson setup "$dir" "$@" >/dev/null || return 1
+    fi
+    ninja -C "$dir" >/dev/null || { ninja -C "$dir"; return 1; }
+    meson test -C "$dir" --print-errorlogs --num-processes "$(nproc)" || true
+}
+
+run_suite build-test
+run_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false
+
+python3 - <<'PY'
+import json, os, sys
+passed = failed = skipped = 0
+for d in ("build-test", "build-asan"):
+    log = os.path.join(d, "meson-logs", "testlog.json")
+    if not os.path.exists(log):
+        print(f"{d}: the build failed, so no test ran")
+        failed += 1
+        continue
+    for line in open(log):
+        r = json.loads(line)["result"]
+        if r in ("OK", "EXPECTEDFAIL"):
+            passed += 1
+        elif r == "SKIP":
+            skipped += 1
+        else:
+            failed += 1
+print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
+sys.exit(1 if failed else 0)
+PY
