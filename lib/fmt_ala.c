@@ -9,14 +9,14 @@
  *                   are decimal, as in the docs: 10 = 0x0a, 11..17 = 0x0b..0x11, verified on
  *                   the real files)
  *   0x1000  file    container: 0x1001, n x 0x1002, then in format 2 0x100A, 0x1009, 0x100B
- *   0x1001  0x1000  minis 01 u32 numFrames, 02 f32 fps, 03 u32 numBones (body 18 bytes = format 1)
+ *   0x1001  0x1000  minis 1 u32 numFrames, 2 f32 fps, 3 u32 numBones (body 18 bytes = format 1)
  *                   + 11 u32 rotFrameSize, 12 u32 transFrameSize, 13 u32 scaleFrameSize
  *                   (body 36 bytes = format 2); frame sizes count int16 elements per frame
  *   0x1002  0x1000  container, one per animated bone: 0x1003, (format 1) [0x1004] [0x1005] 0x1006,
  *                   then [0x1007] [0x1008]
- *   0x1003  0x1002  minis 04 name (ASCIIZ, size incl. NUL), 05 u32 bone index, 10 u32 unknown,
- *                   06 f32[3] transOffset, 07 f32[3] transScale, 08 f32[3] scaleOffset,
- *                   09 f32[3] scaleScale; format 2 adds 14 u16 transIdx, 15 u16 scaleIdx,
+ *   0x1003  0x1002  minis 4 name (ASCIIZ, size incl. NUL), 5 u32 bone index, 10 u32 unknown,
+ *                   6 f32[3] transOffset, 7 f32[3] transScale, 8 f32[3] scaleOffset,
+ *                   9 f32[3] scaleScale; format 2 adds 14 u16 transIdx, 15 u16 scaleIdx,
  *                   16 u16 rotIdx (0xFFFF = none; int16-element offsets into a frame block),
  *                   17 i16[4] default rotation. Read in any order.
  *   0x1004  0x1002  u16[3 * numFrames] translation            (format 1; absent: transOffset)
@@ -65,7 +65,7 @@ enum {
 };
 
 /* The three 16-bit channels, table-driven: their per-bone chunk (format 1), shared chunk and
- * header/bone minis (format 2). */
+ * frame-size mini (format 2). */
 enum { TRANS, SCALE, ROT, NCH };
 
 static const struct {
@@ -74,12 +74,11 @@ static const struct {
     uint32_t v1_chunk;     /* per-bone chunk in format 1 */
     uint32_t v2_chunk;     /* shared chunk in format 2 */
     uint8_t size_mini;     /* 0x1001 mini with the frame size (format 2) */
-    uint8_t index_mini;    /* 0x1003 mini with the bone's element index (format 2) */
     uint32_t flag;
 } chan[NCH] = {
-    [TRANS] = { "translation", 3, 0x1004, 0x100A, M_TRANS_SIZE, M_TRANS_IDX, AMX_CH_TRANSLATION },
-    [SCALE] = { "scale", 3, 0x1005, 0x100B, M_SCALE_SIZE, M_SCALE_IDX, AMX_CH_SCALE },
-    [ROT] = { "rotation", 4, 0x1006, 0x1009, M_ROT_SIZE, M_ROT_IDX, AMX_CH_ROTATION },
+    [TRANS] = { "translation", 3, 0x1004, 0x100A, M_TRANS_SIZE, AMX_CH_TRANSLATION },
+    [SCALE] = { "scale", 3, 0x1005, 0x100B, M_SCALE_SIZE, AMX_CH_SCALE },
+    [ROT] = { "rotation", 4, 0x1006, 0x1009, M_ROT_SIZE, AMX_CH_ROTATION },
 };
 
 #define NO_INDEX 0xFFFFu
@@ -115,13 +114,12 @@ typedef struct ala_bone {
     uint32_t pos;              /* position among the 0x1002 chunks */
     size_t offset;             /* 0x1002 chunk header */
     const char *ctx;           /* "bone 3 'name'", made on first use */
-    bool has_header;
     const char *name;
     bool has_index;
     uint32_t index;
     size_t index_at;
-    float offs[2][3], scales[2][3];  /* [TRANS or SCALE]: minis 06/07 and 08/09 */
-    size_t scale_at[2];              /* minis 07 and 09 */
+    float offs[2][3], scales[2][3];  /* [TRANS or SCALE]: minis 6/7 and 8/9 */
+    size_t scale_at[2];              /* value offsets of minis 7 and 9 */
     uint16_t idx[NCH];               /* format 2 element indices */
     size_t idx_at[NCH];
     bool has_default_rot;
@@ -411,7 +409,6 @@ static void parse_bone(amx_dec *d, const ala_header *h, const amx_chunk *bc, ala
             break;
         }
     }
-    b->has_header = header_seen;
     if (!header_seen)
         amx__finding(d, AMX_C_MISSING_CHUNK, (int64_t)bc->offset, bone_ctx(d, b),
                      "bone chunk 0x1002 has no header chunk 0x1003");

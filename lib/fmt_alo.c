@@ -156,8 +156,8 @@ static void unknown(amx_dec *d, seen_set *seen, uint32_t type, size_t offset, co
                  (unsigned)type);
 }
 
-/* Checks a fixed-size data chunk: a shorter body is an error (false: do not use it), a longer
- * one (or shorter than `expected` but long enough) a warning. */
+/* Checks the size of a fixed-size data chunk: a body shorter than `need` (the bytes read) is an
+ * error and false (do not use it); any other size than `expected` (the format's) a warning. */
 static bool fixed_size(amx_dec *d, const amx_chunk *c, size_t need, size_t expected,
                        const char *ctx)
 {
@@ -187,6 +187,16 @@ static void missing(amx_dec *d, int64_t offset, const char *ctx, const char *wha
     amx__finding(d, AMX_C_MISSING_CHUNK, offset, ctx, "%s is missing", what);
 }
 
+/* Formats a finding context into a CTX_LEN buffer (cut short if need be). */
+static void ctxf(char *buf, const char *fmt, ...) AMX_PRINTF(2, 3);
+static void ctxf(char *buf, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, CTX_LEN, fmt, ap);
+    va_end(ap);
+}
+
 static uint32_t add_sat(uint32_t a, uint32_t b) { return a > UINT32_MAX - b ? UINT32_MAX : a + b; }
 
 /* ---- model ---- */
@@ -195,7 +205,6 @@ typedef struct model_state {
     amx_model *m;
     uint32_t bones;    /* bones in the skeleton */
     uint32_t objects;  /* 0x400 and 0x1300 chunks: the object indices of 0x602 */
-    uint32_t mesh_i, light_i;
 } model_state;
 
 /* What a 0x10000 walk keeps for the checks that need the whole sub-mesh. */
@@ -237,7 +246,7 @@ static void decode_bone(amx_dec *d, const amx_chunk *c, amx_bone *bone, uint32_t
     *bone = default_bone;
     bone->name = child_string(d, c->body, CH_BONE_NAME);
     char ctx[CTX_LEN];
-    snprintf(ctx, sizeof ctx, "bone %u '%s'", index, bone->name);
+    ctxf(ctx, "bone %u '%s'", index, bone->name);
     bool has_name = false, has_data = false;
     seen_set seen = { 0 };
     amx_reader r = c->body;
@@ -280,7 +289,9 @@ static void decode_skeleton(amx_dec *d, const amx_chunk *c, model_state *ms)
     amx_reader r = c->body;
     amx_chunk ch;
     while (amx__chunk_next(d, &r, &ch)) {
-        if (ch.type == CH_BONE_COUNT && !has_count) {
+        if (ch.type == CH_BONE_COUNT) {
+            if (count_at)
+                continue; /* the first one counts */
             count_at = ch.offset + 8;
             if (fixed_size(d, &ch, 4, INFO_SIZE, "skeleton")) {
                 amx_reader b = ch.body;
@@ -310,7 +321,7 @@ static void decode_param(amx_dec *d, const amx_chunk *c, amx_shader_param *p, co
     amx_mini m;
     p->name = find_mini(c->body, 0x01, &m) ? amx__body_string(d, m.body) : "";
     char ctx[CTX_LEN];
-    snprintf(ctx, sizeof ctx, "%s param '%s'", subctx, p->name);
+    ctxf(ctx, "%s param '%s'", subctx, p->name);
     bool has_name = false, has_value = false;
     seen_set seen = { 0 };
     amx_reader r = c->body;
@@ -457,17 +468,23 @@ static void decode_collision(amx_dec *d, const amx_chunk *c, amx_submesh *s, sub
     amx_reader r = c->body;
     amx_chunk ch;
     while (amx__chunk_next(d, &r, &ch)) {
-        if (ch.type == CH_TREE_INFO && !has_info) {
+        if (ch.type == CH_TREE_INFO) {
+            if (!has_info)
+                decode_tree_info(d, &ch, ctx, &declared_nodes, &nodes_at, &declared_tris,
+                                 &tris_at);
             has_info = true;
-            decode_tree_info(d, &ch, ctx, &declared_nodes, &nodes_at, &declared_tris, &tris_at);
-        } else if (ch.type == CH_TREE_NODES && !has_nodes) {
+        } else if (ch.type == CH_TREE_NODES) {
+            if (has_nodes)
+                continue;
             has_nodes = true;
             nodes = ch;
             if (amx_reader_left(&ch.body) % NODE_SIZE != 0)
                 amx__finding(d, AMX_C_SIZE_MISMATCH, (int64_t)ch.offset, ctx,
                              "collision nodes of %zu bytes are not a whole number of %d-byte "
                              "nodes", amx_reader_left(&ch.body), NODE_SIZE);
-        } else if (ch.type == CH_TREE_MAP && !w->has_tree_map) {
+        } else if (ch.type == CH_TREE_MAP) {
+            if (w->has_tree_map)
+                continue;
             w->has_tree_map = true;
             w->tree_map = ch;
             if (amx_reader_left(&ch.body) % 2 != 0)
@@ -645,7 +662,7 @@ static void decode_mesh(amx_dec *d, const amx_chunk *c, model_state *ms, amx_mes
 {
     mesh->name = child_string(d, c->body, CH_MESH_NAME);
     char ctx[CTX_LEN], subctx[CTX_LEN];
-    snprintf(ctx, sizeof ctx, "mesh '%s'", mesh->name);
+    ctxf(ctx, "mesh '%s'", mesh->name);
     uint32_t materials = count_children(c->body, CH_MATERIAL, CH_MATERIAL);
     uint32_t datas = count_children(c->body, CH_SUBMESH, CH_SUBMESH);
     uint32_t n = materials > datas ? materials : datas;
@@ -672,11 +689,11 @@ static void decode_mesh(amx_dec *d, const amx_chunk *c, model_state *ms, amx_mes
             if (!info.offset)
                 decode_mesh_info(d, &ch, mesh, &info, ctx);
         } else if (ch.type == CH_MATERIAL && mi < n) {
-            snprintf(subctx, sizeof subctx, "%s submesh %u", ctx, mi);
+            ctxf(subctx, "%s submesh %u", ctx, mi);
             decode_material(d, &ch, &subs[mi], subctx);
             mi++;
         } else if (ch.type == CH_SUBMESH && di < n) {
-            snprintf(subctx, sizeof subctx, "%s submesh %u", ctx, di);
+            ctxf(subctx, "%s submesh %u", ctx, di);
             decode_submesh_data(d, &ch, &subs[di], ms, subctx);
             di++;
         } else {
@@ -698,19 +715,20 @@ static void decode_mesh(amx_dec *d, const amx_chunk *c, model_state *ms, amx_mes
     for (uint32_t i = 0; i < n; i++) {
         if ((info.collision != 0) == subs[i].has_collision)
             continue;
-        snprintf(subctx, sizeof subctx, "%s submesh %u", ctx, i);
+        ctxf(subctx, "%s submesh %u", ctx, i);
         amx__finding(d, AMX_C_BAD_VALUE, (int64_t)(info.offset + 36), subctx,
-                         info.collision ? "isCollisionEnabled is set but the sub-mesh has no "
-                                          "collision tree"
-                                        : "the sub-mesh has a collision tree but "
-                                          "isCollisionEnabled is 0");
+                     info.collision ? "isCollisionEnabled is set but the sub-mesh has no "
+                                      "collision tree"
+                                    : "the sub-mesh has a collision tree but isCollisionEnabled "
+                                      "is 0");
+    }
 }
 
 static void decode_light(amx_dec *d, const amx_chunk *c, amx_light *light)
 {
     light->name = child_string(d, c->body, CH_LIGHT_NAME);
     char ctx[CTX_LEN];
-    snprintf(ctx, sizeof ctx, "light '%s'", light->name);
+    ctxf(ctx, "light '%s'", light->name);
     bool has_name = false, has_data = false;
     seen_set seen = { 0 };
     amx_reader r = c->body;
@@ -762,7 +780,7 @@ static void decode_object_conn(amx_dec *d, const amx_chunk *c, amx_object_conn *
                                const model_state *ms, uint32_t index)
 {
     char ctx[CTX_LEN];
-    snprintf(ctx, sizeof ctx, "connection %u", index);
+    ctxf(ctx, "connection %u", index);
     bool has_object = false, has_bone = false;
     seen_set seen = { 0 };
     amx_reader r = c->body;
@@ -790,7 +808,7 @@ static void decode_proxy(amx_dec *d, const amx_chunk *c, amx_proxy *p, const mod
     amx_mini m;
     p->name = find_mini(c->body, 0x05, &m) ? amx__body_string(d, m.body) : "";
     char ctx[CTX_LEN];
-    snprintf(ctx, sizeof ctx, "proxy %u '%s'", index, p->name);
+    ctxf(ctx, "proxy %u '%s'", index, p->name);
     bool has_name = false, has_bone = false;
     uint32_t u = 0;
     seen_set seen = { 0 };
@@ -827,7 +845,7 @@ static void decode_dazzle(amx_dec *d, const amx_chunk *c, amx_dazzle *z, const m
     z->name = find_mini(c->body, 0x0B, &m) ? amx__body_string(d, m.body) : "";
     z->texture = "";
     char ctx[CTX_LEN];
-    snprintf(ctx, sizeof ctx, "dazzle %u '%s'", index, z->name);
+    ctxf(ctx, "dazzle %u '%s'", index, z->name);
     bool has_name = false, has_bone = false;
     uint32_t u = 0;
     seen_set seen = { 0 };
@@ -906,8 +924,9 @@ static void decode_connections(amx_dec *d, const amx_chunk *c, model_state *ms)
     amx_reader r = c->body;
     amx_chunk ch;
     while (amx__chunk_next(d, &r, &ch)) {
-        if (ch.type == CH_CONN_COUNTS && !cc.present) {
-            decode_conn_counts(d, &ch, &cc);
+        if (ch.type == CH_CONN_COUNTS) {
+            if (!cc.present)
+                decode_conn_counts(d, &ch, &cc);
         } else if (ch.type == CH_CONN_OBJECT && m->connection_count < n_obj) {
             decode_object_conn(d, &ch, &objs[m->connection_count], ms, m->connection_count);
             m->connection_count++;
@@ -1052,30 +1071,38 @@ static void walk_tree(amx_dec *d, amx_reader body, uint32_t parent, int depth)
     }
 }
 
+static void decode_emitter_list(amx_dec *d, const amx_chunk *c, amx_particle *p)
+{
+    seen_set seen = { 0 };
+    amx_reader r = c->body;
+    amx_chunk e;
+    while (amx__chunk_next(d, &r, &e)) {
+        if (e.type == CH_EMITTER)
+            p->emitter_count++;
+        else
+            unknown(d, &seen, e.type, e.offset, "emitters", "emitter list chunk");
+        if (e.type == CH_EMITTER || e.container)
+            walk_tree(d, e.body, e.type, 2);
+    }
+}
+
 static void decode_particle_root(amx_dec *d, const amx_chunk *root, amx_particle *p)
 {
     bool has_name = false, has_emitters = false;
     size_t name_at = root->offset;
-    seen_set seen = { 0 }, seen_list = { 0 };
+    seen_set seen = { 0 };
     amx_reader r = root->body;
     amx_chunk c;
     while (amx__chunk_next(d, &r, &c)) {
-        if (c.type == 0x0 && !has_name) {
-            has_name = true;
-            name_at = c.offset;
-            p->name = amx__body_string(d, c.body);
-        } else if (c.type == CH_EMITTERS && !has_emitters) {
-            has_emitters = true;
-            amx_reader er = c.body;
-            amx_chunk e;
-            while (amx__chunk_next(d, &er, &e)) {
-                if (e.type == CH_EMITTER)
-                    p->emitter_count++;
-                else
-                    unknown(d, &seen_list, e.type, e.offset, "emitters", "emitter list chunk");
-                if (e.type == CH_EMITTER || e.container)
-                    walk_tree(d, e.body, e.type, 2);
+        if (c.type == 0x0) {
+            if (!has_name) {
+                name_at = c.offset;
+                p->name = amx__body_string(d, c.body);
             }
+            has_name = true;
+        } else if (c.type == CH_EMITTERS) {
+            has_emitters = true;
+            decode_emitter_list(d, &c, p);
         } else if (c.type == 0x1 || c.type == 0x2) {
             /* id, persist flag */
         } else {

@@ -39,7 +39,7 @@ int amx_config_init(amx_config *c);
 void amx_config_finish(amx_config *c);
 
 /* Loads a file on top of what c holds. Returns 0, or -1 with a message in err such as
- * "animidx.ini:7: unknown key 'rootz' in [scan] (known: roots, jobs, ignore)" or
+ * "animidx.ini:7: unknown key 'rootz' in [scan] (known keys: roots, jobs, ignore)" or
  * "animidx.ini: cannot open: No such file or directory". */
 int amx_config_load_file(amx_config *c, const char *path, char *err, size_t errlen);
 /* The same from a string; `name` stands for the file name in messages. */

@@ -1,0 +1,290 @@
+#!/usr/bin/env bash
+# scan_bench.sh: how fast `animidx scan` indexes a large tree, against what the machine allows.
+#
+#   cold scan (fresh index)      vs  cat of every file          target: within 2x
+#   no-change rescan (same index) vs  find stat walk             target: within 2x
+#   peak RSS of the cold scan at the full tree and at 1/4 of it  target: independent of size
+#
+# Builds its own release binaries (build-bench/), writes a sample tree with amxgen in a temp
+# dir, measures each step RUNS times (median reported), prints a table and removes the tree.
+# See bench/README.md.
+set -euo pipefail
+
+usage() {
+    cat <<'EOF'
+usage: bench/scan_bench.sh [--models N] [--vertices V] [--jobs N] [--runs R] [--seed S]
+                           [--tmpdir DIR] [--build-dir DIR] [--keep]
+
+  --models N     models in the full tree; each is 1 .ALO + 2 .ALA files (default 1500)
+  --vertices V   vertices per mesh (4 meshes, 144 B per vertex) (default 300: ~350 MB)
+  --jobs N       animidx scan --jobs (default: nproc)
+  --runs R       runs per measurement, the median is reported (default 3)
+  --seed S       amxgen seed (default 1)
+  --tmpdir DIR   where the temp tree goes (default $SCAN_BENCH_TMPDIR, else $TMPDIR, else /tmp)
+  --build-dir D  release build dir (default $SCAN_BENCH_BUILD_DIR, else <repo>/build-bench)
+  --keep         keep the temp tree and databases (the path is printed)
+
+Dropping the page cache (for the cold cat/scan) needs root; without it both run warm and the
+output says so.
+EOF
+}
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/.." && pwd)
+
+models=1500
+vertices=300
+jobs=$(nproc)
+runs=3
+seed=1
+keep=0
+tmp_base=${SCAN_BENCH_TMPDIR:-${TMPDIR:-/tmp}}
+build_dir=${SCAN_BENCH_BUILD_DIR:-$repo/build-bench}
+
+need_arg() { [[ $# -ge 2 && -n $2 ]] || { echo "scan_bench: $1 needs a value" >&2; exit 2; }; }
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        --models)    need_arg "$@"; models=$2; shift 2 ;;
+        --vertices)  need_arg "$@"; vertices=$2; shift 2 ;;
+        --jobs)      need_arg "$@"; jobs=$2; shift 2 ;;
+        --runs)      need_arg "$@"; runs=$2; shift 2 ;;
+        --seed)      need_arg "$@"; seed=$2; shift 2 ;;
+        --tmpdir)    need_arg "$@"; tmp_base=$2; shift 2 ;;
+        --build-dir) need_arg "$@"; build_dir=$2; shift 2 ;;
+        --keep)      keep=1; shift ;;
+        -h|--help)   usage; exit 0 ;;
+        *) echo "scan_bench: unknown option: $1" >&2; usage >&2; exit 2 ;;
+    esac
+done
+for v in models vertices jobs runs seed; do
+    [[ ${!v} =~ ^[0-9]+$ && ${!v} -ge 1 ]] || { echo "scan_bench: --$v must be a positive integer" >&2; exit 2; }
+done
+quarter_models=$(( models / 4 ))
+(( quarter_models >= 1 )) || { echo "scan_bench: --models must be at least 4" >&2; exit 2; }
+
+log() { printf '[scan_bench] %s\n' "$*" >&2; }
+
+# ---- 1. release binaries ----
+if [[ ! -f $build_dir/build.ninja ]]; then
+    log "configuring release build in $build_dir"
+    meson setup "$build_dir" "$repo" --buildtype=release -Db_ndebug=true >/dev/null
+fi
+log "building animidx and amxgen (ninja -C $build_dir)"
+# Only the two binaries: test sources being edited elsewhere must not break the benchmark.
+ninja -C "$build_dir" cli/animidx tests/amxgen >/dev/null
+animidx=$build_dir/cli/animidx
+amxgen=$build_dir/tests/amxgen
+[[ -x $animidx && -x $amxgen ]] || { echo "scan_bench: binaries missing in $build_dir" >&2; exit 1; }
+
+# ---- peak-RSS measurement: GNU time, else python3's getrusage(RUSAGE_CHILDREN) ----
+rss_tool=
+if [[ -x /usr/bin/time ]] && /usr/bin/time -f %M -o /dev/null true 2>/dev/null; then
+    rss_tool=gnu-time
+elif [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null \
+        && { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null 2>&1 \
+             || { apt-get update -qq >/dev/null 2>&1 \
+                  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null 2>&1; }; } \
+        && [[ -x /usr/bin/time ]]; then
+    rss_tool=gnu-time
+elif command -v python3 >/dev/null; then
+    rss_tool=python3
+else
+    echo "scan_bench: need /usr/bin/time (Debian package 'time') or python3 for peak RSS" >&2
+    exit 1
+fi
+
+# run_rss OUTFILE CMD...: runs CMD, writes its max RSS in KiB to OUTFILE, returns CMD's status.
+run_rss() {
+    local out=$1; shift
+    if [[ $rss_tool == gnu-time ]]; then
+        /usr/bin/time -f %M -o "$out" "$@"
+    else
+        python3 - "$out" "$@" <<'PY'
+import resource, subprocess, sys
+rc = subprocess.call(sys.argv[2:])
+with open(sys.argv[1], "w") as f:
+    f.write("%d\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+sys.exit(rc)
+PY
+    fi
+}
+
+# ---- temp area ----
+mkdir -p "$tmp_base"
+work=$(mktemp -d "$tmp_base/animidx-scan-bench.XXXXXX")
+cleanup() {
+    if (( keep )); then
+        log "kept $work"
+    else
+        rm -rf "$work"
+    fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+tree=$work/tree
+qtree=$work/tree-quarter
+mkdir -p "$work/db" "$work/out"
+: > "$work/empty.ini"     # an empty config: no user/repo animidx.ini changes what is scanned
+cd "$work"                # and no ./animidx.ini is picked up
+
+# ---- helpers ----
+now() { printf '%s' "$EPOCHREALTIME"; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { printf "%.3f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+maxof() { printf '%s\n' "$@" | sort -g | tail -n 1; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "inf" }'; }
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
+cached_mb() { awk '/^Cached:/ { printf "%d", $2 / 1024 }' /proc/meminfo; }
+
+drop_ok=0
+drop_caches() {
+    sync
+    if (( drop_ok )); then
+        echo 3 > /proc/sys/vm/drop_caches
+    fi
+}
+
+# json_num FILE KEY: the first number after "KEY": in FILE (animidx --json output).
+json_num() { sed -n "s/.*\"$2\": *\([0-9.eE+-]*\).*/\1/p" "$1" | head -n 1; }
+
+# scan DB TREE JSONOUT RSSOUT: one `animidx scan`, prints its wall time. Exit 0 and 1 (findings)
+# are fine; 2 and 3 (usage, I/O, database) stop the benchmark.
+scan() {
+    local db=$1 dir=$2 js=$3 rss=$4 t0 t1 rc=0
+    t0=$(now)
+    run_rss "$rss" "$animidx" scan "$dir" --db "$db" --config "$work/empty.ini" \
+        --jobs "$jobs" --json --quiet > "$js" || rc=$?
+    t1=$(now)
+    if (( rc >= 2 )); then
+        echo "scan_bench: animidx scan $dir exited $rc; its output:" >&2
+        cat "$js" >&2
+        exit 1
+    fi
+    elapsed "$t0" "$t1"
+}
+
+# ---- 2. sample trees ----
+log "writing the full tree: amxgen bench --models $models --vertices $vertices (in $work)"
+"$amxgen" bench "$tree" --models "$models" --vertices "$vertices" --seed "$seed" >/dev/null
+log "writing the 1/4 tree: --models $quarter_models"
+"$amxgen" bench "$qtree" --models "$quarter_models" --vertices "$vertices" --seed "$seed" >/dev/null
+sync
+files=$(find "$tree" -type f | wc -l)
+tree_mb=$(du -sm "$tree" | cut -f1)
+bytes=$(find "$tree" -type f -printf '%s\n' | awk '{ s += $1 } END { printf "%d", s }')
+data_mb=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1048576 }')
+qfiles=$(find "$qtree" -type f | wc -l)
+qtree_mb=$(du -sm "$qtree" | cut -f1)
+
+# Can the page cache be dropped, and does it work? The tree was just written, so its pages are
+# in the cache: a drop that works makes Cached fall by about the tree's size.
+drop_note="no: /proc/sys/vm/drop_caches is not writable (not root?); cat and cold scan ran WARM"
+if [[ -w /proc/sys/vm/drop_caches ]]; then
+    before=$(cached_mb)
+    if (sync; echo 3 > /proc/sys/vm/drop_caches) 2>/dev/null; then
+        after=$(cached_mb)
+        drop_ok=1
+        if (( before - after >= tree_mb / 2 )); then
+            drop_note="yes (page cache Cached ${before} -> ${after} MB on a test drop): cat and cold scan ran COLD"
+        else
+            drop_note="written, but Cached only ${before} -> ${after} MB (tree ${tree_mb} MB): the drop may not take effect here; cat and cold scan may be WARM"
+        fi
+    else
+        drop_note="no: writing /proc/sys/vm/drop_caches failed; cat and cold scan ran WARM"
+    fi
+fi
+log "page cache drop: $drop_note"
+
+# ---- 3. measurements ----
+cat_t=(); scan_t=(); scan_rss=(); rescan_t=(); find_t=(); q_t=(); q_rss=()
+decoded_ok=1
+for (( i = 1; i <= runs; i++ )); do
+    log "run $i/$runs: cat"
+    drop_caches
+    t0=$(now)
+    find "$tree" -type f -print0 | xargs -0 cat > /dev/null
+    t1=$(now)
+    cat_t+=("$(elapsed "$t0" "$t1")")
+
+    log "run $i/$runs: cold scan (fresh index)"
+    rm -f "$work/db/full-$i.db"*
+    drop_caches
+    scan_t+=("$(scan "$work/db/full-$i.db" "$tree" "$work/out/cold-$i.json" "$work/out/cold-$i.rss")")
+    scan_rss+=("$(tail -n 1 "$work/out/cold-$i.rss")")
+    [[ $(json_num "$work/out/cold-$i.json" files_decoded) == "$files" ]] || decoded_ok=0
+done
+
+# Rescan and find: both warm (the cold scans above left the tree's inodes cached), each after
+# one untimed warm-up, on the index of the last cold scan.
+rescan_db=$work/db/full-$runs.db
+find "$tree" -type f -printf '%s %T@\n' > /dev/null
+scan "$rescan_db" "$tree" "$work/out/rescan-warmup.json" /dev/null > /dev/null
+unchanged_ok=1
+for (( i = 1; i <= runs; i++ )); do
+    log "run $i/$runs: find stat walk, no-change rescan"
+    t0=$(now)
+    find "$tree" -type f -printf '%s %T@\n' > /dev/null
+    t1=$(now)
+    find_t+=("$(elapsed "$t0" "$t1")")
+    rescan_t+=("$(scan "$rescan_db" "$tree" "$work/out/rescan-$i.json" /dev/null)")
+    [[ $(json_num "$work/out/rescan-$i.json" files_unchanged) == "$files" ]] || unchanged_ok=0
+done
+
+for (( i = 1; i <= runs; i++ )); do
+    log "run $i/$runs: cold scan of the 1/4 tree (peak RSS)"
+    rm -f "$work/db/quarter-$i.db"*
+    drop_caches
+    q_t+=("$(scan "$work/db/quarter-$i.db" "$qtree" "$work/out/quarter-$i.json" "$work/out/quarter-$i.rss")")
+    q_rss+=("$(tail -n 1 "$work/out/quarter-$i.rss")")
+done
+
+# ---- 4. report ----
+cat_m=$(median "${cat_t[@]}")
+scan_m=$(median "${scan_t[@]}")
+find_m=$(median "${find_t[@]}")
+rescan_m=$(median "${rescan_t[@]}")
+q_m=$(median "${q_t[@]}")
+rss_full_mb=$(awk -v k="$(maxof "${scan_rss[@]}")" 'BEGIN { printf "%.1f", k / 1024 }')
+rss_q_mb=$(awk -v k="$(maxof "${q_rss[@]}")" 'BEGIN { printf "%.1f", k / 1024 }')
+scan_ratio=$(ratio "$scan_m" "$cat_m")
+rescan_ratio=$(ratio "$rescan_m" "$find_m")
+rss_ratio=$(ratio "$rss_full_mb" "$rss_q_mb")
+db_mb=$(du -sm "$rescan_db" | cut -f1)
+mbps=$(awk -v b="$bytes" -v t="$scan_m" 'BEGIN { if (t > 0) printf "%.0f", b / 1048576 / t; else print "-" }')
+cat_mbps=$(awk -v b="$bytes" -v t="$cat_m" 'BEGIN { if (t > 0) printf "%.0f", b / 1048576 / t; else print "-" }')
+
+verdict() { if le "$1" "$2"; then echo PASS; else echo MISS; fi; }
+scan_v=$(verdict "$scan_ratio" 2)
+rescan_v=$(verdict "$rescan_ratio" 2)
+# "Independent of the tree size": the tree grows 4x; allow 25% (allocator and SQLite cache noise).
+rss_v=$(verdict "$rss_ratio" 1.25)
+
+fmt_runs() { local IFS=' '; echo "$*"; }
+cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
+
+echo
+echo "animidx scan benchmark  $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "machine      nproc=$(nproc)  ${cpu:-unknown cpu}  $(awk '/^MemTotal:/ { printf "%.0f GiB RAM", $2 / 1048576 }' /proc/meminfo)"
+echo "binary       $animidx (release, NDEBUG)   jobs=$jobs   runs=$runs (median)"
+echo "tree         $files files, $data_mb MB of data ($tree_mb MB on disk); 1/4 tree: $qfiles files, $qtree_mb MB"
+echo "             amxgen bench --models $models --vertices $vertices --seed $seed"
+echo "page cache   dropped before each cat and cold scan: $drop_note"
+echo "peak RSS via $rss_tool; index after a full scan: $db_mb MB"
+echo
+printf '%-34s %9s   %s\n' "measurement" "seconds" "runs"
+printf '%-34s %9s   %s\n' "cat of every file (read limit)" "$cat_m" "$(fmt_runs "${cat_t[@]}")"
+printf '%-34s %9s   %s\n' "cold scan, fresh index" "$scan_m" "$(fmt_runs "${scan_t[@]}")"
+printf '%-34s %9s   %s\n' "find stat walk" "$find_m" "$(fmt_runs "${find_t[@]}")"
+printf '%-34s %9s   %s\n' "no-change rescan" "$rescan_m" "$(fmt_runs "${rescan_t[@]}")"
+printf '%-34s %9s   %s\n' "cold scan, 1/4 tree" "$q_m" "$(fmt_runs "${q_t[@]}")"
+echo
+printf '%-34s %9s   %-6s %s\n' "target" "value" "result" "goal"
+printf '%-34s %9s   %-6s %s\n' "cold scan / cat" "${scan_ratio}x" "$scan_v" "<= 2x  (scan $mbps MB/s, cat $cat_mbps MB/s)"
+printf '%-34s %9s   %-6s %s\n' "no-change rescan / find" "${rescan_ratio}x" "$rescan_v" "<= 2x"
+printf '%-34s %9s   %-6s %s\n' "peak RSS, full tree ($files files)" "${rss_full_mb} MB" "" ""
+printf '%-34s %9s   %-6s %s\n' "peak RSS, 1/4 tree ($qfiles files)" "${rss_q_mb} MB" "" ""
+printf '%-34s %9s   %-6s %s\n' "peak RSS full / quarter" "${rss_ratio}x" "$rss_v" "<= 1.25x for a 4x tree (max of the runs)"
+echo
+(( decoded_ok )) || echo "WARNING: a cold scan did not decode all $files files (see $work/out/cold-*.json)"
+(( unchanged_ok )) || echo "WARNING: a rescan did not find all $files files unchanged (see $work/out/rescan-*.json)"
+if (( ! decoded_ok || ! unchanged_ok )); then keep=1; fi

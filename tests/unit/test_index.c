@@ -1,0 +1,238 @@
+/* The index through the library API: migrations, incremental scans, decoder-version bumps,
+ * recovery of an interrupted archive, and the link pass following models as they come and go. */
+#include "test.h"
+
+#include "ala_writer.h"
+#include "alo_writer.h"
+#include "buf.h"
+#include "meg_writer.h"
+
+#include "animidx/index.h"
+
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char root[256], dbpath[300];
+
+static void make_tree(void)
+{
+    snprintf(root, sizeof root, "/tmp/amx_index_test_%d", (int)getpid());
+    snprintf(dbpath, sizeof dbpath, "%s.db", root);
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' '%s-wal' '%s-shm'", root, dbpath, dbpath, dbpath);
+    CHECK(system(cmd) == 0);
+}
+
+static void put(const char *rel, amxw_buf *b)
+{
+    char path[1400];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    CHECK_EQ(amxw_write_file(b, path), 0);
+    amxw_buf_free(b);
+}
+
+static const char *const bones[] = { "Root", "Hull", "Turret" };
+static const uint32_t idx[] = { 0, 1, 2 };
+
+static void write_model(const char *rel)
+{
+    amxw_buf b = { 0 };
+    amxw_alo_simple(&b, 3, bones, 1, 12, 1);
+    put(rel, &b);
+}
+
+static void write_clip(const char *rel)
+{
+    amxw_buf b = { 0 };
+    amxw_ala_simple(&b, 2, 10, 30.0f, 3, bones, idx, 2);
+    put(rel, &b);
+}
+
+static int64_t q_int(amx_db *db, const char *sql)
+{
+    sqlite3_stmt *s = NULL;
+    int64_t v = -1;
+    if (sqlite3_prepare_v2(amx_db_handle(db), sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+        v = sqlite3_column_int64(s, 0);
+    else
+        printf("# query failed: %s: %s\n", sql, sqlite3_errmsg(amx_db_handle(db)));
+    sqlite3_finalize(s);
+    return v;
+}
+
+static amx_scan_stats scan(amx_db *db)
+{
+    amx_scan_stats st = { 0 };
+    char err[512] = "";
+    amx_scan_opts o = { .root = root, .jobs = 2 };
+    amx_status s = amx_scan(db, &o, &st, err, sizeof err);
+    if (s != AMX_OK)
+        printf("# scan failed: %s\n", err);
+    CHECK_EQ(s, AMX_OK);
+    return st;
+}
+
+static void test_migrations(void)
+{
+    make_tree();
+    amx_db *db = NULL;
+    char err[512] = "";
+    /* read-only on a missing database: a clear message */
+    CHECK_EQ(amx_db_open(dbpath, AMX_DB_READONLY, &db, err, sizeof err), AMX_E_DB);
+    CHECK(strstr(err, "run 'animidx scan") != NULL);
+    CHECK(db == NULL);
+    CHECK_EQ(amx_db_open(dbpath, 0, &db, err, sizeof err), AMX_OK);
+    int v = amx_db_schema_version(db);
+    CHECK(v >= 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'clips'"), 1);
+    amx_db_close(db);
+    /* reopening applies nothing twice */
+    CHECK_EQ(amx_db_open(dbpath, 0, &db, err, sizeof err), AMX_OK);
+    CHECK_EQ(amx_db_schema_version(db), v);
+    sqlite3_stmt *jm = NULL;
+    CHECK(sqlite3_prepare_v2(amx_db_handle(db), "PRAGMA journal_mode", -1, &jm, NULL) == SQLITE_OK);
+    CHECK(jm && sqlite3_step(jm) == SQLITE_ROW);
+    CHECK_STR((const char *)sqlite3_column_text(jm, 0), "wal");
+    sqlite3_finalize(jm);
+    /* a database from a newer animidx is refused, not damaged */
+    char pragma[64];
+    snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", v + 1);
+    sqlite3_exec(amx_db_handle(db), pragma, NULL, NULL, NULL);
+    amx_db_close(db);
+    CHECK_EQ(amx_db_open(dbpath, 0, &db, err, sizeof err), AMX_E_DB);
+    CHECK(strstr(err, "newer than this animidx") != NULL);
+    /* a file that is not a database */
+    FILE *f = fopen(dbpath, "wb");
+    CHECK(f != NULL);
+    if (f) {
+        fputs("this is not a database, it is a text file that is long enough to look like one....", f);
+        fclose(f);
+    }
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "rm -f '%s-wal' '%s-shm'", dbpath, dbpath);
+    CHECK(system(cmd) == 0);
+    CHECK_EQ(amx_db_open(dbpath, 0, &db, err, sizeof err), AMX_E_DB);
+    CHECK(db == NULL);
+}
+
+static void test_decoder_version_bump(void)
+{
+    make_tree();
+    write_model("Data/Art/Models/UM_X.ALO");
+    write_clip("Data/Art/Models/UM_X_IDLE_00.ALA");
+    amx_db *db = NULL;
+    char err[512];
+    CHECK_EQ(amx_db_open(dbpath, 0, &db, err, sizeof err), AMX_OK);
+    amx_scan_stats st = scan(db);
+    CHECK_EQ(st.files_decoded, 2);
+    st = scan(db);
+    CHECK_EQ(st.files_decoded, 0);
+    CHECK_EQ(st.files_unchanged, 2);
+    /* As if the files had been indexed by an older ALA decoder: only they are decoded again. */
+    sqlite3_exec(amx_db_handle(db), "UPDATE files SET decoder_version = 0 WHERE format = 'alamo-ala'",
+                 NULL, NULL, NULL);
+    st = scan(db);
+    CHECK_EQ(st.files_decoded, 1);
+    CHECK_EQ(st.files_unchanged, 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files WHERE decoder_version = 0"), 0);
+    /* Same content, new mtime: re-hashed, not re-decoded. */
+    char path[1400];
+    snprintf(path, sizeof path, "%s/Data/Art/Models/UM_X.ALO", root);
+    struct timespec times[2] = { { .tv_sec = 1000000000 }, { .tv_sec = 1000000000 } };
+    CHECK(utimensat(AT_FDCWD, path, times, 0) == 0);
+    st = scan(db);
+    CHECK_EQ(st.files_decoded, 0);
+    CHECK_EQ(st.files_rehashed, 1);
+    CHECK_EQ(q_int(db, "SELECT mtime_ns FROM files WHERE path = 'Data/Art/Models/UM_X.ALO'"),
+             1000000000LL * 1000000000LL);
+    amx_db_close(db);
+}
+
+static void test_interrupted_archive(void)
+{
+    make_tree();
+    amxw_buf m = { 0 }, c = { 0 }, meg = { 0 };
+    amxw_alo_simple(&m, 3, bones, 1, 12, 1);
+    amxw_ala_simple(&c, 2, 10, 30.0f, 3, bones, idx, 2);
+    amxw_meg_file files[] = {
+        { "DATA\\ART\\MODELS\\UM_A.ALO", m.data, m.len },
+        { "DATA\\ART\\MODELS\\UM_A_MOVE_00.ALA", c.data, c.len },
+    };
+    amxw_meg(&meg, 2, files, 2);
+    amxw_buf_free(&m);
+    amxw_buf_free(&c);
+    put("Data/Models.meg", &meg);
+    amx_db *db = NULL;
+    char err[512];
+    CHECK_EQ(amx_db_open(dbpath, 0, &db, err, sizeof err), AMX_OK);
+    amx_scan_stats st = scan(db);
+    CHECK_EQ(st.files_decoded, 3);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files WHERE parent_id IS NOT NULL"), 2);
+    CHECK_EQ(q_int(db, "SELECT bones_missing FROM clips"), 0);
+    CHECK_EQ(q_int(db, "SELECT skeleton_id IS NOT NULL FROM clips"), 1);
+    /* A scan killed after the archive row but before its last member left mtime -1 and lost a
+     * member: the next scan must redo the archive. */
+    sqlite3_exec(amx_db_handle(db),
+                 "UPDATE files SET mtime_ns = -1 WHERE path = 'Data/Models.meg';"
+                 "DELETE FROM files WHERE path LIKE '%UM_A_MOVE_00.ALA'",
+                 NULL, NULL, NULL);
+    st = scan(db);
+    CHECK_EQ(st.files_decoded, 3);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files WHERE parent_id IS NOT NULL"), 2);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM clips"), 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files WHERE mtime_ns < 0"), 0);
+    st = scan(db);
+    CHECK_EQ(st.files_decoded, 0);
+    amx_db_close(db);
+}
+
+static void test_link_follows_models(void)
+{
+    make_tree();
+    write_model("Data/Art/Models/UM_B.ALO");
+    write_clip("Data/Art/Models/UM_B_ATTACK_IDLE_00.ALA");
+    write_clip("Data/Art/Models/UM_B_SPECIAL_MOVE.ALA"); /* outside the convention: prefix */
+    amx_db *db = NULL;
+    char err[512];
+    CHECK_EQ(amx_db_open(dbpath, 0, &db, err, sizeof err), AMX_OK);
+    scan(db);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM clips WHERE skeleton_name = 'UM_B' AND bones_missing = 0"), 2);
+    /* The model goes: its clips lose the binding and say so. */
+    char path[1400];
+    snprintf(path, sizeof path, "%s/Data/Art/Models/UM_B.ALO", root);
+    CHECK(unlink(path) == 0);
+    amx_scan_stats st = scan(db);
+    CHECK_EQ(st.files_removed, 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM clips WHERE skeleton_id IS NULL"), 2);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'SKELETON_NOT_FOUND'"), 2);
+    /* It comes back elsewhere in the tree: bound again, the findings gone. */
+    write_model("Data/Art/Other/UM_B.ALO");
+    scan(db);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM clips WHERE skeleton_id IS NOT NULL"), 2);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'SKELETON_NOT_FOUND'"), 0);
+    /* Two models of one name: the clip's own directory wins. */
+    write_model("Data/Art/Models/UM_B.ALO");
+    scan(db);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM clips c JOIN skeletons s ON s.id = c.skeleton_id "
+                       "JOIN files f ON f.id = s.file_id WHERE f.path = 'Data/Art/Models/UM_B.ALO'"),
+             2);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM clips WHERE linked = 0"), 0);
+    amx_db_close(db);
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' '%s-wal' '%s-shm'", root, dbpath, dbpath, dbpath);
+    CHECK(system(cmd) == 0);
+}
+
+int main(void)
+{
+    RUN(test_migrations);
+    RUN(test_decoder_version_bump);
+    RUN(test_interrupted_archive);
+    RUN(test_link_follows_models);
+    return test_done();
+}
