@@ -192,19 +192,20 @@ amx_status amx_query_issues(amx_db *db, const amx_config *cfg, const amx_issue_f
     amx_issue_filter none = { 0 };
     if (!filter)
         filter = &none;
+    /* Only the filters given go into the WHERE clause, so each can use its index. */
+    char sql[1024];
+    snprintf(sql, sizeof sql,
+             "SELECT " ISSUE_COLUMNS " FROM findings i JOIN files f ON f.id = i.file_id "
+             "JOIN roots r ON r.id = f.root_id WHERE 1 %s %s "
+             "ORDER BY r.path, f.path, coalesce(i.offset, -1), i.id",
+             filter->code ? "AND i.code = ?1" : "",
+             filter->path_prefix ? "AND (f.path = ?2 OR substr(f.path, 1, length(?2) + 1) = ?2 || '/')" : "");
     sqlite3_stmt *s = NULL;
-    amx_status st = prep(db,
-                         "SELECT " ISSUE_COLUMNS " FROM findings i JOIN files f ON f.id = i.file_id "
-                         "JOIN roots r ON r.id = f.root_id "
-                         "WHERE (?1 IS NULL OR i.code = ?1) AND (?2 IS NULL OR f.path = ?2 OR "
-                         "substr(f.path, 1, length(?2) + 1) = ?2 || '/') "
-                         "ORDER BY r.path, f.path, coalesce(i.offset, -1), i.id",
-                         &s, err, errlen);
+    amx_status st = prep(db, sql, &s, err, errlen);
     if (st)
         return st;
-    char *code = NULL;
     if (filter->code) {
-        code = amx__upper(filter->code);
+        char *code = amx__upper(filter->code);
         if (!code) {
             sqlite3_finalize(s);
             return AMX_E_NOMEM;

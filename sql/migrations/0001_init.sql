@@ -69,6 +69,7 @@ CREATE TABLE clips (
 CREATE INDEX clips_file ON clips(file_id);
 CREATE INDEX clips_skeleton_key ON clips(skeleton_key);
 CREATE INDEX clips_name ON clips(name_key);
+CREATE INDEX clips_hint ON clips(skeleton_hint);
 CREATE INDEX clips_skeleton_id ON clips(skeleton_id);
 CREATE INDEX clips_unlinked ON clips(linked) WHERE linked = 0;
 
