@@ -93,17 +93,19 @@ else
     exit 1
 fi
 
-# run_rss OUTFILE CMD...: runs CMD, writes its max RSS in KiB to OUTFILE, returns CMD's status.
+# run_rss OUTFILE CMD...: runs CMD, writes "MAXRSS_KIB USER_S SYS_S" as the last line of
+# OUTFILE, returns CMD's status.
 run_rss() {
     local out=$1; shift
     if [[ $rss_tool == gnu-time ]]; then
-        /usr/bin/time -f %M -o "$out" "$@"
+        /usr/bin/time -f '%M %U %S' -o "$out" "$@"
     else
         python3 - "$out" "$@" <<'PY'
 import resource, subprocess, sys
 rc = subprocess.call(sys.argv[2:])
 with open(sys.argv[1], "w") as f:
-    f.write("%d\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    f.write("%d %.2f %.2f\n" % (ru.ru_maxrss, ru.ru_utime, ru.ru_stime))
 sys.exit(rc)
 PY
     fi

@@ -22,6 +22,37 @@ static void json_offset(amx_json *j, int64_t off)
         amx_json_null(j);
 }
 
+/* Runs one list query: a JSON array with --json, else rows of text and a closing line
+ * "<count> <noun>". `query` runs the query with the row callback and ctx. */
+typedef amx_status (*list_query)(amx_db *db, out_ctx *ctx, const void *arg, char *err, size_t errlen);
+
+static int run_list(cli_opts *o, const amx_config *cfg, list_query query, const void *arg,
+                    const char *noun)
+{
+    amx_db *db = cli_open_db_readonly(cfg);
+    if (!db)
+        return EXIT_IO;
+    out_ctx ctx = { .json = o->json };
+    if (o->json) {
+        amx_json_init(&ctx.j, stdout, true);
+        amx_json_begin_array(&ctx.j);
+    }
+    char err[1024];
+    amx_status st = query(db, &ctx, arg, err, sizeof err);
+    if (o->json) {
+        amx_json_end_array(&ctx.j);
+        fputc('\n', stdout);
+    } else if (!st) {
+        printf("%d %s\n", ctx.count, noun);
+    }
+    amx_db_close(db);
+    if (st) {
+        cli_error("%s", err);
+        return EXIT_IO;
+    }
+    return EXIT_OK;
+}
+
 /* ---- clips ---- */
 
 static void clip_json(amx_json *j, const amx_clip_row *r)
@@ -64,6 +95,11 @@ static void clip_row(const amx_clip_row *r, void *user)
         printf("all bones match\n");
 }
 
+static amx_status query_clips(amx_db *db, out_ctx *ctx, const void *arg, char *err, size_t errlen)
+{
+    return amx_query_clips(db, arg, clip_row, ctx, err, errlen);
+}
+
 int cmd_clips(cli_opts *o, amx_config *cfg)
 {
     const char *skel = o->skeleton ? o->skeleton : (o->nargs ? o->args[0] : NULL);
@@ -72,30 +108,10 @@ int cmd_clips(cli_opts *o, amx_config *cfg)
                   "('animidx skeletons' lists them)");
         return EXIT_USAGE;
     }
-    amx_db *db = cli_open_db_readonly(cfg);
-    if (!db)
-        return EXIT_IO;
-    out_ctx ctx = { .json = o->json };
-    if (o->json) {
-        amx_json_init(&ctx.j, stdout, true);
-        amx_json_begin_array(&ctx.j);
-    } else {
+    if (!o->json)
         printf("clips targeting skeleton %s:\n", skel);
-    }
-    char err[1024];
-    amx_status st = amx_query_clips(db, skel, clip_row, &ctx, err, sizeof err);
-    if (o->json) {
-        amx_json_end_array(&ctx.j);
-        fputc('\n', stdout);
-    } else if (!st && ctx.count == 0) {
-        printf("  none (skeleton names are case-insensitive; 'animidx skeletons' lists them)\n");
-    }
-    amx_db_close(db);
-    if (st) {
-        cli_error("%s", err);
-        return EXIT_IO;
-    }
-    return EXIT_OK;
+    return run_list(o, cfg, query_clips, skel,
+                    "clips");
 }
 
 /* ---- skeletons ---- */
@@ -119,30 +135,16 @@ static void skeleton_row(const amx_skeleton_row *r, void *user)
            (long long)r->clips, r->path);
 }
 
+static amx_status query_skeletons(amx_db *db, out_ctx *ctx, const void *arg, char *err,
+                                  size_t errlen)
+{
+    (void)arg;
+    return amx_query_skeletons(db, skeleton_row, ctx, err, errlen);
+}
+
 int cmd_skeletons(cli_opts *o, amx_config *cfg)
 {
-    amx_db *db = cli_open_db_readonly(cfg);
-    if (!db)
-        return EXIT_IO;
-    out_ctx ctx = { .json = o->json };
-    if (o->json) {
-        amx_json_init(&ctx.j, stdout, true);
-        amx_json_begin_array(&ctx.j);
-    }
-    char err[1024];
-    amx_status st = amx_query_skeletons(db, skeleton_row, &ctx, err, sizeof err);
-    if (o->json) {
-        amx_json_end_array(&ctx.j);
-        fputc('\n', stdout);
-    } else if (!st) {
-        printf("%d skeletons\n", ctx.count);
-    }
-    amx_db_close(db);
-    if (st) {
-        cli_error("%s", err);
-        return EXIT_IO;
-    }
-    return EXIT_OK;
+    return run_list(o, cfg, query_skeletons, NULL, "skeletons");
 }
 
 /* ---- issues ---- */
@@ -185,43 +187,30 @@ static void issue_row(const amx_issue_row *r, void *user)
     issue_text(r);
 }
 
+typedef struct issues_arg { const amx_config *cfg; amx_issue_filter filter; } issues_arg;
+
+static amx_status query_issues(amx_db *db, out_ctx *ctx, const void *arg, char *err, size_t errlen)
+{
+    const issues_arg *a = arg;
+    return amx_query_issues(db, a->cfg, &a->filter, issue_row, ctx, err, errlen);
+}
+
 int cmd_issues(cli_opts *o, amx_config *cfg)
 {
-    amx_issue_filter f = { .code = o->code, .path_prefix = o->nargs ? o->args[0] : NULL };
+    issues_arg f = { .cfg = cfg, .filter = { .code = o->code, .path_prefix = o->nargs ? o->args[0] : NULL } };
     if (o->severity) {
-        if (!amx_severity_parse(o->severity, &f.min_severity) || f.min_severity == AMX_SEV_OFF) {
+        if (!amx_severity_parse(o->severity, &f.filter.min_severity) || f.filter.min_severity == AMX_SEV_OFF) {
             cli_error("--severity: expected info, warning or error, got '%s'", o->severity);
             return EXIT_USAGE;
         }
-        f.has_min_severity = true;
+        f.filter.has_min_severity = true;
     }
     amx_code code;
     if (o->code && !amx_code_parse(o->code, &code)) {
         cli_error("--code: unknown issue code '%s'; 'animidx rules' lists them", o->code);
         return EXIT_USAGE;
     }
-    amx_db *db = cli_open_db_readonly(cfg);
-    if (!db)
-        return EXIT_IO;
-    out_ctx ctx = { .json = o->json };
-    if (o->json) {
-        amx_json_init(&ctx.j, stdout, true);
-        amx_json_begin_array(&ctx.j);
-    }
-    char err[1024];
-    amx_status st = amx_query_issues(db, cfg, &f, issue_row, &ctx, err, sizeof err);
-    if (o->json) {
-        amx_json_end_array(&ctx.j);
-        fputc('\n', stdout);
-    } else if (!st) {
-        printf("%d findings\n", ctx.count);
-    }
-    amx_db_close(db);
-    if (st) {
-        cli_error("%s", err);
-        return EXIT_IO;
-    }
-    return EXIT_OK;
+    return run_list(o, cfg, query_issues, &f, "findings");
 }
 
 /* ---- show ---- */
