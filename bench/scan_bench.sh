@@ -149,12 +149,12 @@ drop_caches() {
 # json_num FILE KEY: the first number after "KEY": in FILE (animidx --json output).
 json_num() { sed -n "s/.*\"$2\": *\([0-9.eE+-]*\).*/\1/p" "$1" | head -n 1; }
 
-# scan DB TREE JSONOUT RSSOUT: one `animidx scan`, prints its wall time. Exit 0 and 1 (findings)
+# scan DB TREE JSONOUT USEOUT: one `animidx scan`, prints its wall time (usage in USEOUT). Exit 0 and 1 (findings)
 # are fine; 2 and 3 (usage, I/O, database) stop the benchmark.
 scan() {
-    local db=$1 dir=$2 js=$3 rss=$4 t0 t1 rc=0
+    local db=$1 dir=$2 js=$3 use=$4 t0 t1 rc=0
     t0=$(now)
-    run_rss "$rss" "$animidx" scan "$dir" --db "$db" --config "$work/empty.ini" \
+    run_rss "$use" "$animidx" scan "$dir" --db "$db" --config "$work/empty.ini" \
         --jobs "$jobs" --json --quiet > "$js" || rc=$?
     t1=$(now)
     if (( rc >= 2 )); then
@@ -166,6 +166,7 @@ scan() {
 }
 
 # ---- 2. sample trees ----
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 log "writing the full tree: amxgen bench --models $models --vertices $vertices (in $work)"
 "$amxgen" bench "$tree" --models "$models" --vertices "$vertices" --seed "$seed" >/dev/null
 log "writing the 1/4 tree: --models $quarter_models"
@@ -198,21 +199,33 @@ fi
 log "page cache drop: $drop_note"
 
 # ---- 3. measurements ----
-cat_t=(); scan_t=(); scan_rss=(); rescan_t=(); find_t=(); q_t=(); q_rss=()
+# timed USEOUT CMD...: runs CMD (stdout to /dev/null) under run_rss, so that every timed
+# command pays the same wrapper exec; prints the wall time, CPU time (user+sys, children
+# included) and max RSS go to USEOUT.
+usage_rss() { tail -n 1 "$1" | awk '{ print $1 }'; }
+usage_cpu() { tail -n 1 "$1" | awk '{ printf "%.2f", $2 + $3 }'; }
+timed() {
+    local out=$1 t0 t1; shift
+    t0=$(now)
+    run_rss "$out" "$@" > /dev/null
+    t1=$(now)
+    elapsed "$t0" "$t1"
+}
+cat_t=(); cat_c=(); scan_t=(); scan_c=(); scan_rss=(); find_t=(); find_c=()
+rescan_t=(); rescan_c=(); q_t=(); q_c=(); q_rss=()
 decoded_ok=1
 for (( i = 1; i <= runs; i++ )); do
     log "run $i/$runs: cat"
     drop_caches
-    t0=$(now)
-    find "$tree" -type f -print0 | xargs -0 cat > /dev/null
-    t1=$(now)
-    cat_t+=("$(elapsed "$t0" "$t1")")
+    cat_t+=("$(timed "$work/out/cat-$i.use" bash -c 'find "$1" -type f -print0 | xargs -0 cat > /dev/null' _ "$tree")")
+    cat_c+=("$(usage_cpu "$work/out/cat-$i.use")")
 
     log "run $i/$runs: cold scan (fresh index)"
     rm -f "$work/db/full-$i.db"*
     drop_caches
-    scan_t+=("$(scan "$work/db/full-$i.db" "$tree" "$work/out/cold-$i.json" "$work/out/cold-$i.rss")")
-    scan_rss+=("$(tail -n 1 "$work/out/cold-$i.rss")")
+    scan_t+=("$(scan "$work/db/full-$i.db" "$tree" "$work/out/cold-$i.json" "$work/out/cold-$i.use")")
+    scan_c+=("$(usage_cpu "$work/out/cold-$i.use")")
+    scan_rss+=("$(usage_rss "$work/out/cold-$i.use")")
     [[ $(json_num "$work/out/cold-$i.json" files_decoded) == "$files" ]] || decoded_ok=0
 done
 
@@ -224,11 +237,10 @@ scan "$rescan_db" "$tree" "$work/out/rescan-warmup.json" /dev/null > /dev/null
 unchanged_ok=1
 for (( i = 1; i <= runs; i++ )); do
     log "run $i/$runs: find stat walk, no-change rescan"
-    t0=$(now)
-    find "$tree" -type f -printf '%s %T@\n' > /dev/null
-    t1=$(now)
-    find_t+=("$(elapsed "$t0" "$t1")")
-    rescan_t+=("$(scan "$rescan_db" "$tree" "$work/out/rescan-$i.json" /dev/null)")
+    find_t+=("$(timed "$work/out/find-$i.use" find "$tree" -type f -printf '%s %T@\n')")
+    find_c+=("$(usage_cpu "$work/out/find-$i.use")")
+    rescan_t+=("$(scan "$rescan_db" "$tree" "$work/out/rescan-$i.json" "$work/out/rescan-$i.use")")
+    rescan_c+=("$(usage_cpu "$work/out/rescan-$i.use")")
     [[ $(json_num "$work/out/rescan-$i.json" files_unchanged) == "$files" ]] || unchanged_ok=0
 done
 
@@ -236,9 +248,11 @@ for (( i = 1; i <= runs; i++ )); do
     log "run $i/$runs: cold scan of the 1/4 tree (peak RSS)"
     rm -f "$work/db/quarter-$i.db"*
     drop_caches
-    q_t+=("$(scan "$work/db/quarter-$i.db" "$qtree" "$work/out/quarter-$i.json" "$work/out/quarter-$i.rss")")
-    q_rss+=("$(tail -n 1 "$work/out/quarter-$i.rss")")
+    q_t+=("$(scan "$work/db/quarter-$i.db" "$qtree" "$work/out/quarter-$i.json" "$work/out/quarter-$i.use")")
+    q_c+=("$(usage_cpu "$work/out/quarter-$i.use")")
+    q_rss+=("$(usage_rss "$work/out/quarter-$i.use")")
 done
+load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # ---- 4. report ----
 cat_m=$(median "${cat_t[@]}")
@@ -263,22 +277,25 @@ rss_v=$(verdict "$rss_ratio" 1.25)
 
 fmt_runs() { local IFS=' '; echo "$*"; }
 cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
+row() { printf '%-32s %8s %8s   %s\n' "$@"; }
 
 echo
 echo "animidx scan benchmark  $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "machine      nproc=$(nproc)  ${cpu:-unknown cpu}  $(awk '/^MemTotal:/ { printf "%.0f GiB RAM", $2 / 1048576 }' /proc/meminfo)"
+echo "             load average at start: $load_start, at end: $load_end (other work on the machine skews wall times)"
 echo "binary       $animidx (release, NDEBUG)   jobs=$jobs   runs=$runs (median)"
 echo "tree         $files files, $data_mb MB of data ($tree_mb MB on disk); 1/4 tree: $qfiles files, $qtree_mb MB"
 echo "             amxgen bench --models $models --vertices $vertices --seed $seed"
 echo "page cache   dropped before each cat and cold scan: $drop_note"
+echo "             find stat walk and no-change rescan run warm"
 echo "peak RSS via $rss_tool; index after a full scan: $db_mb MB"
 echo
-printf '%-34s %9s   %s\n' "measurement" "seconds" "runs"
-printf '%-34s %9s   %s\n' "cat of every file (read limit)" "$cat_m" "$(fmt_runs "${cat_t[@]}")"
-printf '%-34s %9s   %s\n' "cold scan, fresh index" "$scan_m" "$(fmt_runs "${scan_t[@]}")"
-printf '%-34s %9s   %s\n' "find stat walk" "$find_m" "$(fmt_runs "${find_t[@]}")"
-printf '%-34s %9s   %s\n' "no-change rescan" "$rescan_m" "$(fmt_runs "${rescan_t[@]}")"
-printf '%-34s %9s   %s\n' "cold scan, 1/4 tree" "$q_m" "$(fmt_runs "${q_t[@]}")"
+row "measurement" "wall s" "cpu s" "wall s of each run"
+row "cat of every file (read limit)" "$cat_m" "$(median "${cat_c[@]}")" "$(fmt_runs "${cat_t[@]}")"
+row "cold scan, fresh index" "$scan_m" "$(median "${scan_c[@]}")" "$(fmt_runs "${scan_t[@]}")"
+row "find stat walk" "$find_m" "$(median "${find_c[@]}")" "$(fmt_runs "${find_t[@]}")"
+row "no-change rescan" "$rescan_m" "$(median "${rescan_c[@]}")" "$(fmt_runs "${rescan_t[@]}")"
+row "cold scan, 1/4 tree" "$q_m" "$(median "${q_c[@]}")" "$(fmt_runs "${q_t[@]}")"
 echo
 printf '%-34s %9s   %-6s %s\n' "target" "value" "result" "goal"
 printf '%-34s %9s   %-6s %s\n' "cold scan / cat" "${scan_ratio}x" "$scan_v" "<= 2x  (scan $mbps MB/s, cat $cat_mbps MB/s)"

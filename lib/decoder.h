@@ -6,6 +6,9 @@
  * limit of the options), reports every problem with amx__finding, and returns nothing: the asset
  * status is derived from the findings (an error finding makes it PARTIAL; amx__fatal makes it
  * ERROR). It never prints.
+ *
+ * Arena memory is zeroed: a decoder that makes tracks sets amx_track.offset itself (the byte
+ * offset of the track's record, which skeleton-binding findings report), -1 when it has none.
  */
 #ifndef AMX_DECODER_H
 #define AMX_DECODER_H

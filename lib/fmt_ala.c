@@ -736,6 +736,7 @@ void amx__ala_decode(amx_dec *d)
         amx_track *t = &tracks[i];
         t->bone = b->name;
         t->bone_index = b->has_index && b->index <= INT32_MAX ? (int32_t)b->index : -1;
+        t->offset = (int64_t)b->offset; /* the bone's 0x1002 chunk: where binding findings point */
         if (h.format == 1)
             resolve_v1(d, &h, b, t);
         else

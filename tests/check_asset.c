@@ -220,3 +220,35 @@ void mutate_all(const unsigned char *data, size_t len, size_t stride,
     }
     free(copy);
 }
+
+const amx_finding *test_find(const amx_asset *a, amx_code code, int64_t offset)
+{
+    for (uint32_t i = 0; i < a->finding_count; i++)
+        if (a->findings[i].code == code && (offset == TEST_ANY_OFFSET || a->findings[i].offset == offset))
+            return &a->findings[i];
+    return NULL;
+}
+
+int test_count_code(const amx_asset *a, amx_code code)
+{
+    int n = 0;
+    for (uint32_t i = 0; i < a->finding_count; i++)
+        n += a->findings[i].code == code;
+    return n;
+}
+
+int test_count_severity(const amx_asset *a, amx_severity sev)
+{
+    int n = 0;
+    for (uint32_t i = 0; i < a->finding_count; i++)
+        n += a->findings[i].severity == sev;
+    return n;
+}
+
+void test_print_findings(const amx_asset *a)
+{
+    for (uint32_t i = 0; i < a->finding_count; i++)
+        printf("# finding %s/%s @%lld [%s] %s\n", amx_code_get(a->findings[i].code)->name,
+               amx_severity_name(a->findings[i].severity), (long long)a->findings[i].offset,
+               a->findings[i].context, a->findings[i].message);
+}

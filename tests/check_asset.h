@@ -9,6 +9,8 @@
 
 #include "animidx/animidx.h"
 
+#include <stdint.h>
+
 /* Returns the number of violated invariants (each printed as a TAP comment). */
 int check_asset(const amx_asset *a);
 
@@ -23,5 +25,13 @@ typedef struct mutate_stats {
  * opts may be NULL. */
 void mutate_all(const unsigned char *data, size_t len, size_t stride,
                 const amx_decode_opts *opts, mutate_stats *st);
+
+/* Finding lookups for decoder tests. offset TEST_ANY_OFFSET matches any offset. */
+#define TEST_ANY_OFFSET INT64_MIN
+const amx_finding *test_find(const amx_asset *a, amx_code code, int64_t offset);
+int test_count_code(const amx_asset *a, amx_code code);
+int test_count_severity(const amx_asset *a, amx_severity sev);
+/* Prints every finding as a TAP comment (for failure reports). */
+void test_print_findings(const amx_asset *a);
 
 #endif

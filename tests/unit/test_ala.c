@@ -31,12 +31,10 @@ static amx_asset *decode_named(const uint8_t *p, size_t n, const char *file_name
 
 static amx_asset *decode(const amxw_buf *b) { return decode_named(b->data, b->len, CLIP_FILE, true); }
 
+/* offset < 0: any offset */
 static const amx_finding *find_at(const amx_asset *a, amx_code code, int64_t offset)
 {
-    for (uint32_t i = 0; i < a->finding_count; i++)
-        if (a->findings[i].code == code && (offset < 0 || a->findings[i].offset == offset))
-            return &a->findings[i];
-    return NULL;
+    return test_find(a, code, offset < 0 ? TEST_ANY_OFFSET : offset);
 }
 
 /* Context of the first finding with this code ("(none)" when there is none). */
@@ -46,37 +44,13 @@ static const char *context_of(const amx_asset *a, amx_code code)
     return f ? f->context : "(none)";
 }
 
-static int count_code(const amx_asset *a, amx_code code)
-{
-    int n = 0;
-    for (uint32_t i = 0; i < a->finding_count; i++)
-        n += a->findings[i].code == code;
-    return n;
-}
-
-static int count_sev(const amx_asset *a, amx_severity sev)
-{
-    int n = 0;
-    for (uint32_t i = 0; i < a->finding_count; i++)
-        n += a->findings[i].severity == sev;
-    return n;
-}
-
-static void print_findings(const amx_asset *a)
-{
-    for (uint32_t i = 0; i < a->finding_count; i++)
-        printf("# finding %s/%s @%lld [%s] %s\n", amx_code_get(a->findings[i].code)->name,
-               amx_severity_name(a->findings[i].severity), (long long)a->findings[i].offset,
-               a->findings[i].context, a->findings[i].message);
-}
-
 /* Asserts a finding with this code at exactly this offset. */
 #define CHECK_FINDING(a, code, off) \
     do { \
         if (!find_at((a), (code), (int64_t)(off))) { \
             printf("# %s:%d: no %s finding at offset %lld\n", __FILE__, __LINE__, \
                    amx_code_get(code)->name, (long long)(off)); \
-            print_findings(a); \
+            test_print_findings(a); \
             test_failed_checks++; \
         } \
     } while (0)
@@ -86,7 +60,7 @@ static void print_findings(const amx_asset *a)
         CHECK_EQ((a)->status, AMX_ASSET_OK); \
         if ((a)->finding_count) { \
             CHECK_EQ((a)->finding_count, 0); \
-            print_findings(a); \
+            test_print_findings(a); \
         } \
     } while (0)
 
@@ -520,7 +494,7 @@ static void test_v1_sizes(void)
 {
     {
         BROKEN(v1, bones[0].translation_frames = NF - 2);
-        CHECK_EQ(count_code(a, AMX_C_SIZE_MISMATCH), 1);
+        CHECK_EQ(test_count_code(a, AMX_C_SIZE_MISMATCH), 1);
         CHECK_FINDING(a, AMX_C_SIZE_MISMATCH, lay.bones[0].translation);
         /* the frames the chunk lacks read as the offset */
         CHECK(a->clips[0].tracks[0].translation[3 * 9 + 2] == 100.0f);
@@ -577,7 +551,7 @@ static void test_v2_sizes(void)
     {
         BROKEN(v2, s.trans_data_extra = 6);
         CHECK_FINDING(a, AMX_C_SIZE_MISMATCH, lay.trans_data);
-        CHECK_EQ(count_code(a, AMX_C_SIZE_MISMATCH), 1);
+        CHECK_EQ(test_count_code(a, AMX_C_SIZE_MISMATCH), 1);
         DONE();
     }
 }
@@ -592,7 +566,7 @@ static void test_v2_indices(void)
     });
     CHECK_FINDING(a, AMX_C_INDEX_OUT_OF_RANGE, lay.bones[1].mini_rot_idx + 2);
     CHECK_FINDING(a, AMX_C_INDEX_OUT_OF_RANGE, lay.bones[1].mini_trans_idx + 2);
-    CHECK_EQ(count_code(a, AMX_C_INDEX_OUT_OF_RANGE), 2);
+    CHECK_EQ(test_count_code(a, AMX_C_INDEX_OUT_OF_RANGE), 2);
     /* the channels are taken as absent: offset, default rotation */
     CHECK_EQ(a->clips[0].tracks[1].channels, AMX_CH_ROTATION); /* from mini 17 */
     CHECK(a->clips[0].tracks[1].rotation[4 * 5 + 3] == 1.0f);
@@ -683,8 +657,8 @@ static void test_duplicate_index(void)
 {
     BROKEN(v2, bones[2].index = 1); /* bone 0 "hull" is index 1 too */
     CHECK_FINDING(a, AMX_C_BAD_VALUE, lay.bones[2].mini_index + 2);
-    CHECK_EQ(count_sev(a, AMX_SEV_WARNING), 1);
-    CHECK_EQ(count_code(a, AMX_C_BAD_VALUE), 1);
+    CHECK_EQ(test_count_severity(a, AMX_SEV_WARNING), 1);
+    CHECK_EQ(test_count_code(a, AMX_C_BAD_VALUE), 1);
     CHECK_EQ(a->status, AMX_ASSET_OK);
     DONE();
 }
@@ -883,7 +857,7 @@ static void test_corpus(void)
         amx_asset *a = decode_named(data, len, path, true);
         int before = test_failed_checks;
         CHECK_EQ(a->status, AMX_ASSET_OK);
-        CHECK_EQ(count_sev(a, AMX_SEV_ERROR), 0);
+        CHECK_EQ(test_count_severity(a, AMX_SEV_ERROR), 0);
         CHECK_EQ(a->finding_count, 0);
         const manifest_ala *m = NULL;
         for (int i = 0; i < nman; i++)
@@ -919,7 +893,7 @@ static void test_corpus(void)
         }
         if (test_failed_checks != before) {
             printf("# ... in %s\n", e->d_name);
-            print_findings(a);
+            test_print_findings(a);
         }
         amx_asset_free(a);
         free(data);

@@ -71,30 +71,10 @@ static amx_asset *decode_buf(const amxw_buf *b, const char *file_name)
     return a;
 }
 
-static void print_findings(const amx_asset *a)
-{
-    for (uint32_t i = 0; i < a->finding_count; i++)
-        printf("#   %s %s @%lld [%s] %s\n", amx_code_get(a->findings[i].code)->name,
-               amx_severity_name(a->findings[i].severity), (long long)a->findings[i].offset,
-               a->findings[i].context, a->findings[i].message);
-}
-
+/* offset SIZE_MAX: a finding without an offset (-1) */
 static const amx_finding *find(const amx_asset *a, amx_code code, size_t offset)
 {
-    for (uint32_t i = 0; i < a->finding_count; i++)
-        if (a->findings[i].code == code &&
-            (offset == SIZE_MAX ? a->findings[i].offset == -1
-                                : a->findings[i].offset == (int64_t)offset))
-            return &a->findings[i];
-    return NULL;
-}
-
-static int count_sev(const amx_asset *a, amx_severity sev)
-{
-    int n = 0;
-    for (uint32_t i = 0; i < a->finding_count; i++)
-        n += a->findings[i].severity == sev;
-    return n;
+    return test_find(a, code, offset == SIZE_MAX ? -1 : (int64_t)offset);
 }
 
 /* Asserts a finding of `code` at `offset` (SIZE_MAX: offset -1) and, when ctx is not NULL, with
@@ -113,7 +93,7 @@ static void expect_finding(const amx_asset *a, amx_code code, size_t offset, con
     if (!f) {
         printf("# line %d: no %s finding at %zu; findings:\n", line, amx_code_get(code)->name,
                offset);
-        print_findings(a);
+        test_print_findings(a);
         test_failed_checks++;
         return;
     }
@@ -216,7 +196,7 @@ static void test_model_values(void)
     CHECK_EQ(a->status, AMX_ASSET_OK);
     CHECK_EQ(a->finding_count, 0);
     if (a->finding_count)
-        print_findings(a);
+        test_print_findings(a);
     CHECK_STR(a->version, "2");
 
     CHECK_EQ(a->skeleton_count, 1);
@@ -424,7 +404,7 @@ static void test_model_order_independent(void)
     /* no other problem: the walk did not depend on the order */
     CHECK_EQ(a->finding_count, 2);
     if (a->finding_count != 2)
-        print_findings(a);
+        test_print_findings(a);
     amx_asset_free(a);
     amxw_buf_free(&b);
 }
@@ -554,7 +534,7 @@ static void test_broken_mesh(void)
     a = broken(brk_flag_without_tree, &b);
     EXPECT(a, AMX_C_BAD_VALUE, AT(&b, { 0x400, 1 }, { 0x402, 0 }) + 8 + 36,
            "mesh 'FC_TURRET' submesh 0"); /* and submesh 1 */
-    CHECK_EQ(count_sev(a, AMX_SEV_ERROR), 0);
+    CHECK_EQ(test_count_severity(a, AMX_SEV_ERROR), 0);
     amx_asset_free(a);
     amxw_buf_free(&b);
 
@@ -1029,13 +1009,13 @@ static void test_corpus_all(void)
         particles += a->format == AMX_FMT_ALAMO_PARTICLE;
         CHECK(a->format == AMX_FMT_ALAMO_ALO || a->format == AMX_FMT_ALAMO_PARTICLE);
         CHECK_EQ(check_asset(a), 0);
-        int errors = count_sev(a, AMX_SEV_ERROR);
+        int errors = test_count_severity(a, AMX_SEV_ERROR);
         CHECK_EQ(errors, 0);
         bool blink = strcmp(e->d_name, "P_BLINK_RED_120.ALO") == 0;
         CHECK_EQ(a->finding_count, blink ? 1 : 0);
         if (errors || a->finding_count != (blink ? 1u : 0u)) {
             printf("# %s:\n", e->d_name);
-            print_findings(a);
+            test_print_findings(a);
         }
         CHECK_EQ(a->status, AMX_ASSET_OK);
         amx_asset_free(a);

@@ -25,25 +25,7 @@ static amx_asset *decode(const uint8_t *p, size_t n) { return decode_as(p, n, AM
 
 static const amx_finding *find(const amx_asset *a, amx_code code)
 {
-    for (uint32_t i = 0; i < a->finding_count; i++)
-        if (a->findings[i].code == code)
-            return &a->findings[i];
-    return NULL;
-}
-
-static int count_code(const amx_asset *a, amx_code code)
-{
-    int n = 0;
-    for (uint32_t i = 0; i < a->finding_count; i++)
-        n += a->findings[i].code == code;
-    return n;
-}
-
-static void print_findings(const amx_asset *a)
-{
-    for (uint32_t i = 0; i < a->finding_count; i++)
-        printf("# finding %s @%lld [%s] %s\n", amx_code_get(a->findings[i].code)->name,
-               (long long)a->findings[i].offset, a->findings[i].context, a->findings[i].message);
+    return test_find(a, code, TEST_ANY_OFFSET);
 }
 
 /* Asserts one finding with this code at this offset. */
@@ -54,7 +36,7 @@ static void print_findings(const amx_asset *a)
         if (f_) \
             CHECK_EQ(f_->offset, (off)); \
         else \
-            print_findings(a); \
+            test_print_findings(a); \
     } while (0)
 
 static void put_u32(amxw_buf *b, size_t at, uint32_t v) { amxw_put_u32le(b, at, v); }
@@ -105,7 +87,7 @@ static void roundtrip(int version)
     CHECK_EQ(a->format, AMX_FMT_MEG);
     CHECK_EQ(a->status, AMX_ASSET_OK);
     CHECK_EQ(a->finding_count, 0);
-    print_findings(a);
+    test_print_findings(a);
     CHECK(a->archive != NULL);
     if (a->archive) {
         CHECK_EQ(a->archive->entry_count, SAMPLE_COUNT);
@@ -271,7 +253,7 @@ static void test_fixtures(void)
         CHECK_STR(a->version, fx->version);
         CHECK_EQ(a->status, AMX_ASSET_OK);
         CHECK_EQ(a->finding_count, 0); /* every fixture passes every check */
-        print_findings(a);
+        test_print_findings(a);
         CHECK(a->archive != NULL);
         if (a->archive) {
             CHECK_EQ(a->archive->entry_count, fx->count);
@@ -566,7 +548,7 @@ static void test_sizes(void)
     a = decode(b.data, b.len);
     CHECK_STR(a->version, "3");
     CHECK_FINDING(a, AMX_C_SIZE_MISMATCH, 20);
-    CHECK_EQ(count_code(a, AMX_C_SIZE_MISMATCH), 2);
+    CHECK_EQ(test_count_code(a, AMX_C_SIZE_MISMATCH), 2);
     CHECK_EQ(a->finding_count, 2);
     amx_asset_free(a);
     amxw_buf_free(&b);
