@@ -45,10 +45,17 @@ bool amx_format_parse(const char *name, amx_format *out)
     return false;
 }
 
+/* Bump when a probe changes what it recognises. */
+#define PROBE_VERSION 1
+
 int amx_format_decoder_version(amx_format fmt)
 {
     const amx_format_entry *e = amx__format_entry(fmt);
-    return e ? e->decoder_version : 0;
+    if (e)
+        return e->decoder_version;
+    /* Files of no known format are skipped under this version: adding a format or changing a
+     * probe changes it, so the next scan looks at those files again. */
+    return (int)FORMAT_TABLE_LEN * 1000 + PROBE_VERSION;
 }
 
 bool amx_format_is_archive(amx_format fmt)

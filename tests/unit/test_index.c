@@ -140,6 +140,21 @@ static void test_decoder_version_bump(void)
     CHECK_EQ(st.files_decoded, 1);
     CHECK_EQ(st.files_unchanged, 1);
     CHECK_EQ(q_int(db, "SELECT count(*) FROM files WHERE decoder_version = 0"), 0);
+    /* A file of no known format is skipped under the registry's probe version; when formats
+     * are added (the version changes) it is looked at again. */
+    amxw_buf x = { 0 };
+    amxw_bytes(&x, "<xml/>", 6);
+    put("Data/XML/a.xml", &x);
+    st = scan(db);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files WHERE format = 'unknown' AND status = 'ignored'"), 1);
+    st = scan(db);
+    CHECK_EQ(st.files_unchanged, 3);
+    sqlite3_exec(amx_db_handle(db), "UPDATE files SET decoder_version = 1 WHERE format = 'unknown'",
+                 NULL, NULL, NULL);
+    st = scan(db);
+    CHECK_EQ(st.files_unchanged, 2);
+    CHECK_EQ(st.bytes_read, 6);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files WHERE format = 'unknown' AND decoder_version = 1"), 0);
     /* Same content, new mtime: re-hashed, not re-decoded. */
     char path[1400];
     snprintf(path, sizeof path, "%s/Data/Art/Models/UM_X.ALO", root);
@@ -148,6 +163,7 @@ static void test_decoder_version_bump(void)
     st = scan(db);
     CHECK_EQ(st.files_decoded, 0);
     CHECK_EQ(st.files_rehashed, 1);
+    CHECK_EQ(st.files_unchanged, 2);
     CHECK_EQ(q_int(db, "SELECT mtime_ns FROM files WHERE path = 'Data/Art/Models/UM_X.ALO'"),
              1000000000LL * 1000000000LL);
     amx_db_close(db);

@@ -103,7 +103,8 @@ typedef enum amx_format {
 
 const char *amx_format_name(amx_format fmt); /* "alamo-alo", ..., "unknown" */
 bool amx_format_parse(const char *name, amx_format *out);
-/* Version of the decoder for a format; the index re-decodes a format's files when it changes. */
+/* Version of the decoder for a format; the index re-decodes a format's files when it changes.
+ * For AMX_FMT_UNKNOWN, a version of the registry's probes (it changes when a format is added). */
 int amx_format_decoder_version(amx_format fmt);
 /* True when the format is an archive whose members are decoded like loose files. */
 bool amx_format_is_archive(amx_format fmt);

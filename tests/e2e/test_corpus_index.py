@@ -1,0 +1,270 @@
+#!/usr/bin/env python3
+"""Index the real-file corpus ($AMX_CORPUS, read-only) and check it against MANIFEST.tsv.
+
+usage: test_corpus_index.py ANIMIDX
+
+The corpus is scanned in place into a temporary database; nothing is copied or written
+under $AMX_CORPUS. TAP on stdout.
+"""
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import Tap, Cli, case, canon, short  # noqa: E402
+
+if len(sys.argv) < 2:
+    sys.stderr.write("usage: test_corpus_index.py ANIMIDX\n")
+    sys.exit(2)
+
+ANIMIDX = os.path.abspath(sys.argv[1])
+CORPUS = os.environ.get("AMX_CORPUS", "")
+TMP = tempfile.mkdtemp(prefix="animidx-corpus-")
+tap = Tap()
+ax = Cli(ANIMIDX, TMP)
+
+LINK_CODES = {"SKELETON_NOT_FOUND", "BONE_NOT_IN_SKELETON", "BONE_INDEX_MISMATCH"}
+OUR_EXT = (".alo", ".ala", ".meg")
+
+
+def stem(name):
+    return os.path.splitext(os.path.basename(name))[0]
+
+
+def read_manifest():
+    """{relative file: description} for every corpus file."""
+    out = {}
+    with open(os.path.join(CORPUS, "MANIFEST.tsv"), encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            cols = line.rstrip("\n").split("\t")
+            if len(cols) >= 6 and "/" in cols[0] and not cols[0].startswith("#"):
+                out[cols[0]] = cols[5]
+    return out
+
+
+def num(pattern, text):
+    m = re.search(pattern, text)
+    return int(m.group(1)) if m else None
+
+
+def scan(root, db, rc=0):
+    return ax.json("scan", root, "--db", db, "--json", "--quiet", want_rc=rc)
+
+
+def main():
+    if not CORPUS or not os.path.isdir(os.path.join(CORPUS, "alamo")):
+        tap.skip("corpus", "AMX_CORPUS is not set or has no alamo/ directory")
+        return tap.finish()
+    manifest = read_manifest()
+    alamo = {k.split("/", 1)[1]: v for k, v in manifest.items() if k.startswith("alamo/")}
+    ala = {f: d for f, d in alamo.items() if f.lower().endswith(".ala")}
+    models = {f: d for f, d in alamo.items() if "ALO model" in d}
+    particles = {f: d for f, d in alamo.items() if "particle system" in d}
+    db = os.path.join(TMP, "alamo.db")
+    root = os.path.join(CORPUS, "alamo")
+
+    summary = None
+    with case(tap, "scan $AMX_CORPUS/alamo") as c:
+        summary = scan(root, db)
+        c.eq(summary["files"].get("alamo-ala"), len(ala), "alamo-ala files")
+        c.eq(summary["files"].get("alamo-alo"), len(models), "alamo-alo files")
+        c.eq(summary["files"].get("alamo-particle"), len(particles), "alamo-particle files")
+        c.eq(summary["files"].get("unknown"), 0, "unknown files")
+        c.eq(summary["clips"], len(ala), "clips")
+        c.eq(summary["skeletons"], len(models), "skeletons")
+        c.eq(summary["scan"]["files_failed"], 0, "files_failed")
+        on_disk = sorted(os.listdir(root))
+        c.eq(on_disk, sorted(alamo), "files on disk vs MANIFEST.tsv")
+    if summary is None:
+        return tap.finish()
+
+    issues = ax.json("issues", "--db", db, "--json")
+    by_path = {}
+    for i in issues:
+        by_path.setdefault(i["path"], []).append(i)
+    shows = {}
+    for f in sorted(alamo):
+        rows = ax.json("show", f, "--db", db, "--json", want_rc=None) or []
+        shows[f] = rows[0] if len(rows) == 1 else None
+
+    with case(tap, "every corpus file is indexed with status ok and no error-severity decode finding") as c:
+        for f in sorted(alamo):
+            s = shows.get(f)
+            if not c.that(s, "%s: not in the index (show found %s)" % (f, s)):
+                continue
+            decode = [i for i in by_path.get(f, []) if i["code"] not in LINK_CODES]
+            errs = [i for i in decode if i["severity"] == "error"]
+            if s["status"] != "ok" or errs:
+                c.that(False, "%s: status %s, findings:\n    %s" % (f, s["status"], "\n    ".join(
+                    "%s %s @%s (%s): %s" % (i["severity"], i["code"], i["offset"], i["context"], i["message"])
+                    for i in decode) or "none"))
+            for i in decode:
+                if i["severity"] != "error":
+                    c.note("%s: %s %s @%s: %s" % (f, i["severity"], i["code"], i["offset"], i["message"]))
+
+    with case(tap, "dump --json decodes every corpus file the way the index does") as c:
+        for f in sorted(alamo):
+            p = ax.run("dump", "--json", os.path.join(root, f))
+            try:
+                o = json.loads(p.stdout)
+            except ValueError:
+                c.that(False, "%s: dump exit %d, output %r, stderr %r" % (f, p.returncode, p.stdout[:200], p.stderr))
+                continue
+            errs = [i for i in o.get("issues", []) if i["severity"] == "error"]
+            c.eq(p.returncode, 1 if errs else 0, f + ": dump exit status")
+            c.that(not errs, "%s: dump error findings %s" % (f, short(errs)))
+            s = shows.get(f)
+            if s:
+                c.eq((o.get("format"), o.get("version"), o.get("status")), (s["format"], s["version"], s["status"]),
+                     f + ": format/version/status in dump vs index")
+
+    with case(tap, "VSF_Tie_Aggressor_Hyperspace_In.ala binds to VSF_Tie_Aggressor with 9 bone findings") as c:
+        f = "VSF_Tie_Aggressor_Hyperspace_In.ala"
+        rows = [r for r in ax.json("clips", "--skeleton", "VSF_Tie_Aggressor", "--db", db, "--json") if r["path"] == f]
+        if c.eq(len(rows), 1, "clips --skeleton VSF_Tie_Aggressor rows for the clip"):
+            r = rows[0]
+            c.eq((r["skeleton"], r["bound"], r["bones_missing"], r["tracks"]),
+                 ("VSF_Tie_Aggressor", True, 9, 9), "skeleton/bound/bones_missing/tracks")
+        bone = [i for i in by_path.get(f, []) if i["code"].startswith("BONE_")]
+        c.eq(len(bone), 9, "BONE_* findings")
+        c.that(all(i["code"] in ("BONE_NOT_IN_SKELETON", "BONE_INDEX_MISMATCH") and i["severity"] == "error"
+                   for i in bone), "codes/severities: %s" % short(bone))
+        c.eq(len({i["context"] for i in bone}), 9, "distinct 'bone N' contexts")
+        c.that(all(re.fullmatch(r"bone \d+", i["context"]) for i in bone), "contexts %s" % [i["context"] for i in bone])
+        c.that(all("VSF_Tie_Aggressor" in i["message"] for i in bone), "messages name the skeleton")
+        c.eq([i for i in by_path.get(f, []) if i["code"] == "SKELETON_NOT_FOUND"], [], "SKELETON_NOT_FOUND")
+        sk = [s for s in ax.json("skeletons", "--db", db, "--json") if s["skeleton"] == "VSF_Tie_Aggressor"]
+        c.eq([(s["bones"], s["clips"]) for s in sk], [(6, 1)], "the skeleton's bones/clips")
+
+    with case(tap, "clips with bones-match=yes bind to their model with bones_missing 0 and no BONE_* findings") as c:
+        n = 0
+        for f, d in sorted(ala.items()):
+            m = re.search(r"model (\S+) bones-match=yes", d)
+            if not m:
+                continue
+            n += 1
+            skel = stem(m.group(1))
+            rows = [r for r in ax.json("clips", "--skeleton", skel, "--db", db, "--json") if r["path"] == f]
+            if not c.eq(len(rows), 1, "%s: rows under skeleton %s" % (f, skel)):
+                continue
+            r = rows[0]
+            c.eq((r["bound"], r["bones_missing"], r["skeleton"].upper()), (True, 0, skel.upper()),
+                 f + ": bound/bones_missing/skeleton")
+            bone = [i for i in by_path.get(f, []) if i["code"] in LINK_CODES]
+            c.eq(bone, [], f + ": link findings")
+            frames = num(r"(\d+) stored frames", d)
+            fps = re.search(r"@([\d.]+) fps", d)
+            c.eq((r["frames"], r["tracks"]), (frames, num(r"(\d+) animated bones", d)), f + ": frames/tracks")
+            if fps:
+                c.that(abs(r["fps"] - float(fps.group(1))) < 1e-3, "%s: fps %r, manifest %s" % (f, r["fps"], fps.group(1)))
+        c.that(n >= 12, "only %d bones-match=yes clips in the manifest" % n)
+
+    with case(tap, "clip details match MANIFEST.tsv (ALA format, visibility tracks)") as c:
+        for f, d in sorted(ala.items()):
+            s = shows.get(f)
+            if not s or not s.get("clips"):
+                c.that(False, "%s: no clip in show: %s" % (f, short(s)))
+                continue
+            c.eq(s["version"], str(num(r"ALA format (\d)", d)), f + ": version")
+            cl = s["clips"][0]
+            vis = sum(1 for t in cl["tracks"] if "visibility" in t["channels"].split(","))
+            want = num(r"(\d+) bones with 0x1007 visibility", d)
+            if want is not None:
+                c.eq(vis, want, f + ": tracks with visibility")
+            c.eq(len(cl["tracks"]), num(r"(\d+) animated bones", d), f + ": tracks listed")
+
+    with case(tap, "VSB_HYENA_BOMBER_DEPLOY_00.ala (no model) gets SKELETON_NOT_FOUND") as c:
+        f = "VSB_HYENA_BOMBER_DEPLOY_00.ala"
+        got = [(i["code"], i["severity"]) for i in by_path.get(f, [])]
+        c.eq(got, [("SKELETON_NOT_FOUND", "warning")], "findings")
+        rows = [r for r in ax.json("clips", "--skeleton", "VSB_HYENA_BOMBER", "--db", db, "--json") if r["path"] == f]
+        c.eq([(r["bound"], r["tracks"], r["frames"]) for r in rows], [(False, 29, 74)], "clip row")
+        c.eq(summary["clips_unbound"], 1, "clips_unbound")
+
+    with case(tap, "P_BLINK_RED_120.ALO gets PARTICLE_NAME_MISMATCH (and no other particle does)") as c:
+        pm = [i for i in issues if i["code"] == "PARTICLE_NAME_MISMATCH"]
+        c.eq([(i["path"], i["severity"]) for i in pm], [("P_BLINK_RED_120.ALO", "warning")], "findings")
+        if pm:
+            c.that("p_blink_red_2" in pm[0]["message"], "message %r" % pm[0]["message"])
+
+    with case(tap, "models and particle systems match MANIFEST.tsv") as c:
+        for f, d in sorted(models.items()):
+            s = shows.get(f)
+            if not s:
+                continue
+            c.eq(s["format"], "alamo-alo", f + ": format")
+            c.eq([(k["name"], len(k["bones"])) for k in s.get("skeletons", [])], [(stem(f), num(r"(\d+) bones", d))],
+                 f + ": skeleton")
+            summ = [m for m in s.get("meshes", []) if "kind" in m]
+            if c.eq(len(summ), 1, f + ": model summary rows"):
+                got = summ[0]
+                c.eq(got["meshes"], num(r"(\d+) meshes", d), f + ": meshes")
+                c.eq(got["proxies"], num(r"(\d+) proxies", d), f + ": proxies")
+                c.eq(got["lights"], num(r"(\d+) lights", d) or 0, f + ": lights")
+        for f, d in sorted(particles.items()):
+            s = shows.get(f)
+            if not s:
+                continue
+            c.eq(s["format"], "alamo-particle", f + ": format")
+            summ = [m for m in s.get("meshes", []) if "kind" in m]
+            name = re.search(r'internal name "([^"]+)"', d)
+            c.eq([(m["kind"], m["name"], m["emitters"]) for m in summ],
+                 [("particle", name.group(1) if name else None, num(r"(\d+) emitters", d))], f + ": particle")
+
+    with case(tap, "a rescan of the corpus decodes nothing and changes nothing") as c:
+        before = (canon(ax.json("skeletons", "--db", db, "--json")), canon(issues))
+        s2 = scan(root, db)
+        c.eq((s2["scan"]["files_decoded"], s2["scan"]["files_unchanged"], s2["scan"]["files_removed"]),
+             (0, len(alamo), 0), "decoded/unchanged/removed")
+        after = (canon(ax.json("skeletons", "--db", db, "--json")), canon(ax.json("issues", "--db", db, "--json")))
+        c.eq(after, before, "skeletons and issues")
+
+    # ---- the MEG fixtures
+    meg = {k.split("/", 1)[1]: v for k, v in manifest.items() if k.startswith("meg/")}
+    mroot = os.path.join(CORPUS, "meg")
+    mdb = os.path.join(TMP, "meg.db")
+    msum = None
+    with case(tap, "scan $AMX_CORPUS/meg: every fixture archive is indexed") as c:
+        msum = scan(mroot, mdb)
+        c.eq(msum["files"].get("meg"), len(meg), "meg files")
+        c.eq(sorted(os.listdir(mroot)), sorted(meg), "files on disk vs MANIFEST.tsv")
+        for f, d in sorted(meg.items()):
+            rows = ax.json("show", f, "--db", mdb, "--json", want_rc=None) or []
+            if not c.eq(len(rows), 1, f + ": show rows"):
+                continue
+            s = rows[0]
+            c.eq((s["format"], s["status"]), ("meg", "ok"), f + ": format/status")
+            c.eq(s["version"], str(num(r"MEG format (\d)", d)), f + ": version")
+            named = re.findall(r"\b([A-Z]\.TXT|TEST\.TXT)\b", d)
+            want = 0 if "zero files" in d else num(r"(\d+) (?:zero-length )?entr(?:y|ies)", d)
+            if want is None:
+                want = len(named)
+            c.eq(len(s.get("members", [])), want, f + ": members")
+            for name in named:
+                c.that(any(m["path"] == f + "#" + name for m in s.get("members", [])),
+                       "%s: member %s not in %s" % (f, name, [m["path"] for m in s.get("members", [])]))
+            errs = [i for i in s.get("issues", []) if i["severity"] == "error"]
+            c.eq(errs, [], f + ": error findings of the archive itself")
+        p = ax.run("dump", "--json", os.path.join(mroot, "v1_1_file_data.meg") + "#TEST.TXT")
+        c.that(p.returncode in (0, 1) and json.loads(p.stdout or "{}").get("format") == "unknown",
+               "dump of a member: exit %d %r %r" % (p.returncode, p.stdout[:200], p.stderr))
+
+    with case(tap, "MEG fixtures: members of other formats are not findings (as loose files of other formats)") as c:
+        # A loose TEST.TXT is indexed as 'other' without a finding; inside an archive it should be too:
+        # game archives hold XML, textures and sounds next to models.
+        mi = ax.json("issues", "--db", mdb, "--json")
+        other = [i for i in mi if not i["path"].lower().endswith(OUR_EXT)]
+        c.eq([(i["path"], i["code"], i["severity"]) for i in other], [], "findings of non-Alamo members")
+
+    return tap.finish()
+
+
+if __name__ == "__main__":
+    try:
+        rc = main()
+    finally:
+        shutil.rmtree(TMP, ignore_errors=True)
+    sys.exit(rc)
