@@ -13,7 +13,7 @@ set -euo pipefail
 usage() {
     cat <<'EOF'
 usage: bench/scan_bench.sh [--models N] [--vertices V] [--jobs N] [--runs R] [--seed S]
-                           [--tmpdir DIR] [--build-dir DIR] [--keep]
+                           [--tmpdir DIR] [--build-dir DIR] [--no-build] [--keep]
 
   --models N     models in the full tree; each is 1 .ALO + 2 .ALA files (default 1500)
   --vertices V   vertices per mesh (4 meshes, 144 B per vertex) (default 300: ~350 MB)
@@ -22,6 +22,7 @@ usage: bench/scan_bench.sh [--models N] [--vertices V] [--jobs N] [--runs R] [--
   --seed S       amxgen seed (default 1)
   --tmpdir DIR   where the temp tree goes (default $SCAN_BENCH_TMPDIR, else $TMPDIR, else /tmp)
   --build-dir D  release build dir (default $SCAN_BENCH_BUILD_DIR, else <repo>/build-bench)
+  --no-build     use the binaries already in the build dir (no meson/ninja)
   --keep         keep the temp tree and databases (the path is printed)
 
 Dropping the page cache (for the cold cat/scan) needs root; without it both run warm and the
@@ -38,6 +39,7 @@ jobs=$(nproc)
 runs=3
 seed=1
 keep=0
+build=1
 tmp_base=${SCAN_BENCH_TMPDIR:-${TMPDIR:-/tmp}}
 build_dir=${SCAN_BENCH_BUILD_DIR:-$repo/build-bench}
 
@@ -52,6 +54,7 @@ while [[ $# -gt 0 ]]; do
         --tmpdir)    need_arg "$@"; tmp_base=$2; shift 2 ;;
         --build-dir) need_arg "$@"; build_dir=$2; shift 2 ;;
         --keep)      keep=1; shift ;;
+        --no-build)  build=0; shift ;;
         -h|--help)   usage; exit 0 ;;
         *) echo "scan_bench: unknown option: $1" >&2; usage >&2; exit 2 ;;
     esac
@@ -65,20 +68,24 @@ quarter_models=$(( models / 4 ))
 log() { printf '[scan_bench] %s\n' "$*" >&2; }
 
 # ---- 1. release binaries ----
-if [[ ! -f $build_dir/build.ninja ]]; then
-    log "configuring release build in $build_dir"
-    meson setup "$build_dir" "$repo" --buildtype=release -Db_ndebug=true >/dev/null
+if (( build )); then
+    if [[ ! -f $build_dir/build.ninja ]]; then
+        log "configuring release build in $build_dir"
+        meson setup "$build_dir" "$repo" --buildtype=release -Db_ndebug=true >/dev/null
+    fi
+    log "building animidx and amxgen (ninja -C $build_dir)"
+    # Only the two binaries: other targets being edited elsewhere must not break the benchmark.
+    ninja -C "$build_dir" cli/animidx tests/amxgen >/dev/null
 fi
-log "building animidx and amxgen (ninja -C $build_dir)"
-# Only the two binaries: test sources being edited elsewhere must not break the benchmark.
-ninja -C "$build_dir" cli/animidx tests/amxgen >/dev/null
 animidx=$build_dir/cli/animidx
 amxgen=$build_dir/tests/amxgen
 [[ -x $animidx && -x $amxgen ]] || { echo "scan_bench: binaries missing in $build_dir" >&2; exit 1; }
 
 # ---- peak-RSS measurement: GNU time, else python3's getrusage(RUSAGE_CHILDREN) ----
 rss_tool=
-if [[ -x /usr/bin/time ]] && /usr/bin/time -f %M -o /dev/null true 2>/dev/null; then
+if [[ ${SCAN_BENCH_RSS:-} == python3 ]] && command -v python3 >/dev/null; then
+    rss_tool=python3      # forced (to test the fallback)
+elif [[ -x /usr/bin/time ]] && /usr/bin/time -f %M -o /dev/null true 2>/dev/null; then
     rss_tool=gnu-time
 elif [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null \
         && { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null 2>&1 \
@@ -101,12 +108,29 @@ run_rss() {
         /usr/bin/time -f '%M %U %S' -o "$out" "$@"
     else
         python3 - "$out" "$@" <<'PY'
-import resource, subprocess, sys
-rc = subprocess.call(sys.argv[2:])
+# getrusage(RUSAGE_CHILDREN).ru_maxrss is the max over every child, and a child forked from
+# python already holds python's RSS (~13 MB) when it execs, so it is a floor, not the child's
+# peak. Measure that floor with /bin/true first: above it, ru_maxrss is the command's own peak;
+# at or below it, use the command's VmHWM polled from /proc every millisecond instead.
+import os, resource, subprocess, sys, time
+subprocess.call(["true"])
+floor = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+p = subprocess.Popen(sys.argv[2:])
+hwm = 0
+while p.poll() is None:
+    try:
+        with open("/proc/%d/status" % p.pid) as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    hwm = max(hwm, int(line.split()[1]))
+    except (OSError, ValueError):
+        pass
+    time.sleep(0.001)
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+peak = ru.ru_maxrss if ru.ru_maxrss > floor + 512 else hwm
 with open(sys.argv[1], "w") as f:
-    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-    f.write("%d %.2f %.2f\n" % (ru.ru_maxrss, ru.ru_utime, ru.ru_stime))
-sys.exit(rc)
+    f.write("%d %.2f %.2f\n" % (peak, ru.ru_utime, ru.ru_stime))
+sys.exit(p.returncode if p.returncode >= 0 else 128 - p.returncode)
 PY
     fi
 }
@@ -272,8 +296,10 @@ cat_mbps=$(awk -v b="$bytes" -v t="$cat_m" 'BEGIN { if (t > 0) printf "%.0f", b 
 verdict() { if le "$1" "$2"; then echo PASS; else echo MISS; fi; }
 scan_v=$(verdict "$scan_ratio" 2)
 rescan_v=$(verdict "$rescan_ratio" 2)
-# "Independent of the tree size": the tree grows 4x; allow 25% (allocator and SQLite cache noise).
-rss_v=$(verdict "$rss_ratio" 1.25)
+# "Independent of the tree size": the tree grows 4x, the peak may grow by 25% or 2 MiB, whichever
+# is more (SQLite's page cache, 2 MiB by default, fills as the index grows; then it stays put).
+rss_allowed=$(awk -v q="$rss_q_mb" 'BEGIN { a = q * 1.25; if (a < q + 2) a = q + 2; printf "%.1f", a }')
+rss_v=$(verdict "$rss_full_mb" "$rss_allowed")
 
 fmt_runs() { local IFS=' '; echo "$*"; }
 cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
@@ -302,7 +328,7 @@ printf '%-34s %9s   %-6s %s\n' "cold scan / cat" "${scan_ratio}x" "$scan_v" "<= 
 printf '%-34s %9s   %-6s %s\n' "no-change rescan / find" "${rescan_ratio}x" "$rescan_v" "<= 2x"
 printf '%-34s %9s   %-6s %s\n' "peak RSS, full tree ($files files)" "${rss_full_mb} MB" "" ""
 printf '%-34s %9s   %-6s %s\n' "peak RSS, 1/4 tree ($qfiles files)" "${rss_q_mb} MB" "" ""
-printf '%-34s %9s   %-6s %s\n' "peak RSS full / quarter" "${rss_ratio}x" "$rss_v" "<= 1.25x for a 4x tree (max of the runs)"
+printf '%-34s %9s   %-6s %s\n' "peak RSS full / quarter" "${rss_ratio}x" "$rss_v" "full <= $rss_allowed MB: 1/4 tree's +25% or +2 MB (max of the runs)"
 echo
 (( decoded_ok )) || echo "WARNING: a cold scan did not decode all $files files (see $work/out/cold-*.json)"
 (( unchanged_ok )) || echo "WARNING: a rescan did not find all $files files unchanged (see $work/out/rescan-*.json)"

@@ -462,7 +462,7 @@ static int dump_one(const char *arg, const amx_config *cfg, bool json, bool samp
         }
         span = data + e->offset;
         span_len = (size_t)e->size;
-        opts.file_name = hash + 1;
+        opts.file_name = e->name; /* as stored: names the clip as the index does */
     }
     amx_asset *a = NULL;
     if (amx_decode(span, span_len, &opts, &a) != AMX_OK) {

@@ -8,7 +8,8 @@
  *   2. for Alamo clips, the longest model name that prefixes the clip name at a '_' (covers
  *      names outside the convention, such as VSF_Tie_Aggressor_Hyperspace_In.ala);
  *   among skeletons of one name, the one whose directory shares the longest tail with the
- *   clip's directory (same directory first, then the same directory tree), then the same root.
+ *   clip's directory (same directory first, then the same directory tree), then the same root,
+ *   then the first by path (so the choice never depends on the order files were indexed).
  * Bone check: every track must name the skeleton's bone at its index (case-insensitive; names
  * repeat within skeletons, so never by name alone): BONE_INDEX_MISMATCH when the name sits at
  * another index, BONE_NOT_IN_SKELETON when it is nowhere. Findings of this pass have origin
@@ -325,7 +326,7 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
         "SELECT c.id, c.name_key, c.skeleton_hint, f.format, f.dir_key, f.root_id, c.name "
         "FROM clips c JOIN files f ON f.id = c.file_id WHERE c.file_id = ?1",
         "SELECT s.id, s.name, f.dir_key, f.root_id, s.bone_count FROM skeletons s "
-        "JOIN files f ON f.id = s.file_id WHERE s.name_key = ?1 ORDER BY s.id",
+        "JOIN files f ON f.id = s.file_id WHERE s.name_key = ?1 ORDER BY f.path, s.id",
         "SELECT idx, name, name_key FROM bones WHERE skeleton_id = ?1 ORDER BY idx",
         "SELECT bone_name, bone_index, offset FROM tracks WHERE clip_id = ?1 ORDER BY idx",
         "UPDATE clips SET skeleton_id = ?2, skeleton_name = ?3, skeleton_key = ?4, "

@@ -18,9 +18,15 @@ bool amx__chunk_next(amx_dec *d, amx_reader *r, amx_chunk *c)
     c->container = (raw & 0x80000000u) != 0;
     c->size = raw & 0x7FFFFFFFu;
     if (c->size > amx_reader_left(r)) {
-        amx__finding(d, AMX_C_CHUNK_OVERRUN, (int64_t)at, NULL,
-                     "chunk 0x%x claims %zu bytes but only %zu are left in its parent",
-                     (unsigned)c->type, c->size, amx_reader_left(r));
+        /* Past the end of the file: the file was cut short. Inside it: a size field is wrong. */
+        if (r->end == d->r.end)
+            amx__finding(d, AMX_C_TRUNCATED, (int64_t)at, NULL,
+                         "chunk 0x%x claims %zu bytes but the file ends %zu bytes after its header",
+                         (unsigned)c->type, c->size, amx_reader_left(r));
+        else
+            amx__finding(d, AMX_C_CHUNK_OVERRUN, (int64_t)at, NULL,
+                         "chunk 0x%x claims %zu bytes but only %zu are left in its parent",
+                         (unsigned)c->type, c->size, amx_reader_left(r));
     }
     c->body = amx_reader_sub(r, c->size);
     c->body.err = false;
@@ -41,9 +47,14 @@ bool amx__mini_next(amx_dec *d, amx_reader *r, amx_mini *m)
     m->type = amx_read_u8(r);
     size_t size = amx_read_u8(r);
     if (size > amx_reader_left(r)) {
-        amx__finding(d, AMX_C_CHUNK_OVERRUN, (int64_t)at, NULL,
-                     "mini-chunk 0x%02x claims %zu bytes but only %zu are left in its chunk",
-                     m->type, size, amx_reader_left(r));
+        if (r->end == d->r.end)
+            amx__finding(d, AMX_C_TRUNCATED, (int64_t)at, NULL,
+                         "mini-chunk 0x%02x claims %zu bytes but the file ends %zu bytes after its header",
+                         m->type, size, amx_reader_left(r));
+        else
+            amx__finding(d, AMX_C_CHUNK_OVERRUN, (int64_t)at, NULL,
+                         "mini-chunk 0x%02x claims %zu bytes but only %zu are left in its chunk",
+                         m->type, size, amx_reader_left(r));
     }
     m->body = amx_reader_sub(r, size);
     m->body.err = false;

@@ -8,7 +8,8 @@
  *   mini-chunk header (2 bytes): u8 type, u8 size (no children)
  *
  * Children fill their parent exactly. A chunk that claims more bytes than its parent holds gets a
- * CHUNK_OVERRUN finding and is clamped to what is there; a parent always moves on by the chunk's
+ * CHUNK_OVERRUN finding (TRUNCATED when it runs past the end of the file) and is clamped to what
+ * is there; a parent always moves on by the chunk's
  * size, whatever its handler consumed. Whether a data chunk holds mini-chunks is decided by the
  * chunk type and its parent, never by the bytes.
  */

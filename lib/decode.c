@@ -213,7 +213,7 @@ void amx__fatal(amx_dec *d, amx_code code, int64_t offset, const char *context,
 {
     va_list ap;
     va_start(ap, fmt);
-    add_finding(d, code, AMX_SEV_ERROR, offset, context, fmt, ap);
+    add_finding(d, code, amx_code_get(code)->severity, offset, context, fmt, ap);
     va_end(ap);
     d->fatal = true;
     d->asset->status = AMX_ASSET_ERROR;

@@ -58,7 +58,8 @@ void amx__finding(amx_dec *d, amx_code code, int64_t offset, const char *context
                   const char *fmt, ...) AMX_PRINTF(5, 6);
 void amx__finding_sev(amx_dec *d, amx_code code, amx_severity sev, int64_t offset,
                       const char *context, const char *fmt, ...) AMX_PRINTF(6, 7);
-/* Records an error finding and marks the asset as not decodable (status ERROR). */
+/* Records a finding (the code's default severity) and marks the asset as not decodable
+ * (status ERROR). */
 void amx__fatal(amx_dec *d, amx_code code, int64_t offset, const char *context,
                 const char *fmt, ...) AMX_PRINTF(5, 6);
 

@@ -222,13 +222,19 @@ static void decode_archive_members(scan_ctx *c, job *j, const uint8_t *data, mem
         snprintf(mp, plen, "%s#%s", j->rel_path, m[i].name);
         r->member_path = mp;
         const uint8_t *span = data + m[i].offset;
+        r->size = (int64_t)m[i].size;
+        r->mtime_ns = j->mtime_ns;
+        if (amx_probe(span, (size_t)m[i].size) == AMX_FMT_UNKNOWN && !our_extension(m[i].name)) {
+            /* Textures, XML, audio: indexed as members of no known format, like loose files. */
+            r->kind = R_IGNORED;
+            push_result(c, r);
+            continue;
+        }
         amx_decode_opts o = { .file_name = m[i].name };
         if (amx_decode(span, (size_t)m[i].size, &o, &r->asset) != AMX_OK) {
             result_free(r);
             continue;
         }
-        r->size = (int64_t)m[i].size;
-        r->mtime_ns = j->mtime_ns;
         r->has_hash = true;
         r->hash = XXH3_64bits(span, (size_t)m[i].size);
         push_result(c, r);
@@ -564,6 +570,8 @@ static void notice(scanner *s, const char *rel, amx_code code, const char *msg)
         st = amx__db_put(s->db, &m, NULL, &f, &id, s->err, s->errlen);
     if (st)
         s->failed = st;
+    else
+        mark_seen(s, id); /* the row stands for this scan: the sweep must keep it */
     s->stats->files_failed++;
 }
 

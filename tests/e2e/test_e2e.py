@@ -572,10 +572,16 @@ def test_duplicate_names():
         scan(root, db1)
         model(os.path.join(root, "Data/A/X_GEN.ALO"), ["Root", "Arm"])
         scan(root, db1)
-        db2 = os.path.join(TMP, "db", "dups2.db")
-        scan(root, db2)
-        a, b = state(db1, ["X_GEN"]), state(db2, ["X_GEN"])
-        compare_states(c, a, b, "incremental (Data/B first, Data/A added) vs fresh")
+        a = state(db1, ["X_GEN"])
+        # fresh scans: one thread (files written in walk order), then the default thread count
+        fresh = []
+        for k, jobs in enumerate(("1", "0", "0", "0")):
+            db2 = os.path.join(TMP, "db", "dups2-%d.db" % k)
+            scan(root, db2, "--jobs", jobs)
+            fresh.append(state(db2, ["X_GEN"]))
+        compare_states(c, a, fresh[0], "incremental (Data/B first, Data/A added) vs fresh --jobs 1")
+        for k in (1, 2, 3):
+            compare_states(c, fresh[0], fresh[k], "fresh --jobs 1 vs fresh --jobs 0 (run %d)" % k)
 
 
 # ---------------------------------------------------------------- queries and commands
@@ -805,6 +811,43 @@ def test_dump():
         c.that(p.returncode in (2, 3) and "NOT_THERE" in p.stderr, "missing member: exit %d %r" % (p.returncode, p.stderr))
 
 
+def test_dump_member_name():
+    with case(tap, "dump ARCHIVE#member names the clip as the archive does, whatever case is typed") as c:
+        meg = os.path.join(ROOT, "Data", "Extra.meg")
+        exact = ax.run("dump", "--json", meg + "#DATA/ART/MODELS/UM_GEN_AT_MOVE_00.ALA")
+        lower = ax.run("dump", "--json", meg + "#data/art/models/um_gen_at_move_00.ala")
+        c.eq((exact.returncode, lower.returncode), (0, 0), "exit statuses")
+        if exact.returncode == 0 and lower.returncode == 0:
+            a, b = json.loads(exact.stdout), json.loads(lower.stdout)
+            c.eq([(x["name"], x["skeleton"]) for x in b["clips"]], [(x["name"], x["skeleton"]) for x in a["clips"]],
+                 "clip name/skeleton (the index says %s)" % short(
+                     [r["clip"] for r in clips(DB, "UM_GEN_AT") if "#" in r["path"]]))
+
+
+def test_multi_root():
+    with case(tap, "two roots in one index: paths per root, a scan of one root keeps the other") as c:
+        r1, r2 = os.path.join(TMP, "mr1"), os.path.join(TMP, "mr2")
+        model(os.path.join(r1, "X_ONE.ALO"), ["Root", "A"])
+        clip(os.path.join(r1, "X_ONE_IDLE_00.ALA"), ["Root", "B"])
+        clip(os.path.join(r2, "X_ONE_IDLE_00.ALA"), ["Root", "A"])
+        db = os.path.join(TMP, "db", "multi.db")
+        p = must(ax.run("scan", r1, r2, "--db", db, "--json", "--quiet"), "scan of two roots")
+        s = json.loads(p.stdout)
+        c.eq((s["scan"]["files_seen"], s["clips"], s["skeletons"]), (3, 2, 1), "files_seen/clips/skeletons")
+        rows = sorted((r["root"], r["path"], r["bound"], r["bones_missing"]) for r in clips(db, "X_ONE"))
+        c.eq(rows, [(os.path.realpath(r1), "X_ONE_IDLE_00.ALA", True, 1),
+                    (os.path.realpath(r2), "X_ONE_IDLE_00.ALA", True, 0)], "clips of both roots")
+        s2 = scan(r2, db)
+        c.eq((s2["scan"]["files_removed"], s2["clips"], s2["skeletons"]), (0, 2, 1), "after scanning only the second root")
+        os.unlink(os.path.join(r1, "X_ONE.ALO"))
+        scan(r1, db)
+        rows = sorted((r["root"], r["bound"]) for r in clips(db, "X_ONE"))
+        c.eq(rows, [(os.path.realpath(r1), False), (os.path.realpath(r2), False)],
+             "the model of the first root deleted: clips of both roots unbound")
+        nf = sorted(i["root"] for i in issues(db, "--code", "SKELETON_NOT_FOUND"))
+        c.eq(nf, sorted([os.path.realpath(r1), os.path.realpath(r2)]), "SKELETON_NOT_FOUND in both roots")
+
+
 def test_help_and_usage():
     with case(tap, "--help for every command; unknown command/option exit 2") as c:
         p = ax.run("--help")
@@ -993,14 +1036,17 @@ def test_bad_input():
             else:
                 c.eq(codes_of(iss.get("Data/Art/Models/LOCKED_IDLE_00.ALA", [])), ["IO_ERROR"], "chmod 000 file")
                 c.eq(codes_of(iss.get("Data/Locked", [])), ["IO_ERROR"], "chmod 000 directory")
-            first = canon(issues(db))
-            s2 = scan(root, db)
-            again = canon(issues(db))
-            c.that(again == first, "findings after a rescan (no duplicates):\n" + diff_rows(first, again))
-            c.eq(db_counts(db)["duplicate_paths"], 0, "duplicate file rows")
             dd = ax.run("dump", "--json", os.path.join(m, "EMPTY_IDLE_00.ALA"))
             c.that(dd.returncode in (0, 1) and json.loads(dd.stdout)["status"] == "error",
                    "dump of an empty file: %d %r" % (dd.returncode, dd.stdout[:300]))
+
+        with case(tap, "rescans of the bad tree keep every finding (scanner notices too), without duplicates") as c:
+            first = canon(issues(db))
+            for k in (2, 3):
+                scan(root, db)
+                again = canon(issues(db))
+                c.that(again == first, "findings after scan %d:\n%s" % (k, diff_rows(first, again)))
+            c.eq(db_counts(db)["duplicate_paths"], 0, "duplicate file rows")
 
         with case(tap, "NOT_RECOGNISED findings have the severity `rules` documents") as c:
             rules = {r["code"]: r["default_severity"] for r in ax.json("rules", "--json")}
@@ -1132,7 +1178,8 @@ def main():
         return tap.finish()
     tests = [test_first_scan, test_matched, test_case_insensitive, test_mismatched, test_not_found,
              test_archive_clip, test_particle, test_truncated, test_issue_filters, test_show, test_dump,
-             test_config, test_second_scan, test_incremental, test_duplicate_names, test_help_and_usage,
+             test_config, test_second_scan, test_incremental, test_duplicate_names, test_dump_member_name,
+             test_multi_root, test_help_and_usage,
              test_rules, test_bad_input, test_crash]
     only = os.environ.get("E2E_ONLY")
     for t in tests:

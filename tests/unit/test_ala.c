@@ -722,8 +722,8 @@ static void test_truncated(void)
     /* cut inside bone 2: the root overruns, bones 0-1 decode, the data chunks are gone */
     amx_asset *a = decode_named(b.data, lay.bones[2].chunk + 20, CLIP_FILE, true);
     CHECK_EQ(a->status, AMX_ASSET_PARTIAL);
-    CHECK_FINDING(a, AMX_C_CHUNK_OVERRUN, 0);
-    CHECK_FINDING(a, AMX_C_CHUNK_OVERRUN, lay.bones[2].chunk);
+    CHECK_FINDING(a, AMX_C_TRUNCATED, 0);
+    CHECK_FINDING(a, AMX_C_TRUNCATED, lay.bones[2].chunk);
     CHECK_FINDING(a, AMX_C_COUNT_MISMATCH, lay.mini_bones + 2);
     CHECK_FINDING(a, AMX_C_MISSING_CHUNK, 0); /* no 0x1009 */
     CHECK_EQ(a->clips[0].track_count, 3);

@@ -149,15 +149,42 @@ static void test_chunk_walk(void)
     CHECK_EQ(a.finding_count, 0);
     free_dec(&d);
 
-    /* The outer chunk claims 100 bytes more than the file has: CHUNK_OVERRUN, body clamped. */
-    amxw_put_u32le(&b, 4, (uint32_t)(b.len - 8 + 100) | 0x80000000u);
+    /* The outer chunk claims 100 bytes more than the file has: TRUNCATED (the file was cut
+     * short), body clamped. */
+    size_t outer_size = b.len - 8;
+    amxw_put_u32le(&b, 4, (uint32_t)(outer_size + 100) | 0x80000000u);
     d = make_dec(b.data, b.len, &a, &o);
     CHECK(amx__chunk_next(&d, &d.r, &c));
     CHECK_EQ(amx_reader_left(&c.body), b.len - 8);
     CHECK_EQ(a.finding_count, 1);
-    CHECK_EQ(a.findings[0].code, AMX_C_CHUNK_OVERRUN);
+    CHECK_EQ(a.findings[0].code, AMX_C_TRUNCATED);
     CHECK_EQ(a.findings[0].offset, 0);
     free_dec(&d);
+    amxw_put_u32le(&b, 4, (uint32_t)outer_size | 0x80000000u);
+
+    /* A child claiming more than its parent holds, inside the file: CHUNK_OVERRUN at the
+     * child, which is clamped to the parent; the parent's next sibling is read intact. */
+    amxw_buf n = { 0 };
+    size_t p = amxw_chunk_begin(&n, 0x200, true);
+    size_t child = amxw_chunk_begin(&n, 0x203, false);
+    amxw_u32le(&n, 7);
+    amxw_chunk_end(&n, child);
+    amxw_chunk_end(&n, p);
+    amxw_chunk_str(&n, 0x400, "next");
+    amxw_put_u32le(&n, child + 4, 50);
+    d = make_dec(n.data, n.len, &a, &o);
+    CHECK(amx__chunk_next(&d, &d.r, &c));
+    CHECK(amx__chunk_next(&d, &c.body, &k));
+    CHECK_EQ(k.type, 0x203);
+    CHECK_EQ(amx_reader_left(&k.body), 4);
+    CHECK_EQ(a.finding_count, 1);
+    CHECK_EQ(a.findings[0].code, AMX_C_CHUNK_OVERRUN);
+    CHECK_EQ(a.findings[0].offset, (int64_t)child);
+    CHECK(amx__chunk_next(&d, &d.r, &c));
+    CHECK_EQ(c.type, 0x400);
+    CHECK_STR(amx__body_string(&d, c.body), "next");
+    free_dec(&d);
+    amxw_buf_free(&n);
 
     /* A header cut short: TRUNCATED at its offset. */
     d = make_dec(b.data, 5, &a, &o);
