@@ -143,8 +143,9 @@ static amx_status prepare_writes(amx_db *db, char *err, size_t errlen)
 #define S(field, sql) { offsetof(amx_db, field), sql }
         S(root_get, "SELECT id FROM roots WHERE path = ?1"),
         S(root_add, "INSERT INTO roots(path) VALUES (?1)"),
+        /* files_lookup covers every column: one index seek per file on a rescan. */
         S(file_lookup, "SELECT id, size, mtime_ns, hash, decoder_version, format FROM files "
-                       "WHERE root_id = ?1 AND path = ?2"),
+                       "INDEXED BY files_lookup WHERE root_id = ?1 AND path = ?2"),
         S(file_insert, "INSERT INTO files(root_id, parent_id, path, dir_key, stem_key, size, "
                        "mtime_ns, hash, format, version, decoder_version, status, indexed_at) "
                        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"),
@@ -251,7 +252,9 @@ void amx_db_close(amx_db *db)
     sqlite3_stmt *s;
     while ((s = sqlite3_next_stmt(db->db, NULL)) != NULL)
         sqlite3_finalize(s);
-    if (db->db && !db->readonly)
+    /* Keep the planner's statistics fresh, but only after changes: a no-change rescan should
+     * cost no more than its stat walk. */
+    if (db->db && !db->readonly && db->dirty)
         sqlite3_exec(db->db, "PRAGMA optimize", NULL, NULL, NULL);
     sqlite3_close(db->db);
     free(db);
@@ -354,6 +357,7 @@ static int clear_file(amx_db *db, int64_t id)
 
 amx_status amx__db_remove(amx_db *db, int64_t id, char *err, size_t errlen)
 {
+    db->dirty = true;
     int rc = clear_file(db, id);
     if (rc == SQLITE_OK) {
         sqlite3_bind_int64(db->del_file, 1, id);
@@ -365,6 +369,7 @@ amx_status amx__db_remove(amx_db *db, int64_t id, char *err, size_t errlen)
 amx_status amx__db_touch(amx_db *db, int64_t id, int64_t size, int64_t mtime_ns, char *err,
                          size_t errlen)
 {
+    db->dirty = true;
     sqlite3_bind_int64(db->file_touch, 1, id);
     sqlite3_bind_int64(db->file_touch, 2, size);
     sqlite3_bind_int64(db->file_touch, 3, mtime_ns);
@@ -585,6 +590,7 @@ amx_status amx__db_put(amx_db *db, const amx__file_meta *m, const amx_asset *ass
     amx_status st = amx__db_lookup(db, m->root_id, m->path, &old, err, errlen);
     if (st)
         return st;
+    db->dirty = true;
     char *dir_key = NULL, *stem_key = NULL;
     path_keys(m->path, &dir_key, &stem_key);
     if (!dir_key || !stem_key) {

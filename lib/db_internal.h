@@ -18,6 +18,7 @@ struct amx_db {
     sqlite3 *db;
     bool readonly;
     bool in_tx;
+    bool dirty;         /* indexed data changed: PRAGMA optimize on close */
     /* write statements, prepared once at open (NULL on read-only connections) */
     sqlite3_stmt *root_get, *root_add;
     sqlite3_stmt *file_lookup, *file_insert, *file_update, *file_touch;

@@ -575,15 +575,22 @@ static void notice(scanner *s, const char *rel, amx_code code, const char *msg)
     s->stats->files_failed++;
 }
 
-static void consider_file(scanner *s, const char *abs, const char *rel, const struct stat *st)
+/* A regular file: skipped when the index has it with the same size, mtime and decoder version;
+ * otherwise a job for the workers. The lookup runs inside the current batch transaction (one
+ * read transaction per file would lock and unlock the database for every file). */
+static void consider_file(scanner *s, const char *dir_abs, const char *name, const char *rel,
+                          const struct stat *st)
 {
     s->stats->files_seen++;
     if (st->st_dev == s->db_dev &&
         (st->st_ino == s->db_ino[0] || st->st_ino == s->db_ino[1] || st->st_ino == s->db_ino[2]))
         return; /* the index itself */
     amx__file_row old;
-    if (amx__db_lookup(s->db, s->root_id, rel, &old, s->err, s->errlen)) {
-        s->failed = AMX_E_DB;
+    amx_status rc = ensure_tx(s);
+    if (!rc)
+        rc = amx__db_lookup(s->db, s->root_id, rel, &old, s->err, s->errlen);
+    if (rc) {
+        s->failed = rc;
         return;
     }
     if (old.id) {
@@ -594,12 +601,15 @@ static void consider_file(scanner *s, const char *abs, const char *rel, const st
             old.decoder_version == amx_format_decoder_version(fmt)) {
             s->stats->files_unchanged++;
             report_progress(s, rel, false);
+            if (maybe_commit(s, false))
+                s->failed = AMX_E_DB;
             return;
         }
     }
     job *j = calloc(1, sizeof *j);
+    size_t alen = strlen(dir_abs) + strlen(name) + 2;
     if (j) {
-        j->abs_path = strdup(abs);
+        j->abs_path = malloc(alen);
         j->rel_path = strdup(rel);
     }
     if (!j || !j->abs_path || !j->rel_path) {
@@ -607,6 +617,7 @@ static void consider_file(scanner *s, const char *abs, const char *rel, const st
         s->failed = AMX_E_NOMEM;
         return;
     }
+    snprintf(j->abs_path, alen, "%s/%s", dir_abs, name);
     j->root_id = s->root_id;
     j->old = old;
     j->size = (int64_t)st->st_size;
@@ -637,7 +648,8 @@ static int cmp_names(const void *a, const void *b)
 }
 
 /* Walks one directory (depth-first, entries sorted so scans are reproducible). rel is "" for
- * the root. */
+ * the root. Entries are stat'ed relative to the open directory (fstatat), which spares the
+ * kernel a full path resolution per file. */
 static void walk(scanner *s, const char *abs, const char *rel, int depth)
 {
     if (s->failed)
@@ -670,29 +682,21 @@ static void walk(scanner *s, const char *abs, const char *rel, int depth)
             break;
         n++;
     }
-    closedir(d);
     if (n)
         qsort(names, n, sizeof *names, cmp_names);
+    int dfd = dirfd(d);
+    char r[PATH_MAX];
     for (size_t i = 0; i < n && !s->failed; i++) {
-        size_t alen = strlen(abs) + strlen(names[i]) + 2;
-        size_t rlen = strlen(rel) + strlen(names[i]) + 2;
-        char *a = malloc(alen), *r = malloc(rlen);
-        if (!a || !r) {
-            free(a);
-            free(r);
-            s->failed = AMX_E_NOMEM;
-            break;
-        }
-        snprintf(a, alen, "%s/%s", abs, names[i]);
-        snprintf(r, rlen, "%s%s%s", rel, *rel ? "/" : "", names[i]);
-        if (s->opts->config && amx_config_ignored(s->opts->config, r)) {
-            free(a);
-            free(r);
+        int rl = snprintf(r, sizeof r, "%s%s%s", rel, *rel ? "/" : "", names[i]);
+        if (rl < 0 || (size_t)rl >= sizeof r) {
+            notice(s, rel, AMX_C_IO_ERROR, "a path in this directory is longer than PATH_MAX; skipped");
             continue;
         }
+        if (s->opts->config && amx_config_ignored(s->opts->config, r))
+            continue;
         struct stat st, lst;
-        if (stat(a, &st) != 0) {
-            if (lstat(a, &lst) == 0 && S_ISLNK(lst.st_mode))
+        if (fstatat(dfd, names[i], &st, 0) != 0) {
+            if (fstatat(dfd, names[i], &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode))
                 notice(s, r, AMX_C_IO_ERROR, "broken symbolic link");
             else if (errno != ENOENT) {
                 char msg[300];
@@ -701,19 +705,26 @@ static void walk(scanner *s, const char *abs, const char *rel, int depth)
             }
         } else if (S_ISDIR(st.st_mode)) {
             if (dir_visited(s, &st)) {
-                bool link = lstat(a, &lst) == 0 && S_ISLNK(lst.st_mode);
+                bool link = fstatat(dfd, names[i], &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode);
                 if (link)
                     notice(s, r, AMX_C_DIRECTORY_LOOP,
                            "symbolic link to a directory that is already scanned; not followed");
             } else {
+                size_t alen = strlen(abs) + strlen(names[i]) + 2;
+                char *a = malloc(alen);
+                if (!a) {
+                    s->failed = AMX_E_NOMEM;
+                    break;
+                }
+                snprintf(a, alen, "%s/%s", abs, names[i]);
                 walk(s, a, r, depth + 1);
+                free(a);
             }
         } else if (S_ISREG(st.st_mode)) {
-            consider_file(s, a, r, &st);
+            consider_file(s, abs, names[i], r, &st);
         }
-        free(a);
-        free(r);
     }
+    closedir(d);
     for (size_t i = 0; i < n; i++)
         free(names[i]);
     free(names);

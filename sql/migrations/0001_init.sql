@@ -27,7 +27,9 @@ CREATE TABLE files (
     UNIQUE (root_id, path)
 ) STRICT;
 CREATE INDEX files_parent ON files(parent_id);
-CREATE INDEX files_format ON files(format);
+CREATE INDEX files_format ON files(format, status);
+-- Covers the scanner's per-file lookup, so a no-change rescan costs one index seek per file.
+CREATE INDEX files_lookup ON files(root_id, path, size, mtime_ns, decoder_version, format, hash);
 
 CREATE TABLE skeletons (
     id          INTEGER PRIMARY KEY,
@@ -97,6 +99,7 @@ CREATE TABLE models (
     dazzle_count    INTEGER NOT NULL DEFAULT 0,
     emitter_count   INTEGER NOT NULL DEFAULT 0
 ) STRICT;
+CREATE INDEX models_kind ON models(kind);
 
 CREATE TABLE meshes (
     file_id     INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
@@ -124,7 +127,7 @@ CREATE TABLE findings (
     context     TEXT NOT NULL DEFAULT ''
 ) STRICT;
 CREATE INDEX findings_file ON findings(file_id, origin);
-CREATE INDEX findings_code ON findings(code);
+CREATE INDEX findings_code ON findings(code, severity);
 
 CREATE TABLE scans (
     id              INTEGER PRIMARY KEY,
