@@ -8,10 +8,11 @@
 #include <strings.h>
 
 static const amx_format_entry format_table[] = {
-    { AMX_FMT_ALAMO_ALO, "alamo-alo", 1, false, amx__alo_probe_model, amx__alo_decode },
-    { AMX_FMT_ALAMO_PARTICLE, "alamo-particle", 1, false, amx__alo_probe_particle, amx__alo_decode },
-    { AMX_FMT_ALAMO_ALA, "alamo-ala", 1, false, amx__ala_probe, amx__ala_decode },
-    { AMX_FMT_MEG, "meg", 1, true, amx__meg_probe, amx__meg_decode },
+    { AMX_FMT_ALAMO_ALO, "alamo-alo", ".alo", 1, false, amx__alo_probe_model, amx__alo_decode },
+    { AMX_FMT_ALAMO_PARTICLE, "alamo-particle", ".alo", 1, false, amx__alo_probe_particle,
+      amx__alo_decode },
+    { AMX_FMT_ALAMO_ALA, "alamo-ala", ".ala", 1, false, amx__ala_probe, amx__ala_decode },
+    { AMX_FMT_MEG, "meg", ".meg", 1, true, amx__meg_probe, amx__meg_decode },
 };
 
 #define FORMAT_TABLE_LEN (sizeof format_table / sizeof format_table[0])
@@ -62,6 +63,28 @@ bool amx_format_is_archive(amx_format fmt)
 {
     const amx_format_entry *e = amx__format_entry(fmt);
     return e && e->is_archive;
+}
+
+bool amx_extension_known(const char *path)
+{
+    const char *base = path;
+    for (const char *p = path; *p; p++)
+        if (*p == '/' || *p == '\\' || *p == '#')
+            base = p + 1;
+    const char *dot = strrchr(base, '.');
+    if (!dot)
+        return false;
+    size_t n = strlen(dot);
+    for (size_t i = 0; i < FORMAT_TABLE_LEN; i++) {
+        for (const char *e = format_table[i].extensions; e && *e;) {
+            size_t k = strcspn(e, " ");
+            if (k == n && strncasecmp(e, dot, n) == 0)
+                return true;
+            e += k;
+            e += strspn(e, " ");
+        }
+    }
+    return false;
 }
 
 amx_format amx_probe(const uint8_t *data, size_t len)

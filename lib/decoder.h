@@ -71,6 +71,8 @@ bool amx__check_finite(amx_dec *d, float v, int64_t offset, const char *context,
 typedef struct amx_format_entry {
     amx_format format;
     const char *name;           /* JSON contract name, e.g. "alamo-ala" */
+    const char *extensions;     /* space-separated, e.g. ".alo .ala": a file named so whose
+                                 * content is not recognised is a NOT_RECOGNISED finding */
     int decoder_version;        /* bump to make the index re-decode this format's files */
     bool is_archive;
     /* Returns true when the bytes look like this format. len may be short (a prefix); a

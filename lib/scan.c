@@ -50,20 +50,6 @@ static int64_t mtime_ns_of(const struct stat *st)
     return (int64_t)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
 }
 
-/* Extensions of our formats: a file with one of these whose content is not recognised is a
- * finding (NOT_RECOGNISED); any other unrecognised file is indexed as 'ignored'. */
-static bool our_extension(const char *path)
-{
-    static const char *const exts[] = { ".alo", ".ala", ".meg" };
-    const char *dot = strrchr(path, '.');
-    if (!dot || strchr(dot, '/'))
-        return false;
-    for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++)
-        if (strcasecmp(dot, exts[i]) == 0)
-            return true;
-    return false;
-}
-
 /* ---- jobs and results ---- */
 
 typedef enum { R_ASSET, R_TOUCH, R_IGNORED, R_FAILED, R_ARCHIVE_DONE } result_kind;
@@ -224,7 +210,7 @@ static void decode_archive_members(scan_ctx *c, job *j, const uint8_t *data, mem
         const uint8_t *span = data + m[i].offset;
         r->size = (int64_t)m[i].size;
         r->mtime_ns = j->mtime_ns;
-        if (amx_probe(span, (size_t)m[i].size) == AMX_FMT_UNKNOWN && !our_extension(m[i].name)) {
+        if (amx_probe(span, (size_t)m[i].size) == AMX_FMT_UNKNOWN && !amx_extension_known(m[i].name)) {
             /* Textures, XML, audio: indexed as members of no known format, like loose files. */
             r->kind = R_IGNORED;
             push_result(c, r);
@@ -279,7 +265,7 @@ static void process_job(scan_ctx *c, job *j)
     size_t got = 0, want = size < PROBE_BYTES ? size : PROBE_BYTES;
     int rc = read_all(fd, data, want, &got);
     amx_format fmt = rc == 0 ? amx_probe(data, got) : AMX_FMT_UNKNOWN;
-    bool ignore = rc == 0 && fmt == AMX_FMT_UNKNOWN && !our_extension(j->rel_path);
+    bool ignore = rc == 0 && fmt == AMX_FMT_UNKNOWN && !amx_extension_known(j->rel_path);
     if (rc == 0 && !ignore && got == want && size > want) {
         size_t more = 0;
         rc = read_all(fd, data + want, size - want, &more);

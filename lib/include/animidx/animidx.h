@@ -109,6 +109,10 @@ int amx_format_decoder_version(amx_format fmt);
 /* True when the format is an archive whose members are decoded like loose files. */
 bool amx_format_is_archive(amx_format fmt);
 
+/* True when the path's extension is one of a known format's (".ALO", ".meg", ...). Only used to
+ * tell a misnamed or foreign file (a finding) from a file of another kind (skipped). */
+bool amx_extension_known(const char *path);
+
 /* Detects the format of a file from its first bytes (and its length). Never reads past len. */
 amx_format amx_probe(const uint8_t *data, size_t len);
 
