@@ -379,6 +379,7 @@ typedef struct scanner {
     int nthreads;
     int64_t root_id;
     const char *root;             /* absolute */
+    const char *scope;            /* relative file or subtree being scanned; NULL = all */
     uint8_t *seen;                /* bitmap over file ids at the start of the scan */
     int64_t seen_max;
     size_t batch_files;
@@ -716,6 +717,34 @@ static void walk(scanner *s, const char *abs, const char *rel, int depth)
     free(names);
 }
 
+/* Walks the scope: the whole root, one subtree, or one file. A scope that no longer exists
+ * is walked as empty, so the sweep removes its rows. */
+static void walk_scope(scanner *s, const char *root)
+{
+    if (!s->scope) {
+        walk(s, root, "", 0);
+        return;
+    }
+    char abs[PATH_MAX];
+    int n = snprintf(abs, sizeof abs, "%s/%s", root, s->scope);
+    if (n < 0 || (size_t)n >= sizeof abs) {
+        notice(s, s->scope, AMX_C_IO_ERROR, "path longer than PATH_MAX; not scanned");
+        return;
+    }
+    struct stat st;
+    if (stat(abs, &st) != 0)
+        return;
+    if (S_ISDIR(st.st_mode)) {
+        dir_visited(s, &st);
+        walk(s, abs, s->scope, 1);
+    } else if (S_ISREG(st.st_mode)) {
+        const char *slash = strrchr(abs, '/');
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - abs), abs);
+        consider_file(s, dir, slash + 1, s->scope, &st);
+    }
+}
+
 static amx_status sweep(scanner *s)
 {
     sqlite3_stmt *q = NULL;
@@ -723,11 +752,14 @@ static amx_status sweep(scanner *s)
     if (st)
         return st;
     if (sqlite3_prepare_v2(s->db->db,
-                           "SELECT id FROM files WHERE root_id = ?1 AND parent_id IS NULL AND id <= ?2",
+                           "SELECT id FROM files WHERE root_id = ?1 AND parent_id IS NULL AND id <= ?2 "
+                           "AND (?3 IS NULL OR path = ?3 OR (path > ?3 || '/' AND path < ?3 || '0'))",
                            -1, &q, NULL) != SQLITE_OK)
         return amx__db_error(s->db, "index: listing files", s->err, s->errlen);
     sqlite3_bind_int64(q, 1, s->root_id);
     sqlite3_bind_int64(q, 2, s->seen_max);
+    if (s->scope)
+        sqlite3_bind_text(q, 3, s->scope, -1, SQLITE_STATIC);
     int64_t *gone = NULL;
     size_t n = 0, cap = 0;
     int rc;
@@ -789,6 +821,32 @@ amx_status amx_scan(amx_db *db, const amx_scan_opts *opts, amx_scan_stats *stats
     }
     scanner s = { .db = db, .opts = opts, .stats = stats, .root = root, .err = err,
                   .errlen = errlen };
+    char scope[PATH_MAX];
+    if (opts->scope && opts->scope[0]) {
+        /* "./a//b/" -> "a/b"; ".." is refused: a scope stays inside its root. */
+        size_t k = 0;
+        for (const char *p = opts->scope; *p;) {
+            size_t len = strcspn(p, "/");
+            if (len == 2 && p[0] == '.' && p[1] == '.') {
+                snprintf(err, errlen, "scan: scope '%s' leaves the root", opts->scope);
+                return AMX_E_INVALID_ARG;
+            }
+            if (len && !(len == 1 && p[0] == '.')) {
+                if (k + len + 2 >= sizeof scope) {
+                    snprintf(err, errlen, "scan: scope '%s' is too long", opts->scope);
+                    return AMX_E_INVALID_ARG;
+                }
+                if (k)
+                    scope[k++] = '/';
+                memcpy(scope + k, p, len);
+                k += len;
+            }
+            p += len;
+            p += strspn(p, "/");
+        }
+        scope[k] = '\0';
+        s.scope = k ? scope : NULL;
+    }
     struct stat dbst;
     const char *dbpath = sqlite3_db_filename(db->db, "main");
     if (dbpath && stat(dbpath, &dbst) == 0) {
@@ -843,7 +901,7 @@ amx_status amx_scan(amx_db *db, const amx_scan_opts *opts, amx_scan_stats *stats
     }
 
     if (!s.failed)
-        walk(&s, root, "", 0);
+        walk_scope(&s, root);
 
     /* Let the workers finish, writing what they produce. */
     pthread_mutex_lock(&s.q.mu);

@@ -244,11 +244,69 @@ static void test_link_follows_models(void)
     CHECK(system(cmd) == 0);
 }
 
+static amx_scan_stats scan_scope(amx_db *db, const char *scope)
+{
+    amx_scan_stats st = { 0 };
+    char err[512] = "";
+    amx_scan_opts o = { .root = root, .jobs = 1, .scope = scope };
+    amx_status s = amx_scan(db, &o, &st, err, sizeof err);
+    if (s != AMX_OK)
+        printf("# scoped scan failed: %s\n", err);
+    CHECK_EQ(s, AMX_OK);
+    return st;
+}
+
+/* A scoped scan (what the daemon runs on a change) touches only its file or subtree. */
+static void test_scoped_scan(void)
+{
+    make_tree();
+    write_model("A/UM_C.ALO");
+    write_clip("A/UM_C_IDLE_00.ALA");
+    write_model("B/UM_D.ALO");
+    amx_db *db = NULL;
+    char err[512];
+    CHECK_EQ(amx_db_open(dbpath, 0, &db, err, sizeof err), AMX_OK);
+    scan(db);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files"), 3);
+    char path[1400];
+    snprintf(path, sizeof path, "%s/B/UM_D.ALO", root);
+    CHECK(unlink(path) == 0);
+    write_clip("A/UM_C_MOVE_00.ALA");
+    /* scope A: the new clip is indexed, B's vanished file is left alone */
+    amx_scan_stats st = scan_scope(db, "./A/");
+    CHECK_EQ(st.files_seen, 3);
+    CHECK_EQ(st.files_decoded, 1);
+    CHECK_EQ(st.files_removed, 0);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files WHERE path = 'B/UM_D.ALO'"), 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM clips WHERE skeleton_name = 'UM_C'"), 2);
+    /* scope of a single file that is gone: its row goes, nothing else */
+    st = scan_scope(db, "B/UM_D.ALO");
+    CHECK_EQ(st.files_removed, 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files"), 3);
+    /* scope of one file that changed */
+    write_clip("A/UM_C_IDLE_00.ALA");
+    st = scan_scope(db, "A/UM_C_IDLE_00.ALA");
+    CHECK_EQ(st.files_seen, 1);
+    /* a scope that leaves the root is refused */
+    amx_scan_opts o = { .root = root, .scope = "A/../../etc" };
+    CHECK_EQ(amx_scan(db, &o, &st, err, sizeof err), AMX_E_INVALID_ARG);
+    /* "A" must not match the sibling "AB" */
+    write_model("AB/UM_E.ALO");
+    scan(db);
+    snprintf(path, sizeof path, "%s/AB/UM_E.ALO", root);
+    CHECK(unlink(path) == 0);
+    st = scan_scope(db, "A");
+    CHECK_EQ(st.files_removed, 0);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files WHERE path = 'AB/UM_E.ALO'"), 1);
+    amx_db_close(db);
+}
+
 int main(void)
 {
     RUN(test_migrations);
     RUN(test_decoder_version_bump);
     RUN(test_interrupted_archive);
     RUN(test_link_follows_models);
+    RUN(test_scoped_scan);
     return test_done();
 }

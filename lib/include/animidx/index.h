@@ -37,6 +37,10 @@ typedef struct amx_scan_progress {
 
 typedef struct amx_scan_opts {
     const char *root;                 /* directory to scan */
+    /* Only this file or subtree of the root ('/'-separated, relative to the root; NULL or ""
+     * = the whole root). Rows inside the scope whose files are gone are removed; rows outside
+     * it are not touched. The daemon rescans what changed this way. */
+    const char *scope;
     int jobs;                         /* decoder threads; 0 = one per CPU */
     const amx_config *config;         /* ignore globs; may be NULL */
     /* Called from the scanning thread about every 100 ms, and once at the end. */
