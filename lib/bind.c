@@ -10,6 +10,7 @@
  *   among skeletons of one name, the one whose directory shares the longest tail with the
  *   clip's directory (same directory first, then the same directory tree), then the same root,
  *   then the first by path (so the choice never depends on the order files were indexed).
+ * MechWarrior 3 definitions are not bound: their anim root is a world node, not a skeleton.
  * Bone check: every track must name the skeleton's bone at its index (case-insensitive; names
  * repeat within skeletons, so never by name alone): BONE_INDEX_MISMATCH when the name sits at
  * another index, BONE_NOT_IN_SKELETON when it is nowhere. Findings of this pass have origin
@@ -219,6 +220,35 @@ static int64_t check_bones(linker *l, int64_t file_id, int64_t clip_id, int64_t 
     return rc == SQLITE_DONE ? bad : -1;
 }
 
+/* Records a clip's binding: the skeleton found (p), or none (then the clip is listed under its
+ * stated skeleton name, `hint`, upper-cased, when it has one), and its count of bad bones. */
+static int store_binding(linker *l, int64_t clip_id, const pick *p, const char *hint, int64_t bad)
+{
+    sqlite3_stmt *u = l->update_clip;
+    sqlite3_bind_int64(u, 1, clip_id);
+    if (p) {
+        char *key = amx__upper(p->name);
+        if (!key)
+            return -1;
+        sqlite3_bind_int64(u, 2, p->id);
+        sqlite3_bind_text(u, 3, p->name, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(u, 4, key, -1, SQLITE_TRANSIENT);
+        free(key);
+    } else {
+        sqlite3_bind_null(u, 2);
+        sqlite3_bind_null(u, 3);
+        if (hint[0])
+            sqlite3_bind_text(u, 4, hint, -1, SQLITE_TRANSIENT);
+        else
+            sqlite3_bind_null(u, 4);
+    }
+    sqlite3_bind_int64(u, 5, bad);
+    int rc = sqlite3_step(u);
+    sqlite3_reset(u);
+    sqlite3_clear_bindings(u);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
 static int link_clip(linker *l, int64_t file_id, sqlite3_stmt *c)
 {
     int64_t clip_id = sqlite3_column_int64(c, 0);
@@ -234,9 +264,14 @@ static int link_clip(linker *l, int64_t file_id, sqlite3_stmt *c)
     snprintf(clip_copy, sizeof clip_copy, "%s", clip_name ? clip_name : "");
     snprintf(dir_copy, sizeof dir_copy, "%s", dir_key);
     bool alamo = format && strcmp(format, "alamo-ala") == 0;
+    /* MechWarrior 3 definitions animate world nodes named by their anim root: there is no
+     * skeleton file to bind to. `clips --skeleton ROOT` finds them by the stated root. */
+    bool unbound_by_design = format && strcmp(format, "mw3-anim") == 0;
 
     pick p = { 0 };
     int found = 0;
+    if (unbound_by_design)
+        return store_binding(l, clip_id, NULL, hint_copy, 0);
     if (hint_copy[0])
         found = find_skeleton(l, hint_copy, dir_copy, root_id, &p);
     if (!found && alamo) {
@@ -269,28 +304,7 @@ static int link_clip(linker *l, int64_t file_id, sqlite3_stmt *c)
         if (add_finding(l, file_id, AMX_C_SKELETON_NOT_FOUND, -1, "skeleton", msg))
             return -1;
     }
-    sqlite3_stmt *u = l->update_clip;
-    sqlite3_bind_int64(u, 1, clip_id);
-    if (found) {
-        char *key = amx__upper(p.name);
-        sqlite3_bind_int64(u, 2, p.id);
-        sqlite3_bind_text(u, 3, p.name, -1, SQLITE_TRANSIENT);
-        if (key)
-            sqlite3_bind_text(u, 4, key, -1, SQLITE_TRANSIENT);
-        free(key);
-    } else {
-        sqlite3_bind_null(u, 2);
-        sqlite3_bind_null(u, 3);
-        if (hint_copy[0])
-            sqlite3_bind_text(u, 4, hint_copy, -1, SQLITE_TRANSIENT);
-        else
-            sqlite3_bind_null(u, 4);
-    }
-    sqlite3_bind_int64(u, 5, bad);
-    int rc = sqlite3_step(u);
-    sqlite3_reset(u);
-    sqlite3_clear_bindings(u);
-    return rc == SQLITE_DONE ? 0 : -1;
+    return store_binding(l, clip_id, found ? &p : NULL, hint_copy, bad);
 }
 
 static int link_file(linker *l, int64_t file_id, uint64_t *linked)
