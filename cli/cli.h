@@ -26,6 +26,13 @@ typedef struct cli_opts {
     const char *skeleton;     /* clips --skeleton */
     const char *severity;     /* issues --severity */
     const char *code;         /* issues --code */
+    const char *fail_on;      /* lint --fail-on */
+    const char *format;       /* lint --format */
+    const char *baseline;     /* lint --baseline */
+    const char *write_baseline; /* lint --write-baseline */
+    const char *suppressions; /* lint --suppressions */
+    const char *out;          /* report --out */
+    const char *previous;     /* report --previous */
     const char **args;        /* positional arguments */
     int nargs;
 } cli_opts;
@@ -45,6 +52,8 @@ int cmd_skeletons(cli_opts *o, amx_config *cfg);
 int cmd_issues(cli_opts *o, amx_config *cfg);
 int cmd_show(cli_opts *o, amx_config *cfg);
 int cmd_rules(cli_opts *o, amx_config *cfg);
+int cmd_lint(cli_opts *o, amx_config *cfg);
+int cmd_report(cli_opts *o, amx_config *cfg);
 
 /* Opens the index read-only for a query; prints the error and returns NULL on failure. */
 amx_db *cli_open_db_readonly(const amx_config *cfg);

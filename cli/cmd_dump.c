@@ -439,6 +439,7 @@ static int dump_one(const char *arg, const amx_config *cfg, bool json, bool samp
     const unsigned char *span = data;
     size_t span_len = len;
     amx_asset *archive = NULL;
+    void *member_buf = NULL;
     if (hash) {
         if (amx_decode(data, len, &(amx_decode_opts){ .file_name = file }, &archive) != AMX_OK ||
             !archive->archive) {
@@ -448,26 +449,34 @@ static int dump_one(const char *arg, const amx_config *cfg, bool json, bool samp
             free(file);
             return EXIT_USAGE;
         }
-        const amx_archive_entry *e = NULL;
-        for (uint32_t i = 0; i < archive->archive->entry_count && !e; i++)
+        uint32_t index = UINT32_MAX;
+        for (uint32_t i = 0; i < archive->archive->entry_count && index == UINT32_MAX; i++)
             if (same_member_name(archive->archive->entries[i].name, hash + 1))
-                e = &archive->archive->entries[i];
-        if (!e || !e->valid) {
-            cli_error("%s: %s '%s'; list the archive with 'animidx dump %s'", file,
-                      e ? "the data lies outside the archive for" : "no entry", hash + 1, file);
+                index = i;
+        if (index == UINT32_MAX) {
+            cli_error("%s: no entry '%s'; list the archive with 'animidx dump %s'", file, hash + 1,
+                      file);
             amx_asset_free(archive);
             free(data);
             free(file);
             return EXIT_USAGE;
         }
-        span = data + e->offset;
-        span_len = (size_t)e->size;
-        opts.file_name = e->name; /* as stored: names the clip as the index does */
+        if (amx_archive_member(archive, data, len, index, &span, &span_len, &member_buf, err,
+                               sizeof err) != AMX_OK) {
+            cli_error("%s: %s", file, err);
+            amx_asset_free(archive);
+            free(data);
+            free(file);
+            return EXIT_FINDINGS;
+        }
+        /* as stored: names the clip as the index does */
+        opts.file_name = archive->archive->entries[index].name;
     }
     amx_asset *a = NULL;
     if (amx_decode(span, span_len, &opts, &a) != AMX_OK) {
         cli_error("%s: out of memory", arg);
         amx_asset_free(archive);
+        free(member_buf);
         free(data);
         free(file);
         return EXIT_IO;
@@ -482,6 +491,7 @@ static int dump_one(const char *arg, const amx_config *cfg, bool json, bool samp
             rc = EXIT_FINDINGS;
     amx_asset_free(a);
     amx_asset_free(archive);
+    free(member_buf);
     free(data);
     free(file);
     return rc;

@@ -47,6 +47,38 @@ static const cli_cmd commands[] = {
       "PATH is relative to the scanned root, or just the end of it (a file name).\n", cmd_show },
     { "rules", "rules [--json]", "list every issue code with its severity and meaning",
       "The same catalogue as docs/rules.md.\n", cmd_rules },
+    { "lint", "lint [PATH...] [--db FILE] [--fail-on error|warning|info] [--format text|json|sarif|junit]\n"
+              "              [--baseline FILE | --write-baseline FILE] [--suppressions FILE] [--quiet]",
+      "check a tree for CI: scan it and fail on findings at or above a severity",
+      "Scans each PATH (the configured roots when none is given) incrementally and reports its\n"
+      "findings, grouped by file. Without --db, lint keeps its own index per set of paths in\n"
+      "$XDG_CACHE_HOME/animidx (~/.cache/animidx), so repeated runs only re-read changed files.\n"
+      "Severity overrides and ignore globs from the config apply. See docs/lint.md.\n"
+      "  --fail-on S          exit 1 when a finding is at or above S (default: error)\n"
+      "  --format F           text (default), json, sarif (SARIF 2.1.0 for GitHub code\n"
+      "                       scanning) or junit (JUnit XML: one testcase per asset)\n"
+      "  --baseline FILE      count only findings that are not in FILE\n"
+      "  --write-baseline FILE  record the current findings in FILE and exit 0\n"
+      "  --suppressions FILE  ignore findings matching {code, path glob, reason} entries;\n"
+      "                       entries that match nothing are reported\n"
+      "  --db FILE            use this index instead of lint's own\n"
+      "  --quiet              no progress line; no summary on stderr with --format json|sarif|junit\n"
+      "Exit status: 0 nothing at or above the gate, 1 something is, 2 usage or config error\n"
+      "(including a malformed baseline or suppression file), 3 I/O or database error.\n",
+      cmd_lint },
+    { "report", "report [--db FILE] [--out DIR] [--previous FILE]",
+      "write report.json and a self-contained report.html of the index",
+      "Writes DIR/report.json (every finding, totals per format and severity, tool and decoder\n"
+      "versions, the effective config, scan times; schema in docs/report.schema.json) and\n"
+      "DIR/report.html, a page with no external assets: totals, findings by severity and code,\n"
+      "each skeleton with its clips, their compatibility, a plot of every clip's channels and\n"
+      "the bone hierarchy with the bones a clip does not match marked. Clips are decoded again\n"
+      "from the scanned files for the plots.\n"
+      "  --out DIR        where to write (default: the current directory; created if needed)\n"
+      "  --previous FILE  an earlier report.json: the report then says what is new, what was\n"
+      "                   fixed and what is still open\n"
+      "  --db FILE        the index (default: the config's [index] database)\n",
+      cmd_report },
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
@@ -155,7 +187,9 @@ int main(int argc, char **argv)
         memcpy(name, a, nlen);
         name[nlen] = '\0';
         static const char *const valued[] = { "--config", "--db", "--jobs", "--skeleton",
-                                              "--severity", "--code" };
+                                              "--severity", "--code", "--fail-on", "--format",
+                                              "--baseline", "--write-baseline", "--suppressions",
+                                              "--out", "--previous" };
         bool takes_value = false;
         for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
             if (strcmp(name, valued[k]) == 0)
@@ -185,6 +219,20 @@ int main(int argc, char **argv)
             o.severity = value;
         else if (strcmp(name, "--code") == 0)
             o.code = value;
+        else if (strcmp(name, "--fail-on") == 0)
+            o.fail_on = value;
+        else if (strcmp(name, "--format") == 0)
+            o.format = value;
+        else if (strcmp(name, "--baseline") == 0)
+            o.baseline = value;
+        else if (strcmp(name, "--write-baseline") == 0)
+            o.write_baseline = value;
+        else if (strcmp(name, "--suppressions") == 0)
+            o.suppressions = value;
+        else if (strcmp(name, "--out") == 0)
+            o.out = value;
+        else if (strcmp(name, "--previous") == 0)
+            o.previous = value;
         else if (strcmp(name, "--jobs") == 0) {
             if (!parse_int(value, 0, 256, &o.jobs)) {
                 cli_error("--jobs: expected a whole number from 0 to 256, got '%s'", value);

@@ -7,12 +7,16 @@
 #include <stdlib.h>
 #include <strings.h>
 
+/* Probes run in this order; the first that accepts the content wins. */
 static const amx_format_entry format_table[] = {
-    { AMX_FMT_ALAMO_ALO, "alamo-alo", ".alo", 1, false, amx__alo_probe_model, amx__alo_decode },
-    { AMX_FMT_ALAMO_PARTICLE, "alamo-particle", ".alo", 1, false, amx__alo_probe_particle,
-      amx__alo_decode },
-    { AMX_FMT_ALAMO_ALA, "alamo-ala", ".ala", 1, false, amx__ala_probe, amx__ala_decode },
-    { AMX_FMT_MEG, "meg", ".meg", 1, true, amx__meg_probe, amx__meg_decode },
+    { .format = AMX_FMT_ALAMO_ALO, .name = "alamo-alo", .extensions = ".alo", .decoder_version = 1,
+      .is_archive = false, .probe = amx__alo_probe_model, .decode = amx__alo_decode },
+    { .format = AMX_FMT_ALAMO_PARTICLE, .name = "alamo-particle", .extensions = ".alo", .decoder_version = 1,
+      .is_archive = false, .probe = amx__alo_probe_particle, .decode = amx__alo_decode },
+    { .format = AMX_FMT_ALAMO_ALA, .name = "alamo-ala", .extensions = ".ala", .decoder_version = 1,
+      .is_archive = false, .probe = amx__ala_probe, .decode = amx__ala_decode },
+    { .format = AMX_FMT_MEG, .name = "meg", .extensions = ".meg", .decoder_version = 1,
+      .is_archive = true, .probe = amx__meg_probe, .decode = amx__meg_decode },
 };
 
 #define FORMAT_TABLE_LEN (sizeof format_table / sizeof format_table[0])
@@ -157,6 +161,7 @@ const char *amx__strdup(amx_dec *d, const char *s)
     return amx__strndup(d, (const uint8_t *)s, strlen(s));
 }
 
+AMX_PRINTF(2, 0)
 static const char *vsprintf_arena(amx_dec *d, const char *fmt, va_list ap)
 {
     char buf[512];
@@ -178,6 +183,7 @@ const char *amx__sprintf(amx_dec *d, const char *fmt, ...)
 /* ---- findings ---- */
 
 
+AMX_PRINTF(6, 0)
 static void add_finding(amx_dec *d, amx_code code, amx_severity sev, int64_t offset,
                         const char *context, const char *fmt, va_list ap)
 {
@@ -291,6 +297,59 @@ amx_status amx_decode(const uint8_t *data, size_t len, const amx_decode_opts *us
         e->decode(&d);
     }
     *out = a;
+    return AMX_OK;
+}
+
+#define MEMBER_CAP ((size_t)1 << 30)
+
+amx_status amx_archive_member(const amx_asset *archive, const uint8_t *data, size_t len,
+                              uint32_t index, const uint8_t **out, size_t *out_len, void **owned,
+                              char *err, size_t errlen)
+{
+    *out = NULL;
+    *out_len = 0;
+    *owned = NULL;
+    if (!archive || !archive->archive || index >= archive->archive->entry_count) {
+        snprintf(err, errlen, "no archive entry %u", index);
+        return AMX_E_INVALID_ARG;
+    }
+    return amx__member_bytes(archive->format, &archive->archive->entries[index], data, len, out,
+                             out_len, owned, err, errlen);
+}
+
+amx_status amx__member_bytes(amx_format fmt, const amx_archive_entry *e, const uint8_t *data,
+                             size_t len, const uint8_t **out, size_t *out_len, void **owned,
+                             char *err, size_t errlen)
+{
+    *out = NULL;
+    *out_len = 0;
+    *owned = NULL;
+    if (!e->valid || e->offset > len || e->size > len - e->offset) {
+        snprintf(err, errlen, "entry '%s' lies outside the archive", e->name);
+        return AMX_E_INVALID_ARG;
+    }
+    if (!e->compressed) {
+        *out = data + e->offset;
+        *out_len = (size_t)e->size;
+        return AMX_OK;
+    }
+    const amx_format_entry *f = amx__format_entry(fmt);
+    if (!f || !f->unpack) {
+        snprintf(err, errlen, "entry '%s' is compressed and %s archives cannot unpack", e->name,
+                 amx_format_name(fmt));
+        return AMX_E_INVALID_ARG;
+    }
+    if (e->unpacked_size > MEMBER_CAP) {
+        snprintf(err, errlen, "entry '%s' declares %llu unpacked bytes, more than 1 GiB", e->name,
+                 (unsigned long long)e->unpacked_size);
+        return AMX_E_LIMIT;
+    }
+    uint8_t *buf = NULL;
+    if (!f->unpack(e, data, len, MEMBER_CAP, &buf, err, errlen))
+        return AMX_E_LIMIT;
+    *out = buf;
+    *out_len = (size_t)e->unpacked_size;
+    *owned = buf;
     return AMX_OK;
 }
 

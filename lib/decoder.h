@@ -79,9 +79,19 @@ typedef struct amx_format_entry {
      * probe must not read past len. */
     bool (*probe)(const uint8_t *data, size_t len);
     void (*decode)(amx_dec *d);
+    /* Archives whose members may be compressed: unpacks entry e of the archive bytes into a
+     * malloc'd buffer of exactly e->unpacked_size bytes (at most `cap`). Returns false with the
+     * reason in err. NULL for archives that only store. */
+    bool (*unpack)(const amx_archive_entry *e, const uint8_t *data, size_t len, size_t cap,
+                   uint8_t **out, char *err, size_t errlen);
 } amx_format_entry;
 
 const amx_format_entry *amx__format_entry(amx_format fmt);
+
+/* amx_archive_member for one entry of an archive of format fmt (the entry may be a copy). */
+amx_status amx__member_bytes(amx_format fmt, const amx_archive_entry *e, const uint8_t *data,
+                             size_t len, const uint8_t **out, size_t *out_len, void **owned,
+                             char *err, size_t errlen);
 
 /* The EaW naming convention MODEL_TYPE_NN.ALA (lib/alamo_names.c): writes MODEL into out and
  * returns true when the clip stem ends in _<animation type>_<digits>; false otherwise. */
@@ -95,5 +105,19 @@ bool amx__ala_probe(const uint8_t *data, size_t len);
 void amx__ala_decode(amx_dec *d);          /* lib/fmt_ala.c */
 bool amx__meg_probe(const uint8_t *data, size_t len);
 void amx__meg_decode(amx_dec *d);          /* lib/fmt_meg.c */
+bool amx__mw3_probe(const uint8_t *data, size_t len);
+void amx__mw3_decode(amx_dec *d);          /* lib/fmt_mw3.c */
+bool amx__w3d_probe(const uint8_t *data, size_t len);
+void amx__w3d_decode(amx_dec *d);          /* lib/fmt_w3d.c */
+bool amx__big_probe(const uint8_t *data, size_t len);
+void amx__big_decode(amx_dec *d);          /* lib/fmt_big.c */
+bool amx__mp_anim_probe(const uint8_t *data, size_t len);
+void amx__mp_anim_decode(amx_dec *d);      /* lib/fmt_mp_anim.c */
+bool amx__mp_cinf_probe(const uint8_t *data, size_t len);
+void amx__mp_cinf_decode(amx_dec *d);      /* lib/fmt_mp_cinf.c */
+bool amx__mp_ancs_probe(const uint8_t *data, size_t len);
+void amx__mp_ancs_decode(amx_dec *d);      /* lib/fmt_mp_ancs.c */
+bool amx__mp_pak_probe(const uint8_t *data, size_t len);
+void amx__mp_pak_decode(amx_dec *d);       /* lib/fmt_mp_pak.c */
 
 #endif

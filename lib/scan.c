@@ -166,25 +166,22 @@ static int read_all(int fd, uint8_t *buf, size_t want, size_t *got)
     return 0;
 }
 
-typedef struct member { char *name; uint64_t offset, size; } member;
-
 /* Copies the valid entries of an archive, so the archive's asset can go to the writer while
  * the worker decodes the members. Returns the count, or -1 when out of memory. */
-static long copy_members(const amx_asset *a, member **out)
+static long copy_members(const amx_asset *a, amx_archive_entry **out)
 {
     const amx_archive *ar = a->archive;
-    member *m = calloc(ar->entry_count ? ar->entry_count : 1, sizeof *m);
+    amx_archive_entry *m = calloc(ar->entry_count ? ar->entry_count : 1, sizeof *m);
     if (!m)
         return -1;
     long n = 0;
     for (uint32_t i = 0; i < ar->entry_count; i++) {
-        const amx_archive_entry *e = &ar->entries[i];
-        if (!e->valid)
+        if (!ar->entries[i].valid)
             continue;
-        m[n] = (member){ strdup(e->name), e->offset, e->size };
-        if (!m[n].name) {
+        m[n] = ar->entries[i];
+        if (!(m[n].name = strdup(ar->entries[i].name))) {
             for (long k = 0; k < n; k++)
-                free(m[k].name);
+                free((char *)m[k].name);
             free(m);
             return -1;
         }
@@ -194,7 +191,8 @@ static long copy_members(const amx_asset *a, member **out)
     return n;
 }
 
-static void decode_archive_members(scan_ctx *c, job *j, const uint8_t *data, member *m, long n)
+static void decode_archive_members(scan_ctx *c, job *j, amx_format fmt, const uint8_t *data,
+                                   size_t len, const amx_archive_entry *m, long n)
 {
     for (long i = 0; i < n; i++) {
         size_t plen = strlen(j->rel_path) + 1 + strlen(m[i].name) + 1;
@@ -207,22 +205,36 @@ static void decode_archive_members(scan_ctx *c, job *j, const uint8_t *data, mem
         }
         snprintf(mp, plen, "%s#%s", j->rel_path, m[i].name);
         r->member_path = mp;
-        const uint8_t *span = data + m[i].offset;
-        r->size = (int64_t)m[i].size;
         r->mtime_ns = j->mtime_ns;
-        if (amx_probe(span, (size_t)m[i].size) == AMX_FMT_UNKNOWN && !amx_extension_known(m[i].name)) {
+        const uint8_t *span;
+        size_t span_len;
+        void *owned;
+        char why[200];
+        if (amx__member_bytes(fmt, &m[i], data, len, &span, &span_len, &owned, why, sizeof why)) {
+            r->kind = R_FAILED;
+            r->fail_code = AMX_C_LIMIT_EXCEEDED;
+            snprintf(r->fail_msg, sizeof r->fail_msg, "cannot unpack the member: %s", why);
+            r->size = -1;
+            push_result(c, r);
+            continue;
+        }
+        r->size = (int64_t)span_len;
+        if (amx_probe(span, span_len) == AMX_FMT_UNKNOWN && !amx_extension_known(m[i].name)) {
             /* Textures, XML, audio: indexed as members of no known format, like loose files. */
             r->kind = R_IGNORED;
+            free(owned);
             push_result(c, r);
             continue;
         }
         amx_decode_opts o = { .file_name = m[i].name };
-        if (amx_decode(span, (size_t)m[i].size, &o, &r->asset) != AMX_OK) {
+        if (amx_decode(span, span_len, &o, &r->asset) != AMX_OK) {
+            free(owned);
             result_free(r);
             continue;
         }
         r->has_hash = true;
-        r->hash = XXH3_64bits(span, (size_t)m[i].size);
+        r->hash = XXH3_64bits(span, span_len);
+        free(owned);
         push_result(c, r);
     }
     result *done = new_result(j, R_ARCHIVE_DONE);
@@ -325,13 +337,14 @@ static void process_job(scan_ctx *c, job *j)
     r->has_hash = true;
     r->hash = hash;
     r->bytes_read = size;
-    member *members = NULL;
+    amx_archive_entry *members = NULL;
     long nmembers = archive ? copy_members(r->asset, &members) : 0;
+    amx_format afmt = r->asset->format;
     push_result(c, r); /* the writer owns r from here on */
     if (nmembers >= 0 && archive)
-        decode_archive_members(c, j, data, members, nmembers);
+        decode_archive_members(c, j, afmt, data, size, members, nmembers);
     for (long i = 0; i < nmembers; i++)
-        free(members[i].name);
+        free((char *)members[i].name);
     free(members);
     free(data);
 }

@@ -98,6 +98,13 @@ typedef enum amx_format {
     AMX_FMT_ALAMO_PARTICLE,
     AMX_FMT_ALAMO_ALA,
     AMX_FMT_MEG,
+    AMX_FMT_MW3_ANIM,
+    AMX_FMT_W3D,
+    AMX_FMT_BIG,
+    AMX_FMT_MP_ANIM,
+    AMX_FMT_MP_CINF,
+    AMX_FMT_MP_ANCS,
+    AMX_FMT_MP_PAK,
     AMX_FORMAT_COUNT
 } amx_format;
 
@@ -174,6 +181,7 @@ typedef struct amx_clip {
     amx_track *tracks;
     uint32_t track_count;
     bool has_samples;       /* the tracks carry samples */
+    const struct amx_mw3_def *mw3; /* MechWarrior 3 animation definitions (animidx/mw3.h), else NULL */
 } amx_clip;
 
 enum { AMX_PARAM_INT = 2, AMX_PARAM_FLOAT, AMX_PARAM_FLOAT3, AMX_PARAM_TEXTURE, AMX_PARAM_FLOAT4 };
@@ -261,8 +269,10 @@ typedef struct amx_particle {
 typedef struct amx_archive_entry {
     const char *name;        /* as stored, '/'-separated, e.g. "DATA/ART/MODELS/X.ALO" */
     uint64_t offset;         /* absolute offset of the member's data in the archive file */
-    uint64_t size;
+    uint64_t size;           /* stored bytes */
     bool valid;              /* offset and size lie inside the archive */
+    bool compressed;         /* the stored bytes must be unpacked (amx_archive_member) */
+    uint64_t unpacked_size;  /* when compressed: the declared size once unpacked */
 } amx_archive_entry;
 
 typedef struct amx_archive {
@@ -288,7 +298,10 @@ typedef struct amx_asset {
     uint32_t clip_count;
     amx_model *model;        /* ALO models */
     amx_particle *particle;  /* ALO particle systems */
-    amx_archive *archive;    /* archives (MEG) */
+    amx_archive *archive;    /* archives (MEG, BIG) */
+    const struct amx_w3d_info *w3d; /* W3D meshes, HLODs, HMODELs (animidx/w3d.h), else NULL */
+    const struct amx_mp_info *mp;   /* Metroid Prime details: ANIM descriptors, CINF, ANCS
+                                     * characters (animidx/mp.h), else NULL */
     amx_finding *findings;
     uint32_t finding_count;
     uint32_t findings_dropped; /* findings beyond amx_decode_opts.max_findings, counted only */
@@ -303,6 +316,8 @@ typedef struct amx_decode_opts {
     size_t max_memory;       /* 0 = 256 MiB + 16 x the file size: memory one decode may use */
     uint32_t max_findings;   /* 0 = 200: findings kept per file (the rest are counted) */
     amx_format format;       /* AMX_FMT_UNKNOWN = probe the content */
+    const char *game;        /* "mp1" / "mp2": which game a Metroid Prime file is from (the
+                              * files carry no marker); NULL = detect from the structure */
 } amx_decode_opts;
 
 /* Decodes one file. On AMX_OK, *out is an asset (possibly with status ERROR and findings);
@@ -311,6 +326,15 @@ amx_status amx_decode(const uint8_t *data, size_t len, const amx_decode_opts *op
                       amx_asset **out);
 
 void amx_asset_free(amx_asset *asset); /* NULL is a no-op */
+
+/* The bytes of member `index` of an archive: `archive` was decoded from data/len. For a stored
+ * member, *out points into data and *owned is NULL; for a compressed one, *out is a buffer the
+ * caller frees through *owned (free(*owned)). Returns AMX_OK; AMX_E_INVALID_ARG for an invalid
+ * entry; AMX_E_LIMIT when the member cannot be unpacked (damaged stream, or larger than its
+ * declared size or 1 GiB), with the reason in err. */
+amx_status amx_archive_member(const amx_asset *archive, const uint8_t *data, size_t len,
+                              uint32_t index, const uint8_t **out, size_t *out_len, void **owned,
+                              char *err, size_t errlen);
 
 /* Extracts the file stem of a path: "a/b/VSF_X_DEPLOY_00.ala" -> "VSF_X_DEPLOY_00", into buf. */
 size_t amx_path_stem(const char *path, char *buf, size_t buflen);

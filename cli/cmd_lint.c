@@ -1,0 +1,401 @@
+/* animidx lint: scan (incrementally) and report findings for CI, with a severity gate, a
+ * baseline, suppressions and four output formats (text, json, sarif, junit). docs/lint.md. */
+#include "lint.h"
+
+#include "animidx/json.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Findings of one code shown per file before the rest are collapsed into "... and N more". */
+enum { SHOWN_PER_CODE = 3 };
+
+bool lint_counts(const cli_finding *f)
+{
+    return !f->suppressed && !f->baselined;
+}
+
+size_t lint_root_of(const lint_run *r, const cli_finding *f)
+{
+    for (size_t i = 0; i < r->nroots; i++)
+        if (strcmp(r->roots[i], f->root) == 0)
+            return i;
+    return 0;
+}
+
+static void progress(const amx_scan_progress *p, void *user)
+{
+    (void)user;
+    fprintf(stderr, "\r\033[Klint: scanning: %llu files, %llu decoded, %llu unchanged",
+            (unsigned long long)p->files_seen, (unsigned long long)p->files_decoded,
+            (unsigned long long)p->files_unchanged);
+    fflush(stderr);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* lint keeps its own index per set of roots (unless --db is given), so linting one tree never
+ * binds its clips to another tree's models: $XDG_CACHE_HOME/animidx/lint-HASH.db. */
+static char *own_db_path(char **roots, size_t n)
+{
+    char **sorted = malloc(n * sizeof *sorted);
+    if (!sorted)
+        return NULL;
+    memcpy(sorted, roots, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, cmp_str);
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++)
+        for (const unsigned char *p = (const unsigned char *)sorted[i];; p++) {
+            h = (h ^ *p) * 0x100000001b3ull;
+            if (!*p)
+                break;
+        }
+    free(sorted);
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    char dir[PATH_MAX];
+    if (xdg && xdg[0] == '/')
+        snprintf(dir, sizeof dir, "%s/animidx", xdg);
+    else
+        snprintf(dir, sizeof dir, "%s/.cache/animidx", home && home[0] ? home : "/tmp");
+    size_t len = strlen(dir) + 32;
+    char *path = malloc(len);
+    if (path)
+        snprintf(path, len, "%s/lint-%016llx.db", dir, (unsigned long long)h);
+    return path;
+}
+
+/* The root's path relative to the working directory, for repository-relative SARIF URIs. */
+static char *uri_prefix(const char *root)
+{
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd))
+        return NULL;
+    char real[PATH_MAX];
+    if (realpath(cwd, real))
+        snprintf(cwd, sizeof cwd, "%s", real);
+    size_t n = strlen(cwd);
+    if (strcmp(root, cwd) == 0)
+        return strdup("");
+    if (strcmp(cwd, "/") == 0)
+        n = 0;
+    if (strncmp(root, cwd, n) != 0 || root[n] != '/')
+        return NULL;
+    size_t len = strlen(root + n + 1) + 2;
+    char *p = malloc(len);
+    if (p)
+        snprintf(p, len, "%s/", root + n + 1);
+    return p;
+}
+
+static void lint_free(lint_run *r)
+{
+    for (size_t i = 0; i < r->nroots; i++) {
+        free(r->roots[i]);
+        free(r->uri_prefix[i]);
+    }
+    free(r->roots);
+    free(r->uri_prefix);
+    cli_findings_free(&r->findings);
+    cli_suppressions_free(&r->supp);
+    amx_db_close(r->db);
+}
+
+/* ---- text ---- */
+
+static void text_finding(const cli_finding *f)
+{
+    printf("  %-7s %s", amx_severity_name(f->severity), f->code);
+    if (f->offset >= 0 && f->context[0])
+        printf(" (offset %lld, %s)", (long long)f->offset, f->context);
+    else if (f->offset >= 0)
+        printf(" (offset %lld)", (long long)f->offset);
+    else if (f->context[0])
+        printf(" (%s)", f->context);
+    printf(": %s\n", f->message);
+}
+
+/* Prints the findings of the file that starts at index `first`; returns the index after it. */
+static size_t text_file(const cli_findings *l, size_t first)
+{
+    const cli_finding *head = &l->v[first];
+    size_t end = first;
+    while (end < l->n && strcmp(l->v[end].path, head->path) == 0 &&
+           strcmp(l->v[end].root, head->root) == 0)
+        end++;
+    size_t seen[AMX_CODE_COUNT + 1] = { 0 };
+    bool printed = false;
+    for (size_t i = first; i < end; i++) {
+        const cli_finding *f = &l->v[i];
+        if (!lint_counts(f))
+            continue;
+        amx_code c;
+        size_t slot = amx_code_parse(f->code, &c) ? (size_t)c : AMX_CODE_COUNT;
+        if (!printed)
+            printf("%s\n", head->path);
+        printed = true;
+        if (++seen[slot] <= SHOWN_PER_CODE)
+            text_finding(f);
+    }
+    for (size_t s = 0; s <= AMX_CODE_COUNT; s++)
+        if (seen[s] > SHOWN_PER_CODE)
+            printf("  ... and %zu more %s\n", seen[s] - SHOWN_PER_CODE,
+                   s < AMX_CODE_COUNT ? amx_code_get((amx_code)s)->name : "findings");
+    return end;
+}
+
+static void write_text(const lint_run *r)
+{
+    for (size_t i = 0; i < r->findings.n;)
+        i = text_file(&r->findings, i);
+    for (size_t k = 0; k < r->supp.n; k++)
+        if (!r->supp.v[k].used)
+            printf("unused suppression: %s %s (%s); remove it\n", r->supp.v[k].code,
+                   r->supp.v[k].path, r->supp.v[k].reason);
+}
+
+/* ---- json ---- */
+
+static void write_json(const lint_run *r, bool passed, const uint64_t totals[3], size_t baselined,
+                       size_t suppressed)
+{
+    amx_json j;
+    amx_json_init(&j, stdout, true);
+    amx_json_begin_object(&j);
+    amx_json_kint(&j, "schema", AMX_JSON_SCHEMA);
+    amx_json_kstring(&j, "tool_version", AMX_VERSION_STRING);
+    amx_json_kstring(&j, "gate", amx_severity_name(r->gate));
+    amx_json_kbool(&j, "passed", passed);
+    amx_json_key(&j, "roots");
+    amx_json_begin_array(&j);
+    for (size_t i = 0; i < r->nroots; i++)
+        amx_json_string(&j, r->roots[i]);
+    amx_json_end_array(&j);
+    amx_json_key(&j, "totals");
+    amx_json_begin_object(&j);
+    amx_json_kint(&j, "error", (int64_t)totals[AMX_SEV_ERROR]);
+    amx_json_kint(&j, "warning", (int64_t)totals[AMX_SEV_WARNING]);
+    amx_json_kint(&j, "info", (int64_t)totals[AMX_SEV_INFO]);
+    amx_json_end_object(&j);
+    amx_json_kint(&j, "baselined", (int64_t)baselined);
+    amx_json_kint(&j, "suppressed", (int64_t)suppressed);
+    amx_json_key(&j, "findings");
+    amx_json_begin_array(&j);
+    for (size_t i = 0; i < r->findings.n; i++)
+        if (lint_counts(&r->findings.v[i]))
+            cli_finding_json(&j, &r->findings.v[i], NULL);
+    amx_json_end_array(&j);
+    amx_json_key(&j, "unused_suppressions");
+    amx_json_begin_array(&j);
+    for (size_t k = 0; k < r->supp.n; k++) {
+        if (r->supp.v[k].used)
+            continue;
+        amx_json_begin_object(&j);
+        amx_json_kstring(&j, "code", r->supp.v[k].code);
+        amx_json_kstring(&j, "path", r->supp.v[k].path);
+        amx_json_kstring(&j, "reason", r->supp.v[k].reason);
+        amx_json_end_object(&j);
+    }
+    amx_json_end_array(&j);
+    amx_json_end_object(&j);
+    fputc('\n', stdout);
+}
+
+/* ---- the command ---- */
+
+typedef enum { FMT_TEXT, FMT_JSON, FMT_SARIF, FMT_JUNIT } out_format;
+
+static int parse_options(const cli_opts *o, amx_severity *gate, out_format *fmt)
+{
+    *gate = AMX_SEV_ERROR;
+    if (o->fail_on && (!amx_severity_parse(o->fail_on, gate) || *gate == AMX_SEV_OFF)) {
+        cli_error("--fail-on: expected error, warning or info, got '%s'", o->fail_on);
+        return EXIT_USAGE;
+    }
+    static const char *const names[] = { "text", "json", "sarif", "junit" };
+    *fmt = o->json ? FMT_JSON : FMT_TEXT;
+    if (o->format) {
+        size_t k = 0;
+        while (k < 4 && strcmp(o->format, names[k]) != 0)
+            k++;
+        if (k == 4) {
+            cli_error("--format: expected text, json, sarif or junit, got '%s'", o->format);
+            return EXIT_USAGE;
+        }
+        *fmt = (out_format)k;
+    }
+    if (o->baseline && o->write_baseline) {
+        cli_error("lint: --baseline and --write-baseline do not go together; write the baseline "
+                  "first, then lint with it");
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+/* Resolves the roots and opens the index; scans every root. */
+static int scan_roots(lint_run *r, const char *const *given, size_t n, const cli_opts *o,
+                      amx_config *cfg, uint64_t *files_seen)
+{
+    r->roots = calloc(n, sizeof *r->roots);
+    r->uri_prefix = calloc(n, sizeof *r->uri_prefix);
+    if (!r->roots || !r->uri_prefix)
+        return EXIT_IO;
+    for (size_t i = 0; i < n; i++) {
+        char real[PATH_MAX];
+        if (!realpath(given[i], real)) {
+            cli_error("lint: %s: %s", given[i], strerror(errno));
+            return EXIT_IO;
+        }
+        r->roots[r->nroots] = strdup(real);
+        r->uri_prefix[r->nroots] = uri_prefix(real);
+        if (!r->roots[r->nroots++])
+            return EXIT_IO;
+    }
+    char *own = o->db ? NULL : own_db_path(r->roots, r->nroots);
+    if (!o->db && !own)
+        return EXIT_IO;
+    char err[1024];
+    amx_status st = amx_db_open(own ? own : cfg->db_path, 0, &r->db, err, sizeof err);
+    free(own);
+    if (st != AMX_OK) {
+        cli_error("%s", err);
+        return EXIT_IO;
+    }
+    bool tty = !o->quiet && isatty(STDERR_FILENO);
+    for (size_t i = 0; i < r->nroots; i++) {
+        amx_scan_opts so = { .root = r->roots[i], .jobs = cfg->jobs, .config = cfg,
+                             .progress = tty ? progress : NULL };
+        amx_scan_stats stats;
+        st = amx_scan(r->db, &so, &stats, err, sizeof err);
+        if (tty)
+            fputs("\r\033[K", stderr);
+        if (st != AMX_OK) {
+            cli_error("%s", err);
+            return EXIT_IO;
+        }
+        *files_seen += stats.files_seen;
+    }
+    return EXIT_OK;
+}
+
+static int apply_baseline(lint_run *r, const char *file)
+{
+    cli_findings base = { 0 };
+    char err[1024];
+    int rc = cli_findings_load(file, &base, err, sizeof err);
+    if (rc != EXIT_OK) {
+        cli_error("--baseline: %s", err);
+        cli_findings_free(&base);
+        return rc;
+    }
+    bool *hit = calloc(r->findings.n + 1, sizeof *hit);
+    if (!hit || cli_findings_match(&r->findings, &base, hit, NULL) != 0) {
+        free(hit);
+        cli_findings_free(&base);
+        return EXIT_IO;
+    }
+    for (size_t i = 0; i < r->findings.n; i++)
+        r->findings.v[i].baselined = hit[i];
+    r->have_baseline = true;
+    free(hit);
+    cli_findings_free(&base);
+    return EXIT_OK;
+}
+
+int cmd_lint(cli_opts *o, amx_config *cfg)
+{
+    amx_severity gate;
+    out_format fmt;
+    int rc = parse_options(o, &gate, &fmt);
+    if (rc != EXIT_OK)
+        return rc;
+    const char *const *given = o->args;
+    size_t ngiven = (size_t)o->nargs;
+    if (ngiven == 0) {
+        given = (const char *const *)cfg->roots;
+        ngiven = cfg->root_count;
+    }
+    if (ngiven == 0) {
+        cli_error("lint: give the directory to check (e.g. 'animidx lint ./Data') or set "
+                  "[scan] roots in the config");
+        return EXIT_USAGE;
+    }
+    lint_run r = { .gate = gate };
+    char err[1024];
+    if (o->suppressions &&
+        (rc = cli_suppressions_load(o->suppressions, &r.supp, err, sizeof err)) != EXIT_OK) {
+        cli_error("--suppressions: %s", err);
+        lint_free(&r);
+        return rc;
+    }
+    uint64_t files_seen = 0;
+    rc = scan_roots(&r, given, ngiven, o, cfg, &files_seen);
+    if (rc == EXIT_OK)
+        rc = cli_findings_from_index(r.db, cfg, (const char *const *)r.roots, r.nroots,
+                                     &r.findings);
+    if (rc == EXIT_OK)
+        cli_suppressions_apply(&r.supp, &r.findings);
+    if (rc == EXIT_OK && o->baseline)
+        rc = apply_baseline(&r, o->baseline);
+    if (rc != EXIT_OK) {
+        lint_free(&r);
+        return rc;
+    }
+
+    size_t baselined = 0, suppressed = 0;
+    for (size_t i = 0; i < r.findings.n; i++) {
+        suppressed += r.findings.v[i].suppressed;
+        baselined += !r.findings.v[i].suppressed && r.findings.v[i].baselined;
+    }
+    if (o->write_baseline) {
+        rc = cli_baseline_write(o->write_baseline, &r.findings, err, sizeof err);
+        if (rc != EXIT_OK)
+            cli_error("--write-baseline: %s", err);
+        else if (!o->quiet)
+            fprintf(stderr, "animidx: wrote %zu findings to the baseline %s\n",
+                    r.findings.n - suppressed, o->write_baseline);
+        lint_free(&r);
+        return rc;
+    }
+
+    uint64_t totals[3];
+    cli_findings_totals(&r.findings, totals);
+    bool passed = true;
+    for (int s = gate; s <= AMX_SEV_ERROR; s++)
+        if (totals[s])
+            passed = false;
+    switch (fmt) {
+    case FMT_TEXT: write_text(&r); break;
+    case FMT_JSON: write_json(&r, passed, totals, baselined, suppressed); break;
+    case FMT_SARIF: lint_write_sarif(stdout, &r, cfg); break;
+    case FMT_JUNIT: rc = lint_write_junit(stdout, &r); break;
+    }
+    /* The verdict: on stdout with text, on stderr with the machine formats (stdout is theirs). */
+    FILE *say = fmt == FMT_TEXT ? stdout : stderr;
+    if (fmt != FMT_TEXT)
+        for (size_t k = 0; k < r.supp.n; k++)
+            if (!r.supp.v[k].used)
+                fprintf(stderr, "animidx: unused suppression: %s %s (%s)\n", r.supp.v[k].code,
+                        r.supp.v[k].path, r.supp.v[k].reason);
+    if (fmt == FMT_TEXT || !o->quiet) {
+        fprintf(say, "lint: %llu files, %llu errors, %llu warnings, %llu info",
+                (unsigned long long)files_seen, (unsigned long long)totals[AMX_SEV_ERROR],
+                (unsigned long long)totals[AMX_SEV_WARNING],
+                (unsigned long long)totals[AMX_SEV_INFO]);
+        if (r.have_baseline)
+            fprintf(say, " (new since the baseline; %zu in it)", baselined);
+        if (suppressed)
+            fprintf(say, ", %zu suppressed", suppressed);
+        fprintf(say, "; --fail-on %s: %s\n", amx_severity_name(gate), passed ? "passed" : "FAILED");
+    }
+    fflush(stdout);
+    lint_free(&r);
+    if (rc != EXIT_OK)
+        return rc;
+    return passed ? EXIT_OK : EXIT_FINDINGS;
+}

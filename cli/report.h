@@ -1,0 +1,49 @@
+/* `animidx report`: what cmd_report.c gathers from the index and html.c renders. */
+#ifndef AMX_CLI_REPORT_H
+#define AMX_CLI_REPORT_H
+
+#include "lint.h"
+
+typedef struct rep_clip {
+    char *root, *path, *clip, *skeleton, *format;
+    int64_t frames, bones_missing, tracks;
+    double fps, duration;
+    bool bound;
+    char *skel_root, *skel_path;   /* the file of the skeleton it is bound to; NULL if unbound */
+} rep_clip;
+
+typedef struct rep_skeleton {
+    char *root, *path, *name, *format;
+    int64_t bones, clips;
+} rep_skeleton;
+
+typedef struct rep_scan {
+    char *root;
+    int64_t finished_at, files_seen;
+} rep_scan;
+
+typedef struct report {
+    const amx_config *cfg;
+    amx_db *db;
+    char generated_at[32];
+    char scanned_at[32];           /* the latest finished scan, "" when none */
+    amx_summary sum;
+    cli_findings findings;         /* every finding of the index, overrides applied */
+    bool have_previous;
+    char *previous_at;             /* generated_at of the previous report (may be NULL) */
+    cli_findings previous;
+    bool *open;                    /* per finding: also in the previous report */
+    bool *still;                   /* per previous finding: still there (else fixed) */
+    size_t n_new, n_fixed, n_open;
+    rep_clip *clips;
+    size_t nclips;
+    rep_skeleton *skels;
+    size_t nskels;
+    rep_scan *scans;
+    size_t nscans;
+} report;
+
+/* Writes the HTML page. Returns EXIT_OK, or EXIT_IO when the index cannot be read. */
+int report_write_html(FILE *out, const report *r);
+
+#endif

@@ -1,0 +1,465 @@
+#!/usr/bin/env python3
+"""Tests of `animidx lint` (TAP on stdout; standard library only).
+
+usage: test_lint.py ANIMIDX AMXGEN
+
+Writes asset trees with known broken files with amxgen in a temporary directory and checks
+lint's exit codes per gate, its text, JSON, SARIF and JUnit outputs, baselines, suppressions
+and the config's severity overrides.
+"""
+import json
+import os
+import shutil
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
+from tap import Tap, Cli, case, short  # noqa: E402
+
+if len(sys.argv) < 3:
+    sys.stderr.write("usage: test_lint.py ANIMIDX AMXGEN\n")
+    sys.exit(2)
+
+ANIMIDX = os.path.abspath(sys.argv[1])
+AMXGEN = os.path.abspath(sys.argv[2])
+TMP = tempfile.mkdtemp(prefix="animidx-lint-")
+tap = Tap()
+ax = Cli(ANIMIDX, TMP)
+gen = Cli(AMXGEN, TMP)
+ax.env["XDG_CACHE_HOME"] = os.path.join(TMP, "xdg-cache")
+MODELS = "Data/Art/Models"
+
+
+def must(p, what, rc=0):
+    if p.returncode != rc:
+        raise AssertionError("%s: exit %d (want %d)\nstderr: %s\nstdout: %s" % (
+            what, p.returncode, rc, p.stderr.strip()[:2000], p.stdout.strip()[:2000]))
+    return p
+
+
+def amxgen(*args):
+    must(gen.run(*args), "amxgen " + " ".join(map(str, args)))
+
+
+def model(tree, name, bones):
+    d = os.path.join(tree, MODELS)
+    os.makedirs(d, exist_ok=True)
+    amxgen("model", os.path.join(d, name), "--bones", ",".join(bones))
+
+
+def clip(tree, name, bones, indices=None, frames=20):
+    d = os.path.join(tree, MODELS)
+    os.makedirs(d, exist_ok=True)
+    args = ["clip", os.path.join(d, name), "--bones", ",".join(bones), "--frames", frames]
+    if indices:
+        args += ["--indices", ",".join(map(str, indices))]
+    amxgen(*args)
+
+
+def particle(tree, name, internal):
+    d = os.path.join(tree, MODELS)
+    os.makedirs(d, exist_ok=True)
+    amxgen("particle", os.path.join(d, name), internal)
+
+
+def truncated_clip(tree, name):
+    clip(tree, name, ["Root", "Body", "Arm"], frames=30)
+    p = os.path.join(tree, MODELS, name)
+    with open(p, "r+b") as f:
+        f.truncate(os.path.getsize(p) // 2)
+
+
+def lint(tree, *args, rc=None, cwd=None):
+    p = ax.run("lint", "Data", *args, cwd=cwd or tree)
+    if rc is not None:
+        must(p, "lint %s %s" % (tree, " ".join(map(str, args))), rc)
+    return p
+
+
+def lint_json(tree, *args, rc=None):
+    p = lint(tree, "--format", "json", *args, rc=rc)
+    return json.loads(p.stdout)
+
+
+def new_tree(name):
+    t = os.path.join(TMP, name)
+    shutil.rmtree(t, ignore_errors=True)
+    os.makedirs(t)
+    return t
+
+
+# ---------------------------------------------------------------- trees
+
+CLEAN = new_tree("clean")
+model(CLEAN, "A_SHIP.ALO", ["Root", "Body", "Gun"])
+clip(CLEAN, "A_SHIP_IDLE_00.ALA", ["Root", "Body", "Gun"])
+
+WARN = new_tree("warn")  # warnings only: a particle's name, a clip without its model
+model(WARN, "A_SHIP.ALO", ["Root", "Body", "Gun"])
+clip(WARN, "A_SHIP_IDLE_00.ALA", ["Root", "Body", "Gun"])
+particle(WARN, "P_FIRE.ALO", "p_fire_old")
+clip(WARN, "Z_LOST_MOVE_00.ALA", ["Root", "Turret"])
+
+DEMO = new_tree("demo")  # errors: bone mismatches, a truncated clip; warnings; an archive
+amxgen("demo", DEMO)
+
+MANY = new_tree("many")  # one clip with six bones its skeleton does not have
+model(MANY, "M_UNIT.ALO", ["Root", "Body", "Leg_A", "Leg_B", "Leg_C", "Leg_D", "Head"])
+clip(MANY, "M_UNIT_WALK_00.ALA", ["Root", "X1", "X2", "X3", "X4", "X5", "X6"])
+
+
+def write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+# ---------------------------------------------------------------- exit codes
+
+with case(tap, "exit codes per gate: clean, warnings only, errors") as c:
+    want = {  # tree: (error gate, warning gate, info gate)
+        "clean": (CLEAN, (0, 0, 0)),
+        "warn": (WARN, (0, 1, 1)),
+        "demo": (DEMO, (1, 1, 1)),
+    }
+    for name, (tree, rcs) in want.items():
+        for gate, rc in zip(("error", "warning", "info"), rcs):
+            p = lint(tree, "--fail-on", gate)
+            c.eq(p.returncode, rc, "%s --fail-on %s (stderr %s)" % (name, gate, p.stderr.strip()[:300]))
+    c.eq(lint(DEMO).returncode, 1, "demo with the default gate (error)")
+    c.eq(lint(WARN).returncode, 0, "warnings with the default gate (error)")
+
+with case(tap, "usage and config errors exit 2, I/O and database errors exit 3") as c:
+    c.eq(lint(DEMO, "--fail-on", "fatal").returncode, 2, "--fail-on fatal")
+    c.eq(lint(DEMO, "--fail-on", "off").returncode, 2, "--fail-on off")
+    c.eq(lint(DEMO, "--format", "xml").returncode, 2, "--format xml")
+    c.eq(lint(DEMO, "--baseline", "a.json", "--write-baseline", "b.json").returncode, 2,
+         "--baseline with --write-baseline")
+    bad = write(os.path.join(TMP, "bad.json"), "{not json")
+    c.eq(lint(DEMO, "--baseline", bad).returncode, 2, "a baseline that is not JSON")
+    c.eq(lint(DEMO, "--suppressions", bad).returncode, 2, "suppressions that are not JSON")
+    wrong = write(os.path.join(TMP, "wrong.json"), '{"findings": {"code": "X"}}')
+    c.eq(lint(DEMO, "--baseline", wrong).returncode, 2, "a baseline whose findings are not an array")
+    nocode = write(os.path.join(TMP, "nocode.json"), '{"suppressions": [{"path": "*", "reason": "r"}]}')
+    c.eq(lint(DEMO, "--suppressions", nocode).returncode, 2, "a suppression without a code")
+    unknown = write(os.path.join(TMP, "unknown.json"),
+                    '{"suppressions": [{"code": "NO_SUCH_CODE", "path": "*", "reason": "r"}]}')
+    p = lint(DEMO, "--suppressions", unknown)
+    c.eq(p.returncode, 2, "a suppression of an unknown code")
+    c.that("NO_SUCH_CODE" in p.stderr, "the message names the code: %r" % p.stderr)
+    noreason = write(os.path.join(TMP, "noreason.json"), '{"suppressions": [{"code": "*", "path": "*"}]}')
+    c.eq(lint(DEMO, "--suppressions", noreason).returncode, 2, "a suppression without a reason")
+    cfg = write(os.path.join(TMP, "badcfg.ini"), "[severity]\nTRUNCATED = fatal\n")
+    c.eq(lint(DEMO, "--config", cfg).returncode, 2, "a bad config")
+    c.eq(lint(DEMO, "--baseline", os.path.join(TMP, "missing.json")).returncode, 3, "a missing baseline")
+    c.eq(ax.run("lint", os.path.join(TMP, "no-such-dir")).returncode, 3, "a missing directory")
+    c.eq(lint(DEMO, "--db", "/proc/animidx/x.db").returncode, 3, "an index that cannot be created")
+    p = ax.run("lint", "--help")
+    c.eq(p.returncode, 0, "lint --help")
+    for opt in ("--fail-on", "--format", "--baseline", "--write-baseline", "--suppressions"):
+        c.that(opt in p.stdout, "--help mentions " + opt)
+
+# ---------------------------------------------------------------- text
+
+with case(tap, "text: grouped by file, with code, severity, message and location") as c:
+    p = lint(DEMO, rc=1)
+    out = p.stdout
+    c.that("Art/Models/EV_DEMO_TIE_DIE_00.ALA\n" in out, "a file header line: %s" % out[:600])
+    c.that("error   BONE_INDEX_MISMATCH (offset 182, bone 2): bone 2 'Wing_R'" in out,
+           "severity, code, offset, bone and message on one line")
+    c.that("warning SKELETON_NOT_FOUND (skeleton):" in out, "a finding without an offset")
+    c.that(out.count("Art/Models/VSF_DEMO_XWING_ATTACK_00.ALA\n") == 1, "one header per file")
+    last = out.strip().splitlines()[-1]
+    c.that(last.startswith("lint: ") and "5 errors, 2 warnings" in last and "FAILED" in last,
+           "the summary line: %r" % last)
+    p = lint(CLEAN, rc=0)
+    c.that("passed" in p.stdout.strip().splitlines()[-1], "a clean tree passes: %r" % p.stdout)
+
+with case(tap, "text: repeated findings of one code in one file are collapsed") as c:
+    p = lint(MANY, rc=1)
+    lines = [ln for ln in p.stdout.splitlines() if "BONE_NOT_IN_SKELETON" in ln]
+    c.eq(len([ln for ln in lines if ln.startswith("  error")]), 3, "findings shown (%s)" % p.stdout)
+    c.that("  ... and 3 more BONE_NOT_IN_SKELETON" in p.stdout, "the collapsed line: %s" % p.stdout)
+    j = lint_json(MANY, rc=1)
+    c.eq(len([f for f in j["findings"] if f["code"] == "BONE_NOT_IN_SKELETON"]), 6,
+         "JSON keeps every finding")
+
+# ---------------------------------------------------------------- json
+
+with case(tap, "json: findings, totals and verdict") as c:
+    j = lint_json(DEMO, rc=1)
+    c.eq(j["gate"], "error", "gate")
+    c.eq(j["passed"], False, "passed")
+    c.eq(j["totals"], {"error": 5, "warning": 2, "info": 0}, "totals")
+    c.eq(len(j["findings"]), 7, "findings")
+    f = j["findings"][0]
+    for key in ("path", "code", "severity", "message", "offset", "context", "format", "fingerprint"):
+        c.that(key in f, "finding has %s: %s" % (key, short(f)))
+    c.eq(sorted(set(x["path"] for x in j["findings"])),
+         ["Art/Models/EV_DEMO_TIE_DIE_00.ALA", "Art/Models/P_DEMO_FIRE.ALO",
+          "Art/Models/VSF_DEMO_LOST_MOVE_00.ALA", "Art/Models/VSF_DEMO_XWING_ATTACK_00.ALA"],
+         "paths relative to the root")
+    db = os.path.join(TMP, "demo-given.db")
+    lint(DEMO, "--db", db, rc=1)
+    rows = json.loads(must(ax.run("issues", "--json", "--db", db), "issues").stdout)
+    c.eq(sorted((r["path"], r["code"], r["context"]) for r in rows),
+         sorted((r["path"], r["code"], r["context"]) for r in j["findings"]),
+         "the same findings as 'issues' on the index lint wrote with --db")
+
+with case(tap, "lint is incremental: the second run re-decodes nothing") as c:
+    db = os.path.join(TMP, "incr.db")
+    lint(DEMO, "--db", db, rc=1)
+    scan = json.loads(must(ax.run("scan", "Data", "--db", db, "--json", cwd=DEMO), "scan").stdout)
+    c.eq(scan["scan"]["files_decoded"], 0, "files decoded by a scan after lint")
+    own = os.listdir(os.path.join(TMP, "xdg-cache", "animidx"))
+    c.that(any(n.startswith("lint-") and n.endswith(".db") for n in own),
+           "lint keeps its own index in XDG_CACHE_HOME: %s" % own)
+
+# ---------------------------------------------------------------- config overrides
+
+with case(tap, "severity overrides and ignores from the config apply to every format") as c:
+    cfg = write(os.path.join(TMP, "override.ini"),
+                "[severity]\nPARTICLE_NAME_MISMATCH = info\nSKELETON_NOT_FOUND = off\n")
+    for gate, rc in (("error", 0), ("warning", 0), ("info", 1)):
+        c.eq(lint(WARN, "--config", cfg, "--fail-on", gate).returncode, rc, "--fail-on %s" % gate)
+    j = lint_json(WARN, "--config", cfg, "--fail-on", "info")
+    c.eq([(f["code"], f["severity"]) for f in j["findings"]], [("PARTICLE_NAME_MISMATCH", "info")],
+         "json findings")
+    s = json.loads(lint(WARN, "--config", cfg, "--format", "sarif").stdout)
+    res = s["runs"][0]["results"]
+    c.eq([(r["ruleId"], r["level"]) for r in res], [("PARTICLE_NAME_MISMATCH", "note")], "sarif results")
+    rules = {r["id"]: r for r in s["runs"][0]["tool"]["driver"]["rules"]}
+    c.eq(rules["SKELETON_NOT_FOUND"]["defaultConfiguration"], {"enabled": False, "level": "none"},
+         "sarif: an ignored rule")
+    c.eq(rules["PARTICLE_NAME_MISMATCH"]["defaultConfiguration"]["level"], "note",
+         "sarif: an overridden rule's level")
+    x = ET.fromstring(lint(WARN, "--config", cfg, "--format", "junit", "--fail-on", "info").stdout)
+    failed = [tc.get("name") for tc in x.iter("testcase") if tc.find("failure") is not None]
+    c.eq(failed, ["Art/Models/P_FIRE.ALO"], "junit failures with --fail-on info")
+    text = lint(WARN, "--config", cfg).stdout
+    c.that("SKELETON_NOT_FOUND" not in text, "text leaves the ignored code out")
+    c.that("info    PARTICLE_NAME_MISMATCH" in text, "text shows the overridden severity")
+    ign = write(os.path.join(TMP, "ignore.ini"), "[scan]\nignore = Art/Models/P_*, Art/Models/Z_*\n")
+    c.eq(lint(WARN, "--config", ign, "--fail-on", "info").returncode, 0, "ignore globs (an incremental run)")
+    c.eq(lint(WARN, "--fail-on", "info").returncode, 1, "and without them again")
+
+# ---------------------------------------------------------------- sarif
+
+SARIF_LEVELS = {"none", "note", "warning", "error"}
+
+
+def check_sarif(c, s, tree_prefix="Data/"):
+    """The parts of SARIF 2.1.0 GitHub code scanning requires."""
+    c.eq(s.get("version"), "2.1.0", "version")
+    c.that(isinstance(s.get("$schema"), str) and "sarif" in s["$schema"] and "2.1.0" in s["$schema"],
+           "$schema: %r" % s.get("$schema"))
+    c.that(isinstance(s.get("runs"), list) and len(s["runs"]) == 1, "one run")
+    run = s["runs"][0]
+    driver = run["tool"]["driver"]
+    c.eq(driver.get("name"), "animidx", "tool.driver.name")
+    rules = driver.get("rules", [])
+    ids = [r.get("id") for r in rules]
+    c.that(len(ids) == len(set(ids)) and all(ids), "rules have unique ids")
+    c.that(len(rules) <= 25000, "at most 25000 rules")
+    for r in rules:
+        c.that(r.get("shortDescription", {}).get("text"), "rule %s: shortDescription" % r.get("id"))
+        c.that(r.get("fullDescription", {}).get("text") and len(r["fullDescription"]["text"]) <= 1000,
+               "rule %s: fullDescription" % r.get("id"))
+        c.that(r.get("help", {}).get("text"), "rule %s: help" % r.get("id"))
+        c.that(r.get("defaultConfiguration", {}).get("level") in SARIF_LEVELS, "rule %s: level" % r.get("id"))
+        c.that(len(r.get("properties", {}).get("tags", [])) <= 20, "rule %s: at most 20 tags" % r.get("id"))
+    results = run.get("results")
+    c.that(isinstance(results, list), "results is a list")
+    c.that(len(results) <= 25000, "at most 25000 results")
+    fps = []
+    for res in results:
+        rid = res.get("ruleId")
+        c.that(rid in ids, "result's ruleId %r is a rule" % rid)
+        if "ruleIndex" in res:
+            c.eq(ids[res["ruleIndex"]], rid, "ruleIndex points at the rule")
+        c.that(res.get("level") in SARIF_LEVELS, "result level")
+        c.that(isinstance(res.get("message", {}).get("text"), str) and res["message"]["text"],
+               "message.text")
+        locs = res.get("locations")
+        c.that(isinstance(locs, list) and 1 <= len(locs) <= 10, "1 to 10 locations")
+        pl = locs[0]["physicalLocation"]
+        uri = pl["artifactLocation"]["uri"]
+        c.that(uri and not uri.startswith("/") and "://" not in uri and "#" not in uri and "\\" not in uri,
+               "relative artifact URI: %r" % uri)
+        c.that(uri.startswith(tree_prefix), "URI %r relative to the repository (%s)" % (uri, tree_prefix))
+        c.eq(pl.get("region", {}).get("startLine"), 1, "region.startLine")
+        pf = res.get("partialFingerprints", {})
+        c.that(pf.get("primaryLocationLineHash"), "partialFingerprints.primaryLocationLineHash")
+        fps.append(pf.get("primaryLocationLineHash"))
+    c.eq(len(fps), len(set(fps)), "fingerprints are unique within the run")
+    return results
+
+
+with case(tap, "sarif: the parts of SARIF 2.1.0 GitHub code scanning requires") as c:
+    p = lint(DEMO, "--format", "sarif")
+    c.eq(p.returncode, 1, "exit status follows the gate")
+    s = json.loads(p.stdout)
+    results = check_sarif(c, s)
+    c.eq(len(results), 7, "results")
+    driver = s["runs"][0]["tool"]["driver"]
+    rules = json.loads(must(ax.run("rules", "--json"), "rules").stdout)
+    c.eq([r["id"] for r in driver["rules"]], [r["code"] for r in rules], "rules are the catalogue, in order")
+    cat = {r["code"]: r for r in rules}
+    for r in driver["rules"]:
+        c.eq(r["shortDescription"]["text"], cat[r["id"]]["summary"], "%s summary" % r["id"])
+        c.eq(r["help"]["text"], cat[r["id"]]["help"], "%s help" % r["id"])
+    by = {(r["ruleId"], r["properties"]["path"], r["properties"]["context"]): r for r in results}
+    bim = by[("BONE_INDEX_MISMATCH", "Art/Models/EV_DEMO_TIE_DIE_00.ALA", "bone 2")]
+    c.eq(bim["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+         "Data/Art/Models/EV_DEMO_TIE_DIE_00.ALA", "uri")
+    c.that("byte offset 182" in bim["message"]["text"] and "bone 2" in bim["message"]["text"],
+           "the offset and bone are in the message: %r" % bim["message"]["text"])
+    c.eq(bim["properties"]["offset"], 182, "offset in the properties")
+    c.eq(bim["level"], "error", "level")
+    again = json.loads(lint(DEMO, "--format", "sarif").stdout)["runs"][0]["results"]
+    c.eq([r["partialFingerprints"] for r in again], [r["partialFingerprints"] for r in results],
+         "fingerprints are stable across runs")
+
+with case(tap, "sarif: fingerprints ignore the message; archive members point at the archive") as c:
+    tree = new_tree("sarif-meg")
+    model(tree, "W.ALO", ["Root", "Body"])
+    clip(tree, "W_WALK_00.ALA", ["Root", "Leg"])
+    src = os.path.join(tree, MODELS)
+    amxgen("meg", os.path.join(tree, "Data", "Models.meg"),
+           "DATA/ART/MODELS/W.ALO=" + os.path.join(src, "W.ALO"),
+           "DATA/ART/MODELS/W_WALK_00.ALA=" + os.path.join(src, "W_WALK_00.ALA"))
+    shutil.rmtree(src)
+    s = json.loads(lint(tree, "--format", "sarif", rc=1).stdout)
+    res = check_sarif(c, s)
+    c.eq(len(res), 1, "one finding (%s)" % short(res))
+    r = res[0]
+    c.eq(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "Data/Models.meg",
+         "the archive is the artifact")
+    c.that("DATA/ART/MODELS/W_WALK_00.ALA" in r["message"]["text"], "the member is in the message")
+    c.eq(r["properties"]["path"], "Models.meg#DATA/ART/MODELS/W_WALK_00.ALA", "the member path")
+    # Renaming the bone changes the message but not the identity (code + path + context).
+    amxgen("clip", os.path.join(TMP, "w2.ALA"), "--bones", "Root,Tail")
+    amxgen("model", os.path.join(TMP, "w.ALO"), "--bones", "Root,Body")
+    amxgen("meg", os.path.join(tree, "Data", "Models.meg"), "DATA/ART/MODELS/W.ALO=" + os.path.join(TMP, "w.ALO"),
+           "DATA/ART/MODELS/W_WALK_00.ALA=" + os.path.join(TMP, "w2.ALA"))
+    r2 = json.loads(lint(tree, "--format", "sarif", rc=1).stdout)["runs"][0]["results"][0]
+    c.that(r2["message"]["text"] != r["message"]["text"], "the message changed")
+    c.eq(r2["partialFingerprints"], r["partialFingerprints"], "the fingerprint did not")
+
+with case(tap, "sarif: a root outside the working directory uses a uriBaseId") as c:
+    elsewhere = new_tree("elsewhere")
+    p = ax.run("lint", os.path.join(DEMO, "Data"), "--format", "sarif", cwd=elsewhere)
+    s = json.loads(p.stdout)
+    run = s["runs"][0]
+    base = run.get("originalUriBaseIds", {})
+    c.eq(list(base), ["ROOT0"], "originalUriBaseIds")
+    c.that(base.get("ROOT0", {}).get("uri", "").startswith("file:///") and
+           base["ROOT0"]["uri"].endswith("/Data/"), "the base is the root: %s" % short(base))
+    loc = run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    c.eq(loc.get("uriBaseId"), "ROOT0", "uriBaseId")
+    c.that(loc["uri"].startswith("Art/"), "uri relative to the base: %r" % loc["uri"])
+
+# ---------------------------------------------------------------- junit
+
+with case(tap, "junit: one testcase per asset, one failure per failing asset") as c:
+    p = lint(DEMO, "--format", "junit")
+    c.eq(p.returncode, 1, "exit status")
+    x = ET.fromstring(p.stdout)
+    c.eq(x.tag, "testsuites", "root element")
+    suites = x.findall("testsuite")
+    c.eq(len(suites), 1, "one testsuite per root")
+    cases = list(x.iter("testcase"))
+    names = [tc.get("name") for tc in cases]
+    c.eq(len(names), len(set(names)), "one testcase per asset")
+    c.eq(len(cases), 12, "assets: 11 files of our formats and archive members, not the XML file")
+    c.that("Models.meg#DATA/ART/MODELS/UM_DEMO_WALKER_MOVE_00.ALA" in names, "archive members are assets")
+    c.that(all(not n.startswith("/") for n in names), "names are relative paths")
+    formats = {"alamo-alo", "alamo-ala", "alamo-particle", "meg"}
+    c.that(all(tc.get("classname") in formats for tc in cases),
+           "classname is the format: %s" % sorted(set(tc.get("classname") for tc in cases)))
+    failing = {tc.get("name"): tc.find("failure") for tc in cases if tc.find("failure") is not None}
+    c.eq(sorted(failing), ["Art/Models/EV_DEMO_TIE_DIE_00.ALA", "Art/Models/VSF_DEMO_XWING_ATTACK_00.ALA"],
+         "failing assets at the error gate")
+    body = failing["Art/Models/VSF_DEMO_XWING_ATTACK_00.ALA"].text
+    c.that(body.count("TRUNCATED") == 2 and "SIZE_MISMATCH" in body, "the failure lists its findings: %r" % body)
+    c.eq(x.get("tests"), str(len(cases)), "testsuites tests")
+    c.eq(x.get("failures"), "2", "testsuites failures")
+    c.eq(suites[0].get("failures"), "2", "testsuite failures")
+    warn = [tc for tc in cases if tc.get("name") == "Art/Models/P_DEMO_FIRE.ALO"][0]
+    c.that(warn.find("failure") is None and "PARTICLE_NAME_MISMATCH" in (warn.findtext("system-out") or ""),
+           "a finding below the gate goes to system-out")
+    x = ET.fromstring(lint(DEMO, "--format", "junit", "--fail-on", "warning").stdout)
+    c.eq(x.get("failures"), "4", "failures at the warning gate")
+
+# ---------------------------------------------------------------- baseline
+
+with case(tap, "baseline round trip: only a new broken file fails") as c:
+    tree = new_tree("baseline")
+    shutil.copytree(os.path.join(DEMO, "Data"), os.path.join(tree, "Data"))
+    base = os.path.join(tree, "baseline.json")
+    p = lint(tree, "--write-baseline", base)
+    c.eq(p.returncode, 0, "--write-baseline exits 0 (%s)" % p.stderr.strip())
+    b = json.load(open(base))
+    c.eq(len(b["findings"]), 7, "findings recorded")
+    c.that(all(set(f) >= {"code", "path", "context"} for f in b["findings"]), "identity fields recorded")
+    c.eq(lint(tree, "--baseline", base, "--fail-on", "info").returncode, 0, "nothing new")
+    # The message is not part of the identity: a baseline with other messages still matches.
+    for f in b["findings"]:
+        f["message"] = "edited"
+    edited = write(os.path.join(tree, "edited.json"), json.dumps(b))
+    c.eq(lint(tree, "--baseline", edited, "--fail-on", "info").returncode, 0, "messages are not identity")
+    truncated_clip(tree, "VSF_DEMO_XWING_HIT_00.ALA")
+    p = lint(tree, "--baseline", base, "--format", "json")
+    c.eq(p.returncode, 1, "a new broken file fails")
+    j = json.loads(p.stdout)
+    c.eq(sorted(set(f["path"] for f in j["findings"])), ["Art/Models/VSF_DEMO_XWING_HIT_00.ALA"],
+         "only the new file is reported")
+    c.eq(j["baselined"], 7, "baselined")
+    p = lint(tree, "--baseline", base)
+    c.that("(new since the baseline; 7 in it)" in p.stdout and "VSF_DEMO_XWING_ATTACK_00" not in p.stdout,
+           "text: %s" % p.stdout)
+    s = json.loads(lint(tree, "--baseline", base, "--format", "sarif").stdout)
+    res = s["runs"][0]["results"]
+    c.that(res and all(r["baselineState"] == "new" for r in res) and
+           all(r["properties"]["path"].endswith("_HIT_00.ALA") for r in res), "sarif: only new results")
+    # One more finding of an identity already in the baseline counts as new.
+    b = json.load(open(base))
+    b["findings"] = [f for f in b["findings"] if not (f["code"] == "TRUNCATED" and f["path"].endswith("ATTACK_00.ALA"))][:]
+    b["findings"].append({"code": "TRUNCATED", "path": "Art/Models/VSF_DEMO_XWING_ATTACK_00.ALA", "context": ""})
+    fewer = write(os.path.join(tree, "fewer.json"), json.dumps(b))
+    os.remove(os.path.join(tree, MODELS, "VSF_DEMO_XWING_HIT_00.ALA"))
+    j = lint_json(tree, "--baseline", fewer, rc=1)
+    c.eq([(f["code"], f["path"]) for f in j["findings"]],
+         [("TRUNCATED", "Art/Models/VSF_DEMO_XWING_ATTACK_00.ALA")], "counts per identity")
+
+# ---------------------------------------------------------------- suppressions
+
+with case(tap, "suppressions: used ones hide findings, unused ones are reported") as c:
+    supp = write(os.path.join(TMP, "supp.json"), json.dumps({"suppressions": [
+        {"code": "TRUNCATED", "path": "art/models/*_ATTACK_*", "reason": "known broken export, ticket 12"},
+        {"code": "SIZE_MISMATCH", "path": "Art/Models/VSF_DEMO_XWING_ATTACK_00.ALA", "reason": "same file"},
+        {"code": "*", "path": "Art/Models/EV_DEMO_TIE_DIE_00.ALA", "reason": "re-export pending"},
+        {"code": "BAD_MAGIC", "path": "Art/Old/*", "reason": "old files, long gone"},
+    ]}))
+    p = lint(DEMO, "--suppressions", supp)
+    c.eq(p.returncode, 0, "only warnings are left (%s)" % p.stdout)
+    c.that("unused suppression: BAD_MAGIC Art/Old/*" in p.stdout, "text reports the unused one: %s" % p.stdout)
+    c.that("TRUNCATED" not in p.stdout.replace("unused", ""), "suppressed findings are not shown")
+    j = lint_json(DEMO, "--suppressions", supp)
+    c.eq(j["suppressed"], 5, "suppressed")
+    c.eq(j["unused_suppressions"], [{"code": "BAD_MAGIC", "path": "Art/Old/*", "reason": "old files, long gone"}],
+         "unused suppressions in JSON")
+    c.eq(sorted(f["code"] for f in j["findings"]), ["PARTICLE_NAME_MISMATCH", "SKELETON_NOT_FOUND"], "left")
+    p = lint(DEMO, "--suppressions", supp, "--format", "sarif")
+    c.that("unused suppression: BAD_MAGIC" in p.stderr, "stderr reports it with sarif: %r" % p.stderr)
+    notes = json.loads(p.stdout)["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    c.eq(len(notes), 1, "sarif tool notification")
+    c.eq(lint(DEMO, "--suppressions", supp, "--fail-on", "warning").returncode, 1, "the gate still applies")
+    arr = write(os.path.join(TMP, "supp-array.json"), json.dumps([
+        {"code": "*", "path": "*", "reason": "everything, as a bare array"}]))
+    c.eq(lint(DEMO, "--suppressions", arr, "--fail-on", "info").returncode, 0, "a bare array of suppressions")
+
+shutil.rmtree(TMP, ignore_errors=True)
+sys.exit(tap.finish())
