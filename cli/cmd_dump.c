@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include "animidx/json.h"
+#include "animidx/mw3.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -176,6 +177,7 @@ static void print_json(const char *path, const amx_asset *a, const amx_config *c
             amx_json_end_object(&j);
         }
         amx_json_end_array(&j);
+        amx_json_clip_details(&j, cl);
         amx_json_end_object(&j);
     }
     amx_json_end_array(&j);
@@ -321,6 +323,31 @@ static void print_vec(const float *v, int n)
     putchar(')');
 }
 
+static void print_mw3_sequence(const amx_mw3_sequence *s)
+{
+    printf("      sequence %s: %u events\n", s->name, s->event_count);
+    for (uint32_t e = 0; e < s->event_count; e++) {
+        const amx_mw3_event *ev = &s->events[e];
+        printf("        t=%-8.3g %-24s%s%s\n", (double)ev->start_time, ev->type_name,
+               ev->target ? " -> " : "", ev->target ? ev->target : "");
+    }
+}
+
+static void print_mw3(const amx_mw3_def *d)
+{
+    printf("    definition %u '%s' (%s), activation %u, flags 0x%x; %u nodes, %u lights, "
+           "%u puffers, %u sounds, %u APCs (min %u), %u anim refs\n",
+           d->index, d->name, d->anim_name, d->activation, d->flags, d->node_count,
+           d->light_count, d->puffer_count, d->dynamic_sound_count + d->static_sound_count,
+           d->apc_count, d->apc_min_to_satisfy, d->anim_ref_count);
+    for (uint32_t i = 0; i < d->apc_count; i++)
+        printf("      APC %u: type %u '%s'%s%s\n", i, d->apcs[i].type, d->apcs[i].name,
+               d->apcs[i].optional ? ", optional" : "", d->apcs[i].active ? ", active" : "");
+    print_mw3_sequence(&d->reset);
+    for (uint32_t i = 0; i < d->sequence_count; i++)
+        print_mw3_sequence(&d->sequences[i]);
+}
+
 static void print_text(const char *path, const amx_asset *a, const amx_config *cfg, bool samples)
 {
     printf("%s: %s", path, amx_format_name(a->format));
@@ -372,6 +399,8 @@ static void print_text(const char *path, const amx_asset *a, const amx_config *c
         if (cl->has_frames)
             printf("%u frames @ %.4g fps (%.4g s), ", cl->frames, (double)cl->fps, cl->duration);
         printf("%u tracks\n", cl->track_count);
+        if (cl->mw3)
+            print_mw3(cl->mw3);
         for (uint32_t t = 0; t < cl->track_count; t++) {
             const amx_track *tr = &cl->tracks[t];
             printf("    bone %3d %-32s", tr->bone_index, tr->bone ? tr->bone : "");

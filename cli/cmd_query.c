@@ -331,12 +331,23 @@ static void show_clip(const amx_clip_row *c, void *user)
         amx_json_knumber(&s->o.j, "fps", c->fps);
         amx_json_knumber(&s->o.j, "duration", c->duration);
         amx_json_kint(&s->o.j, "bones_missing", c->bones_missing);
+        if (c->details) {
+            amx_json_key(&s->o.j, "details");
+            amx_json_raw(&s->o.j, c->details);
+        }
         amx_json_key(&s->o.j, "tracks");
         amx_json_begin_array(&s->o.j);
         s->in_tracks = true;
         return;
     }
     s->in_clips = true;
+    s->o.last_path[0] = '\0'; /* the sequence heading of show_event starts anew */
+    amx_format fmt = AMX_FMT_UNKNOWN;
+    amx_format_parse(c->format, &fmt);
+    if (!amx_format_clips_bind(fmt)) {
+        printf("  definition %s, anim root %s\n", c->clip, c->skeleton ? c->skeleton : "(none)");
+        return;
+    }
     printf("  clip %s -> skeleton %s%s: ", c->clip, c->skeleton ? c->skeleton : "(unknown)",
            c->bound ? "" : " (not in the index)");
     if (c->frames >= 0)
@@ -358,6 +369,19 @@ static void show_track(int64_t idx, const char *bone, int64_t bone_index, const 
     }
     (void)idx;
     printf("    bone %3lld %-32s %s\n", (long long)bone_index, bone ? bone : "", channels);
+}
+
+static void show_event(const char *sequence, const char *type, double start_time,
+                       const char *target, void *user)
+{
+    show_ctx *s = user;
+    if (s->o.json)
+        return; /* JSON: the clip's "details" hold the sequences */
+    if (strcmp(s->o.last_path, sequence) != 0) {
+        snprintf(s->o.last_path, sizeof s->o.last_path, "%s", sequence);
+        printf("    sequence %s:\n", sequence);
+    }
+    printf("      t=%-8.3g %s%s%s\n", start_time, type, target ? " -> " : "", target ? target : "");
 }
 
 static void show_model(const amx_model_row *m, void *user)
@@ -474,7 +498,7 @@ int cmd_show(cli_opts *o, amx_config *cfg)
     }
     amx_show_callbacks cb = {
         .file = show_file, .skeleton = show_skeleton, .bone = show_bone, .clip = show_clip,
-        .track = show_track, .model = show_model, .mesh = show_mesh, .member = show_member,
+        .track = show_track, .event = show_event, .model = show_model, .mesh = show_mesh, .member = show_member,
         .issue = show_issue, .end = show_end,
     };
     char err[1024];

@@ -41,6 +41,12 @@ static void skeleton_row(const amx_skeleton_row *s, void *user)
 static void clip_row(const amx_clip_row *c, const char *skel_root, const char *skel_path, void *user)
 {
     gather *g = user;
+    /* Clips that animate world nodes (MechWarrior 3) have no skeleton to list them under, and
+     * are not unbound either: their findings are in the findings sections. */
+    amx_format fmt = AMX_FMT_UNKNOWN;
+    amx_format_parse(c->format, &fmt);
+    if (!amx_format_clips_bind(fmt))
+        return;
     rep_clip *v = realloc(g->r->clips, (g->r->nclips + 1) * sizeof *v);
     if (!v) {
         g->oom = true;

@@ -266,7 +266,9 @@ static int link_clip(linker *l, int64_t file_id, sqlite3_stmt *c)
     bool alamo = format && strcmp(format, "alamo-ala") == 0;
     /* MechWarrior 3 definitions animate world nodes named by their anim root: there is no
      * skeleton file to bind to. `clips --skeleton ROOT` finds them by the stated root. */
-    bool unbound_by_design = format && strcmp(format, "mw3-anim") == 0;
+    amx_format fmt = AMX_FMT_UNKNOWN;
+    amx_format_parse(format ? format : "", &fmt);
+    bool unbound_by_design = !amx_format_clips_bind(fmt);
 
     pick p = { 0 };
     int found = 0;

@@ -5,6 +5,8 @@
  */
 #include "db_internal.h"
 
+#include "animidx/json.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -172,7 +174,8 @@ static amx_status prepare_writes(amx_db *db, char *err, size_t errlen)
         S(ins_bone, "INSERT INTO bones(skeleton_id, idx, name, name_key, parent) "
                     "VALUES (?1, ?2, ?3, ?4, ?5)"),
         S(ins_clip, "INSERT INTO clips(file_id, name, name_key, skeleton_hint, skeleton_key, "
-                    "frames, fps, duration, track_count) VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6, ?7, ?8)"),
+                    "frames, fps, duration, track_count, details) "
+                    "VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6, ?7, ?8, ?9)"),
         S(ins_track, "INSERT INTO tracks(clip_id, idx, bone_name, bone_index, channels, offset) "
                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
         S(ins_model, "INSERT INTO models(file_id, kind, name, mesh_count, submesh_count, "
@@ -498,7 +501,10 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a)
         sqlite3_bind_double(s, 6, c->fps);
         sqlite3_bind_double(s, 7, c->duration);
         sqlite3_bind_int64(s, 8, c->track_count);
+        char *details = amx_clip_details_string(c);
+        bind_text_or_null(s, 9, details);
         rc = run(s);
+        free(details);
         free(key);
         free(hint);
         int64_t clip_id = sqlite3_last_insert_rowid(db->db);

@@ -17,6 +17,9 @@ static const amx_format_entry format_table[] = {
       .is_archive = false, .probe = amx__ala_probe, .decode = amx__ala_decode },
     { .format = AMX_FMT_MEG, .name = "meg", .extensions = ".meg", .decoder_version = 1,
       .is_archive = true, .probe = amx__meg_probe, .decode = amx__meg_decode },
+    { .format = AMX_FMT_MW3_ANIM, .name = "mw3-anim", .extensions = "anim.zbd", .decoder_version = 1,
+      .is_archive = false, .clips_unbound = true, .probe = amx__mw3_probe,
+      .decode = amx__mw3_decode },
 };
 
 #define FORMAT_TABLE_LEN (sizeof format_table / sizeof format_table[0])
@@ -63,6 +66,12 @@ int amx_format_decoder_version(amx_format fmt)
     return (int)FORMAT_TABLE_LEN * 1000 + PROBE_VERSION;
 }
 
+bool amx_format_clips_bind(amx_format fmt)
+{
+    const amx_format_entry *e = amx__format_entry(fmt);
+    return e && !e->clips_unbound;
+}
+
 bool amx_format_is_archive(amx_format fmt)
 {
     const amx_format_entry *e = amx__format_entry(fmt);
@@ -76,13 +85,13 @@ bool amx_extension_known(const char *path)
         if (*p == '/' || *p == '\\' || *p == '#')
             base = p + 1;
     const char *dot = strrchr(base, '.');
-    if (!dot)
-        return false;
-    size_t n = strlen(dot);
+    size_t n = dot ? strlen(dot) : 0, nb = strlen(base);
     for (size_t i = 0; i < FORMAT_TABLE_LEN; i++) {
         for (const char *e = format_table[i].extensions; e && *e;) {
             size_t k = strcspn(e, " ");
-            if (k == n && strncasecmp(e, dot, n) == 0)
+            /* ".ext" matches the extension; "name.ext" the whole file name */
+            if (e[0] == '.' ? dot && k == n && strncasecmp(e, dot, n) == 0
+                            : k == nb && strncasecmp(e, base, nb) == 0)
                 return true;
             e += k;
             e += strspn(e, " ");

@@ -71,10 +71,13 @@ bool amx__check_finite(amx_dec *d, float v, int64_t offset, const char *context,
 typedef struct amx_format_entry {
     amx_format format;
     const char *name;           /* JSON contract name, e.g. "alamo-ala" */
-    const char *extensions;     /* space-separated, e.g. ".alo .ala": a file named so whose
-                                 * content is not recognised is a NOT_RECOGNISED finding */
+    const char *extensions;     /* space-separated extensions (".alo") or whole file names
+                                 * ("anim.zbd"): a file named so whose content is not recognised
+                                 * is a NOT_RECOGNISED finding; others are skipped */
     int decoder_version;        /* bump to make the index re-decode this format's files */
     bool is_archive;
+    bool clips_unbound;         /* its clips animate world nodes, not a skeleton (MW3): the link
+                                 * pass does not look for one */
     /* Returns true when the bytes look like this format. len may be short (a prefix); a
      * probe must not read past len. */
     bool (*probe)(const uint8_t *data, size_t len);

@@ -182,3 +182,9 @@ void amx_json_kstring(amx_json *j, const char *key, const char *s) { amx_json_ke
 void amx_json_kint(amx_json *j, const char *key, int64_t v) { amx_json_key(j, key); amx_json_int(j, v); }
 void amx_json_knumber(amx_json *j, const char *key, double v) { amx_json_key(j, key); amx_json_number(j, v); }
 void amx_json_kbool(amx_json *j, const char *key, bool v) { amx_json_key(j, key); amx_json_bool(j, v); }
+
+void amx_json_raw(amx_json *j, const char *json)
+{
+    before_value(j);
+    fputs(json, j->out);
+}

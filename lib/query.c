@@ -72,7 +72,9 @@ amx_status amx_query_summary(amx_db *db, const amx_config *cfg, amx_summary *out
                    "SELECT (SELECT count(*) FROM clips), (SELECT count(*) FROM skeletons), "
                    "(SELECT count(*) FROM models WHERE kind = 'model'), "
                    "(SELECT count(*) FROM models WHERE kind = 'particle'), "
-                   "(SELECT count(*) FROM clips WHERE skeleton_id IS NULL)",
+                   /* clips that should have a skeleton and have none (MW3 definitions have
+                    * none by design and get no such finding) */
+                   "(SELECT count(*) FROM findings WHERE code = 'SKELETON_NOT_FOUND')",
                    &s, err, errlen)))
         return st;
     if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -98,7 +100,7 @@ amx_status amx_query_summary(amx_db *db, const amx_config *cfg, amx_summary *out
 
 #define CLIP_COLUMNS \
     "r.path, f.path, c.name, coalesce(c.skeleton_name, c.skeleton_hint), f.format, c.frames, " \
-    "c.fps, c.duration, c.bones_missing, c.track_count, c.skeleton_id IS NOT NULL"
+    "c.fps, c.duration, c.bones_missing, c.track_count, c.skeleton_id IS NOT NULL, c.details"
 
 static void read_clip(sqlite3_stmt *s, int base, amx_clip_row *r)
 {
@@ -114,7 +116,36 @@ static void read_clip(sqlite3_stmt *s, int base, amx_clip_row *r)
         .bones_missing = sqlite3_column_int64(s, base + 8),
         .tracks = sqlite3_column_int64(s, base + 9),
         .bound = sqlite3_column_int(s, base + 10) != 0,
+        .details = col(s, base + 11),
     };
+}
+
+/* The events of every sequence in a clip's details (MechWarrior 3), through SQLite's JSON. */
+static amx_status show_events(amx_db *db, int64_t clip_id, const amx_show_callbacks *cb, void *user,
+                              char *err, size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    amx_status st = prep(db,
+                         "SELECT 0, -1, e.key, json_extract(c.details, '$.mw3.reset_sequence.name'), "
+                         "json_extract(e.value, '$.type'), json_extract(e.value, '$.start_time'), "
+                         "json_extract(e.value, '$.target') "
+                         "FROM clips c, json_each(c.details, '$.mw3.reset_sequence.timeline') e "
+                         "WHERE c.id = ?1 "
+                         "UNION ALL "
+                         "SELECT 1, q.key, e.key, json_extract(q.value, '$.name'), "
+                         "json_extract(e.value, '$.type'), json_extract(e.value, '$.start_time'), "
+                         "json_extract(e.value, '$.target') "
+                         "FROM clips c, json_each(c.details, '$.mw3.sequences') q, "
+                         "json_each(q.value, '$.timeline') e WHERE c.id = ?1 "
+                         "ORDER BY 1, 2, 3",
+                         &s, err, errlen);
+    if (st)
+        return st;
+    sqlite3_bind_int64(s, 1, clip_id);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        cb->event(col_or(s, 3, ""), col_or(s, 4, ""), sqlite3_column_double(s, 5), col(s, 6), user);
+    return finish(db, s, rc, err, errlen);
 }
 
 amx_status amx_query_clips(amx_db *db, const char *skeleton,
@@ -290,10 +321,14 @@ static amx_status show_one(amx_db *db, const amx_config *cfg, int64_t id,
             read_clip(s, 1, &c);
             if (cb->clip)
                 cb->clip(&c, user);
+            if (c.details && cb->event && (st = show_events(db, last, cb, user, err, errlen))) {
+                sqlite3_finalize(s);
+                return st;
+            }
         }
-        if (sqlite3_column_type(s, 12) != SQLITE_NULL && cb->track)
-            cb->track(sqlite3_column_int64(s, 12), col(s, 13), sqlite3_column_int64(s, 14),
-                      col_or(s, 15, ""), user);
+        if (sqlite3_column_type(s, 13) != SQLITE_NULL && cb->track)
+            cb->track(sqlite3_column_int64(s, 13), col(s, 14), sqlite3_column_int64(s, 15),
+                      col_or(s, 16, ""), user);
     }
     if ((st = finish(db, s, rc, err, errlen)))
         return st;

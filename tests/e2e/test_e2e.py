@@ -160,7 +160,9 @@ DB = os.path.join(TMP, "db", "main.db")
 
 # Every skeleton name a clip of the tree may target (clips --skeleton is per name).
 NAMES = ["VSF_DEMO_XWING", "EV_DEMO_TIE", "EV_DEMO_TIE2", "VSF_DEMO_LOST", "UM_DEMO_WALKER",
-         "UV_GEN_WALKER", "UM_GEN_AT"]
+         "UV_GEN_WALKER", "UM_GEN_AT",
+         # the demo's MechWarrior 3 definitions, listed under their anim roots
+         "MECH_ROOT_00", "MECH_ROOT_01", "MECH_ROOT_02"]
 
 WALKER = ["Root", "Body", "Head", "Gun"]
 
@@ -203,15 +205,16 @@ def test_first_scan():
         c.eq(f.get("alamo-particle"), 3, "files.alamo-particle")
         c.eq(f.get("alamo-ala"), 12, "files.alamo-ala")
         c.eq(f.get("meg"), 2, "files.meg")
+        c.eq(f.get("mw3-anim"), 1, "files.mw3-anim (the demo's anim.zbd)")
         c.eq(f.get("other"), 1, "files.other (the XML file)")
         c.eq(f.get("unknown"), 0, "files.unknown")
-        c.eq(s["clips"], 12, "clips")
+        c.eq(s["clips"], 15, "clips (12 Alamo + 3 MechWarrior 3 definitions)")
         c.eq(s["clips_unbound"], 1, "clips_unbound")
         c.eq(s["skeletons"], 5, "skeletons")
         c.eq(s["models"], 5, "models")
         c.eq(s["particles"], 3, "particles")
-        c.eq(s["scan"]["files_seen"], 19, "scan.files_seen (archives count once)")
-        c.eq(s["scan"]["files_decoded"], 22, "scan.files_decoded (archive members included)")
+        c.eq(s["scan"]["files_seen"], 20, "scan.files_seen (archives count once)")
+        c.eq(s["scan"]["files_decoded"], 23, "scan.files_decoded (archive members included)")
         c.eq(s["scan"]["files_unchanged"], 0, "scan.files_unchanged")
         c.eq(s["scan"]["files_removed"], 0, "scan.files_removed")
         c.eq(s["scan"]["files_failed"], 0, "scan.files_failed")
@@ -379,8 +382,8 @@ def test_second_scan():
         before = state(DB, NAMES)
         s = scan(ROOT, DB)
         c.eq(s["scan"]["files_decoded"], 0, "files_decoded")
-        c.eq(s["scan"]["files_unchanged"], 19, "files_unchanged")
-        c.eq(s["scan"]["files_seen"], 19, "files_seen")
+        c.eq(s["scan"]["files_unchanged"], 20, "files_unchanged")
+        c.eq(s["scan"]["files_seen"], 20, "files_seen")
         c.eq(s["scan"]["files_rehashed"], 0, "files_rehashed")
         c.eq(s["scan"]["files_removed"], 0, "files_removed")
         compare_states(c, before, state(DB, NAMES), "index before/after the no-op scan")

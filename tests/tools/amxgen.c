@@ -3,7 +3,8 @@
  * assets needed) for the README demo, the benchmark and the end-to-end tests.
  *
  *   amxgen demo DIR                       a small Data tree with matched, mismatched and
- *                                         broken files, a particle system and a MEG archive
+ *                                         broken files, a particle system, a MEG archive and
+ *                                         a MechWarrior 3 anim.zbd
  *   amxgen bench DIR [--models N] [--vertices V] [--seed S]
  *                                         a large tree: N models, each with 2 clips
  *   amxgen model FILE --bones a,b,c [--meshes N] [--vertices V]
@@ -15,6 +16,7 @@
 #include "alo_writer.h"
 #include "buf.h"
 #include "meg_writer.h"
+#include "mw3_writer.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -126,6 +128,12 @@ static int cmd_demo(const char *root)
     free(p);
     amxw_buf_free(&m);
     amxw_buf_free(&c);
+
+    /* MechWarrior 3 animation definitions. */
+    amxw_mw3_simple(&b, 3, 11);
+    p = join(root, "Data/MW3/anim.zbd");
+    rc |= p ? save(&b, p) : 1;
+    free(p);
 
     /* A file of another kind, skipped by the scanner. */
     amxw_bytes(&b, "<?xml version=\"1.0\"?>\n<GameObjectFiles/>\n", 41);

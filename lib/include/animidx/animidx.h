@@ -113,6 +113,9 @@ bool amx_format_parse(const char *name, amx_format *out);
 /* Version of the decoder for a format; the index re-decodes a format's files when it changes.
  * For AMX_FMT_UNKNOWN, a version of the registry's probes (it changes when a format is added). */
 int amx_format_decoder_version(amx_format fmt);
+/* True when the format's clips target a skeleton the index should find (false for MechWarrior 3
+ * definitions, which animate world nodes named by their anim root). */
+bool amx_format_clips_bind(amx_format fmt);
 /* True when the format is an archive whose members are decoded like loose files. */
 bool amx_format_is_archive(amx_format fmt);
 
@@ -302,6 +305,8 @@ typedef struct amx_asset {
     const struct amx_w3d_info *w3d; /* W3D meshes, HLODs, HMODELs (animidx/w3d.h), else NULL */
     const struct amx_mp_info *mp;   /* Metroid Prime details: ANIM descriptors, CINF, ANCS
                                      * characters (animidx/mp.h), else NULL */
+    const struct amx_mw3_file *mw3; /* MechWarrior 3 anim.zbd file-level data: TOC, gravity,
+                                     * info counts (animidx/mw3.h), else NULL */
     amx_finding *findings;
     uint32_t finding_count;
     uint32_t findings_dropped; /* findings beyond amx_decode_opts.max_findings, counted only */

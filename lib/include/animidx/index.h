@@ -77,7 +77,7 @@ typedef struct amx_summary {
     uint64_t other_files;         /* files seen that are not of a known format */
     uint64_t by_format[AMX_FORMAT_COUNT];
     uint64_t clips, skeletons, models, particles;
-    uint64_t clips_unbound;       /* clips whose skeleton was not found */
+    uint64_t clips_unbound;       /* clips whose skeleton was not found (SKELETON_NOT_FOUND) */
     uint64_t findings[3];         /* by effective severity (info, warning, error) */
 } amx_summary;
 
@@ -92,6 +92,7 @@ typedef struct amx_clip_row {
     double fps, duration;
     int64_t bones_missing, tracks;
     bool bound;                   /* the skeleton was found in the index */
+    const char *details;          /* format-specific details as a JSON object, or NULL */
 } amx_clip_row;
 
 amx_status amx_query_clips(amx_db *db, const char *skeleton,
@@ -145,6 +146,9 @@ typedef struct amx_show_callbacks {
     void (*bone)(int64_t idx, const char *name, int64_t parent, void *user);
     void (*clip)(const amx_clip_row *c, void *user);
     void (*track)(int64_t idx, const char *bone, int64_t bone_index, const char *channels,
+                  void *user);
+    /* MechWarrior 3 definitions: each event of each sequence of the last clip, in order. */
+    void (*event)(const char *sequence, const char *type, double start_time, const char *target,
                   void *user);
     void (*model)(const amx_model_row *m, void *user);
     void (*mesh)(const char *name, int64_t materials, int64_t vertices, int64_t triangles,

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 typedef struct amx_json {
     FILE *out;
@@ -36,5 +37,15 @@ void amx_json_knumber(amx_json *j, const char *key, double v);
 void amx_json_kbool(amx_json *j, const char *key, bool v);
 /* Writes an escaped string body (no quotes) to a FILE, for other writers (HTML, SARIF). */
 void amx_json_escape(FILE *out, const char *s);
+/* Writes an already-serialised JSON value as it is (e.g. a details column from the index). */
+void amx_json_raw(amx_json *j, const char *json);
+
+/* Format-specific details of a clip (lib/asset_json.c): MechWarrior 3's "mw3" object. */
+struct amx_clip;
+bool amx_clip_has_details(const struct amx_clip *c);
+/* Writes the details as keys of the JSON object being written. */
+void amx_json_clip_details(amx_json *j, const struct amx_clip *c);
+/* The details as a JSON object string (malloc'd, caller frees), or NULL when there are none. */
+char *amx_clip_details_string(const struct amx_clip *c);
 
 #endif
