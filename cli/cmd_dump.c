@@ -177,7 +177,7 @@ static void print_json(const char *path, const amx_asset *a, const amx_config *c
             amx_json_end_object(&j);
         }
         amx_json_end_array(&j);
-        amx_json_clip_details(&j, cl);
+        amx_json_clip_details(&j, a, cl);
         amx_json_end_object(&j);
     }
     amx_json_end_array(&j);

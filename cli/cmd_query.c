@@ -341,7 +341,7 @@ static void show_clip(const amx_clip_row *c, void *user)
         return;
     }
     s->in_clips = true;
-    s->o.last_path[0] = '\0'; /* the sequence heading of show_event starts anew */
+    s->o.last_path[0] = '\0'; /* the group heading of show_detail starts anew */
     amx_format fmt = AMX_FMT_UNKNOWN;
     amx_format_parse(c->format, &fmt);
     if (!amx_format_clips_bind(fmt)) {
@@ -371,17 +371,16 @@ static void show_track(int64_t idx, const char *bone, int64_t bone_index, const 
     printf("    bone %3lld %-32s %s\n", (long long)bone_index, bone ? bone : "", channels);
 }
 
-static void show_event(const char *sequence, const char *type, double start_time,
-                       const char *target, void *user)
+static void show_detail(const char *group, const char *text, void *user)
 {
     show_ctx *s = user;
     if (s->o.json)
-        return; /* JSON: the clip's "details" hold the sequences */
-    if (strcmp(s->o.last_path, sequence) != 0) {
-        snprintf(s->o.last_path, sizeof s->o.last_path, "%s", sequence);
-        printf("    sequence %s:\n", sequence);
+        return; /* JSON: the clip's "details" */
+    if (strcmp(s->o.last_path, group) != 0) {
+        snprintf(s->o.last_path, sizeof s->o.last_path, "%s", group);
+        printf("    %s:\n", group);
     }
-    printf("      t=%-8.3g %s%s%s\n", start_time, type, target ? " -> " : "", target ? target : "");
+    printf("      %s\n", text);
 }
 
 static void show_model(const amx_model_row *m, void *user)
@@ -498,7 +497,7 @@ int cmd_show(cli_opts *o, amx_config *cfg)
     }
     amx_show_callbacks cb = {
         .file = show_file, .skeleton = show_skeleton, .bone = show_bone, .clip = show_clip,
-        .track = show_track, .event = show_event, .model = show_model, .mesh = show_mesh, .member = show_member,
+        .track = show_track, .detail = show_detail, .model = show_model, .mesh = show_mesh, .member = show_member,
         .issue = show_issue, .end = show_end,
     };
     char err[1024];

@@ -1,12 +1,15 @@
 /*
  * Format-specific details of a clip as JSON, written in one place for `dump --json` and for the
- * index (clips.details, which `show` prints). MechWarrior 3: the contract's "mw3" object
- * (docs/json.md), plus each sequence's event timeline.
+ * index (clips.details; the stored copy adds "lines", the text `show` prints). MechWarrior 3: the contract's "mw3" object
+ * (docs/json.md), plus each sequence's event timeline. Metroid Prime ANIM: an "mp" object with
+ * the game, format, root bone and each channel's key counts and bit widths.
  */
 #include "animidx/animidx.h"
 #include "animidx/json.h"
+#include "animidx/mp.h"
 #include "animidx/mw3.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -108,20 +111,145 @@ static void mw3(amx_json *j, const amx_mw3_def *d)
     amx_json_end_object(j);
 }
 
-bool amx_clip_has_details(const amx_clip *c)
+static void component(amx_json *j, const char *key, const amx_mp_component *c, bool v2)
 {
-    return c->mw3 != NULL;
+    if (!c->present)
+        return;
+    amx_json_key(j, key);
+    amx_json_begin_object(j);
+    amx_json_kint(j, "keys", c->key_count);
+    if (v2) {
+        amx_json_key(j, "bits");
+        amx_json_begin_array(j);
+        for (int k = 0; k < 3; k++)
+            amx_json_int(j, c->bits[k]);
+        amx_json_end_array(j);
+        amx_json_key(j, "init");
+        amx_json_begin_array(j);
+        for (int k = 0; k < 3; k++)
+            amx_json_int(j, c->init[k]);
+        amx_json_end_array(j);
+    }
+    amx_json_end_object(j);
 }
 
-void amx_json_clip_details(amx_json *j, const amx_clip *c)
+static void mp_anim(amx_json *j, const amx_mp_info *info)
+{
+    const amx_mp_anim *a = info->anim;
+    bool v2 = a->format == 2;
+    amx_json_key(j, "mp");
+    amx_json_begin_object(j);
+    amx_json_kstring(j, "game", info->game);
+    amx_json_kint(j, "format", a->format);
+    amx_json_kint(j, "root_bone_id", a->root_bone_id);
+    amx_json_knumber(j, "interval", a->interval);
+    if (v2) {
+        amx_json_kint(j, "rotation_divisor", a->rot_divisor);
+        amx_json_knumber(j, "translation_mult", a->translation_mult);
+        amx_json_knumber(j, "scale_mult", a->scale_mult);
+        amx_json_kint(j, "bits_per_key", a->bits_per_key);
+        amx_json_kint(j, "stored_keys", a->stored_keys);
+    }
+    amx_json_key(j, "channels");
+    amx_json_begin_array(j);
+    for (uint32_t i = 0; i < a->channel_count; i++) {
+        const amx_mp_channel *ch = &a->channels[i];
+        amx_json_begin_object(j);
+        amx_json_kint(j, "bone_id", ch->bone_id);
+        component(j, "rotation", &ch->rotation, v2);
+        component(j, "translation", &ch->translation, v2);
+        component(j, "scale", &ch->scale, v2);
+        amx_json_end_object(j);
+    }
+    amx_json_end_array(j);
+    amx_json_end_object(j);
+}
+
+/* The Metroid Prime ANIM details belong to the asset (one clip per file). */
+bool amx_asset_clip_has_details(const amx_asset *a, const amx_clip *c)
+{
+    return c->mw3 != NULL || (a->mp && a->mp->anim && a->clip_count == 1 && c == &a->clips[0]);
+}
+
+void amx_json_clip_details(amx_json *j, const amx_asset *a, const amx_clip *c)
 {
     if (c->mw3)
         mw3(j, c->mw3);
+    else if (amx_asset_clip_has_details(a, c))
+        mp_anim(j, a->mp);
 }
 
-char *amx_clip_details_string(const amx_clip *c)
+/* ---- the text lines `show` prints, rendered once when the details are stored ---- */
+
+static void line(amx_json *j, const char *group, const char *fmt, ...) AMX_JSON_PRINTF(3, 4);
+
+static void line(amx_json *j, const char *group, const char *fmt, ...)
 {
-    if (!amx_clip_has_details(c))
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    amx_json_begin_array(j);
+    amx_json_string(j, group);
+    amx_json_string(j, text);
+    amx_json_end_array(j);
+}
+
+static void sequence_lines(amx_json *j, const amx_mw3_sequence *s)
+{
+    char group[96];
+    snprintf(group, sizeof group, "sequence %s", s->name);
+    for (uint32_t e = 0; e < s->event_count; e++) {
+        const amx_mw3_event *ev = &s->events[e];
+        line(j, group, "t=%-8.3g %s%s%s", (double)ev->start_time, ev->type_name,
+             ev->target ? " -> " : "", ev->target ? ev->target : "");
+    }
+    if (s->event_count == 0)
+        line(j, group, "(no events)");
+}
+
+static size_t component_text(char *buf, size_t n, const char *what, const amx_mp_component *c, bool v2)
+{
+    if (!c->present)
+        return 0;
+    int w = v2 ? snprintf(buf, n, " %s %u keys, bits %u/%u/%u;", what, c->key_count, c->bits[0],
+                          c->bits[1], c->bits[2])
+               : snprintf(buf, n, " %s %u keys;", what, c->key_count);
+    return w > 0 && (size_t)w < n ? (size_t)w : 0;
+}
+
+static void detail_lines(amx_json *j, const amx_asset *a, const amx_clip *c)
+{
+    if (c->mw3) {
+        sequence_lines(j, &c->mw3->reset);
+        for (uint32_t i = 0; i < c->mw3->sequence_count; i++)
+            sequence_lines(j, &c->mw3->sequences[i]);
+        return;
+    }
+    const amx_mp_anim *m = a->mp->anim;
+    bool v2 = m->format == 2;
+    line(j, "anim", "%s format %u, root bone %u%s", a->mp->game ? a->mp->game : "?", m->format,
+         m->root_bone_id, v2 ? "" : " (uncompressed)");
+    if (v2)
+        line(j, "anim", "%u keys of %u bits; rotation divisor %u, translation x %g, scale x %g",
+             m->stored_keys, m->bits_per_key, m->rot_divisor, (double)m->translation_mult,
+             (double)m->scale_mult);
+    for (uint32_t i = 0; i < m->channel_count; i++) {
+        const amx_mp_channel *ch = &m->channels[i];
+        char text[256];
+        size_t k = 0;
+        k += component_text(text + k, sizeof text - k, "rotation", &ch->rotation, v2);
+        k += component_text(text + k, sizeof text - k, "translation", &ch->translation, v2);
+        k += component_text(text + k, sizeof text - k, "scale", &ch->scale, v2);
+        text[k] = '\0';
+        line(j, "channels", "bone %u:%s", ch->bone_id, text);
+    }
+}
+
+char *amx_clip_details_string(const amx_asset *a, const amx_clip *c)
+{
+    if (!amx_asset_clip_has_details(a, c))
         return NULL;
     char *buf = NULL;
     size_t len = 0;
@@ -131,7 +259,11 @@ char *amx_clip_details_string(const amx_clip *c)
     amx_json j;
     amx_json_init(&j, f, false);
     amx_json_begin_object(&j);
-    amx_json_clip_details(&j, c);
+    amx_json_clip_details(&j, a, c);
+    amx_json_key(&j, "lines"); /* [group, text] pairs for `show` */
+    amx_json_begin_array(&j);
+    detail_lines(&j, a, c);
+    amx_json_end_array(&j);
     amx_json_end_object(&j);
     if (fclose(f) != 0) {
         free(buf);

@@ -5,14 +5,17 @@
  * was added, changed or removed):
  *   1. the name the file states or its naming convention gives (W3D hierarchy name; EaW
  *      MODEL_TYPE_NN.ALA -> MODEL);
- *   2. for Alamo clips, the longest model name that prefixes the clip name at a '_' (covers
+ *   2. animation sets that name the clip (Metroid Prime ANCS): every skeleton that plays it is
+ *      checked, the clip is bound to the first indexed one;
+ *   3. for Alamo clips, the longest model name that prefixes the clip name at a '_' (covers
  *      names outside the convention, such as VSF_Tie_Aggressor_Hyperspace_In.ala);
  *   among skeletons of one name, the one whose directory shares the longest tail with the
  *   clip's directory (same directory first, then the same directory tree), then the same root,
  *   then the first by path (so the choice never depends on the order files were indexed).
  * MechWarrior 3 definitions are not bound: their anim root is a world node, not a skeleton.
  * Bone check: every track must name the skeleton's bone at its index (case-insensitive; names
- * repeat within skeletons, so never by name alone): BONE_INDEX_MISMATCH when the name sits at
+ * repeat within skeletons, so never by name alone); tracks that carry only an id (Metroid Prime)
+ * must name a bone id of the skeleton, and so must the clip's root bone: BONE_INDEX_MISMATCH when the name sits at
  * another index, BONE_NOT_IN_SKELETON when it is nowhere. Findings of this pass have origin
  * 'link' and are recomputed without re-decoding the clip.
  */
@@ -26,8 +29,8 @@ typedef struct bone { int64_t idx; char *name, *key; } bone;
 
 typedef struct linker {
     amx_db *db;
-    sqlite3_stmt *files_todo, *clips_of_file, *candidates, *bones, *tracks, *update_clip,
-        *del_link_findings, *ins_finding;
+    sqlite3_stmt *files_todo, *clips_of_file, *sets_of_clip, *candidates, *bones, *tracks,
+        *update_clip, *del_link_findings, *ins_finding;
     char *err;
     size_t errlen;
 } linker;
@@ -150,12 +153,28 @@ static int load_bones(linker *l, int64_t skel_id, bone **out, size_t *count)
 
 /* Checks the clip's tracks against the skeleton; returns the number of bad bones, -1 on error. */
 static int64_t check_bones(linker *l, int64_t file_id, int64_t clip_id, int64_t skel_id,
-                           const char *skel_name)
+                           const char *skel_name, int64_t root_bone)
 {
     bone *bones = NULL;
     size_t nb = 0;
     if (load_bones(l, skel_id, &bones, &nb))
         return -1;
+    int64_t missing_root = 0;
+    if (root_bone >= 0) {
+        bool found = false;
+        for (size_t i = 0; i < nb && !found; i++)
+            found = bones[i].idx == root_bone;
+        if (!found) {
+            char msg[256];
+            snprintf(msg, sizeof msg, "the clip's root bone id %lld is not in skeleton '%s'",
+                     (long long)root_bone, skel_name);
+            missing_root = 1;
+            if (add_finding(l, file_id, AMX_C_BONE_NOT_IN_SKELETON, -1, "root bone", msg)) {
+                free_bones(bones, nb);
+                return -1;
+            }
+        }
+    }
     sqlite3_stmt *s = l->tracks;
     sqlite3_bind_int64(s, 1, clip_id);
     int64_t bad = 0;
@@ -217,7 +236,7 @@ static int64_t check_bones(linker *l, int64_t file_id, int64_t clip_id, int64_t 
     }
     sqlite3_reset(s);
     free_bones(bones, nb);
-    return rc == SQLITE_DONE ? bad : -1;
+    return rc == SQLITE_DONE ? bad + missing_root : -1;
 }
 
 /* Records a clip's binding: the skeleton found (p), or none (then the clip is listed under its
@@ -249,6 +268,50 @@ static int store_binding(linker *l, int64_t clip_id, const pick *p, const char *
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* Binds a clip through the animation sets that name it. Returns 1 when sets name it (the clip
+ * is then bound or reported), 0 when none does, -1 on a database error. */
+static int bind_by_sets(linker *l, int64_t file_id, int64_t clip_id, const char *clip_key,
+                        const char *clip_name, const char *dir_key, int64_t root_id,
+                        int64_t root_bone)
+{
+    char keys[16][256];
+    int nkeys = 0, rc;
+    sqlite3_stmt *s = l->sets_of_clip;
+    sqlite3_bind_text(s, 1, clip_key, -1, SQLITE_TRANSIENT);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW && nkeys < 16)
+        snprintf(keys[nkeys++], sizeof keys[0], "%s", col_text(s, 0) ? col_text(s, 0) : "");
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        return -1;
+    if (nkeys == 0)
+        return 0;
+    pick first = { 0 };
+    bool any = false;
+    int64_t bad = 0;
+    for (int i = 0; i < nkeys; i++) {
+        pick p = { 0 };
+        int found = find_skeleton(l, keys[i], dir_key, root_id, &p);
+        if (found < 0)
+            return -1;
+        char msg[512];
+        if (!found) {
+            snprintf(msg, sizeof msg, "clip '%.200s' is played by skeleton '%.200s' (a character set says "
+                     "so), which is not in the index", clip_name, keys[i]);
+            if (add_finding(l, file_id, AMX_C_SKELETON_NOT_FOUND, -1, "skeleton", msg))
+                return -1;
+            continue;
+        }
+        int64_t b = check_bones(l, file_id, clip_id, p.id, p.name, root_bone);
+        if (b < 0)
+            return -1;
+        bad += b;
+        if (!any)
+            first = p;
+        any = true;
+    }
+    return store_binding(l, clip_id, any ? &first : NULL, "", bad) ? -1 : 1;
+}
+
 static int link_clip(linker *l, int64_t file_id, sqlite3_stmt *c)
 {
     int64_t clip_id = sqlite3_column_int64(c, 0);
@@ -258,6 +321,7 @@ static int link_clip(linker *l, int64_t file_id, sqlite3_stmt *c)
     const char *dir_key = col_text(c, 4) ? col_text(c, 4) : "";
     int64_t root_id = sqlite3_column_int64(c, 5);
     const char *clip_name = col_text(c, 6);
+    int64_t root_bone = sqlite3_column_type(c, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(c, 7);
     char hint_copy[256] = "", name_copy[256] = "", clip_copy[256] = "", dir_copy[1024] = "";
     snprintf(hint_copy, sizeof hint_copy, "%s", hint ? hint : "");
     snprintf(name_copy, sizeof name_copy, "%s", name_key ? name_key : "");
@@ -276,6 +340,14 @@ static int link_clip(linker *l, int64_t file_id, sqlite3_stmt *c)
         return store_binding(l, clip_id, NULL, hint_copy, 0);
     if (hint_copy[0])
         found = find_skeleton(l, hint_copy, dir_copy, root_id, &p);
+    if (!found && !hint_copy[0]) {
+        /* Animation sets (Metroid Prime ANCS): every skeleton that plays the clip. The clip is
+         * bound to the first that is indexed, and checked against each of them. */
+        int rc = bind_by_sets(l, file_id, clip_id, name_copy, clip_copy, dir_copy, root_id,
+                              root_bone);
+        if (rc != 0)
+            return rc < 0 ? -1 : 0;
+    }
     if (!found && alamo) {
         char prefix[256];
         snprintf(prefix, sizeof prefix, "%s", name_copy);
@@ -291,7 +363,7 @@ static int link_clip(linker *l, int64_t file_id, sqlite3_stmt *c)
         return -1;
     int64_t bad = 0;
     if (found) {
-        bad = check_bones(l, file_id, clip_id, p.id, p.name);
+        bad = check_bones(l, file_id, clip_id, p.id, p.name, root_bone);
         if (bad < 0)
             return -1;
     } else {
@@ -300,9 +372,13 @@ static int link_clip(linker *l, int64_t file_id, sqlite3_stmt *c)
             snprintf(msg, sizeof msg, "clip '%s' targets skeleton '%s', which is not in the index%s",
                      clip_copy, hint_copy,
                      alamo ? " (no model of that name, nor one whose name prefixes the clip's)" : "");
-        else
+        else if (alamo)
             snprintf(msg, sizeof msg,
                      "clip '%s' names no skeleton and no indexed model's name prefixes it", clip_copy);
+        else
+            snprintf(msg, sizeof msg,
+                     "clip '%s' names no skeleton, and no character set in the index plays it",
+                     clip_copy);
         if (add_finding(l, file_id, AMX_C_SKELETON_NOT_FOUND, -1, "skeleton", msg))
             return -1;
     }
@@ -339,11 +415,13 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
     linker l = { .db = db, .err = err, .errlen = errlen };
     static const char *const sql[] = {
         "SELECT DISTINCT file_id FROM clips WHERE linked = 0 LIMIT 256",
-        "SELECT c.id, c.name_key, c.skeleton_hint, f.format, f.dir_key, f.root_id, c.name "
-        "FROM clips c JOIN files f ON f.id = c.file_id WHERE c.file_id = ?1",
+        "SELECT c.id, c.name_key, c.skeleton_hint, f.format, f.dir_key, f.root_id, c.name, "
+        "c.root_bone FROM clips c JOIN files f ON f.id = c.file_id WHERE c.file_id = ?1",
+        "SELECT DISTINCT skeleton_key FROM anim_sets WHERE clip_key = ?1 ORDER BY skeleton_key",
         "SELECT s.id, s.name, f.dir_key, f.root_id, s.bone_count FROM skeletons s "
         "JOIN files f ON f.id = s.file_id WHERE s.name_key = ?1 ORDER BY f.path, s.id",
-        "SELECT idx, name, name_key FROM bones WHERE skeleton_id = ?1 ORDER BY idx",
+        /* a bone is known by its id where the format has ids (Metroid Prime), else its index */
+        "SELECT coalesce(bone_id, idx), name, name_key FROM bones WHERE skeleton_id = ?1 ORDER BY idx",
         "SELECT bone_name, bone_index, offset FROM tracks WHERE clip_id = ?1 ORDER BY idx",
         "UPDATE clips SET skeleton_id = ?2, skeleton_name = ?3, skeleton_key = ?4, "
         "bones_missing = ?5, linked = 1 WHERE id = ?1",
@@ -351,8 +429,9 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
         "INSERT INTO findings(file_id, origin, code, severity, message, offset, context) "
         "VALUES (?1, 'link', ?2, ?3, ?4, ?5, ?6)",
     };
-    sqlite3_stmt **slots[] = { &l.files_todo, &l.clips_of_file, &l.candidates, &l.bones,
-                               &l.tracks, &l.update_clip, &l.del_link_findings, &l.ins_finding };
+    sqlite3_stmt **slots[] = { &l.files_todo, &l.clips_of_file, &l.sets_of_clip, &l.candidates,
+                               &l.bones, &l.tracks, &l.update_clip, &l.del_link_findings,
+                               &l.ins_finding };
     amx_status st = AMX_OK;
     for (size_t i = 0; i < sizeof sql / sizeof sql[0] && !st; i++)
         if (sqlite3_prepare_v2(db->db, sql[i], -1, slots[i], NULL) != SQLITE_OK)

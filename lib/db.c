@@ -161,7 +161,16 @@ static amx_status prepare_writes(amx_db *db, char *err, size_t errlen)
         /* Clips that may bind to a skeleton of this name: exact (stated) or by EaW prefix. */
         S(mark_clips_for_skeleton, "UPDATE clips SET linked = 0 WHERE linked = 1 AND ("
                                    "skeleton_key = ?1 OR skeleton_hint = ?1 OR "
-                                   "(name_key > ?1 || '_' AND name_key < ?1 || '`'))"),
+                                   "(name_key > ?1 || '_' AND name_key < ?1 || '`') OR "
+                                   "name_key IN (SELECT clip_key FROM anim_sets WHERE skeleton_key = ?1))"),
+        /* Clips named by the animation sets of file ?1 (and its members): their binding follows
+         * the sets. */
+        S(mark_clips_of_sets, "UPDATE clips SET linked = 0 WHERE linked = 1 AND name_key IN ("
+                              "SELECT clip_key FROM anim_sets WHERE file_id = ?1 OR file_id IN "
+                              "(SELECT id FROM files WHERE parent_id = ?1))"),
+        S(ins_anim_set, "INSERT INTO anim_sets(file_id, name, skeleton_key, clip_key) "
+                        "VALUES (?1, ?2, ?3, ?4)"),
+        S(del_anim_sets, "DELETE FROM anim_sets WHERE file_id = ?1"),
         S(del_skeletons, "DELETE FROM skeletons WHERE file_id = ?1"),
         S(del_clips, "DELETE FROM clips WHERE file_id = ?1"),
         S(del_models, "DELETE FROM models WHERE file_id = ?1"),
@@ -171,11 +180,11 @@ static amx_status prepare_writes(amx_db *db, char *err, size_t errlen)
         S(del_file, "DELETE FROM files WHERE id = ?1"),
         S(ins_skeleton, "INSERT INTO skeletons(file_id, name, name_key, bone_count) "
                         "VALUES (?1, ?2, ?3, ?4)"),
-        S(ins_bone, "INSERT INTO bones(skeleton_id, idx, name, name_key, parent) "
-                    "VALUES (?1, ?2, ?3, ?4, ?5)"),
+        S(ins_bone, "INSERT INTO bones(skeleton_id, idx, name, name_key, parent, bone_id) "
+                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
         S(ins_clip, "INSERT INTO clips(file_id, name, name_key, skeleton_hint, skeleton_key, "
-                    "frames, fps, duration, track_count, details) "
-                    "VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6, ?7, ?8, ?9)"),
+                    "frames, fps, duration, track_count, details, root_bone) "
+                    "VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"),
         S(ins_track, "INSERT INTO tracks(clip_id, idx, bone_name, bone_index, channels, offset) "
                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
         S(ins_model, "INSERT INTO models(file_id, kind, name, mesh_count, submesh_count, "
@@ -343,14 +352,17 @@ static int unlink_dependents(amx_db *db, int64_t id)
     }
     sqlite3_reset(s);
     sqlite3_clear_bindings(s);
-    return rc == SQLITE_DONE || rc == SQLITE_OK ? SQLITE_OK : rc;
+    if (rc != SQLITE_DONE && rc != SQLITE_OK)
+        return rc;
+    sqlite3_bind_int64(db->mark_clips_of_sets, 1, id);
+    return run(db->mark_clips_of_sets);
 }
 
 static int clear_file(amx_db *db, int64_t id)
 {
     int rc = unlink_dependents(db, id);
     sqlite3_stmt *dels[] = { db->del_members, db->del_skeletons, db->del_clips, db->del_models,
-                             db->del_meshes, db->del_findings };
+                             db->del_meshes, db->del_findings, db->del_anim_sets };
     for (size_t i = 0; rc == SQLITE_OK && i < sizeof dels / sizeof dels[0]; i++) {
         sqlite3_bind_int64(dels[i], 1, id);
         rc = run(dels[i]);
@@ -476,6 +488,10 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a)
             sqlite3_bind_text(s, 3, sk->bones[b].name, -1, SQLITE_TRANSIENT);
             sqlite3_bind_text(s, 4, bkey, -1, SQLITE_TRANSIENT);
             sqlite3_bind_int64(s, 5, sk->bones[b].parent);
+            if (sk->has_bone_ids)
+                sqlite3_bind_int64(s, 6, sk->bones[b].id);
+            else
+                sqlite3_bind_null(s, 6);
             rc = run(s);
             free(bkey);
         }
@@ -501,8 +517,12 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a)
         sqlite3_bind_double(s, 6, c->fps);
         sqlite3_bind_double(s, 7, c->duration);
         sqlite3_bind_int64(s, 8, c->track_count);
-        char *details = amx_clip_details_string(c);
+        char *details = amx_clip_details_string(a, c);
         bind_text_or_null(s, 9, details);
+        if (c->has_root_bone)
+            sqlite3_bind_int64(s, 10, c->root_bone);
+        else
+            sqlite3_bind_null(s, 10);
         rc = run(s);
         free(details);
         free(key);
@@ -523,6 +543,32 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a)
                 sqlite3_bind_null(s, 6);
             rc = run(s);
         }
+    }
+    for (uint32_t i = 0; rc == SQLITE_OK && i < a->anim_set_count; i++) {
+        const amx_anim_set *set = &a->anim_sets[i];
+        char *skel = amx__upper(set->skeleton);
+        if (!skel)
+            return SQLITE_NOMEM;
+        for (uint32_t k = 0; rc == SQLITE_OK && k < set->clip_count; k++) {
+            char *clip = amx__upper(set->clips[k]);
+            if (!clip) {
+                rc = SQLITE_NOMEM;
+                break;
+            }
+            sqlite3_stmt *s = db->ins_anim_set;
+            sqlite3_bind_int64(s, 1, file_id);
+            sqlite3_bind_text(s, 2, set->name, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(s, 3, skel, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(s, 4, clip, -1, SQLITE_TRANSIENT);
+            rc = run(s);
+            free(clip);
+        }
+        free(skel);
+    }
+    /* The clips these sets name are bound anew. */
+    if (rc == SQLITE_OK && a->anim_set_count) {
+        sqlite3_bind_int64(db->mark_clips_of_sets, 1, file_id);
+        rc = run(db->mark_clips_of_sets);
     }
     if (rc == SQLITE_OK && (a->model || a->particle)) {
         sqlite3_stmt *s = db->ins_model;

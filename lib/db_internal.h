@@ -26,6 +26,7 @@ struct amx_db {
     sqlite3_stmt *del_skeletons, *del_clips, *del_models, *del_meshes, *del_findings, *del_members;
     sqlite3_stmt *del_file;
     sqlite3_stmt *ins_skeleton, *ins_bone, *ins_clip, *ins_track, *ins_model, *ins_mesh, *ins_finding;
+    sqlite3_stmt *ins_anim_set, *del_anim_sets, *mark_clips_of_sets;
 };
 
 /* Fills err with "what: sqlite message" and returns AMX_E_DB. */

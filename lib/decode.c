@@ -20,6 +20,17 @@ static const amx_format_entry format_table[] = {
     { .format = AMX_FMT_MW3_ANIM, .name = "mw3-anim", .extensions = "anim.zbd", .decoder_version = 1,
       .is_archive = false, .clips_unbound = true, .probe = amx__mw3_probe,
       .decode = amx__mw3_decode },
+    /* Metroid Prime files have weak or no signatures: their probes check structure, and
+     * run last. */
+    { .format = AMX_FMT_MP_PAK, .name = "mp-pak", .extensions = ".pak", .decoder_version = 1,
+      .is_archive = true, .probe = amx__mp_pak_probe, .decode = amx__mp_pak_decode,
+      .unpack = amx__mp_pak_unpack },
+    { .format = AMX_FMT_MP_ANCS, .name = "mp-ancs", .extensions = ".ancs", .decoder_version = 1,
+      .is_archive = false, .probe = amx__mp_ancs_probe, .decode = amx__mp_ancs_decode },
+    { .format = AMX_FMT_MP_ANIM, .name = "mp-anim", .extensions = ".anim", .decoder_version = 1,
+      .is_archive = false, .probe = amx__mp_anim_probe, .decode = amx__mp_anim_decode },
+    { .format = AMX_FMT_MP_CINF, .name = "mp-cinf", .extensions = ".cinf", .decoder_version = 1,
+      .is_archive = false, .probe = amx__mp_cinf_probe, .decode = amx__mp_cinf_decode },
 };
 
 #define FORMAT_TABLE_LEN (sizeof format_table / sizeof format_table[0])

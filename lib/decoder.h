@@ -122,5 +122,7 @@ bool amx__mp_ancs_probe(const uint8_t *data, size_t len);
 void amx__mp_ancs_decode(amx_dec *d);      /* lib/fmt_mp_ancs.c */
 bool amx__mp_pak_probe(const uint8_t *data, size_t len);
 void amx__mp_pak_decode(amx_dec *d);       /* lib/fmt_mp_pak.c */
+bool amx__mp_pak_unpack(const amx_archive_entry *e, const uint8_t *data, size_t len, size_t cap,
+                        uint8_t **out, char *err, size_t errlen);
 
 #endif

@@ -120,31 +120,22 @@ static void read_clip(sqlite3_stmt *s, int base, amx_clip_row *r)
     };
 }
 
-/* The events of every sequence in a clip's details (MechWarrior 3), through SQLite's JSON. */
-static amx_status show_events(amx_db *db, int64_t clip_id, const amx_show_callbacks *cb, void *user,
-                              char *err, size_t errlen)
+/* The text lines of a clip's details (rendered when the clip was indexed). */
+static amx_status show_details(amx_db *db, int64_t clip_id, const amx_show_callbacks *cb,
+                               void *user, char *err, size_t errlen)
 {
     sqlite3_stmt *s = NULL;
     amx_status st = prep(db,
-                         "SELECT 0, -1, e.key, json_extract(c.details, '$.mw3.reset_sequence.name'), "
-                         "json_extract(e.value, '$.type'), json_extract(e.value, '$.start_time'), "
-                         "json_extract(e.value, '$.target') "
-                         "FROM clips c, json_each(c.details, '$.mw3.reset_sequence.timeline') e "
-                         "WHERE c.id = ?1 "
-                         "UNION ALL "
-                         "SELECT 1, q.key, e.key, json_extract(q.value, '$.name'), "
-                         "json_extract(e.value, '$.type'), json_extract(e.value, '$.start_time'), "
-                         "json_extract(e.value, '$.target') "
-                         "FROM clips c, json_each(c.details, '$.mw3.sequences') q, "
-                         "json_each(q.value, '$.timeline') e WHERE c.id = ?1 "
-                         "ORDER BY 1, 2, 3",
+                         "SELECT json_extract(l.value, '$[0]'), json_extract(l.value, '$[1]') "
+                         "FROM clips c, json_each(c.details, '$.lines') l WHERE c.id = ?1 "
+                         "ORDER BY l.key",
                          &s, err, errlen);
     if (st)
         return st;
     sqlite3_bind_int64(s, 1, clip_id);
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-        cb->event(col_or(s, 3, ""), col_or(s, 4, ""), sqlite3_column_double(s, 5), col(s, 6), user);
+        cb->detail(col_or(s, 0, ""), col_or(s, 1, ""), user);
     return finish(db, s, rc, err, errlen);
 }
 
@@ -321,7 +312,7 @@ static amx_status show_one(amx_db *db, const amx_config *cfg, int64_t id,
             read_clip(s, 1, &c);
             if (cb->clip)
                 cb->clip(&c, user);
-            if (c.details && cb->event && (st = show_events(db, last, cb, user, err, errlen))) {
+            if (c.details && cb->detail && (st = show_details(db, last, cb, user, err, errlen))) {
                 sqlite3_finalize(s);
                 return st;
             }
@@ -405,10 +396,12 @@ amx_status amx_query_show(amx_db *db, const amx_config *cfg, const char *path,
 {
     *found = 0;
     sqlite3_stmt *s = NULL;
-    /* Exact path, or a path that ends with "/PATH" (so a bare file name finds the file). */
+    /* Exact path, or a path that ends with "/PATH" or "#PATH" (so a bare file name finds the
+     * file, or the archive member). */
     amx_status st = prep(db,
                          "SELECT id FROM files WHERE path = ?1 OR (length(path) > length(?1) AND "
-                         "substr(path, -length(?1) - 1) = '/' || ?1) ORDER BY path LIMIT 100",
+                         "substr(path, -length(?1) - 1) IN ('/' || ?1, '#' || ?1)) "
+                         "ORDER BY path LIMIT 100",
                          &s, err, errlen);
     if (st)
         return st;

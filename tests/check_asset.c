@@ -161,6 +161,17 @@ int check_asset(const amx_asset *a)
     }
     if (a->particle)
         bad += check_str(a->particle->name, "particle name");
+    if (a->anim_set_count && !a->anim_sets)
+        FAIL("anim_sets NULL with count");
+    for (uint32_t i = 0; i < a->anim_set_count; i++) {
+        const amx_anim_set *set = &a->anim_sets[i];
+        bad += check_str(set->name, "anim set name");
+        bad += check_str(set->skeleton, "anim set skeleton");
+        if (set->clip_count && !set->clips)
+            FAIL("anim set %u: clips NULL with count", i);
+        for (uint32_t k = 0; k < set->clip_count; k++)
+            bad += check_str(set->clips[k], "anim set clip");
+    }
     if (a->archive) {
         if (a->archive->entry_count && !a->archive->entries)
             FAIL("archive: entries NULL with count");

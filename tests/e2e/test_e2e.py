@@ -1173,6 +1173,52 @@ def test_crash():
 
 # ---------------------------------------------------------------- main
 
+def test_metroid_prime():
+    """A PAK whose ANIMs bind to their CINF through an ANCS character set (compressed members)."""
+    with case(tap, "Metroid Prime: PAK members indexed, ANIMs bound through the character set") as c:
+        root = os.path.join(TMP, "mp")
+        os.makedirs(os.path.join(root, "Data"))
+        amxgen("mp-pak", os.path.join(root, "Data", "Metroid1.pak"))
+        db = os.path.join(TMP, "mp.db")
+        s = scan(root, db)
+        f = s["files"]
+        c.eq(f.get("mp-pak"), 1, "files.mp-pak")
+        c.eq(f.get("mp-cinf"), 1, "files.mp-cinf (a compressed member)")
+        c.eq(f.get("mp-ancs"), 1, "files.mp-ancs (a compressed member)")
+        c.eq(f.get("mp-anim"), 3, "files.mp-anim")
+        sk = ax.json("skeletons", "--db", db, "--json")
+        c.eq([(r["skeleton"], r["bones"], r["clips"], r["format"]) for r in sk],
+             [("C1000001", 4, 2, "mp-cinf")], "skeletons")
+        rows = {r["clip"]: r for r in clips(db, "c1000001")}
+        c.eq(sorted(rows), ["A0000001", "A0000002"], "clips the character set plays")
+        c.eq(rows.get("A0000001", {}).get("bones_missing"), 0, "A0000001 bones_missing")
+        c.eq(rows.get("A0000002", {}).get("bones_missing"), 1, "A0000002 bones_missing")
+        c.eq(rows.get("A0000001", {}).get("path"), "Data/Metroid1.pak#A0000001.ANIM", "member path")
+        iss = issues(db)
+        got = sorted((i["path"], i["code"], i["context"]) for i in iss)
+        c.eq(got, [("Data/Metroid1.pak#A0000002.ANIM", "BONE_NOT_IN_SKELETON", "bone 9"),
+                   ("Data/Metroid1.pak#A0000003.ANIM", "SKELETON_NOT_FOUND", "skeleton")],
+             "findings")
+        bad = [i for i in iss if i["code"] == "BONE_NOT_IN_SKELETON"]
+        c.that(bad and bad[0]["offset"] is not None and "bone id 9" in bad[0]["message"],
+               "the bone finding points at the channel: %s" % short(bad))
+        sh = show(db, "A0000002.ANIM")
+        det = sh[0]["clips"][0].get("details", {}) if sh and sh[0].get("clips") else {}
+        c.eq(det.get("mp", {}).get("root_bone_id"), 3, "show details: root bone id")
+        c.eq([ch["bone_id"] for ch in det.get("mp", {}).get("channels", [])], [3, 9],
+             "show details: channels")
+        out = ax.run("show", "A0000002.ANIM", "--db", db)
+        c.that("bone 9: rotation 3 keys" in out.stdout, "show text lists channels:\n" + out.stdout)
+        p = ax.run("dump", "--json", os.path.join(root, "Data", "Metroid1.pak") + "#C1000001.CINF")
+        c.eq(p.returncode, 0, "dump of a member: exit status")
+        d = [json.loads(x) for x in p.stdout.splitlines() if x.strip()]
+        c.eq(d[0]["format"] if d else None, "mp-cinf", "dump of a compressed member")
+        c.eq([b["parent"] for b in d[0]["skeletons"][0]["bones"]] if d else None, [-1, 0, 0, 1],
+             "CINF bones, parents first")
+        s2 = scan(root, db)
+        c.eq(s2["scan"]["files_decoded"], 0, "rescan decodes nothing")
+
+
 def main():
     try:
         build_tree()
@@ -1183,7 +1229,7 @@ def main():
              test_archive_clip, test_particle, test_truncated, test_issue_filters, test_show, test_dump,
              test_config, test_second_scan, test_incremental, test_duplicate_names, test_dump_member_name,
              test_multi_root, test_help_and_usage,
-             test_rules, test_bad_input, test_crash]
+             test_rules, test_bad_input, test_metroid_prime, test_crash]
     only = os.environ.get("E2E_ONLY")
     for t in tests:
         if only and t.__name__ not in only.split(","):

@@ -5,6 +5,8 @@
  *   amxgen demo DIR                       a small Data tree with matched, mismatched and
  *                                         broken files, a particle system, a MEG archive and
  *                                         a MechWarrior 3 anim.zbd
+ *   amxgen mp-pak FILE                    a Metroid Prime PAK: a skeleton, a character set and
+ *                                         three animations (one bad bone id, one unplayed)
  *   amxgen bench DIR [--models N] [--vertices V] [--seed S]
  *                                         a large tree: N models, each with 2 clips
  *   amxgen model FILE --bones a,b,c [--meshes N] [--vertices V]
@@ -16,6 +18,7 @@
 #include "alo_writer.h"
 #include "buf.h"
 #include "meg_writer.h"
+#include "mp_writer.h"
 #include "mw3_writer.h"
 
 #include <errno.h>
@@ -69,6 +72,60 @@ static int write_clip(const char *dir, const char *name, int format, uint32_t fr
     int rc = p ? save(&b, p) : 1;
     free(p);
     return rc;
+}
+
+/* A Metroid Prime 1 PAK: skeleton C1000001 (bone ids 3 root, 4, 5, 6; compressed), a
+ * character set 5A000001 (compressed) whose character "Samus" plays A0000001 and A0000002,
+ * A0000001 animating bones 3 and 4, A0000002 bone 9 (not in the skeleton), and A0000003, which
+ * no character plays. */
+static void write_mp_pak(amxw_buf *out)
+{
+    static const amxw_mp_bone bones[] = {
+        { .id = 3, .parent = 97, .pos = { 0, 0, 0 } },
+        { .id = 4, .parent = 3, .pos = { 0, 0, 1 } },
+        { .id = 5, .parent = 4, .pos = { 0, 0, 2 } },
+        { .id = 6, .parent = 3, .pos = { 1, 0, 1 } },
+    };
+    static const char *const names[] = { "root", "spine", "head", "arm" };
+    static const uint32_t name_ids[] = { 3, 4, 5, 6 };
+    amxw_buf cinf = { 0 }, ancs = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 };
+    amxw_mp_cinf(&cinf, &(amxw_mp_cinf_spec){ .game = 1, .bones = bones, .bone_count = 4,
+                                              .names = names, .name_ids = name_ids, .name_count = 4 },
+                 NULL);
+    static const amxw_mp_character chars[] = {
+        { .idx = 0, .name = "Samus", .cmdl = 0xD0000001u, .cskr = 0xE0000001u, .cinf = 0xC1000001u },
+    };
+    static const amxw_mp_set_anim set[] = {
+        { "idle", { .type = 0, .anim_id = 0xA0000001u, .anim_idx = 0, .name = "idle" } },
+        { "hurt", { .type = 0, .anim_id = 0xA0000002u, .anim_idx = 1, .name = "hurt" } },
+    };
+    amxw_mp_ancs(&ancs, &(amxw_mp_ancs_spec){ .game = 1, .chars = chars, .char_count = 1,
+                                              .anims = set, .anim_count = 2 },
+                 NULL);
+    static const float rot[] = { 1, 0, 0, 0, 0.7071068f, 0.7071068f, 0, 0, 0, 1, 0, 0 };
+    static const float trans[] = { 0, 0, 0, 0, 0, 0.5f, 0, 0, 1 };
+    static const amxw_mp_v0_channel ok[] = { { .bone_id = 3, .rot = rot, .trans = trans },
+                                             { .bone_id = 4, .rot = rot } };
+    static const amxw_mp_v0_channel bad[] = { { .bone_id = 3, .rot = rot }, { .bone_id = 9, .rot = rot } };
+    amxw_mp_anim(&a1, &(amxw_mp_anim_spec){ .game = 1, .format = 0, .root_bone_id = 3, .frames = 3,
+                                            .v0 = ok, .channel_count = 2 }, NULL);
+    amxw_mp_anim(&a2, &(amxw_mp_anim_spec){ .game = 1, .format = 0, .root_bone_id = 3, .frames = 3,
+                                            .v0 = bad, .channel_count = 2 }, NULL);
+    amxw_mp_anim(&a3, &(amxw_mp_anim_spec){ .game = 1, .format = 0, .root_bone_id = 3, .frames = 3,
+                                            .v0 = ok, .channel_count = 1 }, NULL);
+    amxw_mp_resource res[] = {
+        { AMXW_FOURCC('C', 'I', 'N', 'F'), 0xC1000001u, cinf.data, cinf.len, true, "Samus" },
+        { AMXW_FOURCC('A', 'N', 'C', 'S'), 0x5A000001u, ancs.data, ancs.len, true, "Samus" },
+        { AMXW_FOURCC('A', 'N', 'I', 'M'), 0xA0000001u, a1.data, a1.len, false, NULL },
+        { AMXW_FOURCC('A', 'N', 'I', 'M'), 0xA0000002u, a2.data, a2.len, true, NULL },
+        { AMXW_FOURCC('A', 'N', 'I', 'M'), 0xA0000003u, a3.data, a3.len, false, NULL },
+    };
+    amxw_mp_pak(out, res, 5, NULL);
+    amxw_buf_free(&cinf);
+    amxw_buf_free(&ancs);
+    amxw_buf_free(&a1);
+    amxw_buf_free(&a2);
+    amxw_buf_free(&a3);
 }
 
 static int cmd_demo(const char *root)
@@ -233,6 +290,7 @@ int main(int argc, char **argv)
               "       amxgen model FILE --bones a,b,c [--meshes N] [--vertices V]\n"
               "       amxgen clip FILE --bones a,b,c [--indices 0,1,2] [--format 1|2] [--frames F] [--fps R]\n"
               "       amxgen particle FILE NAME [--emitters N]\n"
+              "       amxgen mp-pak FILE\n"
               "       amxgen meg FILE [--version 1|2|3] NAME=SRCFILE...\n",
               stderr);
         return 2;
@@ -245,6 +303,11 @@ int main(int argc, char **argv)
                          opt_u32(argc, argv, "--vertices", 400), opt_u32(argc, argv, "--seed", 1));
     if (strcmp(cmd, "meg") == 0)
         return cmd_meg(argc, argv);
+    if (strcmp(cmd, "mp-pak") == 0) {
+        amxw_buf b = { 0 };
+        write_mp_pak(&b);
+        return save(&b, argv[2]);
+    }
     if (strcmp(cmd, "particle") == 0) {
         if (argc < 4)
             return die("particle FILE NAME", NULL);

@@ -142,13 +142,24 @@ typedef struct amx_bone {
     uint32_t visible;
     uint32_t billboard;   /* Alamo billboard mode (0 = none) */
     float matrix[12];     /* 3 rows x 4 columns, row-major, as stored */
+    int32_t id;           /* the format's bone id, when has_bone_ids (Metroid Prime CINF) */
 } amx_bone;
 
 typedef struct amx_skeleton {
     const char *name;
     amx_bone *bones;
     uint32_t bone_count;
+    bool has_bone_ids;    /* tracks name bones by amx_bone.id rather than by index */
 } amx_skeleton;
+
+/* Which clips a skeleton plays, when a file says so (Metroid Prime ANCS character sets): the
+ * index binds each listed clip to the skeleton, by name. */
+typedef struct amx_anim_set {
+    const char *name;         /* e.g. the character's name */
+    const char *skeleton;     /* the skeleton's name (a CINF asset id, "%08X") */
+    const char **clips;       /* clip names (ANIM asset ids, "%08X") */
+    uint32_t clip_count;
+} amx_anim_set;
 
 enum {
     AMX_CH_TRANSLATION = 1u << 0,
@@ -184,6 +195,9 @@ typedef struct amx_clip {
     amx_track *tracks;
     uint32_t track_count;
     bool has_samples;       /* the tracks carry samples */
+    bool has_root_bone;     /* the clip names its root bone (Metroid Prime); checked against
+                             * the skeleton like a track */
+    int32_t root_bone;
     const struct amx_mw3_def *mw3; /* MechWarrior 3 animation definitions (animidx/mw3.h), else NULL */
 } amx_clip;
 
@@ -301,7 +315,9 @@ typedef struct amx_asset {
     uint32_t clip_count;
     amx_model *model;        /* ALO models */
     amx_particle *particle;  /* ALO particle systems */
-    amx_archive *archive;    /* archives (MEG, BIG) */
+    amx_archive *archive;    /* archives (MEG, BIG, PAK) */
+    amx_anim_set *anim_sets; /* Metroid Prime ANCS: which clips each character's skeleton plays */
+    uint32_t anim_set_count;
     const struct amx_w3d_info *w3d; /* W3D meshes, HLODs, HMODELs (animidx/w3d.h), else NULL */
     const struct amx_mp_info *mp;   /* Metroid Prime details: ANIM descriptors, CINF, ANCS
                                      * characters (animidx/mp.h), else NULL */

@@ -126,7 +126,8 @@ amx_status amx_query_issues(amx_db *db, const amx_config *config, const amx_issu
                             char *err, size_t errlen);
 
 /* `show`: everything known about the files whose path (relative to its root) matches `path`
- * exactly, or which end with "/path". Calls the callbacks in order for each file. */
+ * exactly, or which end with "/path" (or "#path" for archive members). Calls the callbacks in
+ * order for each file. */
 typedef struct amx_show_file {
     int64_t id;
     const char *root, *path, *format, *version, *status, *container;
@@ -147,9 +148,9 @@ typedef struct amx_show_callbacks {
     void (*clip)(const amx_clip_row *c, void *user);
     void (*track)(int64_t idx, const char *bone, int64_t bone_index, const char *channels,
                   void *user);
-    /* MechWarrior 3 definitions: each event of each sequence of the last clip, in order. */
-    void (*event)(const char *sequence, const char *type, double start_time, const char *target,
-                  void *user);
+    /* Format-specific lines about the last clip, in order, each in a group (MechWarrior 3:
+     * "sequence X" -> its events; Metroid Prime: "channels" -> key counts and bit widths). */
+    void (*detail)(const char *group, const char *text, void *user);
     void (*model)(const amx_model_row *m, void *user);
     void (*mesh)(const char *name, int64_t materials, int64_t vertices, int64_t triangles,
                  const char *shaders, bool hidden, bool collision, void *user);

@@ -11,6 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#if defined(__GNUC__)
+#define AMX_JSON_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define AMX_JSON_PRINTF(a, b)
+#endif
+
 typedef struct amx_json {
     FILE *out;
     int depth;
@@ -40,12 +46,14 @@ void amx_json_escape(FILE *out, const char *s);
 /* Writes an already-serialised JSON value as it is (e.g. a details column from the index). */
 void amx_json_raw(amx_json *j, const char *json);
 
-/* Format-specific details of a clip (lib/asset_json.c): MechWarrior 3's "mw3" object. */
+/* Format-specific details of a clip of an asset (lib/asset_json.c): MechWarrior 3's "mw3"
+ * object, Metroid Prime's "mp" object. */
+struct amx_asset;
 struct amx_clip;
-bool amx_clip_has_details(const struct amx_clip *c);
+bool amx_asset_clip_has_details(const struct amx_asset *a, const struct amx_clip *c);
 /* Writes the details as keys of the JSON object being written. */
-void amx_json_clip_details(amx_json *j, const struct amx_clip *c);
+void amx_json_clip_details(amx_json *j, const struct amx_asset *a, const struct amx_clip *c);
 /* The details as a JSON object string (malloc'd, caller frees), or NULL when there are none. */
-char *amx_clip_details_string(const struct amx_clip *c);
+char *amx_clip_details_string(const struct amx_asset *a, const struct amx_clip *c);
 
 #endif
