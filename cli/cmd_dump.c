@@ -4,6 +4,7 @@
 
 #include "animidx/json.h"
 #include "animidx/mw3.h"
+#include "animidx/w3d.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -100,6 +101,71 @@ static void json_channels(amx_json *j, uint32_t ch)
         if (ch & order[i])
             amx_json_string(j, names[i]);
     amx_json_end_array(j);
+}
+
+static void json_objects(amx_json *j, const char *key, const amx_w3d_sub_object *o, uint32_t n)
+{
+    amx_json_key(j, key);
+    amx_json_begin_array(j);
+    for (uint32_t i = 0; i < n; i++) {
+        amx_json_begin_object(j);
+        amx_json_kstring(j, "name", o[i].name);
+        amx_json_kint(j, "bone", o[i].bone);
+        amx_json_end_object(j);
+    }
+    amx_json_end_array(j);
+}
+
+/* W3D models: meshes with their container and skin flag, HLODs with their levels, HMODELs. */
+static void json_w3d(amx_json *j, const amx_w3d_info *w)
+{
+    amx_json_key(j, "w3d");
+    amx_json_begin_object(j);
+    amx_json_key(j, "meshes");
+    amx_json_begin_array(j);
+    for (uint32_t i = 0; i < w->mesh_count; i++) {
+        const amx_w3d_mesh *m = &w->meshes[i];
+        amx_json_begin_object(j);
+        amx_json_kstring(j, "name", m->name);
+        amx_json_kstring(j, "container", m->container);
+        amx_json_kbool(j, "skin", m->skin);
+        amx_json_kint(j, "vertices", m->vertices);
+        amx_json_kint(j, "triangles", m->triangles);
+        amx_json_kint(j, "materials", m->materials);
+        amx_json_end_object(j);
+    }
+    amx_json_end_array(j);
+    amx_json_key(j, "hlods");
+    amx_json_begin_array(j);
+    for (uint32_t i = 0; i < w->hlod_count; i++) {
+        const amx_w3d_hlod *h = &w->hlods[i];
+        amx_json_begin_object(j);
+        amx_json_kstring(j, "name", h->name);
+        amx_json_kstring(j, "hierarchy", h->hierarchy);
+        amx_json_key(j, "lods");
+        amx_json_begin_array(j);
+        for (uint32_t k = 0; k < h->lod_count; k++) {
+            amx_json_begin_object(j);
+            amx_json_knumber(j, "max_screen_size", h->lods[k].max_screen_size);
+            json_objects(j, "objects", h->lods[k].objects, h->lods[k].object_count);
+            amx_json_end_object(j);
+        }
+        amx_json_end_array(j);
+        amx_json_end_object(j);
+    }
+    amx_json_end_array(j);
+    amx_json_key(j, "hmodels");
+    amx_json_begin_array(j);
+    for (uint32_t i = 0; i < w->hmodel_count; i++) {
+        const amx_w3d_hmodel *h = &w->hmodels[i];
+        amx_json_begin_object(j);
+        amx_json_kstring(j, "name", h->name);
+        amx_json_kstring(j, "hierarchy", h->hierarchy);
+        json_objects(j, "nodes", h->nodes, h->node_count);
+        amx_json_end_object(j);
+    }
+    amx_json_end_array(j);
+    amx_json_end_object(j);
 }
 
 static void print_json(const char *path, const amx_asset *a, const amx_config *cfg, bool samples)
@@ -267,6 +333,20 @@ static void print_json(const char *path, const amx_asset *a, const amx_config *c
         amx_json_kint(&j, "dazzles", m->dazzle_count);
         amx_json_end_object(&j);
     }
+    if (a->skeleton_ref_count) {
+        amx_json_key(&j, "skeleton_refs");
+        amx_json_begin_array(&j);
+        for (uint32_t i = 0; i < a->skeleton_ref_count; i++) {
+            amx_json_begin_object(&j);
+            amx_json_kstring(&j, "what", a->skeleton_refs[i].what);
+            amx_json_kstring(&j, "skeleton", a->skeleton_refs[i].skeleton);
+            amx_json_kint(&j, "bones_used", a->skeleton_refs[i].bones_used);
+            amx_json_end_object(&j);
+        }
+        amx_json_end_array(&j);
+    }
+    if (a->w3d)
+        json_w3d(&j, a->w3d);
     if (a->particle) {
         amx_json_key(&j, "particle");
         amx_json_begin_object(&j);
@@ -373,8 +453,10 @@ static void print_text(const char *path, const amx_asset *a, const amx_config *c
                    me->hidden ? ", hidden" : "", me->collision ? ", collision" : "");
             for (uint32_t k = 0; k < me->submesh_count; k++) {
                 const amx_submesh *sm = &me->submeshes[k];
-                printf("      %s: %u vertices, %u triangles, %s%s\n", sm->shader, sm->vertices,
-                       sm->triangles, sm->vertex_format, sm->skin_bone_count ? ", skinned" : "");
+                printf("      %s%s%u vertices, %u triangles%s%s%s\n", sm->shader,
+                       sm->shader[0] ? ": " : "", sm->vertices, sm->triangles,
+                       sm->vertex_format[0] ? ", " : "", sm->vertex_format,
+                       sm->skin_bone_count ? ", skinned" : "");
             }
         }
         for (uint32_t i = 0; i < m->proxy_count; i++)
@@ -383,6 +465,9 @@ static void print_text(const char *path, const amx_asset *a, const amx_config *c
         for (uint32_t i = 0; i < m->light_count; i++)
             printf("    light %s (type %u)\n", m->lights[i].name, m->lights[i].type);
     }
+    for (uint32_t i = 0; i < a->skeleton_ref_count; i++)
+        printf("  %s is built on skeleton %s (uses %u bones)\n", a->skeleton_refs[i].what,
+               a->skeleton_refs[i].skeleton, a->skeleton_refs[i].bones_used);
     if (a->particle)
         printf("  particle system '%s': %u emitters\n", a->particle->name, a->particle->emitter_count);
     if (a->archive) {

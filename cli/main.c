@@ -3,6 +3,7 @@
  * the config (defaults < config file < flags) and maps failures to the documented exit codes.
  */
 #include "cli.h"
+#include "cmd_daemon.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -47,6 +48,28 @@ static const cli_cmd commands[] = {
       "PATH is relative to the scanned root, or just the end of it (a file name).\n", cmd_show },
     { "rules", "rules [--json]", "list every issue code with its severity and meaning",
       "The same catalogue as docs/rules.md.\n", cmd_rules },
+    { "watch", "watch DIR... [--db FILE] [--jobs N]",
+      "keep the index current while files change (animidxd in the foreground)",
+      "Scans each DIR (the configured roots when none is given) like 'scan', then watches the\n"
+      "trees and indexes every change a settle period ([daemon] settle_ms) after the file was\n"
+      "written. Runs animidxd --foreground (next to this binary, else from PATH); stop it with\n"
+      "Ctrl-C. 'animidx status', 'pause', 'resume' and 'sync' talk to it.\n"
+      "  --db FILE    the index (default: the config's [index] database)\n"
+      "  --jobs N     decoder threads (default: one per CPU)\n",
+      cmd_watch },
+    { "status", "status [--json]", "what the watcher daemon (animidxd) is doing",
+      "Prints the daemon's state (scanning, watching, paused), the files indexed, the queue,\n"
+      "files/s, overflows and the last error. Exit status 3 when no daemon answers on the\n"
+      "socket ([daemon] socket).\n",
+      cmd_status },
+    { "pause", "pause [--json] [--quiet]", "stop indexing changes until 'resume' (a mod install)",
+      "The daemon keeps watching and queues the changes; 'resume' indexes them.\n", cmd_pause },
+    { "resume", "resume [--json] [--quiet]", "index the changes queued since 'pause'", "",
+      cmd_resume },
+    { "sync", "sync [--json] [--quiet]", "wait until every change made so far is indexed",
+      "Returns once every change made before it is in the index, so a query run after it sees\n"
+      "them. Exit status 3 when the daemon is not running, paused, or a scan failed.\n",
+      cmd_sync },
     { "lint", "lint [PATH...] [--db FILE] [--fail-on error|warning|info] [--format text|json|sarif|junit]\n"
               "              [--baseline FILE | --write-baseline FILE] [--suppressions FILE] [--quiet]",
       "check a tree for CI: scan it and fail on findings at or above a severity",

@@ -13,6 +13,8 @@
  *   clip's directory (same directory first, then the same directory tree), then the same root,
  *   then the first by path (so the choice never depends on the order files were indexed).
  * MechWarrior 3 definitions are not bound: their anim root is a world node, not a skeleton.
+ * Models built on a named skeleton (W3D HLODs, HMODELs) are resolved the same way as clips: the
+ * skeleton must be indexed and hold every bone the model uses.
  * Bone check: every track must name the skeleton's bone at its index (case-insensitive; names
  * repeat within skeletons, so never by name alone); tracks that carry only an id (Metroid Prime)
  * must name a bone id of the skeleton, and so must the clip's root bone: BONE_INDEX_MISMATCH when the name sits at
@@ -30,7 +32,7 @@ typedef struct bone { int64_t idx; char *name, *key; } bone;
 typedef struct linker {
     amx_db *db;
     sqlite3_stmt *files_todo, *clips_of_file, *sets_of_clip, *candidates, *bones, *tracks,
-        *update_clip, *del_link_findings, *ins_finding;
+        *update_clip, *del_link_findings, *ins_finding, *refs_of_file, *update_ref;
     char *err;
     size_t errlen;
 } linker;
@@ -385,6 +387,46 @@ static int link_clip(linker *l, int64_t file_id, sqlite3_stmt *c)
     return store_binding(l, clip_id, found ? &p : NULL, hint_copy, bad);
 }
 
+/* A model built on a named skeleton (W3D HLOD/HMODEL): the skeleton must be indexed and have
+ * every bone the model uses. */
+static int link_ref(linker *l, int64_t file_id, sqlite3_stmt *r)
+{
+    int64_t ref_id = sqlite3_column_int64(r, 0);
+    char what[256], key[256], dir[1024];
+    snprintf(what, sizeof what, "%s", col_text(r, 1) ? col_text(r, 1) : "");
+    snprintf(key, sizeof key, "%s", col_text(r, 2) ? col_text(r, 2) : "");
+    int64_t used = sqlite3_column_int64(r, 3);
+    int64_t off = sqlite3_column_type(r, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(r, 4);
+    snprintf(dir, sizeof dir, "%s", col_text(r, 5) ? col_text(r, 5) : "");
+    int64_t root_id = sqlite3_column_int64(r, 6);
+    pick p = { 0 };
+    int found = find_skeleton(l, key, dir, root_id, &p);
+    if (found < 0)
+        return -1;
+    char msg[600];
+    if (!found) {
+        snprintf(msg, sizeof msg, "%.200s is built on skeleton '%.200s', which is not in the index",
+                 what, key);
+        if (add_finding(l, file_id, AMX_C_SKELETON_NOT_FOUND, off, what, msg))
+            return -1;
+    } else if (used > p.bone_count) {
+        snprintf(msg, sizeof msg, "%.200s uses bone %lld, but skeleton '%.200s' has %lld bones",
+                 what, (long long)used - 1, p.name, (long long)p.bone_count);
+        if (add_finding(l, file_id, AMX_C_INDEX_OUT_OF_RANGE, off, what, msg))
+            return -1;
+    }
+    sqlite3_stmt *u = l->update_ref;
+    sqlite3_bind_int64(u, 1, ref_id);
+    if (found)
+        sqlite3_bind_int64(u, 2, p.id);
+    else
+        sqlite3_bind_null(u, 2);
+    int rc = sqlite3_step(u);
+    sqlite3_reset(u);
+    sqlite3_clear_bindings(u);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
 static int link_file(linker *l, int64_t file_id, uint64_t *linked)
 {
     sqlite3_bind_int64(l->del_link_findings, 1, file_id);
@@ -403,6 +445,17 @@ static int link_file(linker *l, int64_t file_id, uint64_t *linked)
         (*linked)++;
     }
     sqlite3_reset(c);
+    if (rc != SQLITE_DONE)
+        return -1;
+    sqlite3_stmt *r = l->refs_of_file;
+    sqlite3_bind_int64(r, 1, file_id);
+    while ((rc = sqlite3_step(r)) == SQLITE_ROW) {
+        if (link_ref(l, file_id, r)) {
+            rc = SQLITE_ERROR;
+            break;
+        }
+    }
+    sqlite3_reset(r);
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
@@ -414,7 +467,8 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
     *linked = 0;
     linker l = { .db = db, .err = err, .errlen = errlen };
     static const char *const sql[] = {
-        "SELECT DISTINCT file_id FROM clips WHERE linked = 0 LIMIT 256",
+        "SELECT file_id FROM clips WHERE linked = 0 UNION "
+        "SELECT file_id FROM skeleton_refs WHERE linked = 0 LIMIT 256",
         "SELECT c.id, c.name_key, c.skeleton_hint, f.format, f.dir_key, f.root_id, c.name, "
         "c.root_bone FROM clips c JOIN files f ON f.id = c.file_id WHERE c.file_id = ?1",
         "SELECT DISTINCT skeleton_key FROM anim_sets WHERE clip_key = ?1 ORDER BY skeleton_key",
@@ -428,10 +482,13 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
         "DELETE FROM findings WHERE file_id = ?1 AND origin = 'link'",
         "INSERT INTO findings(file_id, origin, code, severity, message, offset, context) "
         "VALUES (?1, 'link', ?2, ?3, ?4, ?5, ?6)",
+        "SELECT r.id, r.what, r.skeleton_key, r.bones_used, r.offset, f.dir_key, f.root_id "
+        "FROM skeleton_refs r JOIN files f ON f.id = r.file_id WHERE r.file_id = ?1",
+        "UPDATE skeleton_refs SET skeleton_id = ?2, linked = 1 WHERE id = ?1",
     };
     sqlite3_stmt **slots[] = { &l.files_todo, &l.clips_of_file, &l.sets_of_clip, &l.candidates,
                                &l.bones, &l.tracks, &l.update_clip, &l.del_link_findings,
-                               &l.ins_finding };
+                               &l.ins_finding, &l.refs_of_file, &l.update_ref };
     amx_status st = AMX_OK;
     for (size_t i = 0; i < sizeof sql / sizeof sql[0] && !st; i++)
         if (sqlite3_prepare_v2(db->db, sql[i], -1, slots[i], NULL) != SQLITE_OK)

@@ -20,11 +20,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { SEC_INDEX, SEC_SCAN, SEC_SEVERITY, SEC_COUNT };
-static const char *const section_names[SEC_COUNT] = { "index", "scan", "severity" };
-static const char *const section_keys[SEC_COUNT] = { "database", "roots, jobs, ignore", "" };
+enum { SEC_INDEX, SEC_SCAN, SEC_SEVERITY, SEC_DAEMON, SEC_COUNT };
+static const char *const section_names[SEC_COUNT] = { "index", "scan", "severity", "daemon" };
+static const char *const section_keys[SEC_COUNT] = {
+    "database", "roots, jobs, ignore", "",
+    "socket, settle_ms, reconcile_interval_s, poll_interval_s, max_watches, log, log_level",
+};
+#define KNOWN_SECTIONS "index, scan, severity, daemon"
 
 #define MAX_JOBS 256
+
+static const char *const log_level_names[] = { "error", "warning", "info", "debug" };
+
+const char *amx_log_level_name(amx_log_level level)
+{
+    return (unsigned)level < sizeof log_level_names / sizeof log_level_names[0]
+               ? log_level_names[level]
+               : "?";
+}
 
 /* ---- small helpers ---- */
 
@@ -76,6 +89,18 @@ static void list_free(char **items, size_t count)
 
 /* ---- init / finish / copy ---- */
 
+/* $XDG_RUNTIME_DIR/animidx/animidxd.sock, else /tmp/animidx-<uid>/animidxd.sock (the
+ * daemon creates the directory, mode 0700). */
+static char *default_socket(void)
+{
+    const char *run = env_dir("XDG_RUNTIME_DIR");
+    if (run)
+        return concat3(run, "/animidx/animidxd.sock", "");
+    char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/animidx-%lu", (unsigned long)getuid());
+    return concat3(dir, "/animidxd.sock", "");
+}
+
 int amx_config_init(amx_config *c)
 {
     memset(c, 0, sizeof *c);
@@ -87,8 +112,15 @@ int amx_config_init(amx_config *c)
         c->db_path = concat3(home, "/.local/state/animidx/index.db", "");
     else
         c->db_path = strdup("./animidx.db");
-    if (!c->db_path)
+    c->socket_path = default_socket();
+    c->settle_ms = 50;
+    c->reconcile_s = 3600;
+    c->poll_s = 30;
+    c->log_level = AMX_LOG_INFO;
+    if (!c->db_path || !c->socket_path) {
+        amx_config_finish(c);
         return -ENOMEM;
+    }
     for (int i = 0; i < AMX_CODE_COUNT; i++)
         c->severity[i] = amx_code_get((amx_code)i)->severity;
     return 0;
@@ -100,18 +132,22 @@ void amx_config_finish(amx_config *c)
     list_free(c->roots, c->root_count);
     list_free(c->ignore, c->ignore_count);
     free(c->source);
+    free(c->socket_path);
+    free(c->log_path);
     memset(c, 0, sizeof *c);
 }
 
 static int config_copy(amx_config *dst, const amx_config *src)
 {
     *dst = *src;
-    dst->db_path = dst->source = NULL;
+    dst->db_path = dst->source = dst->socket_path = dst->log_path = NULL;
     dst->roots = dst->ignore = NULL;
     dst->root_count = dst->ignore_count = 0;
     int rc = 0;
     if ((src->db_path && !(dst->db_path = strdup(src->db_path))) ||
-        (src->source && !(dst->source = strdup(src->source))))
+        (src->source && !(dst->source = strdup(src->source))) ||
+        (src->socket_path && !(dst->socket_path = strdup(src->socket_path))) ||
+        (src->log_path && !(dst->log_path = strdup(src->log_path))))
         rc = -ENOMEM;
     for (size_t i = 0; rc == 0 && i < src->root_count; i++)
         rc = list_push(&dst->roots, &dst->root_count, strdup(src->roots[i]));
@@ -122,14 +158,29 @@ static int config_copy(amx_config *dst, const amx_config *src)
     return rc;
 }
 
-int amx_config_set_db(amx_config *c, const char *path)
+static int replace_string(char **slot, const char *value)
 {
-    char *copy = strdup(path);
+    char *copy = strdup(value);
     if (!copy)
         return -ENOMEM;
-    free(c->db_path);
-    c->db_path = copy;
+    free(*slot);
+    *slot = copy;
     return 0;
+}
+
+int amx_config_set_db(amx_config *c, const char *path)
+{
+    return replace_string(&c->db_path, path);
+}
+
+int amx_config_set_socket(amx_config *c, const char *path)
+{
+    return replace_string(&c->socket_path, path);
+}
+
+int amx_config_add_ignore(amx_config *c, const char *glob)
+{
+    return list_push(&c->ignore, &c->ignore_count, strdup(glob));
 }
 
 /* ---- loading ---- */
@@ -171,7 +222,7 @@ static int section_id(const char *s, size_t len)
 
 static int unknown_section(load_state *st, const char *s, size_t len)
 {
-    return fail(st, "unknown section [%.*s] (known: index, scan, severity)", (int)len, s);
+    return fail(st, "unknown section [%.*s] (known: " KNOWN_SECTIONS ")", (int)len, s);
 }
 
 /* Checks a line the reader returns; NULL stops the parse. */
@@ -306,20 +357,72 @@ static int add_items(load_state *st, const char *key, const char *value, bool is
     return 1;
 }
 
-static int parse_jobs(load_state *st, const char *value)
+/* A whole number from lo to hi into *out. */
+static int parse_int(load_state *st, const char *key, const char *value, int lo, int hi,
+                     int *out)
 {
     int n = 0;
     bool ok = *value != '\0';
     for (const char *p = value; ok && *p; p++) {
         ok = *p >= '0' && *p <= '9';
         n = ok ? n * 10 + (*p - '0') : n;
-        ok = ok && n <= MAX_JOBS;
+        ok = ok && n <= hi;
     }
-    if (!ok)
-        return fail(st, "bad value '%s' for jobs: expected a whole number from 0 to %d", value,
-                    MAX_JOBS);
-    st->work.jobs = n;
+    if (!ok || n < lo)
+        return fail(st, "bad value '%s' for %s: expected a whole number from %d to %d", value,
+                    key, lo, hi);
+    *out = n;
     return 1;
+}
+
+static int daemon_key(load_state *st, const char *name, const char *value)
+{
+    amx_config *c = &st->work;
+    if (strcasecmp(name, "socket") == 0) {
+        if (!*value)
+            return fail(st, "bad value '' for socket: expected a path");
+        char *path = resolve_path(st, "socket", value);
+        if (!path)
+            return 0;
+        if (strlen(path) > AMX_SOCKET_PATH_MAX) {
+            fail(st, "bad value '%s' for socket: the path is %zu bytes long, a Unix socket "
+                     "path can have at most %d", value, strlen(path), AMX_SOCKET_PATH_MAX);
+            free(path);
+            return 0;
+        }
+        free(c->socket_path);
+        c->socket_path = path;
+        return 1;
+    }
+    if (strcasecmp(name, "settle_ms") == 0)
+        return parse_int(st, "settle_ms", value, 0, 60000, &c->settle_ms);
+    if (strcasecmp(name, "reconcile_interval_s") == 0)
+        return parse_int(st, "reconcile_interval_s", value, 0, 7 * 86400, &c->reconcile_s);
+    if (strcasecmp(name, "poll_interval_s") == 0)
+        return parse_int(st, "poll_interval_s", value, 1, 86400, &c->poll_s);
+    if (strcasecmp(name, "max_watches") == 0)
+        return parse_int(st, "max_watches", value, 0, 100000000, &c->max_watches);
+    if (strcasecmp(name, "log") == 0) {
+        if (!*value)
+            return fail(st, "bad value '' for log: expected stderr or a file");
+        char *path = NULL;
+        if (strcasecmp(value, "stderr") != 0 && !(path = resolve_path(st, "log", value)))
+            return 0;
+        free(c->log_path);
+        c->log_path = path;
+        return 1;
+    }
+    if (strcasecmp(name, "log_level") == 0) {
+        for (size_t i = 0; i < sizeof log_level_names / sizeof log_level_names[0]; i++)
+            if (strcasecmp(value, log_level_names[i]) == 0) {
+                c->log_level = (amx_log_level)i;
+                return 1;
+            }
+        return fail(st, "bad value '%s' for log_level: expected error, warning, info or debug",
+                    value);
+    }
+    return fail(st, "unknown key '%s' in [daemon] (known keys: %s)", name,
+                section_keys[SEC_DAEMON]);
 }
 
 static int handler(void *user, const char *section, const char *name, const char *value)
@@ -329,7 +432,7 @@ static int handler(void *user, const char *section, const char *name, const char
     if (st->err_line) /* newer inih still hands over the start of an over-long line */
         return 1;
     if (!*section)
-        return fail(st, "key '%s' before any section (known: index, scan, severity)", name);
+        return fail(st, "key '%s' before any section (known: " KNOWN_SECTIONS ")", name);
     int sec = section_id(section, strlen(section));
     if (sec < 0)
         return unknown_section(st, section, strlen(section));
@@ -349,7 +452,9 @@ static int handler(void *user, const char *section, const char *name, const char
     if (sec == SEC_SCAN && strcasecmp(name, "ignore") == 0)
         return add_items(st, "ignore", value, false, &c->ignore, &c->ignore_count);
     if (sec == SEC_SCAN && strcasecmp(name, "jobs") == 0)
-        return parse_jobs(st, value);
+        return parse_int(st, "jobs", value, 0, MAX_JOBS, &c->jobs);
+    if (sec == SEC_DAEMON)
+        return daemon_key(st, name, value);
     if (sec == SEC_SEVERITY) {
         amx_code code;
         amx_severity sev;

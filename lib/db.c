@@ -171,6 +171,11 @@ static amx_status prepare_writes(amx_db *db, char *err, size_t errlen)
         S(ins_anim_set, "INSERT INTO anim_sets(file_id, name, skeleton_key, clip_key) "
                         "VALUES (?1, ?2, ?3, ?4)"),
         S(del_anim_sets, "DELETE FROM anim_sets WHERE file_id = ?1"),
+        S(ins_skeleton_ref, "INSERT INTO skeleton_refs(file_id, what, skeleton_key, bones_used, "
+                            "offset) VALUES (?1, ?2, ?3, ?4, ?5)"),
+        S(del_skeleton_refs, "DELETE FROM skeleton_refs WHERE file_id = ?1"),
+        S(mark_refs_for_skeleton, "UPDATE skeleton_refs SET linked = 0 WHERE linked = 1 AND "
+                                  "skeleton_key = ?1"),
         S(del_skeletons, "DELETE FROM skeletons WHERE file_id = ?1"),
         S(del_clips, "DELETE FROM clips WHERE file_id = ?1"),
         S(del_models, "DELETE FROM models WHERE file_id = ?1"),
@@ -337,6 +342,19 @@ amx_status amx__db_lookup(amx_db *db, int64_t root_id, const char *path, amx__fi
     return rc == SQLITE_DONE ? AMX_OK : amx__db_error(db, "index: looking up a file", err, errlen);
 }
 
+/* Marks what might bind to a skeleton of this (upper-cased) name as unlinked: clips, and
+ * models built on it. */
+static int mark_for_skeleton(amx_db *db, const char *key)
+{
+    sqlite3_bind_text(db->mark_clips_for_skeleton, 1, key, -1, SQLITE_TRANSIENT);
+    int rc = run(db->mark_clips_for_skeleton);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_text(db->mark_refs_for_skeleton, 1, key, -1, SQLITE_TRANSIENT);
+        rc = run(db->mark_refs_for_skeleton);
+    }
+    return rc;
+}
+
 /* Marks the clips that might bind to the skeletons of file `id` (and its members) as unlinked:
  * called before the file's skeletons are replaced or removed. */
 static int unlink_dependents(amx_db *db, int64_t id)
@@ -345,9 +363,8 @@ static int unlink_dependents(amx_db *db, int64_t id)
     sqlite3_bind_int64(s, 1, id);
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        sqlite3_bind_text(db->mark_clips_for_skeleton, 1, (const char *)sqlite3_column_text(s, 0),
-                          -1, SQLITE_TRANSIENT);
-        if ((rc = run(db->mark_clips_for_skeleton)) != SQLITE_OK)
+        rc = mark_for_skeleton(db, (const char *)sqlite3_column_text(s, 0));
+        if (rc != SQLITE_OK)
             break;
     }
     sqlite3_reset(s);
@@ -362,7 +379,8 @@ static int clear_file(amx_db *db, int64_t id)
 {
     int rc = unlink_dependents(db, id);
     sqlite3_stmt *dels[] = { db->del_members, db->del_skeletons, db->del_clips, db->del_models,
-                             db->del_meshes, db->del_findings, db->del_anim_sets };
+                             db->del_meshes, db->del_findings, db->del_anim_sets,
+                             db->del_skeleton_refs };
     for (size_t i = 0; rc == SQLITE_OK && i < sizeof dels / sizeof dels[0]; i++) {
         sqlite3_bind_int64(dels[i], 1, id);
         rc = run(dels[i]);
@@ -472,11 +490,9 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a)
         sqlite3_bind_int64(s, 4, sk->bone_count);
         rc = run(s);
         int64_t skel_id = sqlite3_last_insert_rowid(db->db);
-        /* A new skeleton may be what unbound clips were waiting for. */
-        if (rc == SQLITE_OK) {
-            sqlite3_bind_text(db->mark_clips_for_skeleton, 1, key, -1, SQLITE_TRANSIENT);
-            rc = run(db->mark_clips_for_skeleton);
-        }
+        /* A new skeleton may be what unbound clips and models were waiting for. */
+        if (rc == SQLITE_OK)
+            rc = mark_for_skeleton(db, key);
         free(key);
         for (uint32_t b = 0; rc == SQLITE_OK && b < sk->bone_count; b++) {
             char *bkey = amx__upper(sk->bones[b].name);
@@ -564,6 +580,23 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a)
             free(clip);
         }
         free(skel);
+    }
+    for (uint32_t i = 0; rc == SQLITE_OK && i < a->skeleton_ref_count; i++) {
+        const amx_skeleton_ref *r = &a->skeleton_refs[i];
+        char *key = amx__upper(r->skeleton);
+        if (!key)
+            return SQLITE_NOMEM;
+        sqlite3_stmt *s = db->ins_skeleton_ref;
+        sqlite3_bind_int64(s, 1, file_id);
+        sqlite3_bind_text(s, 2, r->what, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, 3, key, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(s, 4, r->bones_used);
+        if (r->offset >= 0)
+            sqlite3_bind_int64(s, 5, r->offset);
+        else
+            sqlite3_bind_null(s, 5);
+        rc = run(s);
+        free(key);
     }
     /* The clips these sets name are bound anew. */
     if (rc == SQLITE_OK && a->anim_set_count) {

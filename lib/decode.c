@@ -9,7 +9,7 @@
 
 /* Probes run in this order; the first that accepts the content wins. */
 static const amx_format_entry format_table[] = {
-    { .format = AMX_FMT_ALAMO_ALO, .name = "alamo-alo", .extensions = ".alo", .decoder_version = 1,
+    { .format = AMX_FMT_ALAMO_ALO, .name = "alamo-alo", .extensions = ".alo", .decoder_version = 2,
       .is_archive = false, .probe = amx__alo_probe_model, .decode = amx__alo_decode },
     { .format = AMX_FMT_ALAMO_PARTICLE, .name = "alamo-particle", .extensions = ".alo", .decoder_version = 1,
       .is_archive = false, .probe = amx__alo_probe_particle, .decode = amx__alo_decode },
@@ -20,6 +20,10 @@ static const amx_format_entry format_table[] = {
     { .format = AMX_FMT_MW3_ANIM, .name = "mw3-anim", .extensions = "anim.zbd", .decoder_version = 1,
       .is_archive = false, .clips_unbound = true, .probe = amx__mw3_probe,
       .decode = amx__mw3_decode },
+    { .format = AMX_FMT_W3D, .name = "w3d", .extensions = ".w3d", .decoder_version = 1,
+      .is_archive = false, .probe = amx__w3d_probe, .decode = amx__w3d_decode },
+    { .format = AMX_FMT_BIG, .name = "big", .extensions = ".big", .decoder_version = 1,
+      .is_archive = true, .probe = amx__big_probe, .decode = amx__big_decode },
     /* Metroid Prime files have weak or no signatures: their probes check structure, and
      * run last. */
     { .format = AMX_FMT_MP_PAK, .name = "mp-pak", .extensions = ".pak", .decoder_version = 1,
@@ -65,7 +69,7 @@ bool amx_format_parse(const char *name, amx_format *out)
 }
 
 /* Bump when a probe changes what it recognises. */
-#define PROBE_VERSION 1
+#define PROBE_VERSION 2
 
 int amx_format_decoder_version(amx_format fmt)
 {
@@ -276,6 +280,19 @@ bool amx__check_finite(amx_dec *d, float v, int64_t offset, const char *context,
     return false;
 }
 
+/* Formats of other programs that share our extensions, named in the NOT_RECOGNISED finding. */
+static const char *foreign_format(const uint8_t *data, size_t len)
+{
+    static const struct { const char *magic; size_t n; const char *what; } foreign[] = {
+        { "IFX", 3, "a Shockwave 3D file (Macromedia/Adobe Director), not a Westwood W3D" },
+        { "DDS ", 4, "a DDS texture, not a model or an animation" },
+    };
+    for (size_t i = 0; i < sizeof foreign / sizeof foreign[0]; i++)
+        if (len >= foreign[i].n && memcmp(data, foreign[i].magic, foreign[i].n) == 0)
+            return foreign[i].what;
+    return NULL;
+}
+
 /* ---- amx_decode ---- */
 
 amx_status amx_decode(const uint8_t *data, size_t len, const amx_decode_opts *user_opts,
@@ -311,8 +328,12 @@ amx_status amx_decode(const uint8_t *data, size_t len, const amx_decode_opts *us
     a->format = opts.format != AMX_FMT_UNKNOWN ? opts.format : amx_probe(data, len);
     const amx_format_entry *e = amx__format_entry(a->format);
     if (!e) {
-        amx__fatal(&d, AMX_C_NOT_RECOGNISED, len ? 0 : -1, NULL,
-                   len ? "the content is not a format animidx knows" : "the file is empty");
+        const char *what = len ? foreign_format(data, len) : NULL;
+        if (what)
+            amx__fatal(&d, AMX_C_NOT_RECOGNISED, 0, NULL, "%s", what);
+        else
+            amx__fatal(&d, AMX_C_NOT_RECOGNISED, len ? 0 : -1, NULL,
+                       len ? "the content is not a format animidx knows" : "the file is empty");
     } else {
         e->decode(&d);
     }

@@ -1162,10 +1162,65 @@ static bool probe_first(const uint8_t *data, size_t len, const uint32_t *types, 
     return false;
 }
 
+/* True when body[0, n) is a run of Alamo mini-chunks that fills it exactly (checked as far as
+ * the prefix reaches); W3D's chunks of the same ids start with a version word instead. */
+static bool minis_fill(const uint8_t *body, size_t n, size_t avail)
+{
+    size_t at = 0;
+    if (n < 2 || body[1] == 0)
+        return false;
+    while (at < n) {
+        if (at + 2 > avail)
+            return true; /* beyond the prefix: what was seen fits */
+        at += 2 + (size_t)body[at + 1];
+    }
+    return at == n;
+}
+
+/* The 0x201 bone count: a u32 followed by zeros (W3D's 0x201 header: a version and a name). */
+static bool zero_padded(const uint8_t *body, size_t n, size_t avail)
+{
+    if (n < 8)
+        return n >= 4;
+    size_t end = n < avail ? n : avail;
+    for (size_t i = 4; i < end; i++)
+        if (body[i])
+            return false;
+    return true;
+}
+
+/* W3D uses the same chunk header and some of the same ids (0x200 ANIMATION, 0x400 LODMODEL,
+ * 0x600 AGGREGATE, with children numbered like Alamo's), so the first child must look like an
+ * Alamo child, in any order the decoder accepts: under 0x200 the bone count 0x201 (a u32 and
+ * zero padding) or a bone container 0x202 (W3D: a header with a version and a name, data
+ * channels); under 0x400 the mesh name
+ * 0x401 (a string; W3D's header starts with a version word), the 128-byte info 0x402 or a
+ * material/sub-mesh container; under 0x600 the mini-chunked 0x601..0x604. When the prefix is
+ * too short to show the child, the root alone decides. */
 bool amx__alo_probe_model(const uint8_t *data, size_t len)
 {
     static const uint32_t types[] = { CH_SKELETON, CH_MESH, CH_LIGHT, CH_CONNECTIONS };
-    return probe_first(data, len, types, 4);
+    if (!probe_first(data, len, types, 4))
+        return false;
+    if (len < 18)
+        return true;
+    uint32_t root = amx_load_u32le(data), child = amx_load_u32le(data + 8);
+    uint32_t raw = amx_load_u32le(data + 12), size = raw & 0x7FFFFFFFu;
+    bool container = (raw & 0x80000000u) != 0;
+    const uint8_t *body = data + 16;
+    switch (root) {
+    case CH_SKELETON:
+        return (child == 0x201 && !container && zero_padded(body, size, len - 16)) ||
+               (child == 0x202 && container);
+    case CH_MESH:
+        return (child == 0x401 && !container && body[0] >= 0x20 && body[0] < 0x7F) ||
+               (child == 0x402 && size == 128 && !container) ||
+               ((child == 0x10100 || child == 0x10000) && container);
+    case CH_CONNECTIONS:
+        return child >= 0x601 && child <= 0x604 && !container && minis_fill(body, size, len - 16);
+    default:
+        return true;
+    }
 }
 
 bool amx__alo_probe_particle(const uint8_t *data, size_t len)

@@ -8,6 +8,7 @@ under $AMX_CORPUS. TAP on stdout.
 """
 import json
 import os
+import subprocess
 import re
 import shutil
 import sys
@@ -21,6 +22,7 @@ if len(sys.argv) < 2:
     sys.exit(2)
 
 ANIMIDX = os.path.abspath(sys.argv[1])
+AMXGEN = os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 else None
 CORPUS = os.environ.get("AMX_CORPUS", "")
 TMP = tempfile.mkdtemp(prefix="animidx-corpus-")
 tap = Tap()
@@ -52,6 +54,67 @@ def num(pattern, text):
 
 def scan(root, db, rc=0):
     return ax.json("scan", root, "--db", db, "--json", "--quiet", want_rc=rc)
+
+
+def test_w3d(manifest):
+    """Every real W3D file decodes cleanly and binds where its skeleton is in the corpus; the same
+    files inside a BIG archive are indexed as members; a Shockwave .w3d is named for what it is."""
+    root = os.path.join(CORPUS, "w3d")
+    w3d = {k.split("/", 1)[1]: v for k, v in manifest.items() if k.startswith("w3d/")}
+    db = os.path.join(TMP, "w3d.db")
+    with case(tap, "W3D corpus: every file decodes, every binding resolves") as c:
+        s = scan(root, db)
+        c.eq(s["files"].get("w3d"), len(w3d), "w3d files (MANIFEST)")
+        c.eq(s["findings"], {"error": 0, "warning": 0, "info": 0}, "findings")
+        c.eq(s["clips_unbound"], 0, "clips without their hierarchy")
+        hier = {}
+        for name, desc in w3d.items():
+            for m in re.finditer(r"HIERARCHY (\w+) v[\d.]+ (\d+) pivots", desc):
+                hier[m.group(1)] = int(m.group(2))
+        sk = ax.json("skeletons", "--db", db, "--json")
+        got = {}
+        for r in sk:
+            got.setdefault(r["skeleton"], r["bones"])
+        c.eq(got, hier, "hierarchies and pivot counts (MANIFEST)")
+        anims = {}
+        for desc in w3d.values():
+            for m in re.finditer(r"(?:COMPRESSED_)?ANIM (\w+) \(htree (\w+)\) v[\d.]+ (\d+)f@(\d+)fps", desc):
+                anims[m.group(1)] = (m.group(2), int(m.group(3)), int(m.group(4)))
+        for anim, (htree, frames, fps) in sorted(anims.items()):
+            rows = [r for r in ax.json("clips", "--skeleton", htree, "--db", db, "--json")
+                    if r["clip"] == anim]
+            c.that(rows, "%s is listed under %s" % (anim, htree))
+            for r in rows:
+                c.eq((r["frames"], r["fps"], r["bound"], r["bones_missing"]), (frames, fps, True, 0),
+                     anim + ": frames, fps, bound, bones_missing")
+    with case(tap, "W3D inside a BIG archive: members indexed and bound like loose files") as c:
+        broot = os.path.join(TMP, "big")
+        os.makedirs(os.path.join(broot, "Data"))
+        names = ["bp_052816c_auelladan_skl.w3d", "bp_052816c_auelladan_runa.w3d", "ow3d_waymid.w3d"]
+        members = ["art\\w3d\\" + n for n in names]
+        p = subprocess.run([AMXGEN, "big", os.path.join(broot, "Data", "W3DZH.big")] +
+                           ["%s=%s" % (m, os.path.join(root, n)) for m, n in zip(members, names)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+        c.eq(p.returncode, 0, "amxgen big: " + p.stderr.strip())
+        bdb = os.path.join(TMP, "big.db")
+        s = scan(broot, bdb)
+        c.eq(s["files"].get("big"), 1, "big files")
+        c.eq(s["files"].get("w3d"), 3, "w3d members")
+        c.eq(s["findings"]["error"] + s["findings"]["warning"], 0, "no findings")
+        rows = ax.json("clips", "--skeleton", "auelladan_skl", "--db", bdb, "--json")
+        c.eq([r["path"] for r in rows], ["Data/W3DZH.big#art/w3d/bp_052816c_auelladan_runa.w3d"],
+             "member path of the bound clip")
+        c.that(rows and rows[0]["bound"] and rows[0]["bones_missing"] == 0, "bound: %s" % rows)
+    with case(tap, "a Shockwave 3D file named .w3d is reported as not a Westwood file") as c:
+        sroot = os.path.join(TMP, "shockwave")
+        os.makedirs(sroot)
+        with open(os.path.join(sroot, "model.w3d"), "wb") as f:
+            f.write(b"IFX\x00" + bytes(60))
+        sdb = os.path.join(TMP, "sw.db")
+        scan(sroot, sdb)
+        iss = ax.json("issues", "--db", sdb, "--json")
+        c.eq([(i["code"], i["severity"]) for i in iss], [("NOT_RECOGNISED", "warning")], "findings")
+        c.that(iss and "Shockwave 3D" in iss[0]["message"], "message: %s" % iss)
 
 
 def main():
@@ -259,6 +322,7 @@ def main():
         other = [i for i in mi if not i["path"].lower().endswith(OUR_EXT)]
         c.eq([(i["path"], i["code"], i["severity"]) for i in other], [], "findings of non-Alamo members")
 
+    test_w3d(manifest)
     return tap.finish()
 
 

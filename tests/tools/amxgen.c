@@ -13,6 +13,7 @@
  *   amxgen clip FILE --bones a,b,c [--indices 0,1,2] [--format 1|2] [--frames F] [--fps R]
  *   amxgen particle FILE NAME [--emitters N]
  *   amxgen meg FILE [--version 1|2|3] NAME=SRCFILE...
+ *   amxgen big FILE NAME=SRCFILE...       a Generals/BFME BIG archive (BIGF)
  */
 #include "ala_writer.h"
 #include "alo_writer.h"
@@ -20,6 +21,7 @@
 #include "meg_writer.h"
 #include "mp_writer.h"
 #include "mw3_writer.h"
+#include "w3d_writer.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -248,34 +250,68 @@ static uint32_t opt_u32(int argc, char **argv, const char *name, uint32_t dflt)
     return v ? (uint32_t)strtoul(v, NULL, 10) : dflt;
 }
 
-static int cmd_meg(int argc, char **argv)
+/* Reads NAME=SRCFILE members into bufs; returns the count, or -1 (message printed). */
+static long read_members(int argc, char **argv, int first, const char **names, amxw_buf *data,
+                         size_t max)
 {
-    const char *out = argv[2];
-    int version = (int)opt_u32(argc, argv, "--version", 1);
-    amxw_meg_file files[256];
-    amxw_buf data[256];
     size_t n = 0;
-    for (int i = 3; i < argc && n < 256; i++) {
+    for (int i = first; i < argc && n < max; i++) {
         if (strcmp(argv[i], "--version") == 0) {
             i++;
             continue;
         }
         char *eq = strchr(argv[i], '=');
-        if (!eq)
-            return die("meg: members are NAME=SRCFILE, got ", argv[i]);
+        if (!eq) {
+            die("members are NAME=SRCFILE, got ", argv[i]);
+            return -1;
+        }
         *eq = '\0';
         FILE *f = fopen(eq + 1, "rb");
-        if (!f)
-            return die("meg: cannot open ", eq + 1);
+        if (!f) {
+            die("cannot open ", eq + 1);
+            return -1;
+        }
         data[n] = (amxw_buf){ 0 };
         char chunk[65536];
         size_t got;
         while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
             amxw_bytes(&data[n], chunk, got);
         fclose(f);
-        files[n] = (amxw_meg_file){ argv[i], data[n].data, data[n].len };
-        n++;
+        names[n++] = argv[i];
     }
+    return (long)n;
+}
+
+static int cmd_big(int argc, char **argv)
+{
+    const char *names[256];
+    amxw_buf data[256];
+    long n = read_members(argc, argv, 3, names, data, 256);
+    if (n < 0)
+        return 2;
+    amxw_big_file files[256];
+    for (long i = 0; i < n; i++)
+        files[i] = (amxw_big_file){ .name = names[i], .data = data[i].data, .size = data[i].len };
+    amxw_buf b = { 0 };
+    amxw_big(&b, files, (size_t)n, NULL, NULL);
+    for (long i = 0; i < n; i++)
+        amxw_buf_free(&data[i]);
+    return save(&b, argv[2]);
+}
+
+static int cmd_meg(int argc, char **argv)
+{
+    const char *out = argv[2];
+    int version = (int)opt_u32(argc, argv, "--version", 1);
+    const char *names[256];
+    amxw_buf data[256];
+    long got = read_members(argc, argv, 3, names, data, 256);
+    if (got < 0)
+        return 2;
+    size_t n = (size_t)got;
+    amxw_meg_file files[256];
+    for (size_t i = 0; i < n; i++)
+        files[i] = (amxw_meg_file){ names[i], data[i].data, data[i].len };
     amxw_buf b = { 0 };
     amxw_meg(&b, version, files, n);
     for (size_t i = 0; i < n; i++)
@@ -291,6 +327,7 @@ int main(int argc, char **argv)
               "       amxgen clip FILE --bones a,b,c [--indices 0,1,2] [--format 1|2] [--frames F] [--fps R]\n"
               "       amxgen particle FILE NAME [--emitters N]\n"
               "       amxgen mp-pak FILE\n"
+              "       amxgen big FILE NAME=SRCFILE...\n"
               "       amxgen meg FILE [--version 1|2|3] NAME=SRCFILE...\n",
               stderr);
         return 2;
@@ -303,6 +340,8 @@ int main(int argc, char **argv)
                          opt_u32(argc, argv, "--vertices", 400), opt_u32(argc, argv, "--seed", 1));
     if (strcmp(cmd, "meg") == 0)
         return cmd_meg(argc, argv);
+    if (strcmp(cmd, "big") == 0)
+        return cmd_big(argc, argv);
     if (strcmp(cmd, "mp-pak") == 0) {
         amxw_buf b = { 0 };
         write_mp_pak(&b);

@@ -192,14 +192,14 @@ static void test_error_messages(void)
               "animidx.ini:2: unknown key 'roots' in [index] (known keys: database)");
     /* an unknown section is reported on its own line, even with no keys */
     CHECK_STR(load_err("[index]\n; comment\n[foo]\n"),
-              "animidx.ini:3: unknown section [foo] (known: index, scan, severity)");
+              "animidx.ini:3: unknown section [foo] (known: index, scan, severity, daemon)");
     CHECK_STR(load_err("[scan]\njobs = 1\n[foo]\nx = 1\n"),
-              "animidx.ini:3: unknown section [foo] (known: index, scan, severity)");
+              "animidx.ini:3: unknown section [foo] (known: index, scan, severity, daemon)");
     /* an indented header is a section too; the handler catches it at its first key */
     CHECK_STR(load_err("[scan]\n  [foo]\nx = 1\n"),
-              "animidx.ini:3: unknown section [foo] (known: index, scan, severity)");
+              "animidx.ini:3: unknown section [foo] (known: index, scan, severity, daemon)");
     CHECK_STR(load_err("jobs = 1\n"),
-              "animidx.ini:1: key 'jobs' before any section (known: index, scan, severity)");
+              "animidx.ini:1: key 'jobs' before any section (known: index, scan, severity, daemon)");
     CHECK_STR(load_err(padded(7, "[scan]\njobs = lots\n")),
               "animidx.ini:9: bad value 'lots' for jobs: expected a whole number from 0 to 256");
     CHECK_STR(load_err("[scan]\njobs = 257\n"),
@@ -508,6 +508,114 @@ static void test_ignored(void)
     amx_config_finish(&c);
 }
 
+/* [daemon]: defaults, every key, paths, ranges and the messages for bad values. */
+static void test_daemon_keys(void)
+{
+    amx_config c;
+    char err[512] = "", want[PATH_MAX + 100];
+    setenv("XDG_RUNTIME_DIR", "/run/user/7", 1);
+    CHECK_EQ(amx_config_init(&c), 0);
+    CHECK_STR(c.socket_path, "/run/user/7/animidx/animidxd.sock");
+    CHECK_EQ(c.settle_ms, 50);
+    CHECK_EQ(c.reconcile_s, 3600);
+    CHECK_EQ(c.poll_s, 30);
+    CHECK_EQ(c.max_watches, 0);
+    CHECK(c.log_path == NULL);
+    CHECK_EQ(c.log_level, AMX_LOG_INFO);
+    amx_config_finish(&c);
+    unsetenv("XDG_RUNTIME_DIR");
+    CHECK_EQ(amx_config_init(&c), 0);
+    snprintf(want, sizeof want, "/tmp/animidx-%lu/animidxd.sock", (unsigned long)getuid());
+    CHECK_STR(c.socket_path, want);
+    amx_config_finish(&c);
+
+    CHECK_EQ(amx_config_init(&c), 0);
+    CHECK_EQ(amx_config_load_string(&c,
+                                    "[daemon]\n"
+                                    "socket = /run/amx.sock\n"
+                                    "settle_ms = 0\n"
+                                    "reconcile_interval_s = 0\n"
+                                    "poll_interval_s = 5\n"
+                                    "max_watches = 100\n"
+                                    "log = /var/log/animidxd.log\n"
+                                    "LOG_LEVEL = Debug\n",
+                                    "d.ini", err, sizeof err), 0);
+    CHECK_STR(err, "");
+    CHECK_STR(c.socket_path, "/run/amx.sock");
+    CHECK_EQ(c.settle_ms, 0);
+    CHECK_EQ(c.reconcile_s, 0);
+    CHECK_EQ(c.poll_s, 5);
+    CHECK_EQ(c.max_watches, 100);
+    CHECK_STR(c.log_path, "/var/log/animidxd.log");
+    CHECK_EQ(c.log_level, AMX_LOG_DEBUG);
+    CHECK_STR(amx_log_level_name(c.log_level), "debug");
+    /* "stderr" goes back to the default; a copy made by a failed load leaves all of it alone */
+    CHECK_EQ(amx_config_load_string(&c, "[daemon]\nlog = STDERR\nlog_level = error\n", "e.ini",
+                                    err, sizeof err), 0);
+    CHECK(c.log_path == NULL);
+    CHECK_EQ(c.log_level, AMX_LOG_ERROR);
+    CHECK_EQ(amx_config_load_string(&c, "[daemon]\nsettle_ms = 7\nlog = /x.log\nnope = 1\n",
+                                    "bad.ini", err, sizeof err), -1);
+    CHECK_EQ(c.settle_ms, 0);
+    CHECK(c.log_path == NULL);
+    CHECK_STR(c.socket_path, "/run/amx.sock");
+    CHECK_EQ(amx_config_set_socket(&c, "/other.sock"), 0);
+    CHECK_STR(c.socket_path, "/other.sock");
+    CHECK(!amx_config_ignored(&c, "logs/d.log"));
+    CHECK_EQ(amx_config_add_ignore(&c, "logs/d.log"), 0);
+    CHECK_EQ(amx_config_add_ignore(&c, "idx.db\\[1\\]"), 0); /* fnmatch escapes */
+    CHECK_EQ(c.ignore_count, 2);
+    CHECK(amx_config_ignored(&c, "logs/d.log"));
+    CHECK(amx_config_ignored(&c, "idx.db[1]"));
+    CHECK(!amx_config_ignored(&c, "idx.db1"));
+    CHECK(!amx_config_ignored(&c, "other/logs/d.log"));
+    amx_config_finish(&c);
+
+    /* relative paths are taken from the config file's directory, like the database */
+    CHECK_EQ(mkdir(tmp_path("dconf"), 0700), 0);
+    write_file(tmp_path("dconf/animidx.ini"), "[daemon]\nsocket = run/s.sock\nlog = d.log\n");
+    CHECK_EQ(amx_config_init(&c), 0);
+    CHECK_EQ(amx_config_load_file(&c, tmp_path("dconf/animidx.ini"), err, sizeof err), 0);
+    snprintf(want, sizeof want, "%s/dconf/run/s.sock", tmp_root);
+    CHECK_STR(c.socket_path, want);
+    snprintf(want, sizeof want, "%s/dconf/d.log", tmp_root);
+    CHECK_STR(c.log_path, want);
+    amx_config_finish(&c);
+    remove(tmp_path("dconf/animidx.ini"));
+    rmdir(tmp_path("dconf"));
+
+    CHECK_STR(load_err("[daemon]\nsettle_ms = 60001\n"),
+              "animidx.ini:2: bad value '60001' for settle_ms: expected a whole number from 0 "
+              "to 60000");
+    CHECK_STR(load_err("[daemon]\nsettle_ms = 5ms\n"),
+              "animidx.ini:2: bad value '5ms' for settle_ms: expected a whole number from 0 "
+              "to 60000");
+    CHECK_STR(load_err("[daemon]\npoll_interval_s = 0\n"),
+              "animidx.ini:2: bad value '0' for poll_interval_s: expected a whole number from "
+              "1 to 86400");
+    CHECK_STR(load_err("[daemon]\nreconcile_interval_s = -5\n"),
+              "animidx.ini:2: bad value '-5' for reconcile_interval_s: expected a whole number "
+              "from 0 to 604800");
+    CHECK_STR(load_err("[daemon]\nlog_level = verbose\n"),
+              "animidx.ini:2: bad value 'verbose' for log_level: expected error, warning, info "
+              "or debug");
+    CHECK_STR(load_err("[daemon]\nsocket =\n"),
+              "animidx.ini:2: bad value '' for socket: expected a path");
+    CHECK_STR(load_err("[daemon]\nlog =\n"),
+              "animidx.ini:2: bad value '' for log: expected stderr or a file");
+    CHECK_STR(load_err("[daemon]\nsettle = 50\n"),
+              "animidx.ini:2: unknown key 'settle' in [daemon] (known keys: socket, settle_ms, "
+              "reconcile_interval_s, poll_interval_s, max_watches, log, log_level)");
+    char text[400], value[200];
+    memset(value, 's', 120);
+    value[120] = '\0';
+    snprintf(text, sizeof text, "[daemon]\nsocket = /%s\n", value);
+    snprintf(want, sizeof want,
+             "animidx.ini:2: bad value '/%s' for socket: the path is 121 bytes long, a Unix "
+             "socket path can have at most 107", value);
+    CHECK_STR(load_err(text), want);
+}
+
 /* The shipped config: loads as is (all defaults), and every example in it is valid. */
 static void test_shipped_config(void)
 {
@@ -536,6 +644,13 @@ static void test_shipped_config(void)
     CHECK_EQ(c.jobs, 0);
     for (int i = 0; i < AMX_CODE_COUNT; i++)
         CHECK(!c.severity_set[i]);
+    CHECK_STR(c.socket_path, defaults.socket_path);
+    CHECK_EQ(c.settle_ms, defaults.settle_ms);
+    CHECK_EQ(c.reconcile_s, defaults.reconcile_s);
+    CHECK_EQ(c.poll_s, defaults.poll_s);
+    CHECK_EQ(c.max_watches, defaults.max_watches);
+    CHECK(c.log_path == NULL);
+    CHECK_EQ(c.log_level, defaults.log_level);
     amx_config_finish(&c);
 
     /* uncomment the examples: ";key = value" and the indented lines that continue them */
@@ -571,6 +686,14 @@ static void test_shipped_config(void)
         CHECK_EQ(c.ignore_count, 4);
         CHECK(c.severity_set[AMX_C_BONE_NOT_IN_SKELETON]);
         CHECK(c.severity_set[AMX_C_UNKNOWN_CHUNK]);
+        /* the [daemon] examples show the defaults */
+        CHECK_STR(c.socket_path, "/run/user/1000/animidx/animidxd.sock");
+        CHECK_EQ(c.settle_ms, 50);
+        CHECK_EQ(c.reconcile_s, 3600);
+        CHECK_EQ(c.poll_s, 30);
+        CHECK_EQ(c.max_watches, 0);
+        CHECK(c.log_path == NULL);
+        CHECK_EQ(c.log_level, AMX_LOG_INFO);
         amx_config_finish(&c);
     }
     free(out);
@@ -601,6 +724,7 @@ int main(void)
     RUN(test_paths);
     RUN(test_locate);
     RUN(test_ignored);
+    RUN(test_daemon_keys);
     RUN(test_shipped_config);
 
     rmdir(tmp_root);

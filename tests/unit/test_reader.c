@@ -222,6 +222,13 @@ static void test_decode_unknown(void)
     CHECK_EQ(a->status, AMX_ASSET_ERROR);
     amx_asset_free(a);
     CHECK_EQ(amx_decode(NULL, 5, NULL, &a), AMX_E_INVALID_ARG);
+    /* a Shockwave 3D file (the .w3d extension is shared) is named for what it is */
+    const uint8_t ifx[] = "IFX\0\0\0\0\0\x10\0\0\0";
+    CHECK_EQ(amx_decode(ifx, sizeof ifx, NULL, &a), AMX_OK);
+    CHECK_EQ(a->format, AMX_FMT_UNKNOWN);
+    CHECK(a->finding_count == 1 && strstr(a->findings[0].message, "Shockwave 3D"));
+    CHECK_EQ(a->findings[0].severity, AMX_SEV_WARNING);
+    amx_asset_free(a);
     amx_asset_free(NULL);
 }
 

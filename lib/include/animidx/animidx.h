@@ -278,6 +278,15 @@ typedef struct amx_model {
     uint32_t total_triangles;
 } amx_model;
 
+/* A model built on a skeleton it names (W3D HLODs and HMODELs name their hierarchy): the index
+ * checks that the skeleton exists and that the bones the model uses fit it. */
+typedef struct amx_skeleton_ref {
+    const char *what;        /* e.g. "HLOD 'AUELLADAN'" */
+    const char *skeleton;    /* the skeleton's name */
+    uint32_t bones_used;     /* 1 + the highest bone index the model uses; 0 when none */
+    int64_t offset;
+} amx_skeleton_ref;
+
 typedef struct amx_particle {
     const char *name;        /* the internal name (chunk 0x0) */
     uint32_t emitter_count;
@@ -318,6 +327,8 @@ typedef struct amx_asset {
     amx_archive *archive;    /* archives (MEG, BIG, PAK) */
     amx_anim_set *anim_sets; /* Metroid Prime ANCS: which clips each character's skeleton plays */
     uint32_t anim_set_count;
+    amx_skeleton_ref *skeleton_refs; /* models built on a named skeleton (W3D HLOD, HMODEL) */
+    uint32_t skeleton_ref_count;
     const struct amx_w3d_info *w3d; /* W3D meshes, HLODs, HMODELs (animidx/w3d.h), else NULL */
     const struct amx_mp_info *mp;   /* Metroid Prime details: ANIM descriptors, CINF, ANCS
                                      * characters (animidx/mp.h), else NULL */

@@ -13,6 +13,14 @@
  *   ignore = *.bak, tmp/ *      ; fnmatch globs on the path relative to the root ('/' separators)
  *   [severity]
  *   BONE_NOT_IN_SKELETON = warning   ; info | warning | error | off
+ *   [daemon]                    ; animidxd, and the CLI commands that talk to it
+ *   socket = path               ; the control socket
+ *   settle_ms = 50              ; quiet time before a changed file is indexed
+ *   reconcile_interval_s = 3600 ; full rescan of every root; 0 = never
+ *   poll_interval_s = 30        ; rescan of directories that could not be watched
+ *   max_watches = 0             ; inotify watches; 0 = max_user_watches - 500
+ *   log = stderr                ; or a file
+ *   log_level = info            ; error | warning | info | debug
  *
  * An unknown section or key, or a bad value, is an error naming the file and the line.
  */
@@ -20,6 +28,13 @@
 #define ANIMIDX_CONFIG_H
 
 #include "animidx.h"
+
+typedef enum amx_log_level {
+    AMX_LOG_ERROR,
+    AMX_LOG_WARNING,
+    AMX_LOG_INFO,
+    AMX_LOG_DEBUG,
+} amx_log_level;
 
 typedef struct amx_config {
     char *db_path;                          /* owned; default: $XDG_STATE_HOME/animidx/index.db */
@@ -31,7 +46,19 @@ typedef struct amx_config {
     amx_severity severity[AMX_CODE_COUNT];  /* effective severity of every code */
     bool severity_set[AMX_CODE_COUNT];      /* true where the config overrides the default */
     char *source;                           /* the file loaded, or NULL when defaults only */
+    /* [daemon] */
+    char *socket_path;                      /* owned; default: $XDG_RUNTIME_DIR/animidx/animidxd.sock,
+                                             * else /tmp/animidx-<uid>/animidxd.sock */
+    int settle_ms;                          /* default 50 */
+    int reconcile_s;                        /* default 3600; 0 = never */
+    int poll_s;                             /* default 30 */
+    int max_watches;                        /* default 0 = max_user_watches - 500 */
+    char *log_path;                         /* owned; NULL = stderr (the default) */
+    amx_log_level log_level;                /* default AMX_LOG_INFO */
 } amx_config;
+
+/* The longest Unix socket path (sun_path holds 108 bytes with the terminating NUL). */
+#define AMX_SOCKET_PATH_MAX 107
 
 /* Fills in the built-in defaults. Returns 0, or -ENOMEM. */
 int amx_config_init(amx_config *c);
@@ -57,5 +84,13 @@ bool amx_config_ignored(const amx_config *c, const char *relpath);
 
 /* Replaces the database path / the jobs (command-line flags). Return 0 or -ENOMEM. */
 int amx_config_set_db(amx_config *c, const char *path);
+/* Replaces the socket path (command-line flag). Returns 0 or -ENOMEM. */
+int amx_config_set_socket(amx_config *c, const char *path);
+/* Adds an ignore glob (as `ignore =` does; a trailing '/' is not dropped). Returns 0 or
+ * -ENOMEM. */
+int amx_config_add_ignore(amx_config *c, const char *glob);
+
+/* "error", "warning", "info", "debug". */
+const char *amx_log_level_name(amx_log_level level);
 
 #endif

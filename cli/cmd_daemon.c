@@ -1,0 +1,384 @@
+/*
+ * animidx status / pause / resume / sync / watch: the daemon's side of the command line.
+ *
+ * The first four send one request over animidxd's Unix socket ([daemon] socket) and print
+ * its one-line JSON reply (--json) or a text rendering of it. `watch` runs animidxd itself in
+ * the foreground: the daemon next to this binary (the build tree's daemon/animidxd, or the
+ * installed one in the same directory), else animidxd from PATH.
+ */
+#include "cmd_daemon.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_REPLY (64 * 1024)
+
+/* ---- a small reader for the daemon's flat JSON replies ---- */
+
+static const char *skip_ws(const char *p)
+{
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+        p++;
+    return p;
+}
+
+/* The end of the JSON value at p (a string, number, literal, array or object). */
+static const char *skip_value(const char *p)
+{
+    p = skip_ws(p);
+    if (*p == '"') {
+        for (p++; *p && *p != '"'; p++)
+            if (*p == '\\' && p[1])
+                p++;
+        return *p ? p + 1 : p;
+    }
+    if (*p == '{' || *p == '[') {
+        int depth = 0;
+        bool in_str = false;
+        for (; *p; p++) {
+            if (in_str) {
+                if (*p == '\\' && p[1])
+                    p++;
+                else if (*p == '"')
+                    in_str = false;
+            } else if (*p == '"') {
+                in_str = true;
+            } else if (*p == '{' || *p == '[') {
+                depth++;
+            } else if ((*p == '}' || *p == ']') && --depth == 0) {
+                return p + 1;
+            }
+        }
+        return p;
+    }
+    while (*p && *p != ',' && *p != '}' && *p != ']' && *p != ' ')
+        p++;
+    return p;
+}
+
+/* The value of a key of the object at json, or NULL. */
+static const char *json_get(const char *json, const char *key)
+{
+    const char *p = skip_ws(json);
+    if (*p != '{')
+        return NULL;
+    p = skip_ws(p + 1);
+    size_t klen = strlen(key);
+    while (*p == '"') {
+        const char *k = p + 1;
+        const char *kend = skip_value(p);
+        p = skip_ws(kend);
+        if (*p != ':')
+            return NULL;
+        const char *v = skip_ws(p + 1);
+        if ((size_t)(kend - 1 - k) == klen && strncmp(k, key, klen) == 0)
+            return v;
+        p = skip_ws(skip_value(v));
+        if (*p == ',')
+            p = skip_ws(p + 1);
+    }
+    return NULL;
+}
+
+/* A string value into buf (common escapes undone); "" when it is not a string. */
+static const char *json_str(const char *v, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    if (!v || *v != '"')
+        return buf;
+    for (v++; *v && *v != '"' && n + 1 < len; v++) {
+        char c = *v;
+        if (c == '\\' && v[1]) {
+            c = *++v;
+            c = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'r' ? '\r' : c == 'u' ? '?' : c;
+            if (*v == 'u')
+                v += strspn(v + 1, "0123456789abcdefABCDEF") > 3 ? 4 : 0;
+        }
+        buf[n++] = c;
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+static double json_num(const char *v)
+{
+    return v && (*v == '-' || (*v >= '0' && *v <= '9')) ? strtod(v, NULL) : 0;
+}
+
+static bool json_true(const char *v)
+{
+    return v && strncmp(v, "true", 4) == 0;
+}
+
+static bool json_null(const char *v)
+{
+    return !v || strncmp(v, "null", 4) == 0;
+}
+
+/* ---- the request ---- */
+
+static int connect_daemon(const amx_config *cfg)
+{
+    const char *path = cfg->socket_path;
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    if (strlen(path) >= sizeof sa.sun_path) {
+        cli_error("%s: the socket path is too long for a Unix socket", path);
+        return -1;
+    }
+    memcpy(sa.sun_path, path, strlen(path) + 1);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        cli_error("socket: %s", strerror(errno));
+        return -1;
+    }
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+        int e = errno;
+        close(fd);
+        if (e == ENOENT || e == ECONNREFUSED)
+            cli_error("no animidxd is running on %s; start it with 'animidx watch DIR...', "
+                      "'animidxd', or 'systemctl --user start animidxd' (the socket is [daemon] "
+                      "socket in the config)", path);
+        else
+            cli_error("%s: cannot connect to animidxd: %s", path, strerror(e));
+        return -1;
+    }
+    return fd;
+}
+
+/* Sends {"cmd": CMD} and reads the one-line reply into a malloc'd string. */
+static char *request(const amx_config *cfg, const char *cmd)
+{
+    int fd = connect_daemon(cfg);
+    if (fd < 0)
+        return NULL;
+    char line[64];
+    int len = snprintf(line, sizeof line, "{\"cmd\": \"%s\"}\n", cmd);
+    if (send(fd, line, (size_t)len, MSG_NOSIGNAL) != len) {
+        cli_error("%s: sending to animidxd: %s", cfg->socket_path, strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    char *buf = malloc(MAX_REPLY);
+    size_t n = 0;
+    while (buf && n < MAX_REPLY - 1) {
+        ssize_t got = recv(fd, buf + n, MAX_REPLY - 1 - n, 0);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            break;
+        n += (size_t)got;
+        if (memchr(buf + n - (size_t)got, '\n', (size_t)got))
+            break;
+    }
+    close(fd);
+    if (!buf)
+        return NULL;
+    buf[n] = '\0';
+    char *nl = strchr(buf, '\n');
+    if (!nl) {
+        cli_error("%s: animidxd closed the connection without a reply%s", cfg->socket_path,
+                  n ? " (the reply was cut off)" : " (is it stopping?)");
+        free(buf);
+        return NULL;
+    }
+    *nl = '\0';
+    return buf;
+}
+
+/* Runs one request: prints the reply (JSON or through `text`), returns the exit status. */
+static int run(cli_opts *o, const amx_config *cfg, const char *cmd,
+               void (*text)(const char *reply, const cli_opts *o))
+{
+    char *reply = request(cfg, cmd);
+    if (!reply)
+        return EXIT_IO;
+    bool ok = json_true(json_get(reply, "ok"));
+    if (o->json)
+        printf("%s\n", reply);
+    if (!ok) {
+        char msg[1024];
+        json_str(json_get(reply, "error"), msg, sizeof msg);
+        cli_error("%s: %s", cmd, msg[0] ? msg : "animidxd reported an error");
+    } else if (!o->json && text) {
+        text(reply, o);
+    }
+    free(reply);
+    return ok ? EXIT_OK : EXIT_IO;
+}
+
+/* ---- status ---- */
+
+static void status_text(const char *r, const cli_opts *o)
+{
+    (void)o;
+    char s[1024], t[1024];
+    printf("animidxd (pid %.0f): %s\n", json_num(json_get(r, "pid")),
+           json_str(json_get(r, "state"), s, sizeof s));
+    printf("  index:       %s\n", json_str(json_get(r, "database"), s, sizeof s));
+    const char *files = json_get(r, "files");
+    if (!json_null(files)) {
+        const char *fi = json_get(r, "findings");
+        printf("  indexed:     %.0f files (findings: %.0f errors, %.0f warnings, %.0f info)\n",
+               json_num(files), json_num(json_get(fi, "error")),
+               json_num(json_get(fi, "warning")), json_num(json_get(fi, "info")));
+    }
+    const char *roots = json_get(r, "roots");
+    printf("  roots:      ");
+    if (roots && *roots == '[') {
+        const char *p = skip_ws(roots + 1);
+        while (*p == '"') {
+            printf(" %s", json_str(p, s, sizeof s));
+            p = skip_ws(skip_value(p));
+            if (*p == ',')
+                p = skip_ws(p + 1);
+        }
+    }
+    printf("\n");
+    printf("  queue:       %.0f changes waiting (%.0f being indexed); %.1f files/s\n",
+           json_num(json_get(r, "queue")), json_num(json_get(r, "in_flight")),
+           json_num(json_get(r, "files_per_sec")));
+    printf("  since start: %.0f files indexed, %.0f removed, %.0f unreadable\n",
+           json_num(json_get(r, "files_decoded")), json_num(json_get(r, "files_removed")),
+           json_num(json_get(r, "files_unreadable")));
+    printf("  watching:    %.0f directories (%s, settle %.0f ms)",
+           json_num(json_get(r, "watches")), json_str(json_get(r, "watcher"), s, sizeof s),
+           json_num(json_get(r, "settle_ms")));
+    double unwatched = json_num(json_get(r, "unwatched_dirs"));
+    if (unwatched > 0)
+        printf("; %.0f over the watch limit, rescanned every %.0f s", unwatched,
+               json_num(json_get(r, "poll_interval_s")));
+    printf("\n");
+    printf("  overflows:   %.0f (lost watches %.0f, full rescans %.0f)\n",
+           json_num(json_get(r, "overflows")), json_num(json_get(r, "lost_watches")),
+           json_num(json_get(r, "full_rescans")));
+    const char *err = json_get(r, "last_error");
+    if (json_null(err)) {
+        printf("  last error:  none\n");
+    } else {
+        time_t at = (time_t)json_num(json_get(r, "last_error_at"));
+        struct tm tm;
+        t[0] = '\0';
+        if (at && localtime_r(&at, &tm))
+            strftime(t, sizeof t, " (at %Y-%m-%d %H:%M:%S)", &tm);
+        printf("  last error:  %s%s\n", json_str(err, s, sizeof s), t);
+    }
+}
+
+int cmd_status(cli_opts *o, amx_config *cfg)
+{
+    return run(o, cfg, "status", status_text);
+}
+
+/* ---- pause / resume / sync ---- */
+
+static void state_text(const char *r, const cli_opts *o)
+{
+    char s[64];
+    if (!o->quiet)
+        printf("animidxd: %s (%.0f changes queued)\n", json_str(json_get(r, "state"), s, sizeof s),
+               json_num(json_get(r, "queue")));
+}
+
+int cmd_pause(cli_opts *o, amx_config *cfg)
+{
+    return run(o, cfg, "pause", state_text);
+}
+
+int cmd_resume(cli_opts *o, amx_config *cfg)
+{
+    return run(o, cfg, "resume", state_text);
+}
+
+static void sync_text(const char *r, const cli_opts *o)
+{
+    if (!o->quiet)
+        printf("in sync: %.0f files indexed, %.0f removed while waiting (%.1f ms)\n",
+               json_num(json_get(r, "files_decoded")), json_num(json_get(r, "files_removed")),
+               json_num(json_get(r, "ms")));
+}
+
+int cmd_sync(cli_opts *o, amx_config *cfg)
+{
+    return run(o, cfg, "sync", sync_text);
+}
+
+/* ---- watch ---- */
+
+/* The animidxd to run: next to this binary (build tree or install), else from PATH. */
+static const char *find_daemon(char *buf, size_t len)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        if (slash) {
+            *slash = '\0';
+            static const char *const rel[] = { "/../daemon/animidxd", "/animidxd" };
+            for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+                int k = snprintf(buf, len, "%s%s", self, rel[i]);
+                if (k > 0 && (size_t)k < len && access(buf, X_OK) == 0)
+                    return buf;
+            }
+        }
+    }
+    return NULL;
+}
+
+int cmd_watch(cli_opts *o, amx_config *cfg)
+{
+    (void)cfg; /* the daemon loads the same config itself (--config is passed on) */
+    for (int i = 0; i < o->nargs; i++) {
+        struct stat st;
+        const char *why = stat(o->args[i], &st) != 0 ? strerror(errno)
+                          : !S_ISDIR(st.st_mode)     ? "not a directory"
+                                                     : NULL;
+        if (why) {
+            cli_error("watch: %s: %s", o->args[i], why);
+            return EXIT_USAGE;
+        }
+    }
+    const char **argv = calloc((size_t)o->nargs + 12, sizeof *argv);
+    if (!argv)
+        return EXIT_IO;
+    char path[PATH_MAX + 32], jobs[16];
+    const char *exe = find_daemon(path, sizeof path);
+    int n = 0;
+    argv[n++] = exe ? exe : "animidxd";
+    argv[n++] = "--foreground";
+    if (o->config_path) {
+        argv[n++] = "--config";
+        argv[n++] = o->config_path;
+    }
+    if (o->db) {
+        argv[n++] = "--db";
+        argv[n++] = o->db;
+    }
+    if (o->jobs >= 0) {
+        snprintf(jobs, sizeof jobs, "%d", o->jobs);
+        argv[n++] = "--jobs";
+        argv[n++] = jobs;
+    }
+    argv[n++] = "--";
+    for (int i = 0; i < o->nargs; i++)
+        argv[n++] = o->args[i];
+    argv[n] = NULL;
+    fflush(NULL);
+    if (exe)
+        execv(exe, (char *const *)argv);
+    else
+        execvp("animidxd", (char *const *)argv);
+    cli_error("watch: cannot run %s: %s (build it with ninja, or install animidx)",
+              exe ? exe : "animidxd", strerror(errno));
+    free(argv);
+    return EXIT_IO;
+}

@@ -1,0 +1,102 @@
+/* animidxd logging: one line per event, "2025-01-31T12:00:00.123 animidxd[42] info: ...",
+ * to stderr or a file (reopened on SIGHUP, so log rotation works). Thread-safe: the scan job
+ * logs from its worker thread. */
+#include "daemon.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static uv_once_t once = UV_ONCE_INIT;
+static uv_mutex_t mu;
+static FILE *out;                       /* NULL = stderr */
+static atomic_int level = AMX_LOG_INFO;
+
+static void init_mutex(void)
+{
+    uv_mutex_init(&mu);
+}
+
+int amxd_mkdir_parents(const char *path)
+{
+    char buf[PATH_MAX];
+    if (strlen(path) >= sizeof buf)
+        return -ENAMETOOLONG;
+    strcpy(buf, path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        int rc = mkdir(buf, 0700);
+        *p = '/';
+        if (rc != 0 && errno != EEXIST)
+            return -errno;
+    }
+    return 0;
+}
+
+int amxd_log_open(const char *path, amx_log_level lvl, char *err, size_t errlen)
+{
+    uv_once(&once, init_mutex);
+    FILE *f = NULL;
+    if (path) {
+        amxd_mkdir_parents(path);
+        f = fopen(path, "ae");
+        if (!f) {
+            snprintf(err, errlen, "%s: cannot open the log file: %s", path, strerror(errno));
+            return -1;
+        }
+        setvbuf(f, NULL, _IOLBF, 0);
+    }
+    uv_mutex_lock(&mu);
+    if (out)
+        fclose(out);
+    out = f;
+    atomic_store(&level, (int)lvl);
+    uv_mutex_unlock(&mu);
+    return 0;
+}
+
+void amxd_log_close(void)
+{
+    uv_once(&once, init_mutex);
+    uv_mutex_lock(&mu);
+    if (out)
+        fclose(out);
+    out = NULL;
+    uv_mutex_unlock(&mu);
+}
+
+bool amxd_log_enabled(amx_log_level lvl)
+{
+    return (int)lvl <= atomic_load(&level);
+}
+
+void amxd_log(amx_log_level lvl, const char *fmt, ...)
+{
+    if (!amxd_log_enabled(lvl))
+        return;
+    uv_once(&once, init_mutex);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct tm tm;
+    localtime_r(&ts.tv_sec, &tm);
+    char stamp[32];
+    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    uv_mutex_lock(&mu);
+    FILE *f = out ? out : stderr;
+    fprintf(f, "%s.%03ld animidxd[%ld] %s: %s\n", stamp, ts.tv_nsec / 1000000L, (long)getpid(),
+            amx_log_level_name(lvl), msg);
+    fflush(f);
+    uv_mutex_unlock(&mu);
+}

@@ -1,0 +1,335 @@
+/*
+ * The control socket: a Unix socket (mode 0600, its directory 0700) speaking newline-delimited
+ * JSON. A request is one line, {"cmd": "status"} (or just the word); every reply is one line
+ * holding one JSON object with "ok" and "cmd". A client may send several requests on one
+ * connection; sync replies come when the changes are indexed.
+ */
+#include "daemon.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define MAX_REQUEST 4096
+
+struct amxd_server {
+    uv_pipe_t pipe;
+    amxd *d;
+    char *path;
+    amxd_client *clients;
+};
+
+struct amxd_client {
+    uv_pipe_t pipe;
+    amxd_server *server;          /* NULL once the server closed (the client ends soon) */
+    amxd *d;
+    amxd_client *prev, *next;
+    size_t len;
+    int writes;                   /* uv_write requests not yet completed */
+    bool ending;                  /* close once the replies are written */
+    bool closed;
+    char buf[MAX_REQUEST];
+};
+
+typedef struct write_req {
+    uv_write_t req;
+    amxd_client *client;
+    size_t len;
+    char data[];
+} write_req;
+
+static void client_free_cb(uv_handle_t *h)
+{
+    free(h->data);
+}
+
+static void client_close(amxd_client *c)
+{
+    if (c->closed)
+        return;
+    c->closed = true;
+    amxd_server *s = c->server;
+    if (s) {
+        if (c->prev)
+            c->prev->next = c->next;
+        else
+            s->clients = c->next;
+        if (c->next)
+            c->next->prev = c->prev;
+    }
+    amxd_client_gone(c->d, c);
+    uv_close((uv_handle_t *)&c->pipe, client_free_cb);
+}
+
+void amxd_client_abort(amxd_client *c)
+{
+    client_close(c);
+}
+
+/* Closes the client once its queued replies are written. */
+static void client_end(amxd_client *c)
+{
+    c->ending = true;
+    if (!c->writes)
+        client_close(c);
+}
+
+static void write_cb(uv_write_t *req, int status)
+{
+    write_req *w = (write_req *)req;
+    amxd_client *c = w->client;
+    free(w);
+    c->writes--;
+    if (status < 0)
+        client_end(c); /* the client went away */
+    else if (c->ending && !c->writes)
+        client_close(c);
+}
+
+void amxd_client_send(amxd_client *c, const char *line)
+{
+    if (c->closed)
+        return;
+    size_t len = strlen(line);
+    write_req *w = malloc(sizeof *w + len + 1);
+    if (!w) {
+        client_end(c);
+        return;
+    }
+    memcpy(w->data, line, len);
+    w->data[len] = '\n';
+    w->len = len + 1;
+    w->client = c;
+    uv_buf_t buf = uv_buf_init(w->data, (unsigned)w->len);
+    int rc = uv_write(&w->req, (uv_stream_t *)&c->pipe, &buf, 1, write_cb);
+    if (rc) {
+        free(w);
+        client_end(c);
+        return;
+    }
+    c->writes++;
+}
+
+/* The command of a request line: {"cmd": "NAME", ...} or a bare NAME. "" when there is none. */
+static void parse_command(const char *line, char *cmd, size_t len)
+{
+    cmd[0] = '\0';
+    while (*line == ' ' || *line == '\t')
+        line++;
+    const char *p = line;
+    if (*line == '{') {
+        p = strstr(line, "\"cmd\"");
+        if (!p)
+            return;
+        p += 5;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p++ != ':')
+            return;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p++ != '"')
+            return;
+    }
+    size_t n = 0;
+    while (p[n] && ((p[n] >= 'a' && p[n] <= 'z') || (p[n] >= 'A' && p[n] <= 'Z') || p[n] == '_'))
+        n++;
+    if (n >= len)
+        n = len - 1;
+    memcpy(cmd, p, n);
+    cmd[n] = '\0';
+}
+
+static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    amxd_client *c = h->data;
+    (void)suggested;
+    *buf = uv_buf_init(c->buf + c->len, (unsigned)(sizeof c->buf - 1 - c->len));
+}
+
+static void read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
+{
+    amxd_client *c = stream->data;
+    (void)buf;
+    if (nread < 0) {
+        /* EOF or an error: the client is gone (the CLI never half-closes); its waiting syncs
+         * are dropped. */
+        uv_read_stop(stream);
+        client_end(c);
+        return;
+    }
+    c->len += (size_t)nread;
+    c->buf[c->len] = '\0';
+    char *line = c->buf, *nl;
+    while (!c->closed && (nl = memchr(line, '\n', c->len - (size_t)(line - c->buf))) != NULL) {
+        *nl = '\0';
+        if (nl > line && nl[-1] == '\r')
+            nl[-1] = '\0';
+        char cmd[32];
+        parse_command(line, cmd, sizeof cmd);
+        if (*line)
+            amxd_request(c->d, c, cmd);
+        line = nl + 1;
+    }
+    if (c->closed)
+        return;
+    size_t rest = c->len - (size_t)(line - c->buf);
+    memmove(c->buf, line, rest);
+    c->len = rest;
+    if (c->len >= sizeof c->buf - 1) {
+        amxd_client_send(c, "{\"ok\":false,\"cmd\":\"\",\"error\":\"request line too long\"}");
+        uv_read_stop(stream);
+        client_end(c);
+    }
+}
+
+static void connection_cb(uv_stream_t *listener, int status)
+{
+    amxd_server *s = listener->data;
+    if (status < 0) {
+        amxd_log(AMX_LOG_WARNING, "accepting a control connection: %s", uv_strerror(status));
+        return;
+    }
+    amxd_client *c = calloc(1, sizeof *c);
+    if (!c)
+        return;
+    c->server = s;
+    c->d = s->d;
+    c->pipe.data = c;
+    uv_pipe_init(listener->loop, &c->pipe, 0);
+    if (uv_accept(listener, (uv_stream_t *)&c->pipe) != 0) {
+        uv_close((uv_handle_t *)&c->pipe, client_free_cb);
+        return;
+    }
+    c->next = s->clients;
+    if (s->clients)
+        s->clients->prev = c;
+    s->clients = c;
+    int rc = uv_read_start((uv_stream_t *)&c->pipe, alloc_cb, read_cb);
+    if (rc)
+        client_close(c);
+}
+
+/* The socket's directory must be ours: in a shared directory such as /tmp, another user could
+ * replace the socket. */
+static int check_dir(const char *path, char *err, size_t errlen)
+{
+    char dir[AMX_SOCKET_PATH_MAX + 1];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        return 0;
+    if (slash == dir)
+        slash[1] = '\0';
+    else
+        *slash = '\0';
+    struct stat st;
+    if (lstat(dir, &st) != 0) {
+        snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode) || (st.st_uid != getuid() && st.st_uid != 0) ||
+        ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))) {
+        snprintf(err, errlen, "%s: the socket's directory must be a directory of this user that "
+                              "others cannot write to; set [daemon] socket elsewhere", dir);
+        return -1;
+    }
+    return 0;
+}
+
+/* A socket file left by a daemon that died: refuse if something still answers on it. */
+static int check_stale(const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return 0;
+    if (!S_ISSOCK(st.st_mode)) {
+        snprintf(err, errlen, "%s exists and is not a socket; set [daemon] socket to another "
+                              "path", path);
+        return -1;
+    }
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        snprintf(err, errlen, "socket: %s", strerror(errno));
+        return -1;
+    }
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    int rc = connect(fd, (struct sockaddr *)&sa, sizeof sa);
+    int e = errno;
+    close(fd);
+    if (rc == 0) {
+        snprintf(err, errlen, "another animidxd is already listening on %s ('animidx status' "
+                              "shows which); stop it, or set [daemon] socket to another path",
+                 path);
+        return -1;
+    }
+    if (e == ECONNREFUSED || e == ENOENT) {
+        unlink(path);
+        return 0;
+    }
+    snprintf(err, errlen, "%s: cannot check the existing socket: %s", path, strerror(e));
+    return -1;
+}
+
+static void server_free_cb(uv_handle_t *h)
+{
+    amxd_server *s = h->data;
+    free(s->path);
+    free(s);
+}
+
+int amxd_server_start(amxd *d, const char *path, amxd_server **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    int rc = amxd_mkdir_parents(path);
+    if (rc) {
+        snprintf(err, errlen, "%s: cannot create its directory: %s", path, strerror(-rc));
+        return -1;
+    }
+    if (check_dir(path, err, errlen) != 0 || check_stale(path, err, errlen) != 0)
+        return -1;
+    amxd_server *s = calloc(1, sizeof *s);
+    if (!s || !(s->path = strdup(path))) {
+        free(s);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    s->d = d;
+    s->pipe.data = s;
+    uv_pipe_init(amxd_loop(d), &s->pipe, 0);
+    mode_t old = umask(0177); /* the socket: 0600 */
+    rc = uv_pipe_bind(&s->pipe, path);
+    umask(old);
+    if (rc == 0)
+        rc = uv_listen((uv_stream_t *)&s->pipe, 16, connection_cb);
+    if (rc) {
+        snprintf(err, errlen, "%s: cannot listen: %s", path, uv_strerror(rc));
+        uv_close((uv_handle_t *)&s->pipe, server_free_cb);
+        return -1;
+    }
+    *out = s;
+    return 0;
+}
+
+void amxd_server_close(amxd_server *s)
+{
+    if (!s)
+        return;
+    unlink(s->path);
+    while (s->clients) {
+        amxd_client *c = s->clients;
+        uv_read_stop((uv_stream_t *)&c->pipe);
+        /* detach it now; it closes after its queued replies (or at once) */
+        s->clients = c->next;
+        c->prev = c->next = NULL;
+        c->server = NULL;
+        client_end(c);
+    }
+    uv_close((uv_handle_t *)&s->pipe, server_free_cb);
+}

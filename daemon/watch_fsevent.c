@@ -1,0 +1,154 @@
+/*
+ * Watching on other platforms (macOS, Windows, the BSDs): one uv_fs_event per root with
+ * UV_FS_EVENT_RECURSIVE (recursive on macOS and Windows). These events carry no rename cookie
+ * and no overflow signal, so every reported name is rescanned as a scope, `sync` rescans the
+ * roots, and the periodic reconcile scan backs everything up.
+ */
+#include "daemon.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+typedef struct root_watch {
+    uv_fs_event_t h;
+    amxd *d;
+    struct amxd_watch *w;
+    unsigned root;
+} root_watch;
+
+struct amxd_watch {
+    amxd *d;
+    root_watch **roots;
+    size_t count;
+    size_t failed;                /* roots that could not be watched: polled */
+    uint64_t events;
+};
+
+static void event_cb(uv_fs_event_t *h, const char *filename, int events, int status)
+{
+    root_watch *rw = h->data;
+    amxd *d = rw->d;
+    rw->w->events++;
+    if (status < 0) {
+        amxd_lost_watch(d, rw->root, "", uv_strerror(status));
+        return;
+    }
+    (void)events;
+    if (!filename || !*filename) {
+        amxd_touch(d, rw->root, "", AMXD_DIR);
+        return;
+    }
+    char rel[PATH_MAX];
+    snprintf(rel, sizeof rel, "%s", filename);
+    for (char *p = rel; *p; p++)
+        if (*p == '\\')
+            *p = '/';
+    if (amxd_skip(d, rel))
+        return;
+    char path[PATH_MAX];
+    struct stat st;
+    bool dir = amxd_abs_path(d, rw->root, rel, path, sizeof path) && stat(path, &st) == 0 &&
+               S_ISDIR(st.st_mode);
+    amxd_touch(d, rw->root, rel, dir ? AMXD_DIR : 0);
+}
+
+static void free_root_watch(uv_handle_t *h)
+{
+    free(h->data);
+}
+
+static void watch_roots(amxd_watch *w)
+{
+    amxd *d = w->d;
+    size_t n = amxd_root_count(d);
+    w->roots = calloc(n ? n : 1, sizeof *w->roots);
+    w->count = w->failed = 0;
+    for (unsigned r = 0; w->roots && r < n; r++) {
+        root_watch *rw = calloc(1, sizeof *rw);
+        if (!rw)
+            break;
+        rw->d = d;
+        rw->w = w;
+        rw->root = r;
+        rw->h.data = rw;
+        uv_fs_event_init(amxd_loop(d), &rw->h);
+        int rc = uv_fs_event_start(&rw->h, event_cb, amxd_root(d, r), UV_FS_EVENT_RECURSIVE);
+        if (rc) {
+            amxd_set_error(d, "cannot watch %s: %s; it is rescanned every %d s instead",
+                           amxd_root(d, r), uv_strerror(rc), amxd_config(d)->poll_s);
+            w->failed++;
+        }
+        w->roots[w->count++] = rw;
+    }
+}
+
+static void close_roots(amxd_watch *w)
+{
+    for (size_t i = 0; i < w->count; i++)
+        uv_close((uv_handle_t *)&w->roots[i]->h, free_root_watch);
+    free(w->roots);
+    w->roots = NULL;
+    w->count = 0;
+}
+
+int amxd_watch_start(amxd *d, amxd_watch **out, char *err, size_t errlen)
+{
+    amxd_watch *w = calloc(1, sizeof *w);
+    if (!w) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    w->d = d;
+    watch_roots(w);
+    *out = w;
+    return 0;
+}
+
+void amxd_watch_close(amxd_watch *w)
+{
+    if (!w)
+        return;
+    close_roots(w);
+    free(w);
+}
+
+bool amxd_watch_drain(amxd_watch *w)
+{
+    (void)w;
+    return false; /* no way to tell which events are still in flight: sync rescans */
+}
+
+void amxd_watch_rewalk(amxd_watch *w)
+{
+    (void)w;
+}
+
+void amxd_watch_reset(amxd_watch *w)
+{
+    close_roots(w);
+    watch_roots(w);
+}
+
+size_t amxd_watch_poll_unwatched(amxd_watch *w)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < w->count; i++)
+        if (!uv_is_active((uv_handle_t *)&w->roots[i]->h)) {
+            amxd_touch(w->d, w->roots[i]->root, "", AMXD_DIR | AMXD_NOW);
+            n++;
+        }
+    return n;
+}
+
+void amxd_watch_status(amxd_watch *w, amx_json *j)
+{
+    amx_json_kstring(j, "watcher", "uv_fs_event");
+    amx_json_kint(j, "watches", (int64_t)(w->count - w->failed));
+    amx_json_kint(j, "unwatched_dirs", (int64_t)w->failed);
+    amx_json_kbool(j, "watch_limit_reached", false);
+    amx_json_kint(j, "events", (int64_t)w->events);
+}
