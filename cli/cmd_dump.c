@@ -7,6 +7,7 @@
 #include "animidx/w3d.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -549,13 +550,16 @@ static int dump_one(const char *arg, const amx_config *cfg, bool json, bool samp
         free(file);
         return EXIT_IO;
     }
-    amx_decode_opts opts = { .samples = samples, .file_name = file };
+    /* A [root PATH] game setting that holds the file applies, as it does in a scan. */
+    char real[PATH_MAX];
+    const char *game = realpath(file, real) ? amx_config_game(cfg, real) : NULL;
+    amx_decode_opts opts = { .samples = samples, .file_name = file, .game = game };
     const unsigned char *span = data;
     size_t span_len = len;
     amx_asset *archive = NULL;
     void *member_buf = NULL;
     if (hash) {
-        if (amx_decode(data, len, &(amx_decode_opts){ .file_name = file }, &archive) != AMX_OK ||
+        if (amx_decode(data, len, &(amx_decode_opts){ .file_name = file, .game = game }, &archive) != AMX_OK ||
             !archive->archive) {
             cli_error("%s: not an archive, so '%s' cannot be found in it", file, hash + 1);
             amx_asset_free(archive);

@@ -73,9 +73,18 @@ typedef struct scope {
     char err[512];
 } scope;
 
+/* A rename paired by its inotify cookie: applied to the index before the batch's scans, so the
+ * file keeps its row, id and findings (amx_index_rename). */
+typedef struct rename_op {
+    unsigned root;
+    char *from, *to;              /* owned; relative to the root */
+} rename_op;
+
 typedef struct batch {
     uv_work_t req;
     amxd *d;
+    rename_op *renames;           /* owned: applied first, by the worker */
+    size_t nrenames;
     uint64_t seq_start;           /* events numbered above this came in during the batch */
     uint64_t t_start;
     bool has_root;                /* a whole-root scan: status says "scanning" */
@@ -126,6 +135,10 @@ struct amxd {
     char last_error[512];
     time_t last_error_at;
     uint64_t start_ns;
+
+    rename_op *renames;           /* paired renames waiting for the next batch */
+    size_t nrenames, rename_cap;
+    atomic_uint_fast64_t renamed_atomic; /* rows moved by renames (status; the worker adds) */
 
     uv_mutex_t pmu;               /* the running scan's progress (written by its thread) */
     uint64_t p_seen;
@@ -649,10 +662,52 @@ static void merge_directories(amxd *d, batch *b)
     free(idx);
 }
 
+static void free_renames(rename_op *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(r[i].from);
+        free(r[i].to);
+    }
+    free(r);
+}
+
+void amxd_rename(amxd *d, unsigned root, const char *from, const char *to)
+{
+    if (atomic_load(&d->stopping))
+        return;
+    if (d->nrenames == d->rename_cap) {
+        size_t cap = d->rename_cap ? d->rename_cap * 2 : 16;
+        rename_op *g = realloc(d->renames, cap * sizeof *g);
+        if (!g)
+            return; /* the scans of both paths still bring the index up to date */
+        d->renames = g;
+        d->rename_cap = cap;
+    }
+    rename_op op = { root, xstrdup(from), xstrdup(to) };
+    if (!op.from || !op.to) {
+        free(op.from);
+        free(op.to);
+        return;
+    }
+    d->renames[d->nrenames++] = op;
+}
+
 static void work_cb(uv_work_t *req)
 {
     batch *b = req->data;
     amxd *d = b->d;
+    /* Renames first: the scans of the old and new paths that follow then find the row moved
+     * (unchanged: nothing decoded) or stale (renamed: decoded again into the same row). */
+    for (size_t i = 0; i < b->nrenames && !atomic_load(&d->stopping); i++) {
+        const rename_op *r = &b->renames[i];
+        uint64_t moved = 0;
+        char err[512];
+        if (amx_index_rename(d->db, d->roots[r->root], r->from, r->to, &moved, err, sizeof err))
+            amxd_log(AMX_LOG_WARNING, "rename %s -> %s: %s (the scans will catch up)", r->from, r->to,
+                     err);
+        else
+            atomic_fetch_add(&d->renamed_atomic, moved);
+    }
     merge_directories(d, b);
     for (size_t i = 0; i < b->n && !atomic_load(&d->stopping); i++) {
         scope *s = &b->scopes[i];
@@ -748,6 +803,7 @@ static void after_work_cb(uv_work_t *req, int status)
                  (unsigned long long)d->removed, (unsigned long long)d->failed);
     }
     free(b->scopes);
+    free_renames(b->renames, b->nrenames);
     free(b);
     if (stopping) {
         begin_stop(d, NULL);
@@ -804,6 +860,10 @@ static void kick(amxd *d)
     }
     b->req.data = b;
     b->d = d;
+    b->renames = d->renames; /* the batch applies every rename paired so far */
+    b->nrenames = d->nrenames;
+    d->renames = NULL;
+    d->nrenames = d->rename_cap = 0;
     b->seq_start = d->seq;
     b->t_start = uv_hrtime();
     b->scopes = sc;
@@ -813,6 +873,8 @@ static void kick(amxd *d)
     int rc = uv_queue_work(d->loop, &b->req, work_cb, after_work_cb);
     if (rc) {
         amxd_set_error(d, "cannot start a scan: %s", uv_strerror(rc));
+        d->renames = b->renames; /* kept for the next batch */
+        d->nrenames = d->rename_cap = b->nrenames;
         for (entry *e = d->lists[E_INFLIGHT].head; e; e = d->lists[E_INFLIGHT].head)
             set_state(d, e, E_READY);
         for (size_t i = 0; i < k; i++)
@@ -933,6 +995,7 @@ static void send_status(amxd *d, amxd_client *c)
     amx_json_kint(j, "files_unreadable", (int64_t)d->failed);
     amx_json_kint(j, "batches", (int64_t)d->batches);
     amx_json_kint(j, "overflows", (int64_t)d->overflows);
+    amx_json_kint(j, "renamed", (int64_t)atomic_load(&d->renamed_atomic));
     amx_json_kint(j, "lost_watches", (int64_t)d->lost_watches);
     amx_json_kint(j, "full_rescans", (int64_t)d->full_rescans);
     amx_json_kint(j, "scan_errors", (int64_t)d->scan_errors);
@@ -1525,6 +1588,7 @@ void amxd_destroy(amxd *d)
             next = e->hnext;
             free(e);
         }
+    free_renames(d->renames, d->nrenames);
     free(d->buckets);
     amx_db_close(d->reader);
     amx_db_close(d->db);

@@ -77,6 +77,9 @@ void amxd_destroy(amxd *d);
 
 /* The watcher's entry points. `root` is an index into amxd_root(). */
 void amxd_touch(amxd *d, unsigned root, const char *rel, int flags);
+/* A rename within a root, paired by its cookie: the next batch moves the indexed rows to the
+ * new path before it scans (amx_index_rename); both paths must also be touched. */
+void amxd_rename(amxd *d, unsigned root, const char *from, const char *to);
 void amxd_overflow(amxd *d, const char *why);
 void amxd_lost_watch(amxd *d, unsigned root, const char *rel, const char *why);
 void amxd_set_error(amxd *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

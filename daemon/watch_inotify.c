@@ -359,10 +359,12 @@ static void moved_to(amxd_watch *w, uint32_t cookie, unsigned root, const char *
         move *m = &w->moves[i];
         if (m->cookie != cookie)
             continue;
-        /* A rename inside the roots. The index has no rename yet: the old path's rows go and
-         * the new path is indexed (the content hash is unchanged, but the decode is redone). */
+        /* A rename inside the roots: the index moves the rows (same ids and findings) before
+         * it scans both paths; a move between roots is a removal and a new file. */
         if (m->is_dir)
             rename_tree(w, m->root, m->rel, root, rel);
+        if (m->root == root)
+            amxd_rename(d, root, m->rel, rel);
         if (amxd_log_enabled(AMX_LOG_DEBUG))
             amxd_log(AMX_LOG_DEBUG, "renamed %s -> %s", m->rel, rel);
         amxd_touch(d, m->root, m->rel, is_dir ? AMXD_DIR : AMXD_CLOSED);

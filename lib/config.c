@@ -26,7 +26,7 @@ static const char *const section_keys[SEC_COUNT] = {
     "database", "roots, jobs, ignore", "",
     "socket, settle_ms, reconcile_interval_s, poll_interval_s, max_watches, log, log_level",
 };
-#define KNOWN_SECTIONS "index, scan, severity, daemon"
+#define KNOWN_SECTIONS "index, scan, severity, daemon, root PATH"
 
 #define MAX_JOBS 256
 
@@ -131,6 +131,8 @@ void amx_config_finish(amx_config *c)
     free(c->db_path);
     list_free(c->roots, c->root_count);
     list_free(c->ignore, c->ignore_count);
+    list_free(c->game_paths, c->game_count);
+    list_free(c->games, c->game_count);
     free(c->source);
     free(c->socket_path);
     free(c->log_path);
@@ -141,8 +143,8 @@ static int config_copy(amx_config *dst, const amx_config *src)
 {
     *dst = *src;
     dst->db_path = dst->source = dst->socket_path = dst->log_path = NULL;
-    dst->roots = dst->ignore = NULL;
-    dst->root_count = dst->ignore_count = 0;
+    dst->roots = dst->ignore = dst->game_paths = dst->games = NULL;
+    dst->root_count = dst->ignore_count = dst->game_count = 0;
     int rc = 0;
     if ((src->db_path && !(dst->db_path = strdup(src->db_path))) ||
         (src->source && !(dst->source = strdup(src->source))) ||
@@ -153,6 +155,12 @@ static int config_copy(amx_config *dst, const amx_config *src)
         rc = list_push(&dst->roots, &dst->root_count, strdup(src->roots[i]));
     for (size_t i = 0; rc == 0 && i < src->ignore_count; i++)
         rc = list_push(&dst->ignore, &dst->ignore_count, strdup(src->ignore[i]));
+    for (size_t i = 0; rc == 0 && i < src->game_count; i++) {
+        size_t n = dst->game_count;
+        rc = list_push(&dst->game_paths, &n, strdup(src->game_paths[i]));
+        if (rc == 0)
+            rc = list_push(&dst->games, &dst->game_count, strdup(src->games[i]));
+    }
     if (rc)
         amx_config_finish(dst);
     return rc;
@@ -240,7 +248,7 @@ static char *check_line(load_state *st, char *line, int num)
     if (st->lineno == 1 && strncmp(p, "\xEF\xBB\xBF", 3) == 0)
         p += 3;
     const char *end = p[0] == '[' ? strchr(p, ']') : NULL;
-    if (end && section_id(p + 1, (size_t)(end - p - 1)) < 0) {
+    if (end && section_id(p + 1, (size_t)(end - p - 1)) < 0 && strncasecmp(p + 1, "root ", 5) != 0) {
         unknown_section(st, p + 1, (size_t)(end - p - 1));
         return NULL;
     }
@@ -425,6 +433,28 @@ static int daemon_key(load_state *st, const char *name, const char *value)
                 section_keys[SEC_DAEMON]);
 }
 
+/* [root PATH]: settings of the roots at or below PATH. */
+static int root_key(load_state *st, const char *path_text, const char *name, const char *value)
+{
+    amx_config *c = &st->work;
+    if (strcasecmp(name, "game") != 0)
+        return fail(st, "unknown key '%s' in [root %s] (known keys: game)", name, path_text);
+    if (strcasecmp(value, "mp1") != 0 && strcasecmp(value, "mp2") != 0)
+        return fail(st, "bad value '%s' for game: expected mp1 or mp2", value);
+    char *path = resolve_path(st, "root", path_text);
+    if (!path)
+        return 0;
+    char *game = strdup(strcasecmp(value, "mp1") == 0 ? "mp1" : "mp2");
+    size_t n = c->game_count;
+    if (!game || list_push(&c->game_paths, &n, path) != 0 ||
+        list_push(&c->games, &c->game_count, game) != 0) {
+        if (c->game_count < n) /* the path went in, the game did not */
+            free(c->game_paths[--n]);
+        return fail(st, "out of memory");
+    }
+    return 1;
+}
+
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
     load_state *st = user;
@@ -433,6 +463,14 @@ static int handler(void *user, const char *section, const char *name, const char
         return 1;
     if (!*section)
         return fail(st, "key '%s' before any section (known: " KNOWN_SECTIONS ")", name);
+    if (strncasecmp(section, "root ", 5) == 0) {
+        const char *path = section + 5;
+        while (*path == ' ')
+            path++;
+        if (!*path)
+            return fail(st, "[root] needs a path: [root Data/MP1]");
+        return root_key(st, path, name, value);
+    }
     int sec = section_id(section, strlen(section));
     if (sec < 0)
         return unknown_section(st, section, strlen(section));
@@ -605,4 +643,27 @@ bool amx_config_ignored(const amx_config *c, const char *relpath)
     }
     free(buf);
     return hit;
+}
+
+const char *amx_config_game(const amx_config *c, const char *abs_root)
+{
+    const char *best = NULL;
+    size_t best_len = 0;
+    for (size_t i = 0; c && i < c->game_count; i++) {
+        const char *p = c->game_paths[i];
+        size_t n = strlen(p);
+        while (n > 1 && p[n - 1] == '/')
+            n--;
+        bool inside = strncmp(abs_root, p, n) == 0 && (abs_root[n] == '\0' || abs_root[n] == '/');
+        char real[4096];
+        if (!inside && realpath(p, real)) { /* the root was resolved through links */
+            size_t k = strlen(real);
+            inside = strncmp(abs_root, real, k) == 0 && (abs_root[k] == '\0' || abs_root[k] == '/');
+        }
+        if (inside && n >= best_len) {
+            best = c->games[i];
+            best_len = n;
+        }
+    }
+    return best;
 }

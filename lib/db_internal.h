@@ -27,7 +27,7 @@ struct amx_db {
     sqlite3_stmt *del_file;
     sqlite3_stmt *ins_skeleton, *ins_bone, *ins_clip, *ins_track, *ins_model, *ins_mesh, *ins_finding;
     sqlite3_stmt *ins_anim_set, *del_anim_sets, *mark_clips_of_sets;
-    sqlite3_stmt *ins_skeleton_ref, *del_skeleton_refs, *mark_refs_for_skeleton;
+    sqlite3_stmt *ins_skeleton_ref, *del_skeleton_refs, *mark_refs_for_skeleton, *mark_refs_of_file;
 };
 
 /* Fills err with "what: sqlite message" and returns AMX_E_DB. */

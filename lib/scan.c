@@ -89,6 +89,7 @@ typedef struct scan_ctx {
     size_t res_count, res_cap;
     bool closing;
     size_t busy;                  /* jobs taken by workers and not finished */
+    const char *game;             /* the root's [root PATH] game setting (read-only), or NULL */
 } scan_ctx;
 
 static void job_free(job *j)
@@ -226,7 +227,7 @@ static void decode_archive_members(scan_ctx *c, job *j, amx_format fmt, const ui
             push_result(c, r);
             continue;
         }
-        amx_decode_opts o = { .file_name = m[i].name };
+        amx_decode_opts o = { .file_name = m[i].name, .game = c->game };
         if (amx_decode(span, span_len, &o, &r->asset) != AMX_OK) {
             free(owned);
             result_free(r);
@@ -324,7 +325,7 @@ static void process_job(scan_ctx *c, job *j)
         free(data);
         return;
     }
-    amx_decode_opts o = { .file_name = j->rel_path, .format = fmt };
+    amx_decode_opts o = { .file_name = j->rel_path, .format = fmt, .game = c->game };
     if (amx_decode(data, size, &o, &r->asset) != AMX_OK) {
         free(r);
         push_failure(c, j, AMX_C_LIMIT_EXCEEDED, "not enough memory to decode the file", "");
@@ -764,10 +765,14 @@ static amx_status sweep(scanner *s)
     amx_status st = ensure_tx(s);
     if (st)
         return st;
-    if (sqlite3_prepare_v2(s->db->db,
-                           "SELECT id FROM files WHERE root_id = ?1 AND parent_id IS NULL AND id <= ?2 "
-                           "AND (?3 IS NULL OR path = ?3 OR (path > ?3 || '/' AND path < ?3 || '0'))",
-                           -1, &q, NULL) != SQLITE_OK)
+    /* A scoped scan lists only the rows inside its scope (a range of the path index), so a
+     * one-file rescan costs the same whatever the size of the index. */
+    const char *sql = s->scope
+                          ? "SELECT id FROM files WHERE root_id = ?1 AND parent_id IS NULL AND "
+                            "id <= ?2 AND (path = ?3 OR (path > ?3 || '/' AND path < ?3 || '0'))"
+                          : "SELECT id FROM files WHERE root_id = ?1 AND parent_id IS NULL AND "
+                            "id <= ?2";
+    if (sqlite3_prepare_v2(s->db->db, sql, -1, &q, NULL) != SQLITE_OK)
         return amx__db_error(s->db, "index: listing files", s->err, s->errlen);
     sqlite3_bind_int64(q, 1, s->root_id);
     sqlite3_bind_int64(q, 2, s->seen_max);
@@ -887,6 +892,7 @@ amx_status amx_scan(amx_db *db, const amx_scan_opts *opts, amx_scan_stats *stats
         amx__db_rollback(db);
         return st;
     }
+    s.q.game = amx_config_game(opts->config, root);
     s.seen = calloc((size_t)(s.seen_max >> 3) + 1, 1);
     int jobs = opts->jobs > 0 ? opts->jobs : cpu_count();
     s.q.job_cap = (size_t)jobs * 4;
@@ -937,7 +943,9 @@ amx_status amx_scan(amx_db *db, const amx_scan_opts *opts, amx_scan_stats *stats
         st = amx__db_commit(db, err, errlen);
     if (!st)
         st = amx_link(db, &stats->clips_linked, err, errlen);
-    if (!st) {
+    /* The scans table records whole-root scans (the report's "scanned at"); the daemon's scoped
+     * rescans would grow it without bound. */
+    if (!st && !s.scope) {
         sqlite3_stmt *ins = NULL;
         if (sqlite3_prepare_v2(db->db,
                                "INSERT INTO scans(root_id, started_at, finished_at, files_seen, "

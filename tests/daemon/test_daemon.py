@@ -397,6 +397,17 @@ def test_create_modify():
              [], "findings")
 
 
+def row_id(db, path):
+    """The files row id of a path (None when not indexed), read straight from the index."""
+    import sqlite3
+    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    try:
+        r = con.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()
+        return r[0] if r else None
+    finally:
+        con.close()
+
+
 def test_rename_move_delete():
     d = MAIN
     u = os.path.join(ROOT, UNITS)
@@ -405,8 +416,11 @@ def test_rename_move_delete():
         clip(os.path.join(u, "UV_WALKER_WALK_00.ALA"), ["Root", "Tail"], indices=[0, 1], frames=16)
         d.sync()
         before = [i["code"] for i in d.query("issues") if i["path"] == old]
+        before_id = row_id(d.db, old)
         os.rename(os.path.join(u, "UV_WALKER_WALK_00.ALA"), os.path.join(u, "UV_WALKER_RUN_00.ALA"))
         d.sync()
+        c.that(before_id is not None and row_id(d.db, UNITS + "/UV_WALKER_RUN_00.ALA") == before_id,
+               "the row keeps its id (%s)" % before_id)
         c.eq(paths_in(d.db, old), [], "old path")
         c.eq(paths_in(d.db, UNITS + "/UV_WALKER_RUN_00.ALA"), [UNITS + "/UV_WALKER_RUN_00.ALA"],
              "new path")
@@ -417,8 +431,11 @@ def test_rename_move_delete():
         other = os.path.join(ROOT, "Data/Art/Other")
         os.makedirs(other)
         d.sync()
+        moved_id = row_id(d.db, UNITS + "/UV_WALKER_RUN_00.ALA")
         shutil.move(os.path.join(u, "UV_WALKER_RUN_00.ALA"), os.path.join(other, "UV_WALKER_RUN_00.ALA"))
         d.sync()
+        c.that(moved_id is not None and row_id(d.db, "Data/Art/Other/UV_WALKER_RUN_00.ALA") == moved_id,
+               "the row keeps its id across directories (%s)" % moved_id)
         c.eq(paths_in(d.db, UNITS + "/UV_WALKER_RUN_00.ALA"), [], "old path")
         r = clip_row(d, "UV_WALKER", "Data/Art/Other/UV_WALKER_RUN_00.ALA")
         c.eq(r and (r["frames"], r["bones_missing"]), (16, 1), "the moved clip")

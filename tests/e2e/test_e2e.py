@@ -1217,6 +1217,14 @@ def test_metroid_prime():
              "CINF bones, parents first")
         s2 = scan(root, db)
         c.eq(s2["scan"]["files_decoded"], 0, "rescan decodes nothing")
+        # [root PATH] game = mp2 reaches the decoders: these MP1 files are reported as such
+        cfg = os.path.join(TMP, "mp.ini")
+        with open(cfg, "w") as f:
+            f.write("[root mp]\ngame = mp2\n")
+        hinted = ax.json("dump", "--json", "--config", cfg,
+                         os.path.join(root, "Data", "Metroid1.pak") + "#A0000001.ANIM", want_rc=None)
+        c.that(any("game setting says mp2" in i["message"] for i in hinted.get("issues", [])),
+               "the game setting is applied: %s" % short(hinted.get("issues")))
 
 
 def main():

@@ -192,14 +192,14 @@ static void test_error_messages(void)
               "animidx.ini:2: unknown key 'roots' in [index] (known keys: database)");
     /* an unknown section is reported on its own line, even with no keys */
     CHECK_STR(load_err("[index]\n; comment\n[foo]\n"),
-              "animidx.ini:3: unknown section [foo] (known: index, scan, severity, daemon)");
+              "animidx.ini:3: unknown section [foo] (known: index, scan, severity, daemon, root PATH)");
     CHECK_STR(load_err("[scan]\njobs = 1\n[foo]\nx = 1\n"),
-              "animidx.ini:3: unknown section [foo] (known: index, scan, severity, daemon)");
+              "animidx.ini:3: unknown section [foo] (known: index, scan, severity, daemon, root PATH)");
     /* an indented header is a section too; the handler catches it at its first key */
     CHECK_STR(load_err("[scan]\n  [foo]\nx = 1\n"),
-              "animidx.ini:3: unknown section [foo] (known: index, scan, severity, daemon)");
+              "animidx.ini:3: unknown section [foo] (known: index, scan, severity, daemon, root PATH)");
     CHECK_STR(load_err("jobs = 1\n"),
-              "animidx.ini:1: key 'jobs' before any section (known: index, scan, severity, daemon)");
+              "animidx.ini:1: key 'jobs' before any section (known: index, scan, severity, daemon, root PATH)");
     CHECK_STR(load_err(padded(7, "[scan]\njobs = lots\n")),
               "animidx.ini:9: bad value 'lots' for jobs: expected a whole number from 0 to 256");
     CHECK_STR(load_err("[scan]\njobs = 257\n"),
@@ -617,6 +617,33 @@ static void test_daemon_keys(void)
 }
 
 /* The shipped config: loads as is (all defaults), and every example in it is valid. */
+/* [root PATH] game = mp1|mp2: the most specific section holding the root wins. */
+static void test_root_game(void)
+{
+    amx_config c;
+    char err[512] = "";
+    CHECK_EQ(amx_config_init(&c), 0);
+    CHECK_EQ(amx_config_load_string(&c,
+                                    "[root /games/prime]\ngame = MP1\n"
+                                    "[root /games/prime/echoes]\ngame = mp2\n",
+                                    "animidx.ini", err, sizeof err),
+             0);
+    CHECK_STR(err, "");
+    CHECK_EQ(c.game_count, 2);
+    CHECK_STR(amx_config_game(&c, "/games/prime"), "mp1");
+    CHECK_STR(amx_config_game(&c, "/games/prime/Data"), "mp1");
+    CHECK_STR(amx_config_game(&c, "/games/prime/echoes/Data"), "mp2");
+    CHECK(amx_config_game(&c, "/games/primer") == NULL);
+    CHECK(amx_config_game(&c, "/games") == NULL);
+    /* a copy through a failed load keeps them */
+    CHECK_EQ(amx_config_load_string(&c, "[root x]\ngame = mp4\n", "animidx.ini", err, sizeof err), -1);
+    CHECK_EQ(c.game_count, 2);
+    amx_config_finish(&c);
+    CHECK_STR(load_err("[root x]\ngame = mp4\n"), "animidx.ini:2: bad value 'mp4' for game: expected mp1 or mp2");
+    CHECK_STR(load_err("[root x]\nlevel = 3\n"), "animidx.ini:2: unknown key 'level' in [root x] (known keys: game)");
+    CHECK_STR(load_err("[root ]\ngame = mp1\n"), "animidx.ini:2: [root] needs a path: [root Data/MP1]");
+}
+
 static void test_shipped_config(void)
 {
     char path[PATH_MAX];
@@ -725,6 +752,7 @@ int main(void)
     RUN(test_locate);
     RUN(test_ignored);
     RUN(test_daemon_keys);
+    RUN(test_root_game);
     RUN(test_shipped_config);
 
     rmdir(tmp_root);

@@ -10,6 +10,7 @@
 #include "animidx/index.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -301,6 +302,96 @@ static void test_scoped_scan(void)
     amx_db_close(db);
 }
 
+static void move(const char *from, const char *to)
+{
+    char a[1400], b[1400];
+    snprintf(a, sizeof a, "%s/%s", root, from);
+    snprintf(b, sizeof b, "%s/%s", root, to);
+    char cmd[4400];
+    snprintf(cmd, sizeof cmd, "mkdir -p \"$(dirname '%s')\" && mv '%s' '%s'", b, a, b);
+    CHECK(system(cmd) == 0);
+}
+
+static int64_t id_of(amx_db *db, const char *path)
+{
+    char sql[1200];
+    snprintf(sql, sizeof sql, "SELECT coalesce((SELECT id FROM files WHERE path = '%s'), 0)", path);
+    return q_int(db, sql);
+}
+
+static amx_status rename_rel(amx_db *db, const char *from, const char *to, uint64_t *moved)
+{
+    char real[PATH_MAX], err[512] = "";
+    CHECK(realpath(root, real) != NULL);
+    amx_status st = amx_index_rename(db, real, from, to, moved, err, sizeof err);
+    if (st)
+        printf("# rename failed: %s\n", err);
+    return st;
+}
+
+/* A rename keeps the file's row, its id and (when only its directory changes) its decode. */
+static void test_rename(void)
+{
+    make_tree();
+    write_model("Data/A/UM_R.ALO");
+    write_clip("Data/A/UM_R_IDLE_00.ALA");
+    write_clip("Data/A/UM_R_MOVE_00.ALA");
+    amx_db *db = NULL;
+    char err[512];
+    CHECK_EQ(amx_db_open(dbpath, 0, &db, err, sizeof err), AMX_OK);
+    scan(db);
+    int64_t clip_id = id_of(db, "Data/A/UM_R_IDLE_00.ALA");
+    int64_t model_id = id_of(db, "Data/A/UM_R.ALO");
+    CHECK(clip_id > 0 && model_id > 0);
+
+    /* a file moved to another directory: same row, nothing decoded again */
+    uint64_t moved = 0;
+    move("Data/A/UM_R_IDLE_00.ALA", "Data/B/UM_R_IDLE_00.ALA");
+    CHECK_EQ(rename_rel(db, "Data/A/UM_R_IDLE_00.ALA", "Data/B/UM_R_IDLE_00.ALA", &moved), AMX_OK);
+    CHECK_EQ(moved, 1);
+    CHECK_EQ(id_of(db, "Data/B/UM_R_IDLE_00.ALA"), clip_id);
+    CHECK_EQ(id_of(db, "Data/A/UM_R_IDLE_00.ALA"), 0);
+    amx_scan_stats st = scan(db);
+    CHECK_EQ(st.files_decoded, 0);
+    CHECK_EQ(st.files_removed, 0);
+    CHECK_EQ(id_of(db, "Data/B/UM_R_IDLE_00.ALA"), clip_id);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM clips WHERE skeleton_name = 'UM_R'"), 2);
+
+    /* a model renamed: same row, re-decoded in place (its skeleton is named after the file) */
+    move("Data/A/UM_R.ALO", "Data/A/UM_Q.ALO");
+    CHECK_EQ(rename_rel(db, "Data/A/UM_R.ALO", "Data/A/UM_Q.ALO", &moved), AMX_OK);
+    CHECK_EQ(moved, 1);
+    st = scan(db);
+    CHECK_EQ(st.files_decoded, 1);
+    CHECK_EQ(id_of(db, "Data/A/UM_Q.ALO"), model_id);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM skeletons WHERE name = 'UM_Q'"), 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'SKELETON_NOT_FOUND'"), 2);
+
+    /* a directory renamed: every row below keeps its id */
+    int64_t move_id = id_of(db, "Data/A/UM_R_MOVE_00.ALA");
+    move("Data/A", "Data/C");
+    CHECK_EQ(rename_rel(db, "Data/A", "Data/C", &moved), AMX_OK);
+    CHECK_EQ(moved, 2);
+    CHECK_EQ(id_of(db, "Data/C/UM_R_MOVE_00.ALA"), move_id);
+    CHECK_EQ(id_of(db, "Data/C/UM_Q.ALO"), model_id);
+    st = scan(db);
+    CHECK_EQ(st.files_decoded, 0);
+    CHECK_EQ(st.files_removed, 0);
+    /* "Data/C" must not catch "Data/CC" */
+    CHECK_EQ(rename_rel(db, "Data/C", "Data/C/inside", &moved), AMX_E_INVALID_ARG);
+
+    /* an editor's save: a new file renamed over an indexed one replaces it */
+    write_clip("Data/B/UM_R_IDLE_00.ALA.tmp");
+    move("Data/B/UM_R_IDLE_00.ALA.tmp", "Data/B/UM_R_IDLE_00.ALA");
+    CHECK_EQ(rename_rel(db, "Data/B/UM_R_IDLE_00.ALA.tmp", "Data/B/UM_R_IDLE_00.ALA", &moved), AMX_OK);
+    CHECK_EQ(moved, 0);
+    CHECK_EQ(id_of(db, "Data/B/UM_R_IDLE_00.ALA"), 0);
+    st = scan(db);
+    CHECK_EQ(st.files_decoded, 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files WHERE path LIKE '%.tmp'"), 0);
+    amx_db_close(db);
+}
+
 int main(void)
 {
     RUN(test_migrations);
@@ -308,5 +399,6 @@ int main(void)
     RUN(test_interrupted_archive);
     RUN(test_link_follows_models);
     RUN(test_scoped_scan);
+    RUN(test_rename);
     return test_done();
 }

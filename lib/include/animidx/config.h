@@ -13,6 +13,8 @@
  *   ignore = *.bak, tmp/ *      ; fnmatch globs on the path relative to the root ('/' separators)
  *   [severity]
  *   BONE_NOT_IN_SKELETON = warning   ; info | warning | error | off
+ *   [root Metroid/Data]
+ *   game = mp1                  ; Metroid Prime files under this root are from MP1 (or mp2)
  *   [daemon]                    ; animidxd, and the CLI commands that talk to it
  *   socket = path               ; the control socket
  *   settle_ms = 50              ; quiet time before a changed file is indexed
@@ -46,6 +48,11 @@ typedef struct amx_config {
     amx_severity severity[AMX_CODE_COUNT];  /* effective severity of every code */
     bool severity_set[AMX_CODE_COUNT];      /* true where the config overrides the default */
     char *source;                           /* the file loaded, or NULL when defaults only */
+    /* [root PATH] sections: game = mp1|mp2 for the roots at or below PATH (Metroid Prime files
+     * carry no game marker). Parallel lists, paths absolute. */
+    char **game_paths;
+    char **games;
+    size_t game_count;
     /* [daemon] */
     char *socket_path;                      /* owned; default: $XDG_RUNTIME_DIR/animidx/animidxd.sock,
                                              * else /tmp/animidx-<uid>/animidxd.sock */
@@ -77,6 +84,10 @@ int amx_config_load_string(amx_config *c, const char *text, const char *name, ch
  * so loading it reports the error), else ./animidx.ini, else the XDG one, if they exist.
  * Writes the path into buf and returns buf, or returns NULL when there is none. */
 const char *amx_config_locate(const char *explicit_path, char *buf, size_t buflen);
+
+/* The `game` setting of the [root PATH] section that holds `abs_root` (the most specific one),
+ * or NULL. */
+const char *amx_config_game(const amx_config *c, const char *abs_root);
 
 /* True when the root-relative path matches one of the ignore globs (a glob matching a directory
  * also ignores everything below it). */

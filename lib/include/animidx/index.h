@@ -67,6 +67,15 @@ typedef struct amx_scan_stats {
 amx_status amx_scan(amx_db *db, const amx_scan_opts *opts, amx_scan_stats *stats, char *err,
                     size_t errlen);
 
+/* Renames an indexed file or directory (with everything below it, and archive members) from
+ * old_rel to new_rel under `root`, keeping the rows, their ids and their findings. A file whose
+ * name (stem) changes is marked stale, so the next scan of new_rel re-decodes it into the same
+ * row (Alamo clips and skeletons are named after their files); a moved file keeps its decode.
+ * What was indexed at new_rel before is replaced. Clips and models are rebound by the next link
+ * pass. *moved = rows renamed (0 when nothing was indexed at old_rel: then scan new_rel). */
+amx_status amx_index_rename(amx_db *db, const char *root, const char *old_rel, const char *new_rel,
+                            uint64_t *moved, char *err, size_t errlen);
+
 /* Re-binds every clip marked unlinked (called by amx_scan; exposed for tests and the daemon). */
 amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen);
 
