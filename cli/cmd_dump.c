@@ -13,57 +13,6 @@
 #include <string.h>
 #include <strings.h>
 
-static unsigned char *read_file(const char *path, size_t *len, char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    unsigned char *buf = NULL;
-    size_t cap = 0, n = 0;
-    for (;;) {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 1 << 16;
-            unsigned char *g = realloc(buf, cap);
-            if (!g) {
-                snprintf(err, errlen, "%s: out of memory", path);
-                free(buf);
-                fclose(f);
-                return NULL;
-            }
-            buf = g;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror(f)) {
-        snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
-        free(buf);
-        fclose(f);
-        return NULL;
-    }
-    fclose(f);
-    *len = n;
-    return buf;
-}
-
-static bool same_member_name(const char *a, const char *b)
-{
-    for (; *a && *b; a++, b++) {
-        char x = *a == '\\' ? '/' : *a, y = *b == '\\' ? '/' : *b;
-        if (x >= 'a' && x <= 'z')
-            x = (char)(x - 32);
-        if (y >= 'a' && y <= 'z')
-            y = (char)(y - 32);
-        if (x != y)
-            return false;
-    }
-    return *a == *b;
-}
-
 static amx_severity effective(const amx_config *cfg, const amx_finding *f)
 {
     return cfg->severity_set[f->code] ? cfg->severity[f->code] : f->severity;
@@ -537,13 +486,13 @@ static int dump_one(const char *arg, const amx_config *cfg, bool json, bool samp
     if (hash)
         file[hash - arg] = '\0';
     size_t len = 0;
-    unsigned char *data = read_file(file, &len, err, sizeof err);
+    unsigned char *data = amx_read_file(file, &len, err, sizeof err);
     if (!data && hash) {
         /* A file whose name really contains '#'. */
         free(file);
         file = strdup(arg);
         hash = NULL;
-        data = file ? read_file(file, &len, err, sizeof err) : NULL;
+        data = file ? amx_read_file(file, &len, err, sizeof err) : NULL;
     }
     if (!data) {
         cli_error("%s", err);
@@ -567,11 +516,9 @@ static int dump_one(const char *arg, const amx_config *cfg, bool json, bool samp
             free(file);
             return EXIT_USAGE;
         }
-        uint32_t index = UINT32_MAX;
-        for (uint32_t i = 0; i < archive->archive->entry_count && index == UINT32_MAX; i++)
-            if (same_member_name(archive->archive->entries[i].name, hash + 1))
-                index = i;
-        if (index == UINT32_MAX) {
+        int64_t found = amx_archive_find(archive, hash + 1);
+        uint32_t index = found < 0 ? 0 : (uint32_t)found;
+        if (found < 0) {
             cli_error("%s: no entry '%s'; list the archive with 'animidx dump %s'", file, hash + 1,
                       file);
             amx_asset_free(archive);

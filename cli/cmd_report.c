@@ -38,8 +38,9 @@ static void skeleton_row(const amx_skeleton_row *s, void *user)
                                         .bones = s->bones, .clips = s->clips };
 }
 
-static void clip_row(const amx_clip_row *c, const char *skel_root, const char *skel_path, void *user)
+static void clip_row(const amx_clip_row *c, void *user)
 {
+    const char *skel_root = c->skeleton_root, *skel_path = c->skeleton_path;
     gather *g = user;
     /* Clips that animate world nodes (MechWarrior 3) have no skeleton to list them under, and
      * are not unbound either: their findings are in the findings sections. */
@@ -83,8 +84,8 @@ static int gather_index(report *r)
         return rc;
     if (amx_query_summary(r->db, r->cfg, &r->sum, err, sizeof err) != AMX_OK ||
         amx_query_skeletons(r->db, skeleton_row, &g, err, sizeof err) != AMX_OK ||
-        cli_query_all_clips(r->db, clip_row, &g, err, sizeof err) != AMX_OK ||
-        cli_query_scans(r->db, scan_row, &g, err, sizeof err) != AMX_OK) {
+        amx_query_all_clips(r->db, clip_row, &g, err, sizeof err) != AMX_OK ||
+        amx_query_scans(r->db, scan_row, &g, err, sizeof err) != AMX_OK) {
         cli_error("%s", err);
         return EXIT_IO;
     }
@@ -106,7 +107,7 @@ static char *previous_time(const char *file)
 {
     size_t len;
     char err[256];
-    char *text = (char *)cli_read_file(file, &len, err, sizeof err);
+    char *text = (char *)amx_read_file(file, &len, err, sizeof err);
     sqlite3 *mem = NULL;
     sqlite3_stmt *s = NULL;
     char *at = NULL;

@@ -210,7 +210,7 @@ int cli_json_each(const char *file, const char *array, const char *const *fields
                   size_t errlen)
 {
     size_t len = 0;
-    char *text = (char *)cli_read_file(file, &len, err, errlen);
+    char *text = (char *)amx_read_file(file, &len, err, errlen);
     if (!text)
         return EXIT_IO;
     sqlite3 *mem = NULL;

@@ -48,7 +48,7 @@ static amx_asset *decode_clip(decoder *d, const char *root, const char *path)
     amx_asset *a = NULL;
     if (!path[flen]) {
         size_t len;
-        unsigned char *data = cli_read_file(file, &len, err, sizeof err);
+        unsigned char *data = amx_read_file(file, &len, err, sizeof err);
         if (!data)
             return NULL;
         if (amx_decode(data, len, &(amx_decode_opts){ .samples = true, .file_name = file }, &a) != AMX_OK)
@@ -59,18 +59,24 @@ static amx_asset *decode_clip(decoder *d, const char *root, const char *path)
     if (!d->archive_path || strcmp(d->archive_path, file) != 0) {
         decoder_drop(d);
         d->archive_path = strdup(file);
-        d->archive_data = cli_read_file(file, &d->archive_len, err, sizeof err);
+        d->archive_data = amx_read_file(file, &d->archive_len, err, sizeof err);
         if (!d->archive_path || !d->archive_data ||
             amx_decode(d->archive_data, d->archive_len, &(amx_decode_opts){ .file_name = file },
                        &d->archive) != AMX_OK)
             d->archive = NULL;
     }
-    const amx_archive_entry *e = cli_archive_find(d->archive, path + flen + 1);
-    if (!e || !e->valid)
+    int64_t i = amx_archive_find(d->archive, path + flen + 1);
+    const uint8_t *bytes;
+    size_t n;
+    void *owned = NULL;
+    if (i < 0 || amx_archive_member(d->archive, d->archive_data, d->archive_len, (uint32_t)i,
+                                    &bytes, &n, &owned, err, sizeof err) != AMX_OK)
         return NULL;
-    amx_decode_opts opts = { .samples = true, .file_name = e->name };
-    if (amx_decode(d->archive_data + e->offset, (size_t)e->size, &opts, &a) != AMX_OK)
-        return NULL;
+    amx_decode_opts opts = { .samples = true,
+                             .file_name = d->archive->archive->entries[i].name };
+    if (amx_decode(bytes, n, &opts, &a) != AMX_OK)
+        a = NULL;
+    free(owned);
     return a;
 }
 

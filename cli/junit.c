@@ -125,7 +125,7 @@ int lint_write_junit(FILE *out, const lint_run *r)
             break;
         }
         char err[1024];
-        if (cli_query_files(r->db, r->roots[i], testcase, &s, err, sizeof err) != AMX_OK) {
+        if (amx_query_files(r->db, r->roots[i], testcase, &s, err, sizeof err) != AMX_OK) {
             cli_error("%s", err);
             rc = EXIT_IO;
         }

@@ -120,28 +120,4 @@ void lint_write_sarif(FILE *out, const lint_run *r, const amx_config *cfg);
 /* Returns EXIT_OK or EXIT_IO (the index could not be read). */
 int lint_write_junit(FILE *out, const lint_run *r);
 
-/* ---- queries on the index the library has no function for yet (lib/query.c could take them) ---- */
-
-/* Every indexed file under an absolute root except files of other kinds; in path order. */
-amx_status cli_query_files(amx_db *db, const char *root,
-                           void (*row)(const char *path, const char *format, void *user),
-                           void *user, char *err, size_t errlen);
-/* Every clip, with the file of the skeleton it is bound to (skel_path NULL when unbound). */
-amx_status cli_query_all_clips(amx_db *db,
-                               void (*row)(const amx_clip_row *c, const char *skel_root,
-                                           const char *skel_path, void *user),
-                               void *user, char *err, size_t errlen);
-/* The last finished scan of every root: root, finished_at (unix seconds), files_seen. */
-amx_status cli_query_scans(amx_db *db,
-                           void (*row)(const char *root, int64_t finished_at, int64_t files_seen,
-                                       void *user),
-                           void *user, char *err, size_t errlen);
-
-/* ---- reading files and archive members ---- */
-
-/* Reads a whole file into a malloc'ed buffer. NULL with a message on failure. */
-unsigned char *cli_read_file(const char *path, size_t *len, char *err, size_t errlen);
-/* Finds an archive entry by name ('\\' and '/' alike, case-insensitive); NULL when absent. */
-const amx_archive_entry *cli_archive_find(const amx_asset *archive, const char *name);
-
 #endif

@@ -2,6 +2,7 @@
  * (arena allocation, findings). */
 #include "decoder.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -420,4 +421,63 @@ size_t amx_path_stem(const char *path, char *buf, size_t buflen)
     memcpy(buf, base, n);
     buf[n] = '\0';
     return n;
+}
+
+unsigned char *amx_read_file(const char *path, size_t *len, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    unsigned char *buf = NULL;
+    size_t cap = 0, n = 0;
+    for (;;) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 1 << 16;
+            unsigned char *g = realloc(buf, cap + 1);
+            if (!g) {
+                snprintf(err, errlen, "%s: out of memory", path);
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = g;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(f)) {
+        snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
+        free(buf);
+        fclose(f);
+        return NULL;
+    }
+    fclose(f);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+static int fold_name_char(int c)
+{
+    if (c == '\\')
+        return '/';
+    return c >= 'a' && c <= 'z' ? c - 32 : c;
+}
+
+int64_t amx_archive_find(const amx_asset *archive, const char *name)
+{
+    if (!archive || !archive->archive)
+        return -1;
+    for (uint32_t i = 0; i < archive->archive->entry_count; i++) {
+        const char *a = archive->archive->entries[i].name, *b = name;
+        while (*a && *b && fold_name_char((unsigned char)*a) == fold_name_char((unsigned char)*b))
+            a++, b++;
+        if (!*a && !*b)
+            return i;
+    }
+    return -1;
 }

@@ -167,6 +167,68 @@ amx_status amx_query_clips(amx_db *db, const char *skeleton,
     return finish(db, s, rc, err, errlen);
 }
 
+amx_status amx_query_all_clips(amx_db *db, void (*row)(const amx_clip_row *r, void *user),
+                               void *user, char *err, size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    amx_status st = prep(db,
+                         "SELECT " CLIP_COLUMNS ", sr.path, sf.path FROM clips c "
+                         "JOIN files f ON f.id = c.file_id JOIN roots r ON r.id = f.root_id "
+                         "LEFT JOIN skeletons k ON k.id = c.skeleton_id "
+                         "LEFT JOIN files sf ON sf.id = k.file_id "
+                         "LEFT JOIN roots sr ON sr.id = sf.root_id ORDER BY r.path, f.path, c.id",
+                         &s, err, errlen);
+    if (st)
+        return st;
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        amx_clip_row r;
+        read_clip(s, 0, &r);
+        r.skeleton_root = col(s, 12);
+        r.skeleton_path = col(s, 13);
+        row(&r, user);
+    }
+    return finish(db, s, rc, err, errlen);
+}
+
+amx_status amx_query_files(amx_db *db, const char *root,
+                           void (*row)(const char *path, const char *format, void *user),
+                           void *user, char *err, size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    amx_status st = prep(db,
+                         "SELECT f.path, f.format FROM files f JOIN roots r ON r.id = f.root_id "
+                         "WHERE r.path = ?1 AND f.status <> 'ignored' ORDER BY f.path",
+                         &s, err, errlen);
+    if (st)
+        return st;
+    sqlite3_bind_text(s, 1, root, -1, SQLITE_TRANSIENT);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        row(col_or(s, 0, ""), col_or(s, 1, ""), user);
+    return finish(db, s, rc, err, errlen);
+}
+
+amx_status amx_query_scans(amx_db *db,
+                           void (*row)(const char *root, int64_t finished_at, int64_t files_seen,
+                                       void *user),
+                           void *user, char *err, size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    /* SQLite takes the bare columns of a max() aggregate from the row with the maximum. */
+    amx_status st = prep(db,
+                         "SELECT r.path, max(s.finished_at), s.files_seen FROM scans s "
+                         "JOIN roots r ON r.id = s.root_id WHERE s.finished_at IS NOT NULL "
+                         "GROUP BY s.root_id ORDER BY r.path",
+                         &s, err, errlen);
+    if (st)
+        return st;
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        row(col_or(s, 0, ""), sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2), user);
+    return finish(db, s, rc, err, errlen);
+}
+
 amx_status amx_query_skeletons(amx_db *db, void (*row)(const amx_skeleton_row *r, void *user),
                                void *user, char *err, size_t errlen)
 {

@@ -368,6 +368,14 @@ amx_status amx_archive_member(const amx_asset *archive, const uint8_t *data, siz
                               uint32_t index, const uint8_t **out, size_t *out_len, void **owned,
                               char *err, size_t errlen);
 
+/* Reads a whole file into a malloc'd buffer (with a NUL after the last byte, so a text file can
+ * be used as a string). Returns NULL with "path: reason" in err. The caller frees. */
+unsigned char *amx_read_file(const char *path, size_t *len, char *err, size_t errlen);
+
+/* The index of the archive entry named `name` (case-insensitive; '/' and '\' are the same), or
+ * -1. */
+int64_t amx_archive_find(const amx_asset *archive, const char *name);
+
 /* Extracts the file stem of a path: "a/b/VSF_X_DEPLOY_00.ala" -> "VSF_X_DEPLOY_00", into buf. */
 size_t amx_path_stem(const char *path, char *buf, size_t buflen);
 

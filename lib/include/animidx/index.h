@@ -102,11 +102,28 @@ typedef struct amx_clip_row {
     int64_t bones_missing, tracks;
     bool bound;                   /* the skeleton was found in the index */
     const char *details;          /* format-specific details as a JSON object, or NULL */
+    const char *skeleton_root;    /* amx_query_all_clips: the root and path of the file of the */
+    const char *skeleton_path;    /* skeleton the clip is bound to; NULL when unbound */
 } amx_clip_row;
 
 amx_status amx_query_clips(amx_db *db, const char *skeleton,
                            void (*row)(const amx_clip_row *r, void *user), void *user,
                            char *err, size_t errlen);
+
+/* Every clip of the index, in root and path order, with the file of its bound skeleton. */
+amx_status amx_query_all_clips(amx_db *db, void (*row)(const amx_clip_row *r, void *user),
+                               void *user, char *err, size_t errlen);
+
+/* Every indexed file under an absolute root, except files of other kinds, in path order. */
+amx_status amx_query_files(amx_db *db, const char *root,
+                           void (*row)(const char *path, const char *format, void *user),
+                           void *user, char *err, size_t errlen);
+
+/* The last finished whole-root scan of every root: root, finished_at (unix seconds), files. */
+amx_status amx_query_scans(amx_db *db,
+                           void (*row)(const char *root, int64_t finished_at, int64_t files_seen,
+                                       void *user),
+                           void *user, char *err, size_t errlen);
 
 typedef struct amx_skeleton_row {
     const char *root, *path, *skeleton, *format;
