@@ -59,6 +59,8 @@ int cmd_report(cli_opts *o, amx_config *cfg);
 amx_db *cli_open_db_readonly(const amx_config *cfg);
 /* Prints "animidx: <msg>" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The progress line of a scan on a terminal (scan and lint): an amx_scan_opts.progress. */
+void cli_scan_progress(const amx_scan_progress *p, void *user);
 /* Prints the summary of the index (shared by scan and the demo). */
 int cli_print_summary(amx_db *db, const amx_config *cfg, bool json, const amx_scan_stats *stats);
 

@@ -26,15 +26,6 @@ size_t lint_root_of(const lint_run *r, const cli_finding *f)
     return 0;
 }
 
-static void progress(const amx_scan_progress *p, void *user)
-{
-    (void)user;
-    fprintf(stderr, "\r\033[Klint: scanning: %llu files, %llu decoded, %llu unchanged",
-            (unsigned long long)p->files_seen, (unsigned long long)p->files_decoded,
-            (unsigned long long)p->files_unchanged);
-    fflush(stderr);
-}
-
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -269,7 +260,7 @@ static int scan_roots(lint_run *r, const char *const *given, size_t n, const cli
     bool tty = !o->quiet && isatty(STDERR_FILENO);
     for (size_t i = 0; i < r->nroots; i++) {
         amx_scan_opts so = { .root = r->roots[i], .jobs = cfg->jobs, .config = cfg,
-                             .progress = tty ? progress : NULL };
+                             .progress = tty ? cli_scan_progress : NULL };
         amx_scan_stats stats;
         st = amx_scan(r->db, &so, &stats, err, sizeof err);
         if (tty)

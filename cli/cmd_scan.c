@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static void progress(const amx_scan_progress *p, void *user)
+void cli_scan_progress(const amx_scan_progress *p, void *user)
 {
     (void)user;
     fprintf(stderr, "\r\033[Kscanning: %llu files, %llu decoded, %llu unchanged, %.1f MB read",
@@ -142,7 +142,7 @@ int cmd_scan(cli_opts *o, amx_config *cfg)
             .root = roots[i],
             .jobs = cfg->jobs,
             .config = cfg,
-            .progress = tty ? progress : NULL,
+            .progress = tty ? cli_scan_progress : NULL,
         };
         amx_scan_stats st;
         amx_status s = amx_scan(db, &so, &st, err, sizeof err);
