@@ -472,56 +472,6 @@ static void progress_cb(const amx_scan_progress *p, void *user)
     uv_mutex_unlock(&d->pmu);
 }
 
-/* What the index now holds for one file: format, status, findings by effective severity.
- * A stopgap that reads the schema directly (amx_query_show matches path suffixes and scans
- * the table): to be replaced by a per-file callback of amx_scan when the library has one. */
-typedef struct file_summary {
-    char format[32], status[16];
-    int64_t count[3];
-    char codes[200];
-} file_summary;
-
-static bool summarize_file(amxd *d, const char *root, const char *rel, file_summary *out)
-{
-    sqlite3 *db = amx_db_handle(d->db);
-    sqlite3_stmt *q = NULL;
-    *out = (file_summary){ .format = "?" };
-    if (sqlite3_prepare_v2(db, "SELECT f.format, f.status, i.code, i.severity FROM files f "
-                               "JOIN roots r ON r.id = f.root_id "
-                               "LEFT JOIN findings i ON i.file_id = f.id "
-                               "WHERE r.path = ?1 AND f.path = ?2",
-                           -1, &q, NULL) != SQLITE_OK)
-        return false;
-    sqlite3_bind_text(q, 1, root, -1, SQLITE_STATIC);
-    sqlite3_bind_text(q, 2, rel, -1, SQLITE_STATIC);
-    bool found = false;
-    while (sqlite3_step(q) == SQLITE_ROW) {
-        found = true;
-        const char *fmt = (const char *)sqlite3_column_text(q, 0);
-        const char *status = (const char *)sqlite3_column_text(q, 1);
-        const char *code = (const char *)sqlite3_column_text(q, 2);
-        const char *stored = (const char *)sqlite3_column_text(q, 3);
-        snprintf(out->format, sizeof out->format, "%s", fmt ? fmt : "?");
-        snprintf(out->status, sizeof out->status, "%s", status ? status : "?");
-        if (!code)
-            continue;
-        amx_code c;
-        amx_severity sev = AMX_SEV_ERROR;
-        if (amx_code_parse(code, &c) && d->cfg->severity_set[c])
-            sev = d->cfg->severity[c];
-        else if (stored)
-            amx_severity_parse(stored, &sev);
-        if (sev > AMX_SEV_ERROR)
-            continue; /* off */
-        out->count[sev]++;
-        size_t n = strlen(out->codes);
-        if (!strstr(out->codes, code) && n + strlen(code) + 3 < sizeof out->codes)
-            snprintf(out->codes + n, sizeof out->codes - n, "%s%s", n ? ", " : "", code);
-    }
-    sqlite3_finalize(q);
-    return found;
-}
-
 /* One line per scanned path worth knowing (runs on the job's thread). */
 static void log_scope(amxd *d, const scope *s)
 {
@@ -530,18 +480,21 @@ static void log_scope(amxd *d, const scope *s)
     if (s->st != AMX_OK)
         return; /* reported from the loop thread */
     if (!(s->flags & AMXD_DIR) && *s->rel) {
-        file_summary f;
+        amx_file_summary f;
+        bool found = false;
+        char err[256];
         if (st->files_removed) {
             amxd_log(AMX_LOG_INFO, "removed %s", s->rel);
         } else if (!st->files_decoded && !st->files_failed) {
             amxd_log(AMX_LOG_DEBUG, "unchanged %s", s->rel);
-        } else if (!summarize_file(d, root, s->rel, &f)) {
+        } else if (amx_query_file_summary(d->db, d->cfg, root, s->rel, &f, &found, err, sizeof err) ||
+                   !found) {
             amxd_log(AMX_LOG_INFO, "indexed %s", s->rel);
-        } else if (f.count[AMX_SEV_ERROR] + f.count[AMX_SEV_WARNING] + f.count[AMX_SEV_INFO]) {
-            amxd_log(AMX_LOG_INFO, "indexed %s (%s, %s): %lld errors, %lld warnings, %lld info (%s)",
-                     s->rel, f.format, f.status, (long long)f.count[AMX_SEV_ERROR],
-                     (long long)f.count[AMX_SEV_WARNING], (long long)f.count[AMX_SEV_INFO],
-                     f.codes);
+        } else if (f.findings[AMX_SEV_ERROR] + f.findings[AMX_SEV_WARNING] + f.findings[AMX_SEV_INFO]) {
+            amxd_log(AMX_LOG_INFO, "indexed %s (%s, %s): %llu errors, %llu warnings, %llu info (%s)",
+                     s->rel, f.format, f.status, (unsigned long long)f.findings[AMX_SEV_ERROR],
+                     (unsigned long long)f.findings[AMX_SEV_WARNING],
+                     (unsigned long long)f.findings[AMX_SEV_INFO], f.codes);
         } else {
             amxd_log(AMX_LOG_INFO, "indexed %s (%s, %s): no findings", s->rel, f.format,
                      f.status);
@@ -1461,7 +1414,7 @@ static int take_lock(amxd *d, char *err, size_t errlen)
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s.animidxd.lock", d->cfg->db_path);
-    int rc = amxd_mkdir_parents(path);
+    int rc = amx_mkdir_parents(path, 0700);
     if (rc) {
         snprintf(err, errlen, "%s: cannot create its directory: %s", path, strerror(-rc));
         return -1;

@@ -29,8 +29,6 @@
 
 /* ---- log.c ---- */
 
-/* Creates the missing directories above path (mode 0700). Returns 0 or a negative errno. */
-int amxd_mkdir_parents(const char *path);
 
 /* Logging starts on stderr at info. amxd_log_open switches to a file (NULL = stderr) and
  * level; on failure the previous destination stays and err says why. Thread-safe. */

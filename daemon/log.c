@@ -22,30 +22,12 @@ static void init_mutex(void)
     uv_mutex_init(&mu);
 }
 
-int amxd_mkdir_parents(const char *path)
-{
-    char buf[PATH_MAX];
-    if (strlen(path) >= sizeof buf)
-        return -ENAMETOOLONG;
-    strcpy(buf, path);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        int rc = mkdir(buf, 0700);
-        *p = '/';
-        if (rc != 0 && errno != EEXIST)
-            return -errno;
-    }
-    return 0;
-}
-
 int amxd_log_open(const char *path, amx_log_level lvl, char *err, size_t errlen)
 {
     uv_once(&once, init_mutex);
     FILE *f = NULL;
     if (path) {
-        amxd_mkdir_parents(path);
+        amx_mkdir_parents(path, 0700);
         f = fopen(path, "ae");
         if (!f) {
             snprintf(err, errlen, "%s: cannot open the log file: %s", path, strerror(errno));

@@ -287,7 +287,7 @@ static void server_free_cb(uv_handle_t *h)
 int amxd_server_start(amxd *d, const char *path, amxd_server **out, char *err, size_t errlen)
 {
     *out = NULL;
-    int rc = amxd_mkdir_parents(path);
+    int rc = amx_mkdir_parents(path, 0700);
     if (rc) {
         snprintf(err, errlen, "%s: cannot create its directory: %s", path, strerror(-rc));
         return -1;

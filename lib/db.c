@@ -70,26 +70,6 @@ char *amx__upper(const char *s)
     return u;
 }
 
-static int mkdir_parents(const char *path)
-{
-    char buf[4096];
-    if (strlen(path) >= sizeof buf)
-        return -ENAMETOOLONG;
-    strcpy(buf, path);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
-            int e = errno;
-            *p = '/';
-            return -e;
-        }
-        *p = '/';
-    }
-    return 0;
-}
-
 static amx_status migrate(amx_db *db, char *err, size_t errlen)
 {
     int current = amx_db_schema_version(db);
@@ -221,7 +201,7 @@ amx_status amx_db_open(const char *path, int flags, amx_db **out, char *err, siz
         return AMX_E_DB;
     }
     if (!ro) {
-        int rc = mkdir_parents(path);
+        int rc = amx_mkdir_parents(path, 0777);
         if (rc) {
             snprintf(err, errlen, "%s: cannot create its directory: %s", path, strerror(-rc));
             return AMX_E_IO;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 /* Probes run in this order; the first that accepts the content wins. */
 static const amx_format_entry format_table[] = {
@@ -480,4 +481,22 @@ int64_t amx_archive_find(const amx_asset *archive, const char *name)
             return i;
     }
     return -1;
+}
+
+int amx_mkdir_parents(const char *path, unsigned mode)
+{
+    char buf[4096];
+    if (strlen(path) >= sizeof buf)
+        return -ENAMETOOLONG;
+    strcpy(buf, path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        int rc = mkdir(buf, (mode_t)mode);
+        *p = '/';
+        if (rc != 0 && errno != EEXIST)
+            return -errno;
+    }
+    return 0;
 }

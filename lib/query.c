@@ -191,6 +191,41 @@ amx_status amx_query_all_clips(amx_db *db, void (*row)(const amx_clip_row *r, vo
     return finish(db, s, rc, err, errlen);
 }
 
+amx_status amx_query_file_summary(amx_db *db, const amx_config *cfg, const char *root,
+                                  const char *path, amx_file_summary *out, bool *found, char *err,
+                                  size_t errlen)
+{
+    *out = (amx_file_summary){ .format = "?", .status = "?" };
+    *found = false;
+    sqlite3_stmt *s = NULL;
+    amx_status st = prep(db,
+                         "SELECT f.format, f.status, i.code, i.severity FROM files f "
+                         "JOIN roots r ON r.id = f.root_id LEFT JOIN findings i ON i.file_id = f.id "
+                         "WHERE r.path = ?1 AND f.path = ?2",
+                         &s, err, errlen);
+    if (st)
+        return st;
+    sqlite3_bind_text(s, 1, root, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 2, path, -1, SQLITE_TRANSIENT);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        *found = true;
+        snprintf(out->format, sizeof out->format, "%s", col_or(s, 0, "?"));
+        snprintf(out->status, sizeof out->status, "%s", col_or(s, 1, "?"));
+        const char *code = col(s, 2);
+        if (!code)
+            continue;
+        amx_severity sev = effective(cfg, code, col_or(s, 3, ""));
+        if (sev > AMX_SEV_ERROR)
+            continue; /* off */
+        out->findings[sev]++;
+        size_t n = strlen(out->codes);
+        if (!strstr(out->codes, code) && n + strlen(code) + 3 < sizeof out->codes)
+            snprintf(out->codes + n, sizeof out->codes - n, "%s%s", n ? ", " : "", code);
+    }
+    return finish(db, s, rc, err, errlen);
+}
+
 amx_status amx_query_files(amx_db *db, const char *root,
                            void (*row)(const char *path, const char *format, void *user),
                            void *user, char *err, size_t errlen)

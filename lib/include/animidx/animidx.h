@@ -372,6 +372,10 @@ amx_status amx_archive_member(const amx_asset *archive, const uint8_t *data, siz
  * be used as a string). Returns NULL with "path: reason" in err. The caller frees. */
 unsigned char *amx_read_file(const char *path, size_t *len, char *err, size_t errlen);
 
+/* Creates the directories leading to `path` (not path itself), with `mode` for new ones.
+ * Returns 0 or -errno. */
+int amx_mkdir_parents(const char *path, unsigned mode);
+
 /* The index of the archive entry named `name` (case-insensitive; '/' and '\' are the same), or
  * -1. */
 int64_t amx_archive_find(const amx_asset *archive, const char *name);

@@ -114,6 +114,19 @@ amx_status amx_query_clips(amx_db *db, const char *skeleton,
 amx_status amx_query_all_clips(amx_db *db, void (*row)(const amx_clip_row *r, void *user),
                                void *user, char *err, size_t errlen);
 
+/* What the index says about one file: format, status, findings by effective severity (config
+ * overrides applied; "off" codes left out) and the codes that occur. */
+typedef struct amx_file_summary {
+    char format[32], status[16];
+    uint64_t findings[3];         /* info, warning, error */
+    char codes[256];              /* "BONE_NOT_IN_SKELETON, TRUNCATED" */
+} amx_file_summary;
+
+/* Returns AMX_OK with *found = false when the file is not indexed. */
+amx_status amx_query_file_summary(amx_db *db, const amx_config *config, const char *root,
+                                  const char *path, amx_file_summary *out, bool *found, char *err,
+                                  size_t errlen);
+
 /* Every indexed file under an absolute root, except files of other kinds, in path order. */
 amx_status amx_query_files(amx_db *db, const char *root,
                            void (*row)(const char *path, const char *format, void *user),
