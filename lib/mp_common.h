@@ -13,6 +13,8 @@
 #include "animidx/mp.h"
 #include "decoder.h"
 
+#include <stddef.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -123,7 +125,8 @@ static inline const uint8_t *mp_read_cstr(amx_reader *r, size_t *n)
 {
     size_t left = amx_reader_left(r);
     const uint8_t *p = amx_reader_peek(r, left);
-    const uint8_t *nul = p ? memchr(p, 0, left) : NULL;
+    /* (the bound tells the optimiser what a reader guarantees: a window fits in memory) */
+    const uint8_t *nul = p && left <= PTRDIFF_MAX ? memchr(p, 0, left) : NULL;
     if (!nul) {
         amx_reader_skip(r, left + 1); /* latches err */
         *n = 0;

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test: the whole suite in a normal build and again under ASan + UBSan.
+# Runs every test: the whole suite in a normal build and again under ASan + UBSan, and the unit
+# suite in a release build.
 # Ends with a line "N passed, N failed" (one count per test program and build).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -19,11 +20,20 @@ run_suite() { # name, meson setup args...
 
 run_suite build-test
 run_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false
+# A release build (-O3) warns about things the others do not: it must build, and pass the units.
+if [ ! -f build-release/build.ninja ]; then
+    meson setup build-release --buildtype=release -Db_ndebug=true >/dev/null || true
+fi
+if ninja -C build-release >/dev/null || ninja -C build-release; then
+    meson test -C build-release --suite unit --print-errorlogs --num-processes "$(nproc)" || true
+else
+    rm -f build-release/meson-logs/testlog.json
+fi
 
 python3 - <<'PY'
 import json, os, sys
 passed = failed = skipped = 0
-for d in ("build-test", "build-asan"):
+for d in ("build-test", "build-asan", "build-release"):
     log = os.path.join(d, "meson-logs", "testlog.json")
     if not os.path.exists(log):
         print(f"{d}: the build failed, so no test ran")
