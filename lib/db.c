@@ -129,12 +129,19 @@ static amx_status prepare_writes(amx_db *db, char *err, size_t errlen)
         /* files_lookup covers every column: one index seek per file on a rescan. */
         S(file_lookup, "SELECT id, size, mtime_ns, hash, decoder_version, format FROM files "
                        "INDEXED BY files_lookup WHERE root_id = ?1 AND path = ?2"),
+        /* dir_path (?14): the loose file's directory, for the scanner's per-directory reads */
         S(file_insert, "INSERT INTO files(root_id, parent_id, path, dir_key, stem_key, size, "
-                       "mtime_ns, hash, format, version, decoder_version, status, indexed_at) "
-                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"),
+                       "mtime_ns, hash, format, version, decoder_version, status, indexed_at, "
+                       "dir_path) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+                       "CASE WHEN ?2 IS NULL THEN rtrim(?3, replace(?3, '/', '')) END)"),
         S(file_update, "UPDATE files SET parent_id = ?2, dir_key = ?4, stem_key = ?5, size = ?6, "
                        "mtime_ns = ?7, hash = ?8, format = ?9, version = ?10, decoder_version = ?11, "
-                       "status = ?12, indexed_at = ?13 WHERE id = ?1"),
+                       "status = ?12, indexed_at = ?13, "
+                       "dir_path = CASE WHEN ?2 IS NULL THEN rtrim(?3, replace(?3, '/', '')) END "
+                       "WHERE id = ?1"),
+        S(dir_rows, "SELECT path, id, size, mtime_ns, hash, decoder_version, format FROM files "
+                    "INDEXED BY files_dir WHERE root_id = ?1 AND dir_path = ?2 AND "
+                    "parent_id IS NULL ORDER BY path"),
         S(file_touch, "UPDATE files SET size = ?2, mtime_ns = ?3 WHERE id = ?1"),
         S(file_skeleton_names, "SELECT name_key FROM skeletons WHERE file_id = ?1 UNION "
                                "SELECT s.name_key FROM skeletons s JOIN files m ON m.id = s.file_id "
@@ -815,7 +822,9 @@ amx_status amx_index_rename(amx_db *db, const char *root, const char *old_rel, c
     rc = SQLITE_OK;
     if ((rc = sqlite3_prepare_v2(db->db,
                                  "UPDATE files SET path = ?2, dir_key = ?3, stem_key = ?4, "
-                                 "mtime_ns = CASE WHEN ?5 THEN -1 ELSE mtime_ns END WHERE id = ?1",
+                                 "mtime_ns = CASE WHEN ?5 THEN -1 ELSE mtime_ns END, "
+                                 "dir_path = CASE WHEN parent_id IS NULL THEN "
+                                 "rtrim(?2, replace(?2, '/', '')) END WHERE id = ?1",
                                  -1, &upd, NULL)) != SQLITE_OK ||
         (rc = sqlite3_prepare_v2(db->db, "UPDATE clips SET linked = 0 WHERE file_id = ?1", -1,
                                  &clips, NULL)) != SQLITE_OK)

@@ -21,7 +21,7 @@ struct amx_db {
     bool dirty;         /* indexed data changed: PRAGMA optimize on close */
     /* write statements, prepared once at open (NULL on read-only connections) */
     sqlite3_stmt *root_get, *root_add;
-    sqlite3_stmt *file_lookup, *file_insert, *file_update, *file_touch;
+    sqlite3_stmt *file_lookup, *file_insert, *file_update, *file_touch, *dir_rows;
     sqlite3_stmt *file_skeleton_names, *mark_clips_for_skeleton;
     sqlite3_stmt *del_skeletons, *del_clips, *del_models, *del_meshes, *del_findings, *del_members;
     sqlite3_stmt *del_file;

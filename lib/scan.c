@@ -576,24 +576,16 @@ static void notice(scanner *s, const char *rel, amx_code code, const char *msg)
     s->stats->files_failed++;
 }
 
-/* A regular file: skipped when the index has it with the same size, mtime and decoder version;
- * otherwise a job for the workers. The lookup runs inside the current batch transaction (one
- * read transaction per file would lock and unlock the database for every file). */
+/* A regular file: skipped when the index has it (`known`, NULL when it does not) with the same
+ * size, mtime and decoder version; otherwise a job for the workers. */
 static void consider_file(scanner *s, const char *dir_abs, const char *name, const char *rel,
-                          const struct stat *st)
+                          const struct stat *st, const amx__file_row *known)
 {
     s->stats->files_seen++;
     if (st->st_dev == s->db_dev &&
         (st->st_ino == s->db_ino[0] || st->st_ino == s->db_ino[1] || st->st_ino == s->db_ino[2]))
         return; /* the index itself */
-    amx__file_row old;
-    amx_status rc = ensure_tx(s);
-    if (!rc)
-        rc = amx__db_lookup(s->db, s->root_id, rel, &old, s->err, s->errlen);
-    if (rc) {
-        s->failed = rc;
-        return;
-    }
+    amx__file_row old = known ? *known : (amx__file_row){ 0 };
     if (old.id) {
         mark_seen(s, old.id);
         amx_format fmt = AMX_FMT_UNKNOWN;
@@ -648,6 +640,120 @@ static int cmp_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* A growable buffer of NUL-terminated strings, addressed by offset (it moves as it grows). */
+typedef struct strpool {
+    char *buf;
+    size_t len, cap;
+} strpool;
+
+static bool pool_add(strpool *p, const char *str, size_t *at)
+{
+    size_t n = strlen(str) + 1;
+    if (p->cap - p->len < n) {
+        size_t cap = p->cap ? p->cap : 4096;
+        while (cap - p->len < n)
+            cap *= 2;
+        char *g = realloc(p->buf, cap);
+        if (!g)
+            return false;
+        p->buf = g;
+        p->cap = cap;
+    }
+    memcpy(p->buf + p->len, str, n);
+    *at = p->len;
+    p->len += n;
+    return true;
+}
+
+/* The index's rows for the loose files of one directory, sorted by path: read with one query
+ * (on the covering index files_dir) inside the batch transaction, instead of one lookup per
+ * file. Memory: one directory's rows. */
+typedef struct dir_rows {
+    strpool paths;
+    size_t *path_at;              /* offsets into paths */
+    amx__file_row *rows;
+    size_t n;
+} dir_rows;
+
+static void dir_rows_free(dir_rows *d)
+{
+    free(d->paths.buf);
+    free(d->path_at);
+    free(d->rows);
+    *d = (dir_rows){ 0 };
+}
+
+static bool dir_rows_load(scanner *s, const char *rel, dir_rows *out)
+{
+    *out = (dir_rows){ 0 };
+    if (ensure_tx(s)) {
+        s->failed = AMX_E_DB;
+        return false;
+    }
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s%s", rel, *rel ? "/" : "");
+    sqlite3_stmt *q = s->db->dir_rows;
+    sqlite3_bind_int64(q, 1, s->root_id);
+    sqlite3_bind_text(q, 2, dir, -1, SQLITE_STATIC);
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        if (out->n == cap) {
+            cap = cap ? cap * 2 : 64;
+            size_t *ga = realloc(out->path_at, cap * sizeof *ga);
+            if (ga)
+                out->path_at = ga;
+            amx__file_row *gr = ga ? realloc(out->rows, cap * sizeof *gr) : NULL;
+            if (!gr) {
+                rc = SQLITE_NOMEM;
+                break;
+            }
+            out->rows = gr;
+        }
+        amx__file_row *r = &out->rows[out->n];
+        *r = (amx__file_row){
+            .id = sqlite3_column_int64(q, 1),
+            .size = sqlite3_column_int64(q, 2),
+            .mtime_ns = sqlite3_column_int64(q, 3),
+            .has_hash = sqlite3_column_type(q, 4) != SQLITE_NULL,
+            .hash = sqlite3_column_int64(q, 4),
+            .decoder_version = sqlite3_column_int64(q, 5),
+        };
+        const unsigned char *f = sqlite3_column_text(q, 6);
+        snprintf(r->format, sizeof r->format, "%s", f ? (const char *)f : "");
+        const unsigned char *path = sqlite3_column_text(q, 0);
+        if (!pool_add(&out->paths, path ? (const char *)path : "", &out->path_at[out->n])) {
+            rc = SQLITE_NOMEM;
+            break;
+        }
+        out->n++;
+    }
+    sqlite3_reset(q);
+    sqlite3_clear_bindings(q);
+    if (rc != SQLITE_DONE) {
+        dir_rows_free(out);
+        s->failed = rc == SQLITE_NOMEM ? AMX_E_NOMEM : amx__db_error(s->db, "index: reading a directory", s->err, s->errlen);
+        return false;
+    }
+    return true;
+}
+
+static const amx__file_row *dir_rows_find(const dir_rows *d, const char *path)
+{
+    size_t lo = 0, hi = d->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(d->paths.buf + d->path_at[mid], path);
+        if (c == 0)
+            return &d->rows[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
 /* Walks one directory (depth-first, entries sorted so scans are reproducible). rel is "" for
  * the root. Entries are stat'ed relative to the open directory (fstatat), which spares the
  * kernel a full path resolution per file. */
@@ -666,7 +772,9 @@ static void walk(scanner *s, const char *abs, const char *rel, int depth)
         notice(s, *rel ? rel : ".", errno == ENOENT ? AMX_C_FILE_VANISHED : AMX_C_IO_ERROR, msg);
         return;
     }
-    char **names = NULL;
+    /* The entry names go into one pool (offsets while it grows, pointers once it is done). */
+    strpool pool = { 0 };
+    size_t *offs = NULL;
     size_t n = 0, cap = 0;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
@@ -674,19 +782,30 @@ static void walk(scanner *s, const char *abs, const char *rel, int depth)
             continue;
         if (n == cap) {
             cap = cap ? cap * 2 : 64;
-            char **grown = realloc(names, cap * sizeof *grown);
+            size_t *grown = realloc(offs, cap * sizeof *grown);
             if (!grown)
                 break;
-            names = grown;
+            offs = grown;
         }
-        if (!(names[n] = strdup(e->d_name)))
+        size_t at;
+        if (!pool_add(&pool, e->d_name, &at))
             break;
-        n++;
+        offs[n++] = at;
     }
+    char **names = n ? malloc(n * sizeof *names) : NULL;
+    if (n && !names) {
+        s->failed = AMX_E_NOMEM;
+        n = 0;
+    }
+    for (size_t i = 0; i < n; i++)
+        names[i] = pool.buf + offs[i];
+    free(offs);
     if (n)
         qsort(names, n, sizeof *names, cmp_names);
     int dfd = dirfd(d);
     char r[PATH_MAX];
+    dir_rows known;
+    dir_rows_load(s, rel, &known); /* on failure s->failed says why, and the loop stops */
     for (size_t i = 0; i < n && !s->failed; i++) {
         int rl = snprintf(r, sizeof r, "%s%s%s", rel, *rel ? "/" : "", names[i]);
         if (rl < 0 || (size_t)rl >= sizeof r) {
@@ -722,13 +841,13 @@ static void walk(scanner *s, const char *abs, const char *rel, int depth)
                 free(a);
             }
         } else if (S_ISREG(st.st_mode)) {
-            consider_file(s, abs, names[i], r, &st);
+            consider_file(s, abs, names[i], r, &st, dir_rows_find(&known, r));
         }
     }
+    dir_rows_free(&known);
     closedir(d);
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
     free(names);
+    free(pool.buf);
 }
 
 /* Walks the scope: the whole root, one subtree, or one file. A scope that no longer exists
@@ -755,7 +874,15 @@ static void walk_scope(scanner *s, const char *root)
         const char *slash = strrchr(abs, '/');
         char dir[PATH_MAX];
         snprintf(dir, sizeof dir, "%.*s", (int)(slash - abs), abs);
-        consider_file(s, dir, slash + 1, s->scope, &st);
+        amx__file_row old;
+        amx_status rc = ensure_tx(s);
+        if (!rc)
+            rc = amx__db_lookup(s->db, s->root_id, s->scope, &old, s->err, s->errlen);
+        if (rc) {
+            s->failed = rc;
+            return;
+        }
+        consider_file(s, dir, slash + 1, s->scope, &st, old.id ? &old : NULL);
     }
 }
 

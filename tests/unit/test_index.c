@@ -190,6 +190,11 @@ static void test_interrupted_archive(void)
     amx_scan_stats st = scan(db);
     CHECK_EQ(st.files_decoded, 3);
     CHECK_EQ(q_int(db, "SELECT count(*) FROM files WHERE parent_id IS NOT NULL"), 2);
+    /* loose files know their directory (the scanner reads a directory's rows at once);
+     * members do not have one */
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files WHERE path = 'Data/Models.meg' AND dir_path = 'Data/'"), 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files WHERE parent_id IS NOT NULL AND dir_path IS NULL"), 2);
+    CHECK_EQ(q_int(db, "SELECT rtrim('top.ALO', replace('top.ALO', '/', '')) = ''"), 1);
     CHECK_EQ(q_int(db, "SELECT bones_missing FROM clips"), 0);
     CHECK_EQ(q_int(db, "SELECT skeleton_id IS NOT NULL FROM clips"), 1);
     /* A scan killed after the archive row but before its last member left mtime -1 and lost a
