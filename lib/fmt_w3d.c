@@ -813,22 +813,34 @@ static void parse_bit(amx_dec *d, w3d_chan *ch, const char *ctx)
     ch->usable = ok;
 }
 
-static void parse_timecoded(amx_dec *d, const w3d_anim *a, w3d_chan *ch, const char *ctx)
+/* The header both flavours of 0x282 start with: u32 count, u16 pivot, u8 vector length,
+ * u8 channel type. False (with a finding) when the chunk is shorter than `min` bytes. */
+static bool channel_header(amx_dec *d, w3d_chan *ch, const char *ctx, size_t min,
+                           const char *what, uint32_t *n, uint32_t *type)
 {
     amx_reader r = ch->body;
     size_t base = r.start;
-    if (amx_reader_left(&r) < 8) {
+    if (amx_reader_left(&r) < min) {
         amx__finding(d, AMX_C_SIZE_MISMATCH, (int64_t)ch->offset, ctx,
-                     "time-coded channel holds %zu bytes, less than its 8-byte header",
-                     amx_reader_left(&r));
-        return;
+                     "%s channel holds %zu bytes, less than its %zu-byte header", what,
+                     amx_reader_left(&r), min);
+        return false;
     }
-    uint32_t n = amx_read_u32le(&r);
+    *n = amx_read_u32le(&r);
     ch->pivot = amx_read_u16le(&r);
     ch->pivot_at = base + 4;
     ch->has_pivot = true;
     ch->vl = amx_read_u8(&r);
-    uint32_t type = amx_read_u8(&r);
+    *type = amx_read_u8(&r);
+    return true;
+}
+
+static void parse_timecoded(amx_dec *d, const w3d_anim *a, w3d_chan *ch, const char *ctx)
+{
+    size_t base = ch->body.start;
+    uint32_t n, type;
+    if (!channel_header(d, ch, ctx, 8, "time-coded", &n, &type))
+        return;
     ch->data_at = base + 8;
     bool ok = channel_slot(d, ctx, type, base + 7, ch->vl, base + 6, &ch->slot);
     if (ch->vl == 0)
@@ -910,20 +922,10 @@ static void parse_delta_data(amx_dec *d, const w3d_anim *a, w3d_chan *ch, const 
 
 static void parse_delta(amx_dec *d, const w3d_anim *a, w3d_chan *ch, const char *ctx)
 {
-    amx_reader r = ch->body;
-    size_t base = r.start;
-    if (amx_reader_left(&r) < 12) {
-        amx__finding(d, AMX_C_SIZE_MISMATCH, (int64_t)ch->offset, ctx,
-                     "adaptive-delta channel holds %zu bytes, less than its 12-byte header",
-                     amx_reader_left(&r));
+    size_t base = ch->body.start;
+    uint32_t n, type;
+    if (!channel_header(d, ch, ctx, 12, "adaptive-delta", &n, &type))
         return;
-    }
-    uint32_t n = amx_read_u32le(&r);
-    ch->pivot = amx_read_u16le(&r);
-    ch->pivot_at = base + 4;
-    ch->has_pivot = true;
-    ch->vl = amx_read_u8(&r);
-    uint32_t type = amx_read_u8(&r);
     ch->delta_bits = 4;
     if (!channel_slot(d, ctx, type, base + 7, ch->vl, base + 6, &ch->slot) || ch->vl == 0)
         return;
