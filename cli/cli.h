@@ -14,6 +14,7 @@ enum {
     EXIT_FINDINGS = 1,  /* a finding at or above the gate (dump: an error finding) */
     EXIT_USAGE = 2,     /* bad arguments or config */
     EXIT_IO = 3,        /* unreadable input, database failure */
+    EXIT_INTERRUPTED = 130, /* scan stopped by Ctrl-C / SIGTERM; what was decoded is indexed */
 };
 
 typedef struct cli_opts {

@@ -4,9 +4,26 @@
 
 #include "animidx/json.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+/* The first Ctrl-C (or SIGTERM) ends the scan between files, keeping what is written; the
+ * handler then restores the default so a second one kills at once. */
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+    interrupted = 1;
+    signal(sig, SIG_DFL);
+}
+
+static bool scan_interrupted(void *user)
+{
+    (void)user;
+    return interrupted != 0;
+}
 
 void cli_scan_progress(const amx_scan_progress *p, void *user)
 {
@@ -137,17 +154,29 @@ int cmd_scan(cli_opts *o, amx_config *cfg)
     bool tty = !o->quiet && !o->json && isatty(STDERR_FILENO);
     amx_scan_stats total = { 0 };
     int rc = EXIT_OK;
-    for (size_t i = 0; i < nroots; i++) {
+    struct sigaction sa = { .sa_handler = on_interrupt }, old_int, old_term;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    for (size_t i = 0; i < nroots && !interrupted; i++) {
         amx_scan_opts so = {
             .root = roots[i],
             .jobs = cfg->jobs,
             .config = cfg,
             .progress = tty ? cli_scan_progress : NULL,
+            .cancelled = scan_interrupted,
         };
         amx_scan_stats st;
         amx_status s = amx_scan(db, &so, &st, err, sizeof err);
         if (tty)
             fputs("\r\033[K", stderr);
+        if (s == AMX_E_CANCELLED) {
+            cli_error("scan interrupted: the files decoded so far are indexed; run the scan "
+                      "again to complete it");
+            add_stats(&total, &st);
+            rc = EXIT_INTERRUPTED;
+            break;
+        }
         if (s != AMX_OK) {
             cli_error("%s", err);
             rc = EXIT_IO;
@@ -155,7 +184,9 @@ int cmd_scan(cli_opts *o, amx_config *cfg)
         }
         add_stats(&total, &st);
     }
-    if (rc == EXIT_OK || total.files_seen)
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (rc != EXIT_INTERRUPTED && (rc == EXIT_OK || total.files_seen))
         if (cli_print_summary(db, cfg, o->json, &total) != EXIT_OK)
             rc = EXIT_IO;
     amx_db_close(db);

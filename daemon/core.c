@@ -645,6 +645,13 @@ void amxd_rename(amxd *d, unsigned root, const char *from, const char *to)
     d->renames[d->nrenames++] = op;
 }
 
+/* Lets a stop (signal or `animidx stop`) end a long scan between files instead of after it. */
+static bool stopping_cb(void *user)
+{
+    const amxd *d = user;
+    return atomic_load(&d->stopping);
+}
+
 static void work_cb(uv_work_t *req)
 {
     batch *b = req->data;
@@ -673,6 +680,7 @@ static void work_cb(uv_work_t *req)
             .jobs = (s->flags & AMXD_DIR) ? d->cfg->jobs : 1,
             .config = d->cfg,
             .progress = progress_cb,
+            .cancelled = stopping_cb,
             .user = d,
         };
         uv_mutex_lock(&d->pmu);
@@ -734,7 +742,10 @@ static void after_work_cb(uv_work_t *req, int status)
             d->decoded += s->stats.files_decoded;
             d->removed += s->stats.files_removed;
             d->failed += s->stats.files_failed;
-            if (s->st != AMX_OK) {
+            if (s->st == AMX_E_CANCELLED) {
+                amxd_log(AMX_LOG_INFO, "scan of %s stopped; the next start completes it",
+                         *s->rel ? s->rel : d->roots[s->root]);
+            } else if (s->st != AMX_OK) {
                 bool retry = s->st == AMX_E_DB && s->tries + 1 < MAX_TRIES;
                 d->scan_errors++;
                 amxd_set_error(d, "scan of %s failed%s: %s", *s->rel ? s->rel : d->roots[s->root],
@@ -1378,13 +1389,13 @@ static void close_if_open(uv_handle_t *h, void *arg)
         uv_close(h, close_cb_noop);
 }
 
-/* Stops: no new work, the running scan ends after its current path, then every handle
+/* Stops: no new work, the running scan ends after the files being decoded, then every handle
  * closes and uv_run returns. Called again (why = NULL) when the batch ends. */
 static void begin_stop(amxd *d, const char *why)
 {
     if (why) {
         amxd_log(AMX_LOG_INFO, "%s: stopping%s", why,
-                 d->batch ? " after the running scan's current path" : "");
+                 d->batch ? " once the files being decoded are written" : "");
         notify_systemd("STOPPING=1");
     }
     atomic_store(&d->stopping, true);

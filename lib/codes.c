@@ -146,6 +146,7 @@ const char *amx_status_str(amx_status st)
     case AMX_E_INVALID_ARG: return "invalid argument";
     case AMX_E_IO: return "I/O error";
     case AMX_E_DB: return "database error";
+    case AMX_E_CANCELLED: return "cancelled";
     }
     return "unknown status";
 }

@@ -516,7 +516,8 @@ static bool drain_one(scanner *s, bool wait)
     pthread_mutex_unlock(&c->mu);
     if (!r)
         return false;
-    if (!s->failed) {
+    /* A cancelled scan still writes what its workers finished (each file is whole). */
+    if (!s->failed || s->failed == AMX_E_CANCELLED) {
         amx_status st = write_result(s, r);
         if (!st)
             st = maybe_commit(s, false);
@@ -576,11 +577,23 @@ static void notice(scanner *s, const char *rel, amx_code code, const char *msg)
     s->stats->files_failed++;
 }
 
+/* True when the caller asked the scan to stop (then s->failed is AMX_E_CANCELLED). */
+static bool stop_requested(scanner *s)
+{
+    if (!s->failed && s->opts->cancelled && s->opts->cancelled(s->opts->user)) {
+        s->failed = AMX_E_CANCELLED;
+        snprintf(s->err, s->errlen, "scan of %s cancelled", s->root);
+    }
+    return s->failed != AMX_OK;
+}
+
 /* A regular file: skipped when the index has it (`known`, NULL when it does not) with the same
  * size, mtime and decoder version; otherwise a job for the workers. */
 static void consider_file(scanner *s, const char *dir_abs, const char *name, const char *rel,
                           const struct stat *st, const amx__file_row *known)
 {
+    if (stop_requested(s))
+        return;
     s->stats->files_seen++;
     if (st->st_dev == s->db_dev &&
         (st->st_ino == s->db_ino[0] || st->st_ino == s->db_ino[1] || st->st_ino == s->db_ino[2]))
@@ -759,7 +772,7 @@ static const amx__file_row *dir_rows_find(const dir_rows *d, const char *path)
  * kernel a full path resolution per file. */
 static void walk(scanner *s, const char *abs, const char *rel, int depth)
 {
-    if (s->failed)
+    if (stop_requested(s))
         return;
     if (depth > 256) {
         notice(s, rel, AMX_C_DIRECTORY_LOOP, "directory nesting deeper than 256 levels; not followed");
@@ -1061,6 +1074,16 @@ amx_status amx_scan(amx_db *db, const amx_scan_opts *opts, amx_scan_stats *stats
     while (drain_one(&s, false))
         ;
     st = s.failed;
+    if (st == AMX_E_CANCELLED) {
+        /* Keep what was written, sweep nothing: the next scan completes the index. */
+        amx_status cst = maybe_commit(&s, true);
+        if (!cst)
+            cst = amx_link(db, &stats->clips_linked, err, errlen);
+        if (cst)
+            st = cst;
+        else
+            snprintf(err, errlen, "scan of %s cancelled", root);
+    }
     if (!st)
         st = maybe_commit(&s, true);
     /* Only a complete walk may remove rows: a failed scan leaves them for the next one. */

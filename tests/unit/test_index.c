@@ -397,6 +397,63 @@ static void test_rename(void)
     amx_db_close(db);
 }
 
+static int polls_left;
+
+static bool cancel_after(void *user)
+{
+    (void)user;
+    return polls_left-- <= 0;
+}
+
+/* A cancelled scan keeps what it wrote and removes nothing; the next scan completes the index. */
+static void test_cancelled_scan(void)
+{
+    make_tree();
+    char rel[64];
+    for (int i = 0; i < 40; i++) {
+        snprintf(rel, sizeof rel, "D%d/UM_X%02d.ALO", i % 4, i);
+        write_model(rel);
+    }
+    amx_db *db = NULL;
+    char err[512] = "";
+    CHECK_EQ(amx_db_open(dbpath, 0, &db, err, sizeof err), AMX_OK);
+    scan(db);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files"), 40);
+    /* one file gone, ten new: a scan stopped after a few files must not sweep the gone one
+     * (nor any file it never reached) */
+    char path[1400];
+    snprintf(path, sizeof path, "%s/D0/UM_X00.ALO", root);
+    CHECK(unlink(path) == 0);
+    for (int i = 0; i < 10; i++) {
+        snprintf(rel, sizeof rel, "E/UM_Y%02d.ALO", i);
+        write_model(rel);
+    }
+    polls_left = 3;
+    amx_scan_stats st = { 0 };
+    amx_scan_opts o = { .root = root, .jobs = 2, .cancelled = cancel_after };
+    CHECK_EQ(amx_scan(db, &o, &st, err, sizeof err), AMX_E_CANCELLED);
+    CHECK(strstr(err, "cancelled") != NULL);
+    CHECK(st.files_seen < 49);
+    CHECK_EQ(st.files_removed, 0);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files WHERE path = 'D0/UM_X00.ALO'"), 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files WHERE path LIKE 'D_/%'"), 40);
+    int64_t indexed = q_int(db, "SELECT count(*) FROM files");
+    CHECK(indexed >= 40 && indexed < 50);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check != 'ok'"), 0);
+    /* a callback that stops at once: nothing read, nothing written */
+    polls_left = 0;
+    CHECK_EQ(amx_scan(db, &o, &st, err, sizeof err), AMX_E_CANCELLED);
+    CHECK_EQ(st.files_decoded, 0);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files"), indexed);
+    /* the next full scan completes the index */
+    st = scan(db);
+    CHECK_EQ(st.files_removed, 1);
+    CHECK_EQ(st.files_decoded, (uint64_t)(50 - indexed));
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files"), 49);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files WHERE path LIKE 'E/%'"), 10);
+    amx_db_close(db);
+}
+
 int main(void)
 {
     RUN(test_migrations);
@@ -405,5 +462,6 @@ int main(void)
     RUN(test_link_follows_models);
     RUN(test_scoped_scan);
     RUN(test_rename);
+    RUN(test_cancelled_scan);
     return test_done();
 }

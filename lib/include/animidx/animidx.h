@@ -34,6 +34,7 @@ typedef enum amx_status {
     AMX_E_INVALID_ARG, /* a NULL where a value is needed, or a bad option */
     AMX_E_IO,          /* reading or writing a file failed (errno in the message) */
     AMX_E_DB,          /* the SQLite index failed */
+    AMX_E_CANCELLED,   /* the caller asked the operation to stop (amx_scan_opts.cancelled) */
 } amx_status;
 
 const char *amx_status_str(amx_status st);

@@ -45,6 +45,11 @@ typedef struct amx_scan_opts {
     const amx_config *config;         /* ignore globs; may be NULL */
     /* Called from the scanning thread about every 100 ms, and once at the end. */
     void (*progress)(const amx_scan_progress *p, void *user);
+    /* Polled from the scanning thread between files: returning true stops the scan. Files
+     * already being decoded are written; rows are not swept (the walk was incomplete), so the
+     * index stays consistent and the next scan completes it. amx_scan then returns
+     * AMX_E_CANCELLED. NULL: never. */
+    bool (*cancelled)(void *user);
     void *user;
 } amx_scan_opts;
 
