@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Findings of one code shown per file before the rest are collapsed into "... and N more". */
@@ -84,14 +85,24 @@ static char *uri_prefix(const char *root)
     return p;
 }
 
+static void free_names(char **names)
+{
+    for (size_t k = 0; names && names[k]; k++)
+        free(names[k]);
+    free(names);
+}
+
 static void lint_free(lint_run *r)
 {
     for (size_t i = 0; i < r->nroots; i++) {
         free(r->roots[i]);
         free(r->uri_prefix[i]);
+        if (r->files)
+            free_names(r->files[i]);
     }
     free(r->roots);
     free(r->uri_prefix);
+    free(r->files);
     cli_findings_free(&r->findings);
     cli_suppressions_free(&r->supp);
     amx_db_close(r->db);
@@ -228,25 +239,119 @@ static int parse_options(const cli_opts *o, amx_severity *gate, out_format *fmt)
     return EXIT_OK;
 }
 
-/* Resolves the roots and opens the index; scans every root. */
-static int scan_roots(lint_run *r, const char *const *given, size_t n, const cli_opts *o,
-                      amx_config *cfg, uint64_t *files_seen)
+/* A finding's path is the file's, or an archive member's ("Models.meg#DATA/ART/..."). */
+static bool path_is_file_or_member(const char *path, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(path, name, n) == 0 && (path[n] == 0 || path[n] == '#');
+}
+
+bool lint_path_given(const lint_run *r, size_t root, const char *path)
+{
+    if (!r->files[root])
+        return true;
+    for (char **f = r->files[root]; *f; f++)
+        if (path_is_file_or_member(path, *f))
+            return true;
+    return false;
+}
+
+/* The findings lint reports: those under a directory given, and those of a file given. */
+static bool wanted_finding(const char *root, const char *path, void *user)
+{
+    const lint_run *r = user;
+    for (size_t i = 0; i < r->nroots; i++)
+        if (strcmp(root, r->roots[i]) == 0)
+            return lint_path_given(r, i, path);
+    return false;
+}
+
+/* Adds a root (an absolute directory), or, with `file`, one file in it. A directory given
+ * as well as a file in it wins: every finding under it is reported. */
+static int add_root(lint_run *r, size_t cap, const char *dir, const char *file)
+{
+    size_t i = 0;
+    while (i < r->nroots && strcmp(r->roots[i], dir) != 0)
+        i++;
+    if (i == r->nroots) {
+        if (i == cap)
+            return EXIT_IO;
+        r->roots[i] = strdup(dir);
+        r->uri_prefix[i] = uri_prefix(dir);
+        r->nroots++;
+        if (!r->roots[i])
+            return EXIT_IO;
+        if (!file)
+            return EXIT_OK;
+        r->files[i] = calloc(1, sizeof *r->files[i]);
+        if (!r->files[i])
+            return EXIT_IO;
+    }
+    if (!file) {
+        free_names(r->files[i]);
+        r->files[i] = NULL;
+        return EXIT_OK;
+    }
+    if (!r->files[i])
+        return EXIT_OK; /* the whole directory is linted already */
+    size_t n = 0;
+    while (r->files[i][n] && strcmp(r->files[i][n], file) != 0)
+        n++;
+    if (r->files[i][n])
+        return EXIT_OK; /* given twice */
+    char **grown = realloc(r->files[i], (n + 2) * sizeof *grown);
+    if (!grown)
+        return EXIT_IO;
+    r->files[i] = grown;
+    grown[n] = strdup(file);
+    grown[n + 1] = NULL;
+    return grown[n] ? EXIT_OK : EXIT_IO;
+}
+
+/* Each PATH is a directory (a root: every finding under it) or a file: its directory is the
+ * root, scanned whole so a clip binds to the models beside it, and only the file's findings
+ * are reported. */
+static int resolve_paths(lint_run *r, const char *const *given, size_t n)
 {
     r->roots = calloc(n, sizeof *r->roots);
     r->uri_prefix = calloc(n, sizeof *r->uri_prefix);
-    if (!r->roots || !r->uri_prefix)
+    r->files = calloc(n, sizeof *r->files);
+    if (!r->roots || !r->uri_prefix || !r->files)
         return EXIT_IO;
     for (size_t i = 0; i < n; i++) {
         char real[PATH_MAX];
-        if (!realpath(given[i], real)) {
+        struct stat st;
+        if (!realpath(given[i], real) || stat(real, &st) != 0) {
             cli_error("lint: %s: %s", given[i], strerror(errno));
             return EXIT_IO;
         }
-        r->roots[r->nroots] = strdup(real);
-        r->uri_prefix[r->nroots] = uri_prefix(real);
-        if (!r->roots[r->nroots++])
-            return EXIT_IO;
+        int rc;
+        if (S_ISDIR(st.st_mode)) {
+            rc = add_root(r, n, real, NULL);
+        } else if (S_ISREG(st.st_mode)) {
+            char *slash = strrchr(real, '/');
+            *slash = 0;
+            rc = add_root(r, n, real[0] ? real : "/", slash + 1);
+        } else {
+            cli_error("lint: %s: not a file or directory", given[i]);
+            return EXIT_USAGE;
+        }
+        if (rc != EXIT_OK) {
+            cli_error("out of memory");
+            return rc;
+        }
     }
+    return EXIT_OK;
+}
+
+/* Resolves the paths and opens the index; scans every root. `checked` counts the files
+ * linted: every file seen under a directory given, plus each file given. */
+static int scan_roots(lint_run *r, const char *const *given, size_t n, const cli_opts *o,
+                      amx_config *cfg, uint64_t *checked)
+{
+    int rc = resolve_paths(r, given, n);
+    if (rc != EXIT_OK)
+        return rc;
     char *own = o->db ? NULL : own_db_path(r->roots, r->nroots);
     if (!o->db && !own)
         return EXIT_IO;
@@ -269,7 +374,24 @@ static int scan_roots(lint_run *r, const char *const *given, size_t n, const cli
             cli_error("%s", err);
             return EXIT_IO;
         }
-        *files_seen += stats.files_seen;
+        if (!r->files[i]) {
+            *checked += stats.files_seen;
+            continue;
+        }
+        for (char **f = r->files[i]; *f; f++) {
+            amx_file_summary sum;
+            bool found = false;
+            if (amx_query_file_summary(r->db, cfg, r->roots[i], *f, &sum, &found, err,
+                                       sizeof err) != AMX_OK) {
+                cli_error("%s", err);
+                return EXIT_IO;
+            }
+            if (found && strcmp(sum.format, "unknown") != 0 && strcmp(sum.status, "ignored") != 0)
+                ++*checked;
+            else if (!o->quiet)
+                fprintf(stderr, "animidx: lint: %s/%s is not a file animidx reads (or the config "
+                                "ignores it); nothing to check\n", r->roots[i], *f);
+        }
     }
     return EXIT_OK;
 }
@@ -327,8 +449,7 @@ int cmd_lint(cli_opts *o, amx_config *cfg)
     uint64_t files_seen = 0;
     rc = scan_roots(&r, given, ngiven, o, cfg, &files_seen);
     if (rc == EXIT_OK)
-        rc = cli_findings_from_index(r.db, cfg, (const char *const *)r.roots, r.nroots,
-                                     &r.findings);
+        rc = cli_findings_from_index(r.db, cfg, wanted_finding, &r, &r.findings);
     if (rc == EXIT_OK)
         cli_suppressions_apply(&r.supp, &r.findings);
     if (rc == EXIT_OK && o->baseline)

@@ -79,7 +79,7 @@ static int gather_index(report *r)
 {
     char err[1024];
     gather g = { r, false };
-    int rc = cli_findings_from_index(r->db, r->cfg, NULL, 0, &r->findings);
+    int rc = cli_findings_from_index(r->db, r->cfg, NULL, NULL, &r->findings);
     if (rc != EXIT_OK)
         return rc;
     if (amx_query_summary(r->db, r->cfg, &r->sum, err, sizeof err) != AMX_OK ||

@@ -139,26 +139,25 @@ int cli_findings_match(const cli_findings *a, const cli_findings *b, bool *a_hit
 
 typedef struct collect {
     cli_findings *out;
-    const char *const *roots;
-    size_t nroots;
+    bool (*want)(const char *root, const char *path, void *user);
+    void *user;
     bool oom;
 } collect;
 
 static void collect_row(const amx_issue_row *r, void *user)
 {
     collect *c = user;
-    bool wanted = c->nroots == 0;
-    for (size_t i = 0; i < c->nroots && !wanted; i++)
-        wanted = strcmp(r->root, c->roots[i]) == 0;
+    bool wanted = !c->want || c->want(r->root, r->path, c->user);
     if (wanted && cli_findings_add(c->out, r->root, r->path, r->code, r->severity, r->message,
                                    r->offset, r->context, r->format) != 0)
         c->oom = true;
 }
 
-int cli_findings_from_index(amx_db *db, const amx_config *cfg, const char *const *roots,
-                            size_t nroots, cli_findings *out)
+int cli_findings_from_index(amx_db *db, const amx_config *cfg,
+                            bool (*want)(const char *root, const char *path, void *user),
+                            void *user, cli_findings *out)
 {
-    collect c = { .out = out, .roots = roots, .nroots = nroots };
+    collect c = { .out = out, .want = want, .user = user };
     char err[1024];
     if (amx_query_issues(db, cfg, NULL, collect_row, &c, err, sizeof err) != AMX_OK) {
         cli_error("%s", err);

@@ -48,6 +48,8 @@ static void write_findings(FILE *out, const cli_finding *v, size_t n, bool at_ga
 static void testcase(const char *path, const char *format, void *user)
 {
     suite *s = user;
+    if (!lint_path_given(s->r, s->root, path))
+        return; /* in the directory of a file given, but not given */
     const cli_findings *l = &s->r->findings;
     const char *root = s->r->roots[s->root];
     /* Findings come in (root, path) order, as the files do. */

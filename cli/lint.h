@@ -44,9 +44,11 @@ void cli_finding_fingerprint(const cli_finding *f, char *buf, size_t len);
  * (a->n / b->n entries, may be NULL) are set for the paired ones. Returns 0 or -1 (memory). */
 int cli_findings_match(const cli_findings *a, const cli_findings *b, bool *a_hit, bool *b_hit);
 /* Reads every finding of the index (config overrides applied, codes turned off left out);
- * with roots (absolute, as amx_scan stores them), only those under one of them. */
-int cli_findings_from_index(amx_db *db, const amx_config *cfg, const char *const *roots,
-                            size_t nroots, cli_findings *out);
+ * with `want`, only those of files (root absolute as amx_scan stores it, path relative) it
+ * accepts. */
+int cli_findings_from_index(amx_db *db, const amx_config *cfg,
+                            bool (*want)(const char *root, const char *path, void *user),
+                            void *user, cli_findings *out);
 /* Reads "findings": [{code, path, context, ...}] from a baseline or report JSON file.
  * Returns EXIT_OK, EXIT_IO (unreadable) or EXIT_USAGE (not such a file), with a message. */
 int cli_findings_load(const char *file, cli_findings *out, char *err, size_t errlen);
@@ -103,6 +105,8 @@ typedef struct lint_run {
     amx_severity gate;            /* --fail-on */
     size_t nroots;
     char **roots;                 /* absolute, as the index stores them */
+    char ***files;                /* per root: NULL for every file under it, else the files
+                                   * given on the command line in it (names, NULL-ended) */
     char **uri_prefix;            /* per root: its path relative to the working directory with a
                                    * trailing '/' ("" for the directory itself), or NULL when the
                                    * root lies outside it (SARIF then uses a uriBaseId) */
@@ -114,6 +118,9 @@ typedef struct lint_run {
 
 /* True when the finding counts: neither suppressed nor in the baseline. */
 bool lint_counts(const cli_finding *f);
+/* True when a file (path relative to roots[root]) is one lint was asked about: any under a
+ * directory given, else one of the files given or a member of one. */
+bool lint_path_given(const lint_run *r, size_t root, const char *path);
 /* The index of the root a finding lies under (0 when unknown). */
 size_t lint_root_of(const lint_run *r, const cli_finding *f);
 void lint_write_sarif(FILE *out, const lint_run *r, const amx_config *cfg);

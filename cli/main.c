@@ -74,7 +74,8 @@ static const cli_cmd commands[] = {
               "              [--baseline FILE | --write-baseline FILE] [--suppressions FILE] [--quiet]",
       "check a tree for CI: scan it and fail on findings at or above a severity",
       "Scans each PATH (the configured roots when none is given) incrementally and reports its\n"
-      "findings, grouped by file. Without --db, lint keeps its own index per set of paths in\n"
+      "findings, grouped by file. A PATH that is a file: its directory is scanned (so clips bind\n"
+      "to the models beside them) and only that file's findings are reported. Without --db, lint keeps its own index per set of paths in\n"
       "$XDG_CACHE_HOME/animidx (~/.cache/animidx), so repeated runs only re-read changed files.\n"
       "Severity overrides and ignore globs from the config apply. See docs/lint.md.\n"
       "  --fail-on S          exit 1 when a finding is at or above S (default: error)\n"

@@ -217,6 +217,54 @@ with case(tap, "lint is incremental: the second run re-decodes nothing") as c:
     c.that(any(n.startswith("lint-") and n.endswith(".db") for n in own),
            "lint keeps its own index in XDG_CACHE_HOME: %s" % own)
 
+with case(tap, "lint FILE...: the file's directory is scanned, only the files given are reported") as c:
+    m = os.path.join(DEMO, "Data", "Art", "Models")
+    p = ax.run("lint", os.path.join(m, "EV_DEMO_TIE_DIE_00.ALA"), cwd=DEMO)
+    must(p, "lint one broken clip", 1)
+    c.that("BONE_INDEX_MISMATCH" in p.stdout and "BONE_NOT_IN_SKELETON" in p.stdout,
+           "the clip is checked against its model's skeleton: %s" % p.stdout)
+    c.that("TRUNCATED" not in p.stdout and "P_DEMO_FIRE" not in p.stdout,
+           "other files' findings are left out: %s" % p.stdout)
+    c.that(p.stdout.strip().splitlines()[-1].startswith("lint: 1 files, 2 errors, 0 warnings"),
+           "summary: %r" % p.stdout)
+    j = json.loads(must(ax.run("lint", "Data/Art/Models/VSF_DEMO_XWING_IDLE_00.ALA",
+                               "Data/Art/Models/VSF_DEMO_XWING.ALO", "Data/Art/Models/P_DEMO_FIRE.ALO",
+                               "--format", "json", cwd=DEMO), "lint three files").stdout)
+    c.eq(j["passed"], True, "warnings only: passed")
+    c.eq(j["roots"], [os.path.realpath(m)], "one root for files of one directory")
+    c.eq([(f["path"], f["code"]) for f in j["findings"]], [("P_DEMO_FIRE.ALO", "PARTICLE_NAME_MISMATCH")],
+         "the findings of the files given")
+    x = ET.fromstring(must(ax.run("lint", "Data/Art/Models/EV_DEMO_TIE_DIE_00.ALA",
+                                  "Data/Art/Models/VSF_DEMO_XWING.ALO", "--format", "junit",
+                                  cwd=DEMO), "junit of two files", 1).stdout)
+    cases = sorted((t.get("name"), t.find("failure") is not None) for t in x.iter("testcase"))
+    c.eq(cases, [("EV_DEMO_TIE_DIE_00.ALA", True), ("VSF_DEMO_XWING.ALO", False)],
+         "junit: one testcase per file given")
+    # a directory and a file in it: the directory wins
+    j = json.loads(must(ax.run("lint", "Data/Art/Models/P_DEMO_FIRE.ALO", "Data/Art/Models",
+                               "--format", "json", cwd=DEMO), "lint a file and its directory", 1).stdout)
+    c.eq(j["totals"], {"error": 5, "warning": 2, "info": 0}, "every finding of the directory")
+    # an archive given as a file: its members' findings
+    tree = new_tree("lint-file-meg")
+    model(tree, "W.ALO", ["Root", "Body"])
+    clip(tree, "W_WALK_00.ALA", ["Root", "Leg"])
+    src = os.path.join(tree, MODELS)
+    amxgen("meg", os.path.join(tree, "Data", "Models.meg"),
+           "DATA/ART/MODELS/W.ALO=" + os.path.join(src, "W.ALO"),
+           "DATA/ART/MODELS/W_WALK_00.ALA=" + os.path.join(src, "W_WALK_00.ALA"))
+    j = json.loads(must(ax.run("lint", "Data/Models.meg", "--format", "json", cwd=tree),
+                        "lint an archive", 1).stdout)
+    c.eq(sorted(set((f["path"], f["code"]) for f in j["findings"])),
+         [("Models.meg#DATA/ART/MODELS/W_WALK_00.ALA", "BONE_NOT_IN_SKELETON")], "member findings")
+    # a file animidx does not read: said, not an error
+    notes = write(os.path.join(tree, "Data", "notes.txt"), "hello\n")
+    p = ax.run("lint", notes, cwd=tree)
+    must(p, "lint a text file", 0)
+    c.that("not a file animidx reads" in p.stderr, "stderr: %r" % p.stderr)
+    c.that("lint: 0 files" in p.stdout, "stdout: %r" % p.stdout)
+    c.eq(ax.run("lint", "/dev/null", cwd=tree).returncode, 2, "a device is a usage error")
+
+
 # ---------------------------------------------------------------- config overrides
 
 with case(tap, "severity overrides and ignores from the config apply to every format") as c:
