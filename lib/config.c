@@ -23,7 +23,7 @@
 enum { SEC_INDEX, SEC_SCAN, SEC_SEVERITY, SEC_DAEMON, SEC_COUNT };
 static const char *const section_names[SEC_COUNT] = { "index", "scan", "severity", "daemon" };
 static const char *const section_keys[SEC_COUNT] = {
-    "database", "roots, jobs, ignore", "",
+    "database", "roots, jobs, memory_mb, ignore", "",
     "socket, settle_ms, reconcile_interval_s, poll_interval_s, max_watches, log, log_level",
 };
 #define KNOWN_SECTIONS "index, scan, severity, daemon, root PATH"
@@ -114,6 +114,7 @@ int amx_config_init(amx_config *c)
         c->db_path = strdup("./animidx.db");
     c->socket_path = default_socket();
     c->settle_ms = 50;
+    c->memory_mb = 1024;
     c->reconcile_s = 3600;
     c->poll_s = 30;
     c->log_level = AMX_LOG_INFO;
@@ -491,6 +492,8 @@ static int handler(void *user, const char *section, const char *name, const char
         return add_items(st, "ignore", value, false, &c->ignore, &c->ignore_count);
     if (sec == SEC_SCAN && strcasecmp(name, "jobs") == 0)
         return parse_int(st, "jobs", value, 0, MAX_JOBS, &c->jobs);
+    if (sec == SEC_SCAN && strcasecmp(name, "memory_mb") == 0)
+        return parse_int(st, "memory_mb", value, 1, 1 << 20, &c->memory_mb);
     if (sec == SEC_DAEMON)
         return daemon_key(st, name, value);
     if (sec == SEC_SEVERITY) {

@@ -83,6 +83,11 @@ typedef struct scan_ctx {
     pthread_cond_t result_cv;     /* the scanning thread waits here: a result, a free job slot,
                                    * or a finished job */
     pthread_cond_t space_cv;      /* workers wait here for room in the result queue */
+    pthread_cond_t bytes_cv;      /* workers wait here for bytes_held to fall */
+    uint64_t bytes_held;          /* file bytes read into memory by workers ... */
+    uint64_t max_bytes_held;      /* ... at most this ([scan] memory_mb), unless one file is
+                                   * larger: it is read when nothing else is held, so memory is
+                                   * bounded by max(this, the largest file), not jobs x largest */
     job **jobs;                   /* ring */
     size_t job_cap, job_head, job_count;
     result *res_head, *res_tail;
@@ -246,6 +251,26 @@ static void decode_archive_members(scan_ctx *c, job *j, amx_format fmt, const ui
     }
 }
 
+/* Waits until `size` more file bytes fit under max_bytes_held (or nothing else is held). */
+static void hold_bytes(scan_ctx *c, uint64_t size)
+{
+    pthread_mutex_lock(&c->mu);
+    while (c->bytes_held && c->bytes_held + size > c->max_bytes_held)
+        pthread_cond_wait(&c->bytes_cv, &c->mu);
+    c->bytes_held += size;
+    pthread_mutex_unlock(&c->mu);
+}
+
+static void release_bytes(scan_ctx *c, uint64_t size)
+{
+    pthread_mutex_lock(&c->mu);
+    c->bytes_held -= size;
+    pthread_cond_broadcast(&c->bytes_cv);
+    pthread_mutex_unlock(&c->mu);
+}
+
+static void decode_file(scan_ctx *c, job *j, int fd, const struct stat *st);
+
 static void process_job(scan_ctx *c, job *j)
 {
     int fd = open(j->abs_path, O_RDONLY | O_CLOEXEC);
@@ -267,30 +292,12 @@ static void process_job(scan_ctx *c, job *j)
         close(fd);
         return;
     }
-    size_t size = (size_t)st.st_size;
-    uint8_t *data = malloc(size ? size : 1);
-    if (!data) {
-        push_failure(c, j, AMX_C_LIMIT_EXCEEDED, "not enough memory to read the file", "");
-        close(fd);
-        return;
-    }
     /* Read a prefix first: most files of other formats are recognised as such from it. */
-    size_t got = 0, want = size < PROBE_BYTES ? size : PROBE_BYTES;
-    int rc = read_all(fd, data, want, &got);
-    amx_format fmt = rc == 0 ? amx_probe(data, got) : AMX_FMT_UNKNOWN;
-    bool ignore = rc == 0 && fmt == AMX_FMT_UNKNOWN && !amx_extension_known(j->rel_path);
-    if (rc == 0 && !ignore && got == want && size > want) {
-        size_t more = 0;
-        rc = read_all(fd, data + want, size - want, &more);
-        got += more;
-    }
-    close(fd);
-    if (rc != 0) {
-        push_failure(c, j, AMX_C_IO_ERROR, "read failed: ", strerror(-rc));
-        free(data);
-        return;
-    }
-    if (ignore) {
+    uint8_t head[PROBE_BYTES];
+    size_t size = (size_t)st.st_size, got = 0, want = size < PROBE_BYTES ? size : PROBE_BYTES;
+    int rc = read_all(fd, head, want, &got);
+    if (rc == 0 && amx_probe(head, got) == AMX_FMT_UNKNOWN && !amx_extension_known(j->rel_path)) {
+        close(fd);
         result *r = new_result(j, R_IGNORED);
         if (r) {
             r->size = (int64_t)size;
@@ -298,9 +305,40 @@ static void process_job(scan_ctx *c, job *j)
             r->bytes_read = got;
             push_result(c, r);
         }
+        return;
+    }
+    if (rc != 0) {
+        close(fd);
+        push_failure(c, j, AMX_C_IO_ERROR, "read failed: ", strerror(-rc));
+        return;
+    }
+    hold_bytes(c, size);
+    decode_file(c, j, fd, &st);
+    release_bytes(c, size);
+}
+
+/* Reads the whole file (from its start again), hashes it, and decodes it unless
+ * the index has the same bytes decoded by the same decoder version. Closes fd. */
+static void decode_file(scan_ctx *c, job *j, int fd, const struct stat *stp)
+{
+    const struct stat st = *stp;
+    size_t size = (size_t)st.st_size;
+    uint8_t *data = malloc(size ? size : 1);
+    if (!data) {
+        push_failure(c, j, AMX_C_LIMIT_EXCEEDED, "not enough memory to read the file", "");
+        close(fd);
+        return;
+    }
+    /* the prefix again, from the start: simpler than carrying it over, and in the page cache */
+    size_t got = 0;
+    int rc = lseek(fd, 0, SEEK_SET) == 0 ? read_all(fd, data, size, &got) : -errno;
+    close(fd);
+    if (rc != 0) {
+        push_failure(c, j, AMX_C_IO_ERROR, "read failed: ", strerror(-rc));
         free(data);
         return;
     }
+    amx_format fmt = amx_probe(data, got < PROBE_BYTES ? got : PROBE_BYTES); /* as above */
     if (got != size) {
         push_failure(c, j, AMX_C_FILE_VANISHED, "the file changed size while it was read", "");
         free(data);
@@ -1033,6 +1071,7 @@ amx_status amx_scan(amx_db *db, const amx_scan_opts *opts, amx_scan_stats *stats
         return st;
     }
     s.q.game = amx_config_game(opts->config, root);
+    s.q.max_bytes_held = (uint64_t)(opts->config ? opts->config->memory_mb : 1024) << 20;
     s.seen = calloc((size_t)(s.seen_max >> 3) + 1, 1);
     int jobs = opts->jobs > 0 ? opts->jobs : cpu_count();
     s.q.job_cap = (size_t)jobs * 4;
@@ -1049,6 +1088,7 @@ amx_status amx_scan(amx_db *db, const amx_scan_opts *opts, amx_scan_stats *stats
     pthread_cond_init(&s.q.job_cv, NULL);
     pthread_cond_init(&s.q.result_cv, NULL);
     pthread_cond_init(&s.q.space_cv, NULL);
+    pthread_cond_init(&s.q.bytes_cv, NULL);
     for (int i = 0; i < jobs; i++) {
         if (pthread_create(&s.threads[i], NULL, worker_main, &s.q) != 0)
             break;
@@ -1119,6 +1159,7 @@ amx_status amx_scan(amx_db *db, const amx_scan_opts *opts, amx_scan_stats *stats
     pthread_cond_destroy(&s.q.job_cv);
     pthread_cond_destroy(&s.q.result_cv);
     pthread_cond_destroy(&s.q.space_cv);
+    pthread_cond_destroy(&s.q.bytes_cv);
     free(s.q.jobs);
     free(s.threads);
     free(s.seen);

@@ -58,6 +58,7 @@ static void test_defaults(void)
     CHECK_EQ(amx_config_init(&c), 0);
     CHECK_STR(c.db_path, "/home/t/.local/state/animidx/index.db");
     CHECK_EQ(c.jobs, 0);
+    CHECK_EQ(c.memory_mb, 1024);
     CHECK_EQ(c.root_count, 0);
     CHECK(c.roots == NULL);
     CHECK_EQ(c.ignore_count, 0);
@@ -103,6 +104,7 @@ static void test_keys(void)
                                     "[scan]\n"
                                     "roots = /data\n"
                                     "jobs = 12\n"
+                                    "memory_mb = 64\n"
                                     "ignore = *.bak\n",
                                     "animidx.ini", err, sizeof err), 0);
     CHECK_STR(err, "");
@@ -111,6 +113,7 @@ static void test_keys(void)
     if (c.root_count == 1)
         CHECK_STR(c.roots[0], "/data");
     CHECK_EQ(c.jobs, 12);
+    CHECK_EQ(c.memory_mb, 64);
     CHECK_EQ(c.ignore_count, 1);
     if (c.ignore_count == 1)
         CHECK_STR(c.ignore[0], "*.bak");
@@ -187,7 +190,7 @@ static void test_severity(void)
 static void test_error_messages(void)
 {
     CHECK_STR(load_err("; comment\n\n[index]\ndatabase = /x.db\n\n[scan]\nrootz = a\n"),
-              "animidx.ini:7: unknown key 'rootz' in [scan] (known keys: roots, jobs, ignore)");
+              "animidx.ini:7: unknown key 'rootz' in [scan] (known keys: roots, jobs, memory_mb, ignore)");
     CHECK_STR(load_err("[index]\nroots = /a\n"),
               "animidx.ini:2: unknown key 'roots' in [index] (known keys: database)");
     /* an unknown section is reported on its own line, even with no keys */
@@ -211,6 +214,8 @@ static void test_error_messages(void)
     CHECK_STR(load_err("[scan]\njobs = 99999999999999999999\n"),
               "animidx.ini:2: bad value '99999999999999999999' for jobs: expected a whole "
               "number from 0 to 256");
+    CHECK_STR(load_err("[scan]\nmemory_mb = 0\n"),
+              "animidx.ini:2: bad value '0' for memory_mb: expected a whole number from 1 to 1048576");
     CHECK_STR(load_err("[index]\ndatabase =\n"),
               "animidx.ini:2: bad value '' for database: expected a path");
     CHECK_STR(load_err(padded(10, "[severity]\nBONE_MISSING = error\n")),
@@ -229,7 +234,7 @@ static void test_error_messages(void)
     CHECK_STR(load_err("[scan]\nnonsense\njobs = 1\nbogus = 2\n"),
               "animidx.ini:2: syntax error: expected '[section]' or 'key = value'");
     CHECK_STR(load_err("[scan]\nbogus = 2\nnonsense\n"),
-              "animidx.ini:2: unknown key 'bogus' in [scan] (known keys: roots, jobs, ignore)");
+              "animidx.ini:2: unknown key 'bogus' in [scan] (known keys: roots, jobs, memory_mb, ignore)");
     CHECK_STR(load_err("[scan]\nnonsense\n[foo]\n"),
               "animidx.ini:2: syntax error: expected '[section]' or 'key = value'");
 
@@ -669,6 +674,7 @@ static void test_shipped_config(void)
     CHECK_EQ(c.root_count, 0);
     CHECK_EQ(c.ignore_count, 0);
     CHECK_EQ(c.jobs, 0);
+    CHECK_EQ(c.memory_mb, defaults.memory_mb);
     for (int i = 0; i < AMX_CODE_COUNT; i++)
         CHECK(!c.severity_set[i]);
     CHECK_STR(c.socket_path, defaults.socket_path);

@@ -7,6 +7,7 @@
 #include "buf.h"
 #include "meg_writer.h"
 
+#include "animidx/config.h"
 #include "animidx/index.h"
 
 #include <fcntl.h>
@@ -454,6 +455,47 @@ static void test_cancelled_scan(void)
     amx_db_close(db);
 }
 
+/* With a memory budget smaller than any archive, the workers take turns (each file is read
+ * when nothing else is held): the same index, no deadlock, with more threads than files. */
+static void test_memory_budget(void)
+{
+    make_tree();
+    write_model("A/UM_P.ALO");
+    write_clip("A/UM_P_IDLE_00.ALA");
+    amxw_buf model = { 0 }, clip = { 0 };
+    amxw_alo_simple(&model, 3, bones, 1, 30000, 1);
+    amxw_ala_simple(&clip, 2, 10, 30.0f, 3, bones, idx, 2);
+    for (int k = 0; k < 6; k++) {
+        char name[64], m1[64], m2[64];
+        snprintf(m1, sizeof m1, "DATA\\ART\\MODELS\\UM_Q%d.ALO", k);
+        snprintf(m2, sizeof m2, "DATA\\ART\\MODELS\\UM_Q%d_WALK_00.ALA", k);
+        amxw_meg_file files[] = { { m1, model.data, model.len }, { m2, clip.data, clip.len } };
+        amxw_buf meg = { 0 };
+        amxw_meg(&meg, 2, files, 2);
+        CHECK(meg.len > (1u << 20)); /* each archive alone exceeds the budget */
+        snprintf(name, sizeof name, "M/Pack%d.meg", k);
+        put(name, &meg);
+    }
+    amxw_buf_free(&model);
+    amxw_buf_free(&clip);
+    amx_config cfg;
+    CHECK_EQ(amx_config_init(&cfg), 0);
+    cfg.memory_mb = 1;
+    amx_db *db = NULL;
+    char err[512] = "";
+    CHECK_EQ(amx_db_open(dbpath, 0, &db, err, sizeof err), AMX_OK);
+    amx_scan_stats st = { 0 };
+    amx_scan_opts o = { .root = root, .jobs = 8, .config = &cfg };
+    CHECK_EQ(amx_scan(db, &o, &st, err, sizeof err), AMX_OK);
+    CHECK_EQ(st.files_decoded, 2 + 6 * 3); /* archives count with their members */
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files"), 2 + 6 * 3);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM clips WHERE skeleton_name IS NOT NULL "
+                       "AND skeleton_name LIKE 'UM_Q_'"), 6);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings"), 0);
+    amx_db_close(db);
+    amx_config_finish(&cfg);
+}
+
 int main(void)
 {
     RUN(test_migrations);
@@ -463,5 +505,6 @@ int main(void)
     RUN(test_scoped_scan);
     RUN(test_rename);
     RUN(test_cancelled_scan);
+    RUN(test_memory_budget);
     return test_done();
 }

@@ -10,6 +10,7 @@
  *   [scan]
  *   roots = path, path          ; comma-separated and/or repeated on continuation lines
  *   jobs = 0                    ; 0 = one per CPU
+ *   memory_mb = 1024            ; file bytes the decoder threads hold at once (MiB)
  *   ignore = *.bak, tmp/ *      ; fnmatch globs on the path relative to the root ('/' separators)
  *   [severity]
  *   BONE_NOT_IN_SKELETON = warning   ; info | warning | error | off
@@ -43,6 +44,8 @@ typedef struct amx_config {
     char **roots;                           /* owned */
     size_t root_count;
     int jobs;                               /* 0 = one per CPU */
+    int memory_mb;                          /* file bytes held by the decoders at once; a larger
+                                             * file is read alone. Default 1024 */
     char **ignore;                          /* owned fnmatch globs */
     size_t ignore_count;
     amx_severity severity[AMX_CODE_COUNT];  /* effective severity of every code */
@@ -73,7 +76,7 @@ int amx_config_init(amx_config *c);
 void amx_config_finish(amx_config *c);
 
 /* Loads a file on top of what c holds. Returns 0, or -1 with a message in err such as
- * "animidx.ini:7: unknown key 'rootz' in [scan] (known keys: roots, jobs, ignore)" or
+ * "animidx.ini:7: unknown key 'rootz' in [scan] (known keys: roots, jobs, memory_mb, ignore)" or
  * "animidx.ini: cannot open: No such file or directory". */
 int amx_config_load_file(amx_config *c, const char *path, char *err, size_t errlen);
 /* The same from a string; `name` stands for the file name in messages. */
