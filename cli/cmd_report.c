@@ -189,6 +189,7 @@ static void json_config(amx_json *j, const amx_config *cfg)
         amx_json_string(j, cfg->roots[i]);
     amx_json_end_array(j);
     amx_json_kint(j, "jobs", cfg->jobs);
+    amx_json_kint(j, "memory_mb", cfg->memory_mb);
     amx_json_key(j, "ignore");
     amx_json_begin_array(j);
     for (size_t i = 0; i < cfg->ignore_count; i++)
