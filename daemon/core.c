@@ -67,6 +67,7 @@ typedef struct scope {
     uint64_t seq;                 /* the highest event of the paths it covers */
     char *rel;                    /* owned */
     bool merged;                  /* covered by a directory scope added later: not scanned */
+    bool shallow;                 /* that directory scope: its files only (amx_scan_opts) */
     bool done;                    /* scanned (false when shutdown stopped the batch first) */
     amx_status st;
     amx_scan_stats stats;
@@ -530,9 +531,8 @@ static int cmp_parent(const void *pa, const void *pb, void *arg)
     return c ? c : (la > lb) - (la < lb);
 }
 
-/* The number of entries of a directory without subdirectories, or -1 (it has some, or it
- * cannot be read). */
-static long leaf_entries(const char *path)
+/* The number of entries of a directory that are not directories, or -1 (unreadable). */
+static long file_entries(const char *path)
 {
     DIR *dir = opendir(path);
     if (!dir)
@@ -545,20 +545,18 @@ static long leaf_entries(const char *path)
         struct stat st;
         if (e->d_type == DT_DIR || ((e->d_type == DT_UNKNOWN || e->d_type == DT_LNK) &&
                                     fstatat(dirfd(dir), e->d_name, &st, 0) == 0 &&
-                                    S_ISDIR(st.st_mode))) {
-            n = -1;
-            break;
-        }
+                                    S_ISDIR(st.st_mode)))
+            continue;
         n++;
     }
     closedir(dir);
     return n;
 }
 
-/* Many changed files in one directory without subdirectories (a mod install, a batch export)
- * are cheaper as one scan of the directory than as a scan each: one scan costs about as much
- * as checking SCAN_COST_FILES unchanged files. Runs on the job's thread (it reads
- * directories). */
+/* Many changed files in one directory (a mod install, a batch export) are cheaper as one
+ * shallow scan of the directory (its files, not its subdirectories) than as a scan each: one
+ * scan costs about as much as checking SCAN_COST_FILES unchanged files. Runs on the job's
+ * thread (it reads directories). */
 #define SCAN_COST_FILES 100
 #define MIN_MERGE 8
 
@@ -588,7 +586,7 @@ static void merge_directories(amxd *d, batch *b)
             continue;
         if (plen)
             snprintf(path + strlen(path), sizeof path - strlen(path), "/%.*s", (int)plen, rel0);
-        long entries = leaf_entries(path);
+        long entries = file_entries(path);
         if (entries < 0 || (long)k * SCAN_COST_FILES < entries)
             continue;
         char *rel = strndup(rel0, plen);
@@ -598,7 +596,7 @@ static void merge_directories(amxd *d, batch *b)
             break;
         }
         b->scopes = grown;
-        scope merged = { .root = root, .rel = rel, .flags = AMXD_DIR };
+        scope merged = { .root = root, .rel = rel, .flags = AMXD_DIR, .shallow = true };
         for (size_t m = i; m < j; m++) {
             scope *s = &b->scopes[idx[m]];
             s->merged = true;
@@ -606,8 +604,8 @@ static void merge_directories(amxd *d, batch *b)
             merged.tries = s->tries > merged.tries ? s->tries : merged.tries;
         }
         b->scopes[b->n++] = merged;
-        amxd_log(AMX_LOG_DEBUG, "%zu changed files in %s (%ld entries): one scan of the "
-                                "directory", k, path, entries);
+        amxd_log(AMX_LOG_DEBUG, "%zu changed files in %s (%ld files): one scan of its files",
+                 k, path, entries);
     }
     if (b->n != n_before)
         amxd_log(AMX_LOG_DEBUG, "batch: %zu directories instead of single files",
@@ -676,6 +674,7 @@ static void work_cb(uv_work_t *req)
         amx_scan_opts o = {
             .root = d->roots[s->root],
             .scope = *s->rel ? s->rel : NULL,
+            .shallow = s->shallow,
             /* a single file needs one decoder thread; a tree gets them all */
             .jobs = (s->flags & AMXD_DIR) ? d->cfg->jobs : 1,
             .config = d->cfg,

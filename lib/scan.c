@@ -875,6 +875,8 @@ static void walk(scanner *s, const char *abs, const char *rel, int depth)
                 notice(s, r, AMX_C_IO_ERROR, msg);
             }
         } else if (S_ISDIR(st.st_mode)) {
+            if (s->opts->shallow)
+                continue;
             if (dir_visited(s, &st)) {
                 bool link = fstatat(dfd, names[i], &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode);
                 if (link)
@@ -945,17 +947,31 @@ static amx_status sweep(scanner *s)
         return st;
     /* A scoped scan lists only the rows inside its scope (a range of the path index), so a
      * one-file rescan costs the same whatever the size of the index. */
+    char dir[PATH_MAX];
     const char *sql = s->scope
                           ? "SELECT id FROM files WHERE root_id = ?1 AND parent_id IS NULL AND "
                             "id <= ?2 AND (path = ?3 OR (path > ?3 || '/' AND path < ?3 || '0'))"
                           : "SELECT id FROM files WHERE root_id = ?1 AND parent_id IS NULL AND "
                             "id <= ?2";
+    if (s->opts->shallow) {
+        /* the files directly in the directory: their dir_path is "scope/" ("" at the root);
+         * a file scope is its own row, as above */
+        snprintf(dir, sizeof dir, "%s%s", s->scope ? s->scope : "", s->scope ? "/" : "");
+        sql = "SELECT id FROM files INDEXED BY files_dir WHERE root_id = ?1 AND "
+              "dir_path = ?3 AND parent_id IS NULL AND id <= ?2 UNION "
+              "SELECT id FROM files WHERE root_id = ?1 AND parent_id IS NULL AND id <= ?2 AND "
+              "path = ?4";
+    }
     if (sqlite3_prepare_v2(s->db->db, sql, -1, &q, NULL) != SQLITE_OK)
         return amx__db_error(s->db, "index: listing files", s->err, s->errlen);
     sqlite3_bind_int64(q, 1, s->root_id);
     sqlite3_bind_int64(q, 2, s->seen_max);
-    if (s->scope)
+    if (s->opts->shallow) {
+        sqlite3_bind_text(q, 3, dir, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 4, s->scope ? s->scope : "", -1, SQLITE_STATIC);
+    } else if (s->scope) {
         sqlite3_bind_text(q, 3, s->scope, -1, SQLITE_STATIC);
+    }
     int64_t *gone = NULL;
     size_t n = 0, cap = 0;
     int rc;
@@ -1135,7 +1151,7 @@ amx_status amx_scan(amx_db *db, const amx_scan_opts *opts, amx_scan_stats *stats
         st = amx_link(db, &stats->clips_linked, err, errlen);
     /* The scans table records whole-root scans (the report's "scanned at"); the daemon's scoped
      * rescans would grow it without bound. */
-    if (!st && !s.scope) {
+    if (!st && !s.scope && !opts->shallow) {
         sqlite3_stmt *ins = NULL;
         if (sqlite3_prepare_v2(db->db,
                                "INSERT INTO scans(root_id, started_at, finished_at, files_seen, "

@@ -548,6 +548,7 @@ def test_burst():
         mixed = os.path.join(ROOT, "Burst", "Mixed")
         os.makedirs(flat)
         os.makedirs(os.path.join(mixed, "Sub"))
+        write(os.path.join(mixed, "Sub", "UV_WALKER_S0.ALA"), data)
         d.sync()
         t0 = time.time()
         for i in range(2700):
@@ -557,15 +558,20 @@ def test_burst():
         t1 = time.time()
         d.sync()
         c.note("3000 files written in %.2f s, synced %.2f s later" % (t1 - t0, time.time() - t1))
-        c.eq(len(paths_in(d.db, "Burst")), 3000, "rows under Burst")
+        c.eq(len(paths_in(d.db, "Burst")), 3001, "rows under Burst")
         # and a burst of changes and deletes
         for i in range(0, 2700, 3):
             os.remove(os.path.join(flat, "UV_WALKER_B%05d.ALA" % i))
         for i in range(1, 300, 2):
             write(os.path.join(mixed, "UV_WALKER_M%05d.ALA" % i), clip_bytes(WALKER, frames=11)
                   if i == 1 else data + b"\0")
+        # the changed directory's subdirectory changes too: its own scan, not the burst's
+        os.remove(os.path.join(mixed, "Sub", "UV_WALKER_S0.ALA"))
+        write(os.path.join(mixed, "Sub", "UV_WALKER_S1.ALA"), data)
         d.sync()
-        c.eq(len(paths_in(d.db, "Burst")), 3000 - 900, "rows after the deletes")
+        c.eq(len(paths_in(d.db, "Burst")), 3001 - 900, "rows after the deletes")
+        c.eq(sorted(p for p in paths_in(d.db, "Burst") if "/Sub/" in p),
+             ["Burst/Mixed/Sub/UV_WALKER_S1.ALA"], "the subdirectory's rows")
         compare_with_fresh_scan(c, d, "burst")
 
 

@@ -263,6 +263,66 @@ static amx_scan_stats scan_scope(amx_db *db, const char *scope)
     return st;
 }
 
+static amx_scan_stats scan_shallow(amx_db *db, const char *scope)
+{
+    amx_scan_stats st = { 0 };
+    char err[512] = "";
+    amx_scan_opts o = { .root = root, .jobs = 2, .scope = scope, .shallow = true };
+    amx_status s = amx_scan(db, &o, &st, err, sizeof err);
+    if (s != AMX_OK)
+        printf("# shallow scan failed: %s\n", err);
+    CHECK_EQ(s, AMX_OK);
+    return st;
+}
+
+/* A shallow scan (the daemon's for a burst of changes in one directory) reads and sweeps the
+ * directory's own files, never its subdirectories. */
+static void test_shallow_scan(void)
+{
+    make_tree();
+    write_model("A/UM_S.ALO");
+    write_clip("A/UM_S_IDLE_00.ALA");
+    write_model("A/Sub/UM_T.ALO");
+    write_model("AB/UM_U.ALO");
+    write_model("UM_TOP.ALO");
+    amx_db *db = NULL;
+    char err[512];
+    CHECK_EQ(amx_db_open(dbpath, 0, &db, err, sizeof err), AMX_OK);
+    scan(db);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files"), 5);
+    int64_t scans = q_int(db, "SELECT count(*) FROM scans");
+    char path[1400];
+    snprintf(path, sizeof path, "%s/A/UM_S_IDLE_00.ALA", root);
+    CHECK(unlink(path) == 0);
+    snprintf(path, sizeof path, "%s/A/Sub/UM_T.ALO", root);
+    CHECK(unlink(path) == 0);
+    write_clip("A/UM_S_MOVE_00.ALA");
+    write_clip("A/Sub/UM_T_MOVE_00.ALA");
+    amx_scan_stats st = scan_shallow(db, "A");
+    CHECK_EQ(st.files_seen, 2);
+    CHECK_EQ(st.files_decoded, 1);
+    CHECK_EQ(st.files_removed, 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files WHERE path = 'A/UM_S_MOVE_00.ALA'"), 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files WHERE path = 'A/UM_S_IDLE_00.ALA'"), 0);
+    /* the subdirectory: its gone file is kept, its new one not read, until it is scanned */
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files WHERE path = 'A/Sub/UM_T.ALO'"), 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files WHERE path = 'A/Sub/UM_T_MOVE_00.ALA'"), 0);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files WHERE path = 'AB/UM_U.ALO'"), 1);
+    /* the root, shallow: only UM_TOP.ALO */
+    snprintf(path, sizeof path, "%s/AB/UM_U.ALO", root);
+    CHECK(unlink(path) == 0);
+    st = scan_shallow(db, NULL);
+    CHECK_EQ(st.files_seen, 1);
+    CHECK_EQ(st.files_removed, 0);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM scans"), scans); /* not a whole-root scan */
+    /* a full scan settles the rest */
+    st = scan(db);
+    CHECK_EQ(st.files_removed, 2);
+    CHECK_EQ(st.files_decoded, 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files"), 4);
+    amx_db_close(db);
+}
+
 /* A scoped scan (what the daemon runs on a change) touches only its file or subtree. */
 static void test_scoped_scan(void)
 {
@@ -503,6 +563,7 @@ int main(void)
     RUN(test_interrupted_archive);
     RUN(test_link_follows_models);
     RUN(test_scoped_scan);
+    RUN(test_shallow_scan);
     RUN(test_rename);
     RUN(test_cancelled_scan);
     RUN(test_memory_budget);

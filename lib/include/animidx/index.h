@@ -41,6 +41,9 @@ typedef struct amx_scan_opts {
      * = the whole root). Rows inside the scope whose files are gone are removed; rows outside
      * it are not touched. The daemon rescans what changed this way. */
     const char *scope;
+    /* With a directory scope (or none): only the files directly in it are scanned and swept;
+     * its subdirectories are neither walked nor touched. */
+    bool shallow;
     int jobs;                         /* decoder threads; 0 = one per CPU */
     const amx_config *config;         /* ignore globs; may be NULL */
     /* Called from the scanning thread about every 100 ms, and once at the end. */
