@@ -271,6 +271,20 @@ static void release_bytes(scan_ctx *c, uint64_t size)
 
 static void decode_file(scan_ctx *c, job *j, int fd, const struct stat *st);
 
+/* A result that records only the file's size and mtime: ignored (no known format) or touched
+ * (same bytes as indexed). */
+static void push_stat_result(scan_ctx *c, job *j, result_kind kind, const struct stat *st,
+                             size_t read)
+{
+    result *r = new_result(j, kind);
+    if (!r)
+        return;
+    r->size = (int64_t)st->st_size;
+    r->mtime_ns = mtime_ns_of(st);
+    r->bytes_read = read;
+    push_result(c, r);
+}
+
 static void process_job(scan_ctx *c, job *j)
 {
     int fd = open(j->abs_path, O_RDONLY | O_CLOEXEC);
@@ -298,13 +312,7 @@ static void process_job(scan_ctx *c, job *j)
     int rc = read_all(fd, head, want, &got);
     if (rc == 0 && amx_probe(head, got) == AMX_FMT_UNKNOWN && !amx_extension_known(j->rel_path)) {
         close(fd);
-        result *r = new_result(j, R_IGNORED);
-        if (r) {
-            r->size = (int64_t)size;
-            r->mtime_ns = mtime_ns_of(&st);
-            r->bytes_read = got;
-            push_result(c, r);
-        }
+        push_stat_result(c, j, R_IGNORED, &st, got);
         return;
     }
     if (rc != 0) {
@@ -348,13 +356,7 @@ static void decode_file(scan_ctx *c, job *j, int fd, const struct stat *stp)
     if (j->old.id && j->old.has_hash && (uint64_t)j->old.hash == hash &&
         j->old.decoder_version == amx_format_decoder_version(fmt) &&
         strcmp(j->old.format, amx_format_name(fmt)) == 0 && j->old.mtime_ns >= 0) {
-        result *r = new_result(j, R_TOUCH);
-        if (r) {
-            r->size = (int64_t)size;
-            r->mtime_ns = mtime_ns_of(&st);
-            r->bytes_read = size;
-            push_result(c, r);
-        }
+        push_stat_result(c, j, R_TOUCH, &st, size);
         free(data);
         return;
     }

@@ -90,6 +90,19 @@ def new_tree(name):
     return t
 
 
+def meg_tree(name):
+    """A tree with Data/Models.meg holding a model and a clip with a bone it lacks; the loose
+    copies stay in Data/Art/Models."""
+    tree = new_tree(name)
+    model(tree, "W.ALO", ["Root", "Body"])
+    clip(tree, "W_WALK_00.ALA", ["Root", "Leg"])
+    src = os.path.join(tree, MODELS)
+    amxgen("meg", os.path.join(tree, "Data", "Models.meg"),
+           "DATA/ART/MODELS/W.ALO=" + os.path.join(src, "W.ALO"),
+           "DATA/ART/MODELS/W_WALK_00.ALA=" + os.path.join(src, "W_WALK_00.ALA"))
+    return tree
+
+
 # ---------------------------------------------------------------- trees
 
 CLEAN = new_tree("clean")
@@ -245,13 +258,7 @@ with case(tap, "lint FILE...: the file's directory is scanned, only the files gi
                                "--format", "json", cwd=DEMO), "lint a file and its directory", 1).stdout)
     c.eq(j["totals"], {"error": 5, "warning": 2, "info": 0}, "every finding of the directory")
     # an archive given as a file: its members' findings
-    tree = new_tree("lint-file-meg")
-    model(tree, "W.ALO", ["Root", "Body"])
-    clip(tree, "W_WALK_00.ALA", ["Root", "Leg"])
-    src = os.path.join(tree, MODELS)
-    amxgen("meg", os.path.join(tree, "Data", "Models.meg"),
-           "DATA/ART/MODELS/W.ALO=" + os.path.join(src, "W.ALO"),
-           "DATA/ART/MODELS/W_WALK_00.ALA=" + os.path.join(src, "W_WALK_00.ALA"))
+    tree = meg_tree("lint-file-meg")
     j = json.loads(must(ax.run("lint", "Data/Models.meg", "--format", "json", cwd=tree),
                         "lint an archive", 1).stdout)
     c.eq(sorted(set((f["path"], f["code"]) for f in j["findings"])),
@@ -371,13 +378,8 @@ with case(tap, "sarif: the parts of SARIF 2.1.0 GitHub code scanning requires") 
          "fingerprints are stable across runs")
 
 with case(tap, "sarif: fingerprints ignore the message; archive members point at the archive") as c:
-    tree = new_tree("sarif-meg")
-    model(tree, "W.ALO", ["Root", "Body"])
-    clip(tree, "W_WALK_00.ALA", ["Root", "Leg"])
+    tree = meg_tree("sarif-meg")
     src = os.path.join(tree, MODELS)
-    amxgen("meg", os.path.join(tree, "Data", "Models.meg"),
-           "DATA/ART/MODELS/W.ALO=" + os.path.join(src, "W.ALO"),
-           "DATA/ART/MODELS/W_WALK_00.ALA=" + os.path.join(src, "W_WALK_00.ALA"))
     shutil.rmtree(src)
     s = json.loads(lint(tree, "--format", "sarif", rc=1).stdout)
     res = check_sarif(c, s)

@@ -67,16 +67,22 @@ static int64_t q_int(amx_db *db, const char *sql)
     return v;
 }
 
-static amx_scan_stats scan(amx_db *db)
+/* A scan of `root` that must succeed: the whole root, or a scope (shallow: its files only). */
+static amx_scan_stats scan_with(amx_db *db, const char *scope, bool shallow)
 {
     amx_scan_stats st = { 0 };
     char err[512] = "";
-    amx_scan_opts o = { .root = root, .jobs = 2 };
+    amx_scan_opts o = { .root = root, .jobs = 2, .scope = scope, .shallow = shallow };
     amx_status s = amx_scan(db, &o, &st, err, sizeof err);
     if (s != AMX_OK)
-        printf("# scan failed: %s\n", err);
+        printf("# scan of %s failed: %s\n", scope ? scope : "the root", err);
     CHECK_EQ(s, AMX_OK);
     return st;
+}
+
+static amx_scan_stats scan(amx_db *db)
+{
+    return scan_with(db, NULL, false);
 }
 
 static void test_migrations(void)
@@ -253,26 +259,12 @@ static void test_link_follows_models(void)
 
 static amx_scan_stats scan_scope(amx_db *db, const char *scope)
 {
-    amx_scan_stats st = { 0 };
-    char err[512] = "";
-    amx_scan_opts o = { .root = root, .jobs = 1, .scope = scope };
-    amx_status s = amx_scan(db, &o, &st, err, sizeof err);
-    if (s != AMX_OK)
-        printf("# scoped scan failed: %s\n", err);
-    CHECK_EQ(s, AMX_OK);
-    return st;
+    return scan_with(db, scope, false);
 }
 
 static amx_scan_stats scan_shallow(amx_db *db, const char *scope)
 {
-    amx_scan_stats st = { 0 };
-    char err[512] = "";
-    amx_scan_opts o = { .root = root, .jobs = 2, .scope = scope, .shallow = true };
-    amx_status s = amx_scan(db, &o, &st, err, sizeof err);
-    if (s != AMX_OK)
-        printf("# shallow scan failed: %s\n", err);
-    CHECK_EQ(s, AMX_OK);
-    return st;
+    return scan_with(db, scope, true);
 }
 
 /* A shallow scan (the daemon's for a burst of changes in one directory) reads and sweeps the
