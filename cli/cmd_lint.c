@@ -239,20 +239,16 @@ static int parse_options(const cli_opts *o, amx_severity *gate, out_format *fmt)
     return EXIT_OK;
 }
 
-/* A finding's path is the file's, or an archive member's ("Models.meg#DATA/ART/..."). */
-static bool path_is_file_or_member(const char *path, const char *name)
-{
-    size_t n = strlen(name);
-    return strncmp(path, name, n) == 0 && (path[n] == 0 || path[n] == '#');
-}
-
 bool lint_path_given(const lint_run *r, size_t root, const char *path)
 {
     if (!r->files[root])
         return true;
-    for (char **f = r->files[root]; *f; f++)
-        if (path_is_file_or_member(path, *f))
+    for (char **f = r->files[root]; *f; f++) {
+        size_t n = strlen(*f);
+        /* "NAME#" (an archive given) matches its members "NAME#DATA/ART/..." */
+        if (n && (*f)[n - 1] == '#' ? strncmp(path, *f, n) == 0 : strcmp(path, *f) == 0)
             return true;
+    }
     return false;
 }
 
@@ -378,19 +374,34 @@ static int scan_roots(lint_run *r, const char *const *given, size_t n, const cli
             *checked += stats.files_seen;
             continue;
         }
-        for (char **f = r->files[i]; *f; f++) {
+        size_t nfiles = 0;
+        while (r->files[i][nfiles])
+            nfiles++;
+        for (size_t k = 0; k < nfiles; k++) { /* the list grows by the archives' "NAME#" */
+            const char *name = r->files[i][k];
             amx_file_summary sum;
             bool found = false;
-            if (amx_query_file_summary(r->db, cfg, r->roots[i], *f, &sum, &found, err,
+            amx_format fmt;
+            if (amx_query_file_summary(r->db, cfg, r->roots[i], name, &sum, &found, err,
                                        sizeof err) != AMX_OK) {
                 cli_error("%s", err);
                 return EXIT_IO;
             }
-            if (found && strcmp(sum.format, "unknown") != 0 && strcmp(sum.status, "ignored") != 0)
-                ++*checked;
-            else if (!o->quiet)
-                fprintf(stderr, "animidx: lint: %s/%s is not a file animidx reads (or the config "
-                                "ignores it); nothing to check\n", r->roots[i], *f);
+            if (!found || strcmp(sum.format, "unknown") == 0 || strcmp(sum.status, "ignored") == 0) {
+                if (!o->quiet)
+                    fprintf(stderr, "animidx: lint: %s/%s is not a file animidx reads (or the "
+                                    "config ignores it); nothing to check\n", r->roots[i], name);
+                continue;
+            }
+            ++*checked;
+            if (amx_format_parse(sum.format, &fmt) && amx_format_is_archive(fmt)) {
+                char members[PATH_MAX];
+                snprintf(members, sizeof members, "%s#", name);
+                if (add_root(r, n, r->roots[i], members) != EXIT_OK) {
+                    cli_error("out of memory");
+                    return EXIT_IO;
+                }
+            }
         }
     }
     return EXIT_OK;

@@ -106,7 +106,8 @@ typedef struct lint_run {
     size_t nroots;
     char **roots;                 /* absolute, as the index stores them */
     char ***files;                /* per root: NULL for every file under it, else the files
-                                   * given on the command line in it (names, NULL-ended) */
+                                   * given on the command line in it (names, NULL-ended; an
+                                   * archive also as "NAME#", which matches its members) */
     char **uri_prefix;            /* per root: its path relative to the working directory with a
                                    * trailing '/' ("" for the directory itself), or NULL when the
                                    * root lies outside it (SARIF then uses a uriBaseId) */

@@ -263,6 +263,12 @@ with case(tap, "lint FILE...: the file's directory is scanned, only the files gi
                         "lint an archive", 1).stdout)
     c.eq(sorted(set((f["path"], f["code"]) for f in j["findings"])),
          [("Models.meg#DATA/ART/MODELS/W_WALK_00.ALA", "BONE_NOT_IN_SKELETON")], "member findings")
+    # a loose file whose name merely starts with a given file's name and '#' is not its member
+    clip(tree, "W_IDLE_00.ALA", ["Root", "Body"])
+    clip(tree, "W_IDLE_00.ALA#old.ALA", ["Root", "Tail"])
+    j = json.loads(must(ax.run("lint", os.path.join("Data", MODELS[5:], "W_IDLE_00.ALA"), "--format",
+                               "json", cwd=tree), "lint a clean clip").stdout)
+    c.eq(j["findings"], [], "no findings of W_IDLE_00.ALA#old.ALA")
     # a file animidx does not read: said, not an error
     notes = write(os.path.join(tree, "Data", "notes.txt"), "hello\n")
     p = ax.run("lint", notes, cwd=tree)
