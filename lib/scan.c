@@ -269,7 +269,8 @@ static void release_bytes(scan_ctx *c, uint64_t size)
     pthread_mutex_unlock(&c->mu);
 }
 
-static void decode_file(scan_ctx *c, job *j, int fd, const struct stat *st);
+static void decode_file(scan_ctx *c, job *j, int fd, const struct stat *st, const uint8_t *head,
+                        size_t head_len);
 
 /* A result that records only the file's size and mtime: ignored (no known format) or touched
  * (same bytes as indexed). */
@@ -321,13 +322,15 @@ static void process_job(scan_ctx *c, job *j)
         return;
     }
     hold_bytes(c, size);
-    decode_file(c, j, fd, &st);
+    decode_file(c, j, fd, &st, head, got);
     release_bytes(c, size);
 }
 
-/* Reads the whole file (from its start again), hashes it, and decodes it unless
- * the index has the same bytes decoded by the same decoder version. Closes fd. */
-static void decode_file(scan_ctx *c, job *j, int fd, const struct stat *stp)
+/* Reads the rest of the file after its prefix `head` (fd is just past it), hashes it, and
+ * decodes it unless the index has the same bytes decoded by the same decoder version. Closes
+ * fd. */
+static void decode_file(scan_ctx *c, job *j, int fd, const struct stat *stp, const uint8_t *head,
+                        size_t head_len)
 {
     const struct stat st = *stp;
     size_t size = (size_t)st.st_size;
@@ -337,9 +340,10 @@ static void decode_file(scan_ctx *c, job *j, int fd, const struct stat *stp)
         close(fd);
         return;
     }
-    /* the prefix again, from the start: simpler than carrying it over, and in the page cache */
-    size_t got = 0;
-    int rc = lseek(fd, 0, SEEK_SET) == 0 ? read_all(fd, data, size, &got) : -errno;
+    memcpy(data, head, head_len);
+    size_t got = head_len, more = 0;
+    int rc = got == PROBE_BYTES && size > got ? read_all(fd, data + got, size - got, &more) : 0;
+    got += more;
     close(fd);
     if (rc != 0) {
         push_failure(c, j, AMX_C_IO_ERROR, "read failed: ", strerror(-rc));
