@@ -187,6 +187,42 @@ const char *amx__strdup(amx_dec *d, const char *s)
     return amx__strndup(d, (const uint8_t *)s, strlen(s));
 }
 
+const char *amx__latin1_dup(amx_dec *d, const uint8_t *p, size_t n, bool slashes)
+{
+    const uint8_t *nul = memchr(p, 0, n);
+    if (nul)
+        n = (size_t)(nul - p);
+    char *s = amx__array(d, n * 2 + 1, 1); /* one or two bytes per character, and the NUL */
+    if (!s)
+        return "";
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t c = p[i];
+        if (c == '\\' && slashes) {
+            s[o++] = '/';
+        } else if (c < 0x80) {
+            s[o++] = (char)c;
+        } else { /* Latin-1 code point c as UTF-8 */
+            s[o++] = (char)(0xC0 | c >> 6);
+            s[o++] = (char)(0x80 | (c & 0x3F));
+        }
+    }
+    s[o] = '\0';
+    return s;
+}
+
+void amx__entry_context(char *buf, size_t size, uint32_t i, const char *name)
+{
+    size_t n = strlen(name), max = size - 40;
+    bool cut = n > max;
+    if (cut) {
+        n = max;
+        while (n > 0 && ((uint8_t)name[n] & 0xC0) == 0x80)
+            n--;
+    }
+    snprintf(buf, size, "entry %u '%.*s%s'", i, (int)n, name, cut ? "..." : "");
+}
+
 AMX_PRINTF(2, 0)
 static const char *vsprintf_arena(amx_dec *d, const char *fmt, va_list ap)
 {

@@ -50,6 +50,11 @@ void *amx__array(amx_dec *d, size_t count, size_t elem);
 /* Copies bytes [p, p+n) up to the first NUL into the arena as a NUL-terminated string. */
 const char *amx__strndup(amx_dec *d, const uint8_t *p, size_t n);
 const char *amx__strdup(amx_dec *d, const char *s);
+/* As amx__strndup, the bytes read as Latin-1 and stored as UTF-8; with `slashes`, '\' becomes
+ * '/' (archive member names). "" when out of memory. */
+const char *amx__latin1_dup(amx_dec *d, const uint8_t *p, size_t n, bool slashes);
+/* "entry 3 'DATA/X.ALO'" into buf, a long name cut at a UTF-8 character boundary (archives). */
+void amx__entry_context(char *buf, size_t size, uint32_t i, const char *name);
 const char *amx__sprintf(amx_dec *d, const char *fmt, ...) AMX_PRINTF(2, 3);
 
 /* Records a finding with the code's default severity. `offset` is the absolute file offset, -1

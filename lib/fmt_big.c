@@ -36,40 +36,6 @@ bool amx__big_probe(const uint8_t *data, size_t len)
     return data && len >= 4 && memcmp(data, "BIG", 3) == 0 && (data[3] == 'F' || data[3] == '4');
 }
 
-/* Name bytes [p, p+n) as UTF-8 with '/' separators. */
-static const char *entry_name(amx_dec *d, const uint8_t *p, size_t n)
-{
-    char *s = amx__array(d, n * 2 + 1, 1);
-    if (!s)
-        return "";
-    size_t o = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint8_t c = p[i];
-        if (c == '\\') {
-            s[o++] = '/';
-        } else if (c < 0x80) {
-            s[o++] = (char)c;
-        } else {
-            s[o++] = (char)(0xC0 | c >> 6);
-            s[o++] = (char)(0x80 | (c & 0x3F));
-        }
-    }
-    s[o] = '\0';
-    return s;
-}
-
-static void entry_context(char *buf, size_t size, uint32_t i, const char *name)
-{
-    size_t n = strlen(name), max = size - 40;
-    bool cut = n > max;
-    if (cut) {
-        n = max;
-        while (n > 0 && ((uint8_t)name[n] & 0xC0) == 0x80)
-            n--;
-    }
-    snprintf(buf, size, "entry %u '%.*s%s'", i, (int)n, name, cut ? "..." : "");
-}
-
 typedef struct name_pos { const char *name; uint32_t pos; } name_pos;
 
 static int cmp_name_pos(const void *a, const void *b)
@@ -93,7 +59,7 @@ static void check_duplicates(amx_dec *d, const amx_archive *ar, const size_t *en
         if (strcasecmp(v[i].name, v[i - 1].name) != 0 || !v[i].name[0])
             continue;
         char ctx[320];
-        entry_context(ctx, sizeof ctx, v[i].pos, v[i].name);
+        amx__entry_context(ctx, sizeof ctx, v[i].pos, v[i].name);
         amx__finding(d, AMX_C_ARCHIVE_DUPLICATE, (int64_t)entry_at[v[i].pos], ctx,
                      "the name is also entry %u's", v[i - 1].pos);
     }
@@ -165,10 +131,10 @@ void amx__big_decode(amx_dec *d)
         }
         size_t nlen = (size_t)(nul - p);
         amx_reader_skip(r, nlen + 1);
-        const char *name = entry_name(d, p, nlen);
+        const char *name = amx__latin1_dup(d, p, nlen, true);
         entry_at[i] = at;
         char ctx[320];
-        entry_context(ctx, sizeof ctx, i, name);
+        amx__entry_context(ctx, sizeof ctx, i, name);
         if (nlen == 0)
             amx__finding(d, AMX_C_BAD_VALUE, (int64_t)name_at, ctx, "the entry has an empty name");
         index_end = amx_reader_tell(r);
@@ -185,7 +151,7 @@ void amx__big_decode(amx_dec *d)
     for (uint32_t i = 0; i < ar->entry_count; i++) {
         amx_archive_entry *e = &ar->entries[i];
         char ctx[320];
-        entry_context(ctx, sizeof ctx, i, e->name);
+        amx__entry_context(ctx, sizeof ctx, i, e->name);
         e->valid = e->offset + e->size <= (uint64_t)len;
         if (!e->valid) {
             amx__finding(d, AMX_C_CHUNK_OVERRUN, (int64_t)entry_at[i], ctx,

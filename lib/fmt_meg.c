@@ -175,32 +175,8 @@ static const char *name_get(meg *m, uint32_t i, uint32_t *crc)
             return nm->utf8;
         }
         nm->crc = (uint32_t)crc32(0L, p, len);
-        char *s = amx__array(m->d, (size_t)len * 2 + 1, 1);
-        if (!s) {
-            nm->utf8 = "";
-            *crc = nm->crc;
-            return nm->utf8;
-        }
-        size_t o = 0;
-        bool nul = false;
-        for (size_t k = 0; k < len; k++) {
-            uint8_t c = p[k];
-            if (c == 0) {
-                nul = true;
-                break;
-            }
-            if (c == '\\') {
-                s[o++] = '/';
-            } else if (c < 0x80) {
-                s[o++] = (char)c;
-            } else { /* Latin-1 code point c as UTF-8 */
-                s[o++] = (char)(0xC0 | c >> 6);
-                s[o++] = (char)(0x80 | (c & 0x3F));
-            }
-        }
-        s[o] = '\0';
-        nm->utf8 = s;
-        if (nul)
+        nm->utf8 = amx__latin1_dup(m->d, p, len, true);
+        if (memchr(p, 0, len))
             amx__finding(m->d, AMX_C_BAD_VALUE, (int64_t)nm->off, amx__sprintf(m->d, "name %u", i),
                          "the file name contains a NUL byte; the name is cut there");
     }
@@ -242,19 +218,6 @@ static bool read_names(meg *m)
                          size);
     }
     return true;
-}
-
-/* "entry 3 'DATA/X.ALO'", with a long name cut at a UTF-8 character boundary. */
-static void entry_context(char *buf, size_t size, uint32_t i, const char *name)
-{
-    size_t n = strlen(name), max = size - 40;
-    bool cut = n > max;
-    if (cut) {
-        n = max;
-        while (n > 0 && ((uint8_t)name[n] & 0xC0) == 0x80)
-            n--;
-    }
-    snprintf(buf, size, "entry %u '%.*s%s'", i, (int)n, name, cut ? "..." : "");
 }
 
 /* Reads the records into the archive. */
@@ -317,7 +280,7 @@ static void read_records(meg *m, amx_archive *ar)
         if (has_name)
             name = name_get(m, name_index, &name_crc);
         char ctx[320];
-        entry_context(ctx, sizeof ctx, i, name);
+        amx__entry_context(ctx, sizeof ctx, i, name);
 
         if (!has_name)
             amx__finding(d, AMX_C_INDEX_OUT_OF_RANGE, (int64_t)name_at, ctx,

@@ -267,29 +267,6 @@ static uint8_t at_u8(const amx_reader *w, size_t off)
 
 static float at_f32(const amx_reader *w, size_t off) { return amx_bits_to_f32(at_u32(w, off)); }
 
-/* Bytes [p, p+n) up to the first NUL, Latin-1 converted to UTF-8. */
-static const char *latin1_dup(amx_dec *d, const uint8_t *p, size_t n)
-{
-    const uint8_t *nul = memchr(p, 0, n);
-    if (nul)
-        n = (size_t)(nul - p);
-    char *s = amx__array(d, n * 2 + 1, 1);
-    if (!s)
-        return "";
-    size_t o = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint8_t c = p[i];
-        if (c < 0x80) {
-            s[o++] = (char)c;
-        } else {
-            s[o++] = (char)(0xC0 | c >> 6);
-            s[o++] = (char)(0x80 | (c & 0x3F));
-        }
-    }
-    s[o] = '\0';
-    return s;
-}
-
 /* A fixed-size name field; a field without NUL is legal but noted (info). */
 static const char *read_name(amx_dec *d, amx_reader *r, size_t n, const char *ctx, const char *what)
 {
@@ -300,7 +277,7 @@ static const char *read_name(amx_dec *d, amx_reader *r, size_t n, const char *ct
     if (!memchr(p, 0, n))
         amx__finding_sev(d, AMX_C_BAD_VALUE, AMX_SEV_INFO, (int64_t)at, ctx,
                          "%s fills all %zu bytes without a terminating NUL", what, n);
-    return latin1_dup(d, p, n);
+    return amx__latin1_dup(d, p, n, false);
 }
 
 static float finite_or(amx_dec *d, float v, float fallback, size_t at, const char *ctx,
