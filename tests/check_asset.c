@@ -1,5 +1,7 @@
 #include "check_asset.h"
 
+#include "test.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -262,4 +264,14 @@ void test_print_findings(const amx_asset *a)
         printf("# finding %s/%s @%lld [%s] %s\n", amx_code_get(a->findings[i].code)->name,
                amx_severity_name(a->findings[i].severity), (long long)a->findings[i].offset,
                a->findings[i].context, a->findings[i].message);
+}
+
+amx_asset *test_decode(const uint8_t *p, size_t n, const amx_decode_opts *opts)
+{
+    amx_asset *a = NULL;
+    CHECK_EQ(amx_decode(p, n, opts, &a), AMX_OK);
+    CHECK(a != NULL);
+    if (a)
+        CHECK_EQ(check_asset(a), 0);
+    return a;
 }

@@ -34,4 +34,30 @@ int test_count_severity(const amx_asset *a, amx_severity sev);
 /* Prints every finding as a TAP comment (for failure reports). */
 void test_print_findings(const amx_asset *a);
 
+/* Decodes p[0, n) with opts (may be NULL) and CHECKs the status (AMX_OK), the asset and
+ * check_asset. Returns the asset, or NULL when amx_decode gave none. */
+amx_asset *test_decode(const uint8_t *p, size_t n, const amx_decode_opts *opts);
+
+/* CHECKs a finding with this code at this offset (TEST_ANY_OFFSET: anywhere, -1: one without
+ * an offset); prints the asset's findings when there is none. Needs test.h. */
+#define CHECK_FINDING(a, code, off) \
+    do { \
+        if (!test_find((a), (code), (int64_t)(off))) { \
+            printf("# %s:%d: no %s finding at offset %lld\n", __FILE__, __LINE__, \
+                   amx_code_get(code)->name, (long long)(off)); \
+            test_print_findings(a); \
+            test_failed_checks++; \
+        } \
+    } while (0)
+
+/* CHECKs a decoded asset with status OK and no findings. */
+#define CHECK_CLEAN(a) \
+    do { \
+        CHECK_EQ((a)->status, AMX_ASSET_OK); \
+        if ((a)->finding_count) { \
+            CHECK_EQ((a)->finding_count, 0); \
+            test_print_findings(a); \
+        } \
+    } while (0)
+
 #endif

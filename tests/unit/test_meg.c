@@ -13,12 +13,7 @@
 static amx_asset *decode_as(const uint8_t *p, size_t n, amx_format fmt)
 {
     amx_decode_opts o = { .format = fmt };
-    amx_asset *a = NULL;
-    CHECK_EQ(amx_decode(p, n, &o, &a), AMX_OK);
-    CHECK(a != NULL);
-    if (a)
-        CHECK_EQ(check_asset(a), 0);
-    return a;
+    return test_decode(p, n, &o);
 }
 
 static amx_asset *decode(const uint8_t *p, size_t n) { return decode_as(p, n, AMX_FMT_UNKNOWN); }
@@ -27,17 +22,6 @@ static const amx_finding *find(const amx_asset *a, amx_code code)
 {
     return test_find(a, code, TEST_ANY_OFFSET);
 }
-
-/* Asserts one finding with this code at this offset. */
-#define CHECK_FINDING(a, code, off) \
-    do { \
-        const amx_finding *f_ = find((a), (code)); \
-        CHECK(f_ != NULL); \
-        if (f_) \
-            CHECK_EQ(f_->offset, (off)); \
-        else \
-            test_print_findings(a); \
-    } while (0)
 
 static void put_u32(amxw_buf *b, size_t at, uint32_t v) { amxw_put_u32le(b, at, v); }
 

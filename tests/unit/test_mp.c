@@ -23,12 +23,7 @@ static amx_asset *decode_opts(const uint8_t *p, size_t n, amx_format fmt, const 
 {
     amx_decode_opts o = { .samples = samples, .format = fmt, .game = game,
                           .file_name = "x/0A1B2C3D.BIN" };
-    amx_asset *a = NULL;
-    CHECK_EQ(amx_decode(p, n, &o, &a), AMX_OK);
-    CHECK(a != NULL);
-    if (a)
-        CHECK_EQ(check_asset(a), 0);
-    return a;
+    return test_decode(p, n, &o);
 }
 
 /* Probing (no format given), with samples. */
@@ -39,25 +34,6 @@ static amx_asset *decode_as(const amxw_buf *b, amx_format fmt)
 {
     return decode_opts(b->data, b->len, fmt, NULL, true);
 }
-
-#define CHECK_FINDING(a, code, off) \
-    do { \
-        if (!test_find((a), (code), (int64_t)(off))) { \
-            printf("# %s:%d: no %s finding at offset %lld\n", __FILE__, __LINE__, \
-                   amx_code_get(code)->name, (long long)(off)); \
-            test_print_findings(a); \
-            test_failed_checks++; \
-        } \
-    } while (0)
-
-#define CHECK_CLEAN(a) \
-    do { \
-        CHECK_EQ((a)->status, AMX_ASSET_OK); \
-        if ((a)->finding_count) { \
-            CHECK_EQ((a)->finding_count, 0); \
-            test_print_findings(a); \
-        } \
-    } while (0)
 
 static const char *context_of(const amx_asset *a, amx_code code)
 {

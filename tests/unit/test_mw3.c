@@ -12,26 +12,10 @@
 static amx_asset *decode_as(const uint8_t *p, size_t n, amx_format fmt)
 {
     amx_decode_opts o = { .format = fmt };
-    amx_asset *a = NULL;
-    CHECK_EQ(amx_decode(p, n, &o, &a), AMX_OK);
-    CHECK(a != NULL);
-    if (a)
-        CHECK_EQ(check_asset(a), 0);
-    return a;
+    return test_decode(p, n, &o);
 }
 
 static amx_asset *decode(const uint8_t *p, size_t n) { return decode_as(p, n, AMX_FMT_UNKNOWN); }
-
-/* Asserts a finding with this code at this offset (and prints the findings when missing). */
-#define CHECK_FINDING(a, code, off) \
-    do { \
-        const amx_finding *f_ = test_find((a), (code), (off)); \
-        CHECK(f_ != NULL); \
-        if (!f_) { \
-            printf("# wanted %s @%lld\n", amx_code_get(code)->name, (long long)(off)); \
-            test_print_findings(a); \
-        } \
-    } while (0)
 
 /* Asserts exactly one finding, with this code at this offset. */
 #define CHECK_ONLY(a, code, off) \

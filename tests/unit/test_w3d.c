@@ -68,11 +68,8 @@ static int check_w3d_info(const amx_w3d_info *w)
 static amx_asset *decode_fmt(const uint8_t *p, size_t n, amx_format fmt, bool samples)
 {
     amx_decode_opts o = { .samples = samples, .format = fmt };
-    amx_asset *a = NULL;
-    CHECK_EQ(amx_decode(p, n, &o, &a), AMX_OK);
-    CHECK(a != NULL);
+    amx_asset *a = test_decode(p, n, &o);
     if (a) {
-        CHECK_EQ(check_asset(a), 0);
         CHECK_EQ(check_w3d_info(a->w3d), 0);
         CHECK_EQ(a->format, fmt);
     }
@@ -81,31 +78,12 @@ static amx_asset *decode_fmt(const uint8_t *p, size_t n, amx_format fmt, bool sa
 
 static amx_asset *decode(const amxw_buf *b) { return decode_fmt(b->data, b->len, AMX_FMT_W3D, true); }
 
-#define CHECK_FINDING(a, code, off) \
-    do { \
-        if (!test_find((a), (code), (int64_t)(off))) { \
-            printf("# %s:%d: no %s finding at offset %lld\n", __FILE__, __LINE__, \
-                   amx_code_get(code)->name, (long long)(off)); \
-            test_print_findings(a); \
-            test_failed_checks++; \
-        } \
-    } while (0)
-
 #define CHECK_SEV(a, code, off, sev) \
     do { \
         const amx_finding *f_ = test_find((a), (code), (int64_t)(off)); \
         CHECK(f_ != NULL); \
         if (f_) \
             CHECK_EQ(f_->severity, (sev)); \
-    } while (0)
-
-#define CHECK_CLEAN(a) \
-    do { \
-        CHECK_EQ((a)->status, AMX_ASSET_OK); \
-        if ((a)->finding_count) { \
-            CHECK_EQ((a)->finding_count, 0); \
-            test_print_findings(a); \
-        } \
     } while (0)
 
 static const amx_track *track_of(const amx_clip *c, int32_t pivot)
