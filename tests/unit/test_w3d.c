@@ -108,6 +108,31 @@ static void write_skl(amxw_buf *b, amxw_w3d_hierarchy_layout *lay)
     amxw_w3d_hierarchy_write(b, &h, lay);
 }
 
+/* The animation (after the hierarchy SKL when with_skl), written and decoded; the animation's
+ * chunk offsets in *lay. The bytes are freed before the asset is returned: it owns its data. */
+static amx_asset *anim_asset(const amxw_w3d_anim *an, bool with_skl, amxw_w3d_anim_layout *lay)
+{
+    amxw_buf b = { 0 };
+    if (with_skl)
+        write_skl(&b, NULL);
+    amxw_w3d_anim_write(&b, an, lay);
+    amx_asset *a = decode(&b);
+    amxw_buf_free(&b);
+    return a;
+}
+
+/* As anim_asset, for a compressed animation. */
+static amx_asset *canim_asset(const amxw_w3d_canim *an, bool with_skl, amxw_w3d_anim_layout *lay)
+{
+    amxw_buf b = { 0 };
+    if (with_skl)
+        write_skl(&b, NULL);
+    amxw_w3d_canim_write(&b, an, lay);
+    amx_asset *a = decode(&b);
+    amxw_buf_free(&b);
+    return a;
+}
+
 static void quat_z(float deg, float q[4])
 {
     double r = deg * M_PI / 360.0;
@@ -1155,125 +1180,98 @@ static void test_broken_classic(void)
     amxw_w3d_anim an = { .name = "A", .hierarchy = "SKL", .frames = 4, .fps = 30, .channels = ch,
                          .channel_count = 2, .bits = bc, .bit_count = 1 };
     amxw_w3d_anim_layout lay;
-    amxw_buf b = { 0 };
     amx_asset *a;
 
     /* Correct first. */
-    write_skl(&b, NULL);
-    amxw_w3d_anim_write(&b, &an, &lay);
-    a = decode(&b);
+    a = anim_asset(&an, true, &lay);
     CHECK_CLEAN(a);
     amx_asset_free(a);
-    amxw_buf_free(&b);
 
     /* Channel pivot beyond the hierarchy of the same file. */
     ch[0].pivot = 4;
-    write_skl(&b, NULL);
-    amxw_w3d_anim_write(&b, &an, &lay);
-    a = decode(&b);
+    a = anim_asset(&an, true, &lay);
     CHECK_FINDING(a, AMX_C_INDEX_OUT_OF_RANGE, lay.channels[0] + 8 + 8);
     amx_asset_free(a);
-    amxw_buf_free(&b);
     /* Without the hierarchy in the file: no check here (the index binds). */
-    amxw_w3d_anim_write(&b, &an, &lay);
-    a = decode(&b);
+    a = anim_asset(&an, false, &lay);
     CHECK_EQ(test_count_code(a, AMX_C_INDEX_OUT_OF_RANGE), 0);
     CHECK_CLEAN(a);
     amx_asset_free(a);
-    amxw_buf_free(&b);
     ch[0].pivot = 1;
 
     /* Data shorter than the frame range: an error; frames without data are identity. */
     ch[0].data_count = 2;
-    amxw_w3d_anim_write(&b, &an, &lay);
-    a = decode(&b);
+    a = anim_asset(&an, false, &lay);
     CHECK_SEV(a, AMX_C_SIZE_MISMATCH, lay.channels[0], AMX_SEV_ERROR);
     if (a->clip_count && a->clips[0].has_samples) {
         const amx_track *t = track_of(&a->clips[0], 1);
         CHECK(t && t->translation[3] == 2 && t->translation[6] == 0);
     }
     amx_asset_free(a);
-    amxw_buf_free(&b);
     /* Longer: tolerated with an info. */
     ch[0].data_count = 9;
-    amxw_w3d_anim_write(&b, &an, &lay);
-    a = decode(&b);
+    a = anim_asset(&an, false, &lay);
     CHECK_SEV(a, AMX_C_SIZE_MISMATCH, lay.channels[0], AMX_SEV_INFO);
     CHECK_EQ(a->status, AMX_ASSET_OK);
     amx_asset_free(a);
-    amxw_buf_free(&b);
     ch[0].data_count = 4;
 
     /* Last frame before the first. */
     ch[0].first = 3;
     ch[0].last = 1;
-    amxw_w3d_anim_write(&b, &an, &lay);
-    a = decode(&b);
+    a = anim_asset(&an, false, &lay);
     CHECK_FINDING(a, AMX_C_BAD_VALUE, lay.channels[0] + 8);
     amx_asset_free(a);
-    amxw_buf_free(&b);
     ch[0].first = 0;
     ch[0].last = 3;
 
     /* Unknown channel type, and a vector length that does not fit the type. */
     ch[0].type = 9;
-    amxw_w3d_anim_write(&b, &an, &lay);
-    a = decode(&b);
+    a = anim_asset(&an, false, &lay);
     CHECK_FINDING(a, AMX_C_BAD_VALUE, lay.channels[0] + 8 + 6);
     if (a->clip_count) {
         const amx_track *t = track_of(&a->clips[0], 1);
         CHECK(t && t->channels == 0);
     }
     amx_asset_free(a);
-    amxw_buf_free(&b);
     ch[0].type = 0;
     ch[1].vector_len = 3;
     ch[1].data_count = 6;
-    amxw_w3d_anim_write(&b, &an, &lay);
-    a = decode(&b);
+    a = anim_asset(&an, false, &lay);
     CHECK_FINDING(a, AMX_C_BAD_VALUE, lay.channels[1] + 8 + 4);
     amx_asset_free(a);
-    amxw_buf_free(&b);
     ch[1].vector_len = 4;
     ch[1].data_count = 8;
 
     /* Bit channel size: exactly 9 + ceil(n / 8). */
     bc[0].bit_bytes = 2;
-    amxw_w3d_anim_write(&b, &an, &lay);
-    a = decode(&b);
+    a = anim_asset(&an, false, &lay);
     CHECK_FINDING(a, AMX_C_SIZE_MISMATCH, lay.bits[0]);
     amx_asset_free(a);
-    amxw_buf_free(&b);
     bc[0].bit_bytes = 0;
-    amxw_w3d_anim_write(&b, &an, &lay);
-    a = decode(&b);
+    a = anim_asset(&an, false, &lay);
     CHECK_FINDING(a, AMX_C_SIZE_MISMATCH, lay.bits[0]);
     if (a->clip_count && a->clips[0].has_samples) {
         const amx_track *t = track_of(&a->clips[0], 3);
         CHECK(t && t->visibility[0] == 1); /* the default */
     }
     amx_asset_free(a);
-    amxw_buf_free(&b);
     bc[0].bit_bytes = 1;
 
     /* Header after the channels: legal for the decoder, not for the engine. */
     an.header_last = true;
-    amxw_w3d_anim_write(&b, &an, &lay);
-    a = decode(&b);
+    a = anim_asset(&an, false, &lay);
     CHECK_FINDING(a, AMX_C_MISSING_CHUNK, lay.channels[0]);
     CHECK_EQ(a->clip_count, 1);
     amx_asset_free(a);
-    amxw_buf_free(&b);
     an.header_last = false;
 
     /* 16-character animation name. */
     an.name = "0123456789ABCDEF";
-    amxw_w3d_anim_write(&b, &an, &lay);
-    a = decode(&b);
+    a = anim_asset(&an, false, &lay);
     CHECK_SEV(a, AMX_C_BAD_VALUE, lay.header + 8 + 4, AMX_SEV_INFO);
     CHECK_STR(a->clips[0].name, "0123456789ABCDEF");
     amx_asset_free(a);
-    amxw_buf_free(&b);
 }
 
 static void test_broken_compressed(void)
@@ -1295,121 +1293,91 @@ static void test_broken_compressed(void)
     amxw_buf b = { 0 };
     amx_asset *a;
 
-    write_skl(&b, NULL);
-    amxw_w3d_canim_write(&b, &an, &lay);
-    a = decode(&b);
+    a = canim_asset(&an, true, &lay);
     CHECK_CLEAN(a);
     amx_asset_free(a);
-    amxw_buf_free(&b);
 
     /* Pivot beyond the hierarchy. */
     ch[0].pivot = 7;
-    write_skl(&b, NULL);
-    amxw_w3d_canim_write(&b, &an, &lay);
-    a = decode(&b);
+    a = canim_asset(&an, true, &lay);
     CHECK_FINDING(a, AMX_C_INDEX_OUT_OF_RANGE, lay.channels[0] + 8 + 4);
     amx_asset_free(a);
-    amxw_buf_free(&b);
     ch[0].pivot = 1;
 
     /* Time codes not ascending; beyond the frame count. */
     xt[2] = 5;
-    amxw_w3d_canim_write(&b, &an, &lay);
-    a = decode(&b);
+    a = canim_asset(&an, false, &lay);
     CHECK_FINDING(a, AMX_C_BAD_VALUE, lay.channels[0] + 8 + 8 + 2 * 8);
     amx_asset_free(a);
-    amxw_buf_free(&b);
     xt[2] = 10;
-    amxw_w3d_canim_write(&b, &an, &lay);
-    a = decode(&b);
+    a = canim_asset(&an, false, &lay);
     CHECK_FINDING(a, AMX_C_INDEX_OUT_OF_RANGE, lay.channels[0] + 8 + 8 + 2 * 8);
     amx_asset_free(a);
-    amxw_buf_free(&b);
     xt[2] = 9;
     bt[1] = 12 | FLAG;
-    amxw_w3d_canim_write(&b, &an, &lay);
-    a = decode(&b);
+    a = canim_asset(&an, false, &lay);
     CHECK_FINDING(a, AMX_C_INDEX_OUT_OF_RANGE, lay.channels[1] + 8 + 8 + 4);
     amx_asset_free(a);
-    amxw_buf_free(&b);
     bt[1] = 4 | FLAG;
 
     /* Unknown type; vector length not fitting. */
     ch[0].type = 7;
-    amxw_w3d_canim_write(&b, &an, &lay);
-    a = decode(&b);
+    a = canim_asset(&an, false, &lay);
     CHECK_FINDING(a, AMX_C_BAD_VALUE, lay.channels[0] + 8 + 7);
     amx_asset_free(a);
-    amxw_buf_free(&b);
     ch[0].type = 6; /* Q with vector length 1 */
-    amxw_w3d_canim_write(&b, &an, &lay);
-    a = decode(&b);
+    a = canim_asset(&an, false, &lay);
     CHECK_FINDING(a, AMX_C_BAD_VALUE, lay.channels[0] + 8 + 6);
     amx_asset_free(a);
-    amxw_buf_free(&b);
     ch[0].type = 0;
 
     /* Channel data size vs its key count. */
     ch[0].extra_bytes = -3;
-    amxw_w3d_canim_write(&b, &an, &lay);
-    a = decode(&b);
+    a = canim_asset(&an, false, &lay);
     CHECK_SEV(a, AMX_C_SIZE_MISMATCH, lay.channels[0], AMX_SEV_ERROR);
     amx_asset_free(a);
-    amxw_buf_free(&b);
     ch[0].extra_bytes = 0;
 
     /* 0x283 size: exactly 8 + 4N. */
     ch[1].extra_bytes = 4;
-    amxw_w3d_canim_write(&b, &an, &lay);
-    a = decode(&b);
+    a = canim_asset(&an, false, &lay);
     CHECK_FINDING(a, AMX_C_SIZE_MISMATCH, lay.channels[1]);
     amx_asset_free(a);
-    amxw_buf_free(&b);
     ch[1].extra_bytes = 0;
 
     /* 0x284: zero byte, delta type, size. */
     ch[2].zero = 1;
-    amxw_w3d_canim_write(&b, &an, &lay);
-    a = decode(&b);
+    a = canim_asset(&an, false, &lay);
     CHECK_FINDING(a, AMX_C_BAD_VALUE, lay.channels[2] + 8);
     amx_asset_free(a);
-    amxw_buf_free(&b);
     ch[2].zero = 0;
     ch[2].delta_type_override = 3;
-    amxw_w3d_canim_write(&b, &an, &lay);
-    a = decode(&b);
+    a = canim_asset(&an, false, &lay);
     CHECK_FINDING(a, AMX_C_BAD_VALUE, lay.channels[2] + 8 + 1);
     amx_asset_free(a);
-    amxw_buf_free(&b);
     ch[2].delta_type_override = 0;
     ch[2].extra_bytes = -2;
-    amxw_w3d_canim_write(&b, &an, &lay);
-    a = decode(&b);
+    a = canim_asset(&an, false, &lay);
     CHECK_SEV(a, AMX_C_SIZE_MISMATCH, lay.channels[2], AMX_SEV_ERROR);
     amx_asset_free(a);
-    amxw_buf_free(&b);
     ch[2].extra_bytes = 0;
 
     /* Flavor 2: BAD_VALUE at the flavor field; its 0x282 channels are not decoded. */
     an.flavor = 2;
-    amxw_w3d_canim_write(&b, &an, &lay);
-    a = decode(&b);
+    a = canim_asset(&an, false, &lay);
     CHECK_FINDING(a, AMX_C_BAD_VALUE, lay.header + 8 + 42);
     if (a->clip_count) {
         const amx_track *t = track_of(&a->clips[0], 1);
         CHECK(t && t->channels == 0);
     }
     amx_asset_free(a);
-    amxw_buf_free(&b);
     an.flavor = 0;
 
     /* Header not first. */
     an.header_last = true;
-    amxw_w3d_canim_write(&b, &an, &lay);
-    a = decode(&b);
+    a = canim_asset(&an, false, &lay);
     CHECK_FINDING(a, AMX_C_MISSING_CHUNK, lay.channels[0]);
     amx_asset_free(a);
-    amxw_buf_free(&b);
     an.header_last = false;
 
     /* Adaptive delta (flavor 1) cut short. */
@@ -1786,12 +1754,10 @@ static void test_hostile(void)
     amxw_w3d_canim an = { .name = "H", .hierarchy = "X", .frames = 10, .fps = 30, .channels = ch,
                           .channel_count = 2 };
     amxw_w3d_anim_layout lay;
-    amxw_w3d_canim_write(&b, &an, &lay);
-    a = decode(&b);
+    a = canim_asset(&an, false, &lay);
     CHECK_FINDING(a, AMX_C_BAD_VALUE, lay.channels[0] + 8 + 8 + 4);
     CHECK_FINDING(a, AMX_C_BAD_VALUE, lay.channels[1]);
     amx_asset_free(a);
-    amxw_buf_free(&b);
 }
 
 int main(void)
