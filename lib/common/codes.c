@@ -1,6 +1,6 @@
 /* The issue-code catalogue: names, default severities, one-line meaning and how to fix.
  * docs/rules.md documents the same table; tests/unit/test_codes.c keeps the two equal. */
-#include "decoder.h"
+#include "animidx/animidx.h"
 
 #include <strings.h>
 

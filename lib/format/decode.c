@@ -392,11 +392,11 @@ amx_status amx_archive_member(const amx_asset *archive, const uint8_t *data, siz
         snprintf(err, errlen, "no archive entry %u", index);
         return AMX_E_INVALID_ARG;
     }
-    return amx__member_bytes(archive->format, &archive->archive->entries[index], data, len, out,
+    return amx_archive_entry_bytes(archive->format, &archive->archive->entries[index], data, len, out,
                              out_len, owned, err, errlen);
 }
 
-amx_status amx__member_bytes(amx_format fmt, const amx_archive_entry *e, const uint8_t *data,
+amx_status amx_archive_entry_bytes(amx_format fmt, const amx_archive_entry *e, const uint8_t *data,
                              size_t len, const uint8_t **out, size_t *out_len, void **owned,
                              char *err, size_t errlen)
 {

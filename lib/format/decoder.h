@@ -1,5 +1,6 @@
 /*
- * Internal interface between the format registry and the format decoders (lib/fmt_*.c).
+ * Internal interface between the format registry (decode.c) and the format decoders (one file
+ * per format in lib/format/).
  *
  * A decoder gets an amx_dec: the reader over the whole file, the options, and the asset being
  * built. It allocates only through amx__alloc/amx__array (the asset's arena, with the memory
@@ -95,11 +96,6 @@ typedef struct amx_format_entry {
 } amx_format_entry;
 
 const amx_format_entry *amx__format_entry(amx_format fmt);
-
-/* amx_archive_member for one entry of an archive of format fmt (the entry may be a copy). */
-amx_status amx__member_bytes(amx_format fmt, const amx_archive_entry *e, const uint8_t *data,
-                             size_t len, const uint8_t **out, size_t *out_len, void **owned,
-                             char *err, size_t errlen);
 
 /* The EaW naming convention MODEL_TYPE_NN.ALA (lib/alamo_names.c): writes MODEL into out and
  * returns true when the clip stem ends in _<animation type>_<digits>; false otherwise. */

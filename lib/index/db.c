@@ -279,8 +279,7 @@ int amx_db_schema_version(amx_db *db)
 
 struct sqlite3 *amx_db_handle(amx_db *db) { return db->db; }
 
-/* Steps a write statement to completion and resets it. */
-static int run(sqlite3_stmt *s)
+int amx__db_run(sqlite3_stmt *s)
 {
     int rc = sqlite3_step(s);
     sqlite3_reset(s);
@@ -301,7 +300,7 @@ amx_status amx__db_root_id(amx_db *db, const char *abs_root, int64_t *id, char *
     if (rc != SQLITE_DONE)
         return amx__db_error(db, "index: looking up the root", err, errlen);
     sqlite3_bind_text(db->root_add, 1, abs_root, -1, SQLITE_STATIC);
-    if (run(db->root_add) != SQLITE_OK)
+    if (amx__db_run(db->root_add) != SQLITE_OK)
         return amx__db_error(db, "index: adding the root", err, errlen);
     *id = sqlite3_last_insert_rowid(db->db);
     return AMX_OK;
@@ -336,17 +335,15 @@ amx_status amx__db_lookup(amx_db *db, int64_t root_id, const char *path, amx__fi
 static int mark_for_skeleton(amx_db *db, const char *key)
 {
     sqlite3_bind_text(db->mark_clips_for_skeleton, 1, key, -1, SQLITE_TRANSIENT);
-    int rc = run(db->mark_clips_for_skeleton);
+    int rc = amx__db_run(db->mark_clips_for_skeleton);
     if (rc == SQLITE_OK) {
         sqlite3_bind_text(db->mark_refs_for_skeleton, 1, key, -1, SQLITE_TRANSIENT);
-        rc = run(db->mark_refs_for_skeleton);
+        rc = amx__db_run(db->mark_refs_for_skeleton);
     }
     return rc;
 }
 
-/* Marks the clips that might bind to the skeletons of file `id` (and its members) as unlinked:
- * called before the file's skeletons are replaced or removed. */
-static int unlink_dependents(amx_db *db, int64_t id)
+int amx__db_unlink_dependents(amx_db *db, int64_t id)
 {
     sqlite3_stmt *s = db->file_skeleton_names;
     sqlite3_bind_int64(s, 1, id);
@@ -361,18 +358,18 @@ static int unlink_dependents(amx_db *db, int64_t id)
     if (rc != SQLITE_DONE && rc != SQLITE_OK)
         return rc;
     sqlite3_bind_int64(db->mark_clips_of_sets, 1, id);
-    return run(db->mark_clips_of_sets);
+    return amx__db_run(db->mark_clips_of_sets);
 }
 
 static int clear_file(amx_db *db, int64_t id)
 {
-    int rc = unlink_dependents(db, id);
+    int rc = amx__db_unlink_dependents(db, id);
     sqlite3_stmt *dels[] = { db->del_members, db->del_skeletons, db->del_clips, db->del_models,
                              db->del_meshes, db->del_findings, db->del_anim_sets,
                              db->del_skeleton_refs };
     for (size_t i = 0; rc == SQLITE_OK && i < sizeof dels / sizeof dels[0]; i++) {
         sqlite3_bind_int64(dels[i], 1, id);
-        rc = run(dels[i]);
+        rc = amx__db_run(dels[i]);
     }
     return rc;
 }
@@ -383,7 +380,7 @@ amx_status amx__db_remove(amx_db *db, int64_t id, char *err, size_t errlen)
     int rc = clear_file(db, id);
     if (rc == SQLITE_OK) {
         sqlite3_bind_int64(db->del_file, 1, id);
-        rc = run(db->del_file);
+        rc = amx__db_run(db->del_file);
     }
     return rc == SQLITE_OK ? AMX_OK : amx__db_error(db, "index: removing a file", err, errlen);
 }
@@ -395,7 +392,7 @@ amx_status amx__db_touch(amx_db *db, int64_t id, int64_t size, int64_t mtime_ns,
     sqlite3_bind_int64(db->file_touch, 1, id);
     sqlite3_bind_int64(db->file_touch, 2, size);
     sqlite3_bind_int64(db->file_touch, 3, mtime_ns);
-    return run(db->file_touch) == SQLITE_OK ? AMX_OK
+    return amx__db_run(db->file_touch) == SQLITE_OK ? AMX_OK
                                             : amx__db_error(db, "index: updating a file", err, errlen);
 }
 
@@ -407,9 +404,7 @@ static void bind_text_or_null(sqlite3_stmt *s, int i, const char *v)
         sqlite3_bind_null(s, i);
 }
 
-/* dir_key: the upper-cased directory of the logical path (inside an archive, the member's own
- * directory); stem_key: the upper-cased file name without extension. */
-static void path_keys(const char *path, char **dir_key, char **stem_key)
+void amx__db_path_keys(const char *path, char **dir_key, char **stem_key)
 {
     const char *logical = strrchr(path, '#');
     logical = logical ? logical + 1 : path;
@@ -461,7 +456,7 @@ static int put_finding(amx_db *db, int64_t file_id, const char *origin, const ch
     else
         sqlite3_bind_null(s, 6);
     sqlite3_bind_text(s, 7, context ? context : "", -1, SQLITE_TRANSIENT);
-    return run(s);
+    return amx__db_run(s);
 }
 
 static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a)
@@ -477,7 +472,7 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a)
         sqlite3_bind_text(s, 2, sk->name, -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(s, 3, key, -1, SQLITE_TRANSIENT);
         sqlite3_bind_int64(s, 4, sk->bone_count);
-        rc = run(s);
+        rc = amx__db_run(s);
         int64_t skel_id = sqlite3_last_insert_rowid(db->db);
         /* A new skeleton may be what unbound clips and models were waiting for. */
         if (rc == SQLITE_OK)
@@ -497,7 +492,7 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a)
                 sqlite3_bind_int64(s, 6, sk->bones[b].id);
             else
                 sqlite3_bind_null(s, 6);
-            rc = run(s);
+            rc = amx__db_run(s);
             free(bkey);
         }
     }
@@ -528,7 +523,7 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a)
             sqlite3_bind_int64(s, 10, c->root_bone);
         else
             sqlite3_bind_null(s, 10);
-        rc = run(s);
+        rc = amx__db_run(s);
         free(details);
         free(key);
         free(hint);
@@ -546,7 +541,7 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a)
                 sqlite3_bind_int64(s, 6, tr->offset);
             else
                 sqlite3_bind_null(s, 6);
-            rc = run(s);
+            rc = amx__db_run(s);
         }
     }
     for (uint32_t i = 0; rc == SQLITE_OK && i < a->anim_set_count; i++) {
@@ -565,7 +560,7 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a)
             sqlite3_bind_text(s, 2, set->name, -1, SQLITE_TRANSIENT);
             sqlite3_bind_text(s, 3, skel, -1, SQLITE_TRANSIENT);
             sqlite3_bind_text(s, 4, clip, -1, SQLITE_TRANSIENT);
-            rc = run(s);
+            rc = amx__db_run(s);
             free(clip);
         }
         free(skel);
@@ -584,13 +579,13 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a)
             sqlite3_bind_int64(s, 5, r->offset);
         else
             sqlite3_bind_null(s, 5);
-        rc = run(s);
+        rc = amx__db_run(s);
         free(key);
     }
     /* The clips these sets name are bound anew. */
     if (rc == SQLITE_OK && a->anim_set_count) {
         sqlite3_bind_int64(db->mark_clips_of_sets, 1, file_id);
-        rc = run(db->mark_clips_of_sets);
+        rc = amx__db_run(db->mark_clips_of_sets);
     }
     if (rc == SQLITE_OK && (a->model || a->particle)) {
         sqlite3_stmt *s = db->ins_model;
@@ -616,7 +611,7 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a)
             sqlite3_bind_int64(s, 9, m->proxy_count);
             sqlite3_bind_int64(s, 10, m->dazzle_count);
         }
-        rc = run(s);
+        rc = amx__db_run(s);
         for (uint32_t i = 0; rc == SQLITE_OK && a->model && i < a->model->mesh_count; i++) {
             const amx_mesh *me = &a->model->meshes[i];
             uint64_t verts = 0, tris = 0;
@@ -640,7 +635,7 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a)
             sqlite3_bind_text(s, 7, shaders, -1, SQLITE_TRANSIENT);
             sqlite3_bind_int(s, 8, me->hidden);
             sqlite3_bind_int(s, 9, me->collision);
-            rc = run(s);
+            rc = amx__db_run(s);
         }
     }
     for (uint32_t i = 0; rc == SQLITE_OK && i < a->finding_count; i++) {
@@ -666,7 +661,7 @@ amx_status amx__db_put(amx_db *db, const amx__file_meta *m, const amx_asset *ass
         return st;
     db->dirty = true;
     char *dir_key = NULL, *stem_key = NULL;
-    path_keys(m->path, &dir_key, &stem_key);
+    amx__db_path_keys(m->path, &dir_key, &stem_key);
     if (!dir_key || !stem_key) {
         free(dir_key);
         free(stem_key);
@@ -699,7 +694,7 @@ amx_status amx__db_put(amx_db *db, const amx__file_meta *m, const amx_asset *ass
         sqlite3_bind_int64(s, 11, amx_format_decoder_version(fmt));
         sqlite3_bind_text(s, 12, status, -1, SQLITE_STATIC);
         sqlite3_bind_int64(s, 13, (int64_t)time(NULL));
-        rc = run(s);
+        rc = amx__db_run(s);
     }
     free(dir_key);
     free(stem_key);
@@ -717,171 +712,3 @@ amx_status amx__db_put(amx_db *db, const amx__file_meta *m, const amx_asset *ass
 }
 
 /* ---- renames ---- */
-
-/* Rows of root_id at `rel` or below it (a directory, or an archive's members). */
-#define SUBTREE "root_id = ?1 AND (path = ?2 OR (path > ?2 || '/' AND path < ?2 || '0') OR " \
-                "(path > ?2 || '#' AND path < ?2 || '$'))"
-
-static bool same_stem(const char *a, const char *b)
-{
-    char sa[1024], sb[1024];
-    amx_path_stem(a, sa, sizeof sa);
-    amx_path_stem(b, sb, sizeof sb);
-    return strcasecmp(sa, sb) == 0;
-}
-
-amx_status amx_index_rename(amx_db *db, const char *root, const char *old_rel, const char *new_rel,
-                            uint64_t *moved, char *err, size_t errlen)
-{
-    *moved = 0;
-    if (db->readonly || !old_rel[0] || !new_rel[0]) {
-        snprintf(err, errlen, "index: rename needs a writable index and two paths");
-        return AMX_E_INVALID_ARG;
-    }
-    if (strcmp(old_rel, new_rel) == 0)
-        return AMX_OK;
-    size_t ol = strlen(old_rel);
-    if (strncmp(new_rel, old_rel, ol) == 0 && (new_rel[ol] == '/' || new_rel[ol] == '#')) {
-        snprintf(err, errlen, "index: cannot move '%s' into itself", old_rel);
-        return AMX_E_INVALID_ARG;
-    }
-    sqlite3_stmt *find = NULL, *upd = NULL, *gone = NULL, *rootq = NULL, *clips = NULL;
-    int64_t *ids = NULL;
-    char **paths = NULL;
-    size_t n = 0, cap = 0;
-    amx_status st = amx__db_begin(db, err, errlen);
-    if (st)
-        return st;
-    int rc = sqlite3_prepare_v2(db->db, "SELECT id FROM roots WHERE path = ?1", -1, &rootq, NULL);
-    int64_t root_id = 0;
-    if (rc == SQLITE_OK) {
-        sqlite3_bind_text(rootq, 1, root, -1, SQLITE_STATIC);
-        if ((rc = sqlite3_step(rootq)) == SQLITE_ROW)
-            root_id = sqlite3_column_int64(rootq, 0);
-        rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
-    }
-    if (rc != SQLITE_OK || root_id == 0)
-        goto out; /* an unknown root: nothing is indexed there */
-    /* What was indexed at the destination is replaced (an editor's write-and-rename save). */
-    if ((rc = sqlite3_prepare_v2(db->db, "SELECT id FROM files WHERE parent_id IS NULL AND " SUBTREE,
-                                 -1, &gone, NULL)) != SQLITE_OK)
-        goto out;
-    sqlite3_bind_int64(gone, 1, root_id);
-    sqlite3_bind_text(gone, 2, new_rel, -1, SQLITE_STATIC);
-    while ((rc = sqlite3_step(gone)) == SQLITE_ROW) { /* ids first: no deletes under a cursor */
-        if (n == cap) {
-            size_t c = cap ? cap * 2 : 16;
-            int64_t *gi = realloc(ids, c * sizeof *gi);
-            if (!gi) {
-                rc = SQLITE_NOMEM;
-                break;
-            }
-            ids = gi;
-            cap = c;
-        }
-        ids[n++] = sqlite3_column_int64(gone, 0);
-    }
-    if (rc != SQLITE_DONE)
-        goto out;
-    rc = SQLITE_OK;
-    sqlite3_reset(gone);
-    for (size_t i = 0; i < n; i++)
-        if ((st = amx__db_remove(db, ids[i], err, errlen)))
-            goto out;
-    free(ids); /* the arrays are filled again below, with paths */
-    ids = NULL;
-    n = cap = 0;
-    if ((rc = sqlite3_prepare_v2(db->db, "SELECT id, path FROM files WHERE " SUBTREE, -1, &find,
-                                 NULL)) != SQLITE_OK)
-        goto out;
-    sqlite3_bind_int64(find, 1, root_id);
-    sqlite3_bind_text(find, 2, old_rel, -1, SQLITE_STATIC);
-    while ((rc = sqlite3_step(find)) == SQLITE_ROW) {
-        if (n == cap) {
-            size_t c = cap ? cap * 2 : 64;
-            int64_t *gi = realloc(ids, c * sizeof *gi);
-            char **gp = gi ? realloc(paths, c * sizeof *gp) : NULL;
-            if (gi)
-                ids = gi;
-            if (!gi || !gp) {
-                rc = SQLITE_NOMEM;
-                break;
-            }
-            paths = gp;
-            cap = c;
-        }
-        ids[n] = sqlite3_column_int64(find, 0);
-        if (!(paths[n] = strdup((const char *)sqlite3_column_text(find, 1)))) {
-            rc = SQLITE_NOMEM;
-            break;
-        }
-        n++;
-    }
-    if (rc != SQLITE_DONE && rc != SQLITE_OK)
-        goto out;
-    rc = SQLITE_OK;
-    if ((rc = sqlite3_prepare_v2(db->db,
-                                 "UPDATE files SET path = ?2, dir_key = ?3, stem_key = ?4, "
-                                 "mtime_ns = CASE WHEN ?5 THEN -1 ELSE mtime_ns END, "
-                                 "dir_path = CASE WHEN parent_id IS NULL THEN "
-                                 "rtrim(?2, replace(?2, '/', '')) END WHERE id = ?1",
-                                 -1, &upd, NULL)) != SQLITE_OK ||
-        (rc = sqlite3_prepare_v2(db->db, "UPDATE clips SET linked = 0 WHERE file_id = ?1", -1,
-                                 &clips, NULL)) != SQLITE_OK)
-        goto out;
-    for (size_t i = 0; i < n && rc == SQLITE_OK; i++) {
-        /* Bindings depend on directories and names: everything touching these rows is
-         * bound anew (their skeletons' dependents too). */
-        if ((rc = unlink_dependents(db, ids[i])) != SQLITE_OK)
-            break;
-        size_t len = strlen(new_rel) + strlen(paths[i] + ol) + 1;
-        char *np = malloc(len), *dir_key = NULL, *stem_key = NULL;
-        if (!np) {
-            rc = SQLITE_NOMEM;
-            break;
-        }
-        snprintf(np, len, "%s%s", new_rel, paths[i] + ol);
-        path_keys(np, &dir_key, &stem_key);
-        if (!dir_key || !stem_key) {
-            free(np), free(dir_key), free(stem_key);
-            rc = SQLITE_NOMEM;
-            break;
-        }
-        sqlite3_bind_int64(upd, 1, ids[i]);
-        sqlite3_bind_text(upd, 2, np, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(upd, 3, dir_key, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(upd, 4, stem_key, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_int(upd, 5, !same_stem(paths[i], np));
-        rc = run(upd);
-        if (rc == SQLITE_OK) {
-            sqlite3_bind_int64(clips, 1, ids[i]);
-            rc = run(clips);
-        }
-        if (rc == SQLITE_OK) {
-            sqlite3_bind_int64(db->mark_refs_of_file, 1, ids[i]);
-            rc = run(db->mark_refs_of_file);
-        }
-        free(np), free(dir_key), free(stem_key);
-    }
-    if (rc == SQLITE_OK) {
-        *moved = n;
-        db->dirty = true;
-    }
-out:
-    for (size_t i = 0; i < n; i++)
-        free(paths[i]);
-    free(paths);
-    free(ids);
-    sqlite3_finalize(rootq);
-    sqlite3_finalize(gone);
-    sqlite3_finalize(find);
-    sqlite3_finalize(upd);
-    sqlite3_finalize(clips);
-    if (!st && rc != SQLITE_OK)
-        st = amx__db_error(db, "index: rename", err, errlen);
-    if (!st)
-        st = amx__db_commit(db, err, errlen);
-    if (st)
-        amx__db_rollback(db);
-    return st ? st : amx_link(db, NULL, err, errlen);
-}

@@ -1,4 +1,6 @@
-/* Internal: the index connection and its prepared statements (lib/db.c, scan.c, bind.c, query.c). */
+/* Internal to lib/index/: the index connection, its prepared statements and the write path
+ * (db.c), shared by the link pass (link.c), the scanner (scan.c), renames (rename.c) and the
+ * queries (query.c). */
 #ifndef AMX_DB_INTERNAL_H
 #define AMX_DB_INTERNAL_H
 
@@ -73,6 +75,20 @@ amx_status amx__db_touch(amx_db *db, int64_t id, int64_t size, int64_t mtime_ns,
                          size_t errlen);
 /* Removes a file (and its archive members, and what was indexed for them). */
 amx_status amx__db_remove(amx_db *db, int64_t id, char *err, size_t errlen);
+
+/* Steps a write statement to completion, then resets it and clears its bindings. Returns
+ * SQLITE_OK or the SQLite error. */
+int amx__db_run(sqlite3_stmt *s);
+
+/* dir_key: the upper-cased directory of the logical path (inside an archive, the member's own
+ * directory); stem_key: the upper-cased file name without extension. Both malloc'd (NULL when
+ * out of memory); the caller frees. */
+void amx__db_path_keys(const char *path, char **dir_key, char **stem_key);
+
+/* Marks the clips (and models) that might bind to the skeletons of file `id` (and its members)
+ * as unlinked: called before the file's skeletons are replaced, removed or renamed. Returns
+ * SQLITE_OK or the SQLite error. */
+int amx__db_unlink_dependents(amx_db *db, int64_t id);
 
 /* Upper-cases ASCII into a new string (caller frees). */
 char *amx__upper(const char *s);

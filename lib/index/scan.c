@@ -17,7 +17,6 @@
  * killed at any point leaves an index that the next scan completes.
  */
 #include "db_internal.h"
-#include "decoder.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -216,7 +215,7 @@ static void decode_archive_members(scan_ctx *c, job *j, amx_format fmt, const ui
         size_t span_len;
         void *owned;
         char why[200];
-        if (amx__member_bytes(fmt, &m[i], data, len, &span, &span_len, &owned, why, sizeof why)) {
+        if (amx_archive_entry_bytes(fmt, &m[i], data, len, &span, &span_len, &owned, why, sizeof why)) {
             r->kind = R_FAILED;
             r->fail_code = AMX_C_LIMIT_EXCEEDED;
             snprintf(r->fail_msg, sizeof r->fail_msg, "cannot unpack the member: %s", why);

@@ -369,6 +369,12 @@ amx_status amx_archive_member(const amx_asset *archive, const uint8_t *data, siz
                               uint32_t index, const uint8_t **out, size_t *out_len, void **owned,
                               char *err, size_t errlen);
 
+/* As amx_archive_member, for one entry `e` of an archive of format `fmt` decoded from data/len
+ * (the entry may be a copy): the scanner streams members this way. */
+amx_status amx_archive_entry_bytes(amx_format fmt, const amx_archive_entry *e, const uint8_t *data,
+                                   size_t len, const uint8_t **out, size_t *out_len, void **owned,
+                                   char *err, size_t errlen);
+
 /* Reads a whole file into a malloc'd buffer (with a NUL after the last byte, so a text file can
  * be used as a string). Returns NULL with "path: reason" in err. The caller frees. */
 unsigned char *amx_read_file(const char *path, size_t *len, char *err, size_t errlen);
