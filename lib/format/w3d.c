@@ -83,69 +83,13 @@
  * Names are 16-byte fields; a name that fills all 16 bytes has no NUL. That is legal (the engine
  * copies 16 bytes) but noted (BAD_VALUE, severity info).
  */
-#include "chunk.h"
-#include "animidx/w3d.h"
+#include "w3d_internal.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-#ifndef M_PI
-#define M_PI 3.14159265358979323846
-#endif
-
-enum {
-    C_MESH = 0x000,
-    C_MESH_HEADER3 = 0x01F,
-    C_VERTEX_INFLUENCES = 0x00E,
-    C_HIERARCHY = 0x100,
-    C_HIERARCHY_HEADER = 0x101,
-    C_PIVOTS = 0x102,
-    C_PIVOT_FIXUPS = 0x103,
-    C_ANIMATION = 0x200,
-    C_ANIMATION_HEADER = 0x201,
-    C_ANIMATION_CHANNEL = 0x202,
-    C_BIT_CHANNEL = 0x203,
-    C_COMPRESSED = 0x280,
-    C_COMPRESSED_HEADER = 0x281,
-    C_COMPRESSED_CHANNEL = 0x282,
-    C_COMPRESSED_BIT_CHANNEL = 0x283,
-    C_MOTION_CHANNEL = 0x284,
-    C_MORPH = 0x2C0,
-    C_HMODEL = 0x300,
-    C_HMODEL_HEADER = 0x301,
-    C_NODE = 0x302,
-    C_COLLISION_NODE = 0x303,
-    C_SKIN_NODE = 0x304,
-    C_HMODEL_AUX = 0x305,
-    C_SHADOW_NODE = 0x306,
-    C_LODMODEL = 0x400,
-    C_COLLECTION = 0x420,
-    C_POINTS = 0x440,
-    C_LIGHT = 0x460,
-    C_EMITTER = 0x500,
-    C_AGGREGATE = 0x600,
-    C_HLOD = 0x700,
-    C_HLOD_HEADER = 0x701,
-    C_HLOD_LOD_ARRAY = 0x702,
-    C_HLOD_SUB_OBJECT_ARRAY_HEADER = 0x703,
-    C_HLOD_SUB_OBJECT = 0x704,
-    C_HLOD_AGGREGATE_ARRAY = 0x705,
-    C_HLOD_PROXY_ARRAY = 0x706,
-    C_BOX = 0x740,
-    C_SPHERE = 0x741,
-    C_RING = 0x742,
-    C_NULL_OBJECT = 0x750,
-    C_LIGHTSCAPE = 0x800,
-    C_DAZZLE = 0x900,
-    C_SOUNDROBJ = 0xA00,
-};
-
-#define NAME_LEN 16
-#define TIMECODE_FLAG 0x80000000u
-#define TIMECODE_MASK 0x7FFFFFFFu
 
 static bool top_level_known(uint32_t id)
 {
@@ -240,35 +184,8 @@ bool amx__w3d_probe(const uint8_t *data, size_t len)
 
 /* ---- small helpers ---- */
 
-/* Reads at an absolute offset inside a reader's window; 0 when outside. (The window check is
- * written with subtractions, like reader.h; these run once per key and frame, so they do not copy
- * the reader.) */
-static bool in_window(const amx_reader *w, size_t off, size_t n)
-{
-    return off >= w->start && off <= w->end && w->end - off >= n;
-}
-
-static uint32_t at_u32(const amx_reader *w, size_t off)
-{
-    return in_window(w, off, 4) ? amx_load_u32le(w->base + off) : 0;
-}
-
-static uint16_t at_u16(const amx_reader *w, size_t off)
-{
-    if (!in_window(w, off, 2))
-        return 0;
-    return (uint16_t)(w->base[off] | w->base[off + 1] << 8);
-}
-
-static uint8_t at_u8(const amx_reader *w, size_t off)
-{
-    return in_window(w, off, 1) ? w->base[off] : 0;
-}
-
-static float at_f32(const amx_reader *w, size_t off) { return amx_bits_to_f32(at_u32(w, off)); }
-
 /* A fixed-size name field; a field without NUL is legal but noted (info). */
-static const char *read_name(amx_dec *d, amx_reader *r, size_t n, const char *ctx, const char *what)
+const char *amx__w3d_read_name(amx_dec *d, amx_reader *r, size_t n, const char *ctx, const char *what)
 {
     size_t at = amx_reader_tell(r);
     const uint8_t *p = amx_reader_take(r, n);
@@ -287,7 +204,7 @@ static float finite_or(amx_dec *d, float v, float fallback, size_t at, const cha
 }
 
 /* A fixed-size record: shorter is an error (missing fields read as 0), longer a warning. */
-static void check_record_size(amx_dec *d, const amx_chunk *c, size_t need, const char *ctx,
+void amx__w3d_check_record_size(amx_dec *d, const amx_chunk *c, size_t need, const char *ctx,
                               const char *what)
 {
     size_t have = amx_reader_left(&c->body);
@@ -301,13 +218,13 @@ static void check_record_size(amx_dec *d, const amx_chunk *c, size_t need, const
                          (unsigned)c->type, have, need);
 }
 
-static void unknown_child(amx_dec *d, const amx_chunk *c, uint32_t parent, const char *ctx)
+void amx__w3d_unknown_child(amx_dec *d, const amx_chunk *c, uint32_t parent, const char *ctx)
 {
     amx__finding(d, AMX_C_UNKNOWN_CHUNK, (int64_t)c->offset, ctx,
                  "unknown chunk 0x%x in chunk 0x%x skipped", (unsigned)c->type, (unsigned)parent);
 }
 
-static void duplicate_child(amx_dec *d, const amx_chunk *c, const char *ctx)
+void amx__w3d_duplicate_child(amx_dec *d, const amx_chunk *c, const char *ctx)
 {
     amx__finding(d, AMX_C_BAD_VALUE, (int64_t)c->offset, ctx, "second chunk 0x%x ignored",
                  (unsigned)c->type);
@@ -315,7 +232,7 @@ static void duplicate_child(amx_dec *d, const amx_chunk *c, const char *ctx)
 
 /* Counts the children of a container with the given ids, without findings (the chunk walker
  * reports the same chunks later). Same stepping rules as amx__chunk_next. */
-static uint32_t count_children(amx_reader body, const uint32_t *ids, size_t nids)
+uint32_t amx__w3d_count_children(amx_reader body, const uint32_t *ids, size_t nids)
 {
     uint32_t n = 0;
     while (amx_reader_left(&body) >= 8) {
@@ -330,7 +247,7 @@ static uint32_t count_children(amx_reader body, const uint32_t *ids, size_t nids
 }
 
 /* Finds the first child with this id, without findings. */
-static bool find_child(amx_reader body, uint32_t id, amx_chunk *out)
+bool amx__w3d_find_child(amx_reader body, uint32_t id, amx_chunk *out)
 {
     while (amx_reader_left(&body) >= 8) {
         size_t at = amx_reader_tell(&body);
@@ -353,73 +270,8 @@ static char *version_string(amx_dec *d, uint32_t v)
     return (char *)amx__sprintf(d, "%u.%u", (unsigned)(v >> 16), (unsigned)(v & 0xFFFF));
 }
 
-/* ---- decode state ---- */
-
-enum { S_X, S_Y, S_Z, S_Q, S_VIS, NSLOT, S_NONE = NSLOT };
-
-enum chan_kind {
-    K_CLASSIC,      /* 0x202 */
-    K_BIT,          /* 0x203 */
-    K_TIMECODED,    /* 0x282 flavor 0 */
-    K_DELTA,        /* 0x282 flavor 1, 0x284 types 1 and 2 */
-    K_TC_BIT,       /* 0x283 */
-    K_MOTION_TC,    /* 0x284 type 0 */
-};
-
-typedef struct w3d_chan {
-    enum chan_kind kind;
-    uint8_t slot;         /* S_* */
-    bool has_pivot;       /* the header was readable */
-    bool usable;          /* can be sampled */
-    bool has_step;        /* a time code has the binary-movement flag */
-    bool overflow_noted;  /* a non-finite sample was reported */
-    uint32_t chunk;       /* chunk id */
-    uint32_t pivot;
-    size_t offset;        /* chunk header */
-    size_t pivot_at;
-    uint32_t vl;
-    amx_reader body;      /* the chunk body */
-    size_t data_at;       /* first byte after the fixed header (values, keys or initial) */
-    uint32_t first, last; /* classic/bit frame range */
-    uint32_t n;           /* usable keys / frames / data frames */
-    uint32_t blocks;      /* adaptive delta: blocks present */
-    uint32_t delta_bits;  /* 4 or 8 */
-    size_t values_at;     /* motion time-coded: values */
-    uint8_t def;          /* bit channel default */
-    float scale;
-    uint32_t pos;         /* position in the file (for stable ordering) */
-} w3d_chan;
-
-typedef struct w3d_anim {
-    amx_clip *clip;
-    size_t offset;
-    bool compressed;
-    uint32_t flavor;
-    uint32_t frames;
-    const char *ctx;      /* "animation 'NAME'" */
-    w3d_chan *chans;
-    uint32_t chan_count;
-} w3d_anim;
-
-typedef struct w3d_state {
-    amx_dec *d;
-    amx_w3d_info *info;
-    bool has_version;
-    uint32_t version_rank; /* 0 hierarchy, 1 animation, 2 mesh, 3 HLOD, 4 HMODEL */
-    uint32_t version;
-} w3d_state;
-
-static void note_version(w3d_state *s, uint32_t rank, uint32_t v)
-{
-    if (!s->has_version || rank < s->version_rank) {
-        s->has_version = true;
-        s->version_rank = rank;
-        s->version = v;
-    }
-}
-
 /* The skeleton of this file with this name (case-insensitive), or NULL. */
-static const amx_skeleton *local_skeleton(const amx_dec *d, const char *name)
+const amx_skeleton *amx__w3d_local_skeleton(const amx_dec *d, const char *name)
 {
     if (!name || !name[0])
         return NULL;
@@ -473,24 +325,24 @@ static void decode_hierarchy(w3d_state *s, const amx_chunk *hc)
         switch (c.type) {
         case C_HIERARCHY_HEADER:
             if (has_hdr)
-                duplicate_child(d, &c, "hierarchy");
+                amx__w3d_duplicate_child(d, &c, "hierarchy");
             else
                 hdr = c, has_hdr = true;
             break;
         case C_PIVOTS:
             if (has_piv)
-                duplicate_child(d, &c, "hierarchy");
+                amx__w3d_duplicate_child(d, &c, "hierarchy");
             else
                 piv = c, has_piv = true;
             break;
         case C_PIVOT_FIXUPS:
             if (has_fix)
-                duplicate_child(d, &c, "hierarchy");
+                amx__w3d_duplicate_child(d, &c, "hierarchy");
             else
                 fix = c, has_fix = true;
             break;
         default:
-            unknown_child(d, &c, C_HIERARCHY, "hierarchy");
+            amx__w3d_unknown_child(d, &c, C_HIERARCHY, "hierarchy");
             break;
         }
     }
@@ -506,10 +358,10 @@ static void decode_hierarchy(w3d_state *s, const amx_chunk *hc)
                      "the first sub-chunk of hierarchy 0x100 is 0x%x; the engine needs the header "
                      "0x101 first", (unsigned)first_type);
 
-    check_record_size(d, &hdr, 36, "hierarchy", "hierarchy header");
+    amx__w3d_check_record_size(d, &hdr, 36, "hierarchy", "hierarchy header");
     amx_reader r = hdr.body;
     uint32_t version = amx_read_u32le(&r);
-    const char *name = read_name(d, &r, NAME_LEN, "hierarchy", "hierarchy name");
+    const char *name = amx__w3d_read_name(d, &r, NAME_LEN, "hierarchy", "hierarchy name");
     size_t count_at = amx_reader_tell(&r);
     uint32_t num = amx_read_u32le(&r);
     char ctx[96];
@@ -560,7 +412,7 @@ static void decode_hierarchy(w3d_state *s, const amx_chunk *hc)
         size_t rec = amx_reader_tell(&pr);
         char bctx[160];
         snprintf(bctx, sizeof bctx, "%s pivot %u", ctx, i);
-        const char *bname = read_name(d, &pr, NAME_LEN, bctx, "pivot name");
+        const char *bname = amx__w3d_read_name(d, &pr, NAME_LEN, bctx, "pivot name");
         snprintf(bctx, sizeof bctx, "%s pivot %u '%s'", ctx, i, bname);
         size_t parent_at = amx_reader_tell(&pr);
         uint32_t praw = amx_read_u32le(&pr);
@@ -606,860 +458,6 @@ static void decode_hierarchy(w3d_state *s, const amx_chunk *hc)
     d->asset->skeleton_count++;
 }
 
-/* ---- animation channels ---- */
-
-/* Slot of a channel type; false (BAD_VALUE) when the type is unknown or the vector length does
- * not fit it. Euler types 3..5 and the BFME type 15 are known but not sampled (S_NONE). */
-static bool channel_slot(amx_dec *d, const char *ctx, uint32_t type, size_t type_at, uint32_t vl,
-                         size_t vl_at, uint8_t *slot)
-{
-    uint32_t want;
-    switch (type) {
-    case 0: case 1: case 2:
-        *slot = (uint8_t)(S_X + type);
-        want = 1;
-        break;
-    case 3: case 4: case 5: case 15:
-        *slot = S_NONE;
-        want = 1;
-        break;
-    case 6:
-        *slot = S_Q;
-        want = 4;
-        break;
-    default:
-        amx__finding(d, AMX_C_BAD_VALUE, (int64_t)type_at, ctx,
-                     "unknown channel type %u (0..6 X Y Z XR YR ZR Q, 15 BFME); channel ignored",
-                     type);
-        return false;
-    }
-    if (vl != want) {
-        amx__finding(d, AMX_C_BAD_VALUE, (int64_t)vl_at, ctx,
-                     "vector length %u does not fit channel type %u (%u expected); channel ignored",
-                     vl, type, want);
-        return false;
-    }
-    return true;
-}
-
-/* Checks n floats at `at` (absolute, in the body); reports the first non-finite one. */
-static void check_floats(amx_dec *d, const amx_reader *body, size_t at, uint64_t n, const char *ctx)
-{
-    for (uint64_t i = 0; i < n; i++) {
-        size_t off = at + 4 * (size_t)i;
-        float v = at_f32(body, off);
-        if (!isfinite(v)) {
-            amx__finding(d, AMX_C_BAD_VALUE, (int64_t)off, ctx,
-                         "channel value %llu is not a finite number; identity used",
-                         (unsigned long long)i);
-            return;
-        }
-    }
-}
-
-/* Time codes: ascending and inside the animation; one finding of each kind per channel. */
-static void check_times(amx_dec *d, const w3d_anim *a, const w3d_chan *ch, const char *ctx,
-                        size_t first_at, size_t stride, bool u16)
-{
-    bool order_noted = false, range_noted = false;
-    uint32_t prev = 0;
-    for (uint32_t i = 0; i < ch->n && !(order_noted && range_noted); i++) {
-        size_t off = first_at + (size_t)i * stride;
-        uint32_t t = u16 ? at_u16(&ch->body, off) : at_u32(&ch->body, off) & TIMECODE_MASK;
-        if (i > 0 && t <= prev && !order_noted) {
-            amx__finding(d, AMX_C_BAD_VALUE, (int64_t)off, ctx,
-                         "time code %u of key %u is not above the previous key's %u", t, i, prev);
-            order_noted = true;
-        }
-        if (t >= a->frames && !range_noted) {
-            amx__finding(d, AMX_C_INDEX_OUT_OF_RANGE, (int64_t)off, ctx,
-                         "time code %u of key %u is beyond the animation's %u frames", t, i,
-                         a->frames);
-            range_noted = true;
-        }
-        prev = t;
-    }
-}
-
-/* Compares a channel size with the one its header implies: shorter is an error, longer is
- * `long_sev` (a tolerated exporter bug for classic channels). Returns false when shorter. */
-static bool check_channel_size(amx_dec *d, const w3d_chan *ch, const char *ctx, uint64_t need,
-                               amx_severity long_sev, const char *what)
-{
-    size_t have = amx_reader_left(&ch->body);
-    if (have < need) {
-        amx__finding(d, AMX_C_SIZE_MISMATCH, (int64_t)ch->offset, ctx,
-                     "%s chunk 0x%x holds %zu bytes; its header implies %llu", what,
-                     (unsigned)ch->chunk, have, (unsigned long long)need);
-        return false;
-    }
-    if (have > need)
-        amx__finding_sev(d, AMX_C_SIZE_MISMATCH, long_sev, (int64_t)ch->offset, ctx,
-                         "%s chunk 0x%x holds %zu bytes; its header implies %llu (the rest is "
-                         "ignored)", what, (unsigned)ch->chunk, have, (unsigned long long)need);
-    return true;
-}
-
-static uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
-
-static void parse_classic(amx_dec *d, const w3d_anim *a, w3d_chan *ch, const char *ctx)
-{
-    amx_reader r = ch->body;
-    size_t base = r.start;
-    if (amx_reader_left(&r) < 12) {
-        amx__finding(d, AMX_C_SIZE_MISMATCH, (int64_t)ch->offset, ctx,
-                     "channel chunk 0x202 holds %zu bytes, less than its 12-byte header",
-                     amx_reader_left(&r));
-        return;
-    }
-    ch->first = amx_read_u16le(&r);
-    ch->last = amx_read_u16le(&r);
-    ch->vl = amx_read_u16le(&r);
-    uint32_t type = amx_read_u16le(&r);
-    ch->pivot = amx_read_u16le(&r);
-    ch->pivot_at = base + 8;
-    ch->has_pivot = true;
-    amx_read_u16le(&r);
-    ch->data_at = base + 12;
-    bool ok = channel_slot(d, ctx, type, base + 6, ch->vl, base + 4, &ch->slot);
-    if (ch->last < ch->first) {
-        amx__finding(d, AMX_C_BAD_VALUE, (int64_t)base, ctx,
-                     "last frame %u is before the first frame %u; channel ignored", ch->last,
-                     ch->first);
-        return;
-    }
-    if (ch->last >= a->frames)
-        amx__finding_sev(d, AMX_C_INDEX_OUT_OF_RANGE, AMX_SEV_WARNING, (int64_t)base + 2, ctx,
-                         "frames %u..%u run past the animation's %u frames", ch->first, ch->last,
-                         a->frames);
-    if (ch->vl == 0)
-        return;
-    uint64_t n = (uint64_t)ch->last - ch->first + 1, per = 4 * (uint64_t)ch->vl;
-    uint64_t need = 12 + n * per;
-    size_t have = amx_reader_left(&ch->body);
-    /* Over-long channels: "a bug in the exporter which saved too much data" (motchan.cpp). */
-    ch->n = check_channel_size(d, ch, ctx, need, AMX_SEV_INFO, "channel")
-                ? (uint32_t)n
-                : (uint32_t)((have - 12) / per);
-    check_floats(d, &ch->body, ch->data_at, (uint64_t)ch->n * ch->vl, ctx);
-    ch->usable = ok && ch->slot != S_NONE;
-}
-
-static void parse_bit(amx_dec *d, w3d_chan *ch, const char *ctx)
-{
-    amx_reader r = ch->body;
-    size_t base = r.start;
-    if (amx_reader_left(&r) < 9) {
-        amx__finding(d, AMX_C_SIZE_MISMATCH, (int64_t)ch->offset, ctx,
-                     "bit channel chunk 0x203 holds %zu bytes, less than its 9-byte header",
-                     amx_reader_left(&r));
-        return;
-    }
-    ch->first = amx_read_u16le(&r);
-    ch->last = amx_read_u16le(&r);
-    uint32_t type = amx_read_u16le(&r);
-    ch->pivot = amx_read_u16le(&r);
-    ch->pivot_at = base + 6;
-    ch->has_pivot = true;
-    ch->def = amx_read_u8(&r);
-    ch->data_at = base + 9;
-    ch->slot = S_VIS;
-    bool ok = true;
-    if (type > 1) {
-        amx__finding(d, AMX_C_BAD_VALUE, (int64_t)base + 4, ctx,
-                     "unknown bit channel type %u (0 visibility, 1 time-coded visibility); "
-                     "channel ignored", type);
-        ok = false;
-    }
-    if (ch->last < ch->first) {
-        amx__finding(d, AMX_C_BAD_VALUE, (int64_t)base, ctx,
-                     "last frame %u is before the first frame %u; channel ignored", ch->last,
-                     ch->first);
-        return;
-    }
-    uint64_t n = (uint64_t)ch->last - ch->first + 1;
-    uint64_t need = 9 + div_up(n, 8);
-    size_t have = amx_reader_left(&ch->body);
-    if (have != need)
-        amx__finding(d, AMX_C_SIZE_MISMATCH, (int64_t)ch->offset, ctx,
-                     "bit channel chunk 0x203 holds %zu bytes; frames %u..%u need exactly %llu%s",
-                     have, ch->first, ch->last, (unsigned long long)need,
-                     have < need ? "; missing bits read as the default" : "");
-    uint64_t bits = (uint64_t)(have - 9) * 8;
-    ch->n = (uint32_t)(bits < n ? bits : n);
-    ch->usable = ok;
-}
-
-/* The header both flavours of 0x282 start with: u32 count, u16 pivot, u8 vector length,
- * u8 channel type. False (with a finding) when the chunk is shorter than `min` bytes. */
-static bool channel_header(amx_dec *d, w3d_chan *ch, const char *ctx, size_t min,
-                           const char *what, uint32_t *n, uint32_t *type)
-{
-    amx_reader r = ch->body;
-    size_t base = r.start;
-    if (amx_reader_left(&r) < min) {
-        amx__finding(d, AMX_C_SIZE_MISMATCH, (int64_t)ch->offset, ctx,
-                     "%s channel holds %zu bytes, less than its %zu-byte header", what,
-                     amx_reader_left(&r), min);
-        return false;
-    }
-    *n = amx_read_u32le(&r);
-    ch->pivot = amx_read_u16le(&r);
-    ch->pivot_at = base + 4;
-    ch->has_pivot = true;
-    ch->vl = amx_read_u8(&r);
-    *type = amx_read_u8(&r);
-    return true;
-}
-
-static void parse_timecoded(amx_dec *d, const w3d_anim *a, w3d_chan *ch, const char *ctx)
-{
-    size_t base = ch->body.start;
-    uint32_t n, type;
-    if (!channel_header(d, ch, ctx, 8, "time-coded", &n, &type))
-        return;
-    ch->data_at = base + 8;
-    bool ok = channel_slot(d, ctx, type, base + 7, ch->vl, base + 6, &ch->slot);
-    if (ch->vl == 0)
-        return;
-    uint64_t packet = 4 + 4 * (uint64_t)ch->vl;
-    size_t have = amx_reader_left(&ch->body);
-    ch->n = check_channel_size(d, ch, ctx, 8 + (uint64_t)n * packet, AMX_SEV_WARNING,
-                               "time-coded channel")
-                ? n
-                : (uint32_t)((have - 8) / packet);
-    if (n == 0)
-        amx__finding(d, AMX_C_BAD_VALUE, (int64_t)base, ctx, "the channel has no time codes");
-    check_times(d, a, ch, ctx, ch->data_at, (size_t)packet, false);
-    for (uint32_t i = 0; i < ch->n; i++) {
-        size_t key = ch->data_at + (size_t)i * (size_t)packet;
-        if (at_u32(&ch->body, key) & TIMECODE_FLAG)
-            ch->has_step = true;
-        for (uint32_t k = 0; k < ch->vl; k++) {
-            float v = at_f32(&ch->body, key + 4 + 4 * (size_t)k);
-            if (!isfinite(v)) {
-                amx__finding(d, AMX_C_BAD_VALUE, (int64_t)(key + 4 + 4 * (size_t)k), ctx,
-                             "value of key %u is not a finite number; identity used", i);
-                i = ch->n; /* once per channel */
-                break;
-            }
-        }
-    }
-    ch->usable = ok && ch->slot != S_NONE && ch->n > 0;
-}
-
-/* Adaptive delta data of 0x282 flavor 1 (bits 4, header 12 bytes with the scale last) and of
- * 0x284 types 1/2 (header 8 bytes, then the scale). `hdr` is the offset of the scale. */
-static void parse_delta_data(amx_dec *d, const w3d_anim *a, w3d_chan *ch, const char *ctx,
-                             size_t scale_at, uint32_t n, bool motion)
-{
-    size_t psize = ch->delta_bits == 8 ? 17 : 9;
-    ch->scale = at_f32(&ch->body, scale_at);
-    ch->data_at = scale_at + 4; /* the initial values */
-    size_t fixed = ch->data_at - ch->body.start + 4 * (size_t)ch->vl;
-    size_t have = amx_reader_left(&ch->body);
-    if (have < fixed) {
-        amx__finding(d, AMX_C_SIZE_MISMATCH, (int64_t)ch->offset, ctx,
-                     "adaptive-delta channel holds %zu bytes, less than its %zu-byte header", have,
-                     fixed);
-        return;
-    }
-    if (!isfinite(ch->scale)) {
-        amx__finding(d, AMX_C_BAD_VALUE, (int64_t)scale_at, ctx,
-                     "delta scale is not a finite number; channel ignored");
-        return;
-    }
-    check_floats(d, &ch->body, ch->data_at, ch->vl, ctx);
-    /* Blocks: OpenSAGE/BlenderPlugin write ((N + 15) >> 4) blocks (+ 3 pad bytes in 0x282);
-     * the engine reads blocks for frames 1..N-1 only. */
-    uint64_t blocks = ((uint64_t)n + 15) >> 4;
-    uint64_t used = n > 1 ? div_up((uint64_t)n - 1, 16) : 0;
-    uint64_t per = (uint64_t)psize * ch->vl;
-    uint64_t expected = fixed + blocks * per + (motion ? 0 : 3);
-    uint64_t minimum = fixed + used * per;
-    uint64_t avail = (have - fixed) / per;
-    if (have < minimum) {
-        amx__finding(d, AMX_C_SIZE_MISMATCH, (int64_t)ch->offset, ctx,
-                     "adaptive-delta channel holds %zu bytes; %u frames need %llu; later frames "
-                     "hold the last value", have, n, (unsigned long long)expected);
-    } else if (have != expected) {
-        amx__finding_sev(d, AMX_C_SIZE_MISMATCH,
-                         motion && have > expected ? AMX_SEV_WARNING : AMX_SEV_INFO,
-                         (int64_t)ch->offset, ctx,
-                         "adaptive-delta channel holds %zu bytes; %u frames are written as %llu "
-                         "(tolerated)", have, n, (unsigned long long)expected);
-    }
-    ch->blocks = (uint32_t)(avail < blocks ? avail : blocks);
-    ch->n = n;
-    if (n != a->frames)
-        amx__finding_sev(d, AMX_C_COUNT_MISMATCH, AMX_SEV_WARNING, (int64_t)ch->body.start, ctx,
-                         "the channel has %u frames, the animation %u", n, a->frames);
-    ch->usable = ch->slot != S_NONE && n > 0;
-}
-
-static void parse_delta(amx_dec *d, const w3d_anim *a, w3d_chan *ch, const char *ctx)
-{
-    size_t base = ch->body.start;
-    uint32_t n, type;
-    if (!channel_header(d, ch, ctx, 12, "adaptive-delta", &n, &type))
-        return;
-    ch->delta_bits = 4;
-    if (!channel_slot(d, ctx, type, base + 7, ch->vl, base + 6, &ch->slot) || ch->vl == 0)
-        return;
-    parse_delta_data(d, a, ch, ctx, base + 8, n, false);
-}
-
-static void parse_tc_bit(amx_dec *d, const w3d_anim *a, w3d_chan *ch, const char *ctx)
-{
-    amx_reader r = ch->body;
-    size_t base = r.start;
-    if (amx_reader_left(&r) < 8) {
-        amx__finding(d, AMX_C_SIZE_MISMATCH, (int64_t)ch->offset, ctx,
-                     "time-coded bit channel holds %zu bytes, less than its 8-byte header",
-                     amx_reader_left(&r));
-        return;
-    }
-    uint32_t n = amx_read_u32le(&r);
-    ch->pivot = amx_read_u16le(&r);
-    ch->pivot_at = base + 4;
-    ch->has_pivot = true;
-    uint32_t type = amx_read_u8(&r);
-    ch->def = amx_read_u8(&r);
-    ch->data_at = base + 8;
-    ch->slot = S_VIS;
-    bool ok = true;
-    if (type > 1) {
-        amx__finding(d, AMX_C_BAD_VALUE, (int64_t)base + 6, ctx,
-                     "unknown bit channel type %u (0 visibility, 1 time-coded visibility); "
-                     "channel ignored", type);
-        ok = false;
-    }
-    size_t have = amx_reader_left(&ch->body);
-    uint64_t need = 8 + 4 * (uint64_t)n;
-    if (have != need)
-        amx__finding(d, AMX_C_SIZE_MISMATCH, (int64_t)ch->offset, ctx,
-                     "time-coded bit channel 0x283 holds %zu bytes; %u time codes need exactly "
-                     "%llu", have, n, (unsigned long long)need);
-    ch->n = (have - 8) / 4 < n ? (uint32_t)((have - 8) / 4) : n;
-    check_times(d, a, ch, ctx, ch->data_at, 4, false);
-    ch->usable = ok;
-}
-
-static void parse_motion(amx_dec *d, const w3d_anim *a, w3d_chan *ch, const char *ctx)
-{
-    amx_reader r = ch->body;
-    size_t base = r.start;
-    if (amx_reader_left(&r) < 8) {
-        amx__finding(d, AMX_C_SIZE_MISMATCH, (int64_t)ch->offset, ctx,
-                     "motion channel 0x284 holds %zu bytes, less than its 8-byte header",
-                     amx_reader_left(&r));
-        return;
-    }
-    uint32_t zero = amx_read_u8(&r);
-    uint32_t dtype = amx_read_u8(&r);
-    ch->vl = amx_read_u8(&r);
-    uint32_t type = amx_read_u8(&r);
-    uint32_t n = amx_read_u16le(&r);
-    ch->pivot = amx_read_u16le(&r);
-    ch->pivot_at = base + 6;
-    ch->has_pivot = true;
-    if (zero != 0)
-        amx__finding(d, AMX_C_BAD_VALUE, (int64_t)base, ctx,
-                     "the first byte of a motion channel is %u; it must be 0", zero);
-    if (dtype > 2) {
-        amx__finding(d, AMX_C_BAD_VALUE, (int64_t)base + 1, ctx,
-                     "unknown motion channel delta type %u (0 time-coded, 1 4-bit, 2 8-bit "
-                     "delta); channel ignored", dtype);
-        return;
-    }
-    if (!channel_slot(d, ctx, type, base + 3, ch->vl, base + 2, &ch->slot) || ch->vl == 0)
-        return;
-    if (dtype == 0) {
-        ch->kind = K_MOTION_TC;
-        ch->data_at = base + 8;
-        uint64_t keys = 2 * (uint64_t)n + ((n & 1) ? 2 : 0);
-        ch->values_at = ch->data_at + (size_t)keys;
-        size_t have = amx_reader_left(&ch->body);
-        if (check_channel_size(d, ch, ctx, 8 + keys + 4 * (uint64_t)ch->vl * n, AMX_SEV_WARNING,
-                               "motion channel"))
-            ch->n = n;
-        else if (have < 8 + keys) /* the values are all missing */
-            ch->n = 0;
-        else
-            ch->n = (uint32_t)((have - 8 - keys) / (4 * (uint64_t)ch->vl));
-        if (n == 0)
-            amx__finding(d, AMX_C_BAD_VALUE, (int64_t)base + 4, ctx,
-                         "the channel has no time codes");
-        check_times(d, a, ch, ctx, ch->data_at, 2, true);
-        check_floats(d, &ch->body, ch->values_at, (uint64_t)ch->n * ch->vl, ctx);
-        ch->usable = ch->slot != S_NONE && ch->n > 0;
-        return;
-    }
-    ch->kind = K_DELTA;
-    ch->delta_bits = dtype == 1 ? 4 : 8;
-    parse_delta_data(d, a, ch, ctx, base + 8, n, true);
-}
-
-/* ---- sampling ---- */
-
-/* The 256-entry adaptive-delta filter table (motchan.cpp): computed, the library has no
- * mutable globals. */
-static float filter_value(uint8_t i)
-{
-    static const float head[16] = { 1e-8f, 1e-7f, 1e-6f, 1e-5f, 1e-4f, 1e-3f, 1e-2f, 1e-1f,
-                                     1.0f,  1e1f,  1e2f,  1e3f,  1e4f,  1e5f,  1e6f,  1e7f };
-    if (i < 16)
-        return head[i];
-    float ratio = (float)(i - 16) / 240.0f;
-    return 1.0f - (float)sin((double)(90.0f * ratio) * M_PI / 180.0);
-}
-
-static void identity(uint32_t vl, float *out)
-{
-    for (uint32_t k = 0; k < vl; k++)
-        out[k] = (vl == 4 && k == 3) ? 1.0f : 0.0f;
-}
-
-/* Writes vl values to out; non-finite values make the identity (reported once). */
-static void put(amx_dec *d, w3d_chan *ch, const double *v, uint32_t vl, float *out)
-{
-    for (uint32_t k = 0; k < vl; k++) {
-        float f = (float)v[k];
-        if (!isfinite(f)) {
-            if (!ch->overflow_noted) {
-                ch->overflow_noted = true;
-                amx__finding(d, AMX_C_BAD_VALUE, (int64_t)ch->offset, NULL,
-                             "channel of pivot %u decodes to values outside the float range; "
-                             "identity used", ch->pivot);
-            }
-            identity(vl, out);
-            return;
-        }
-        out[k] = f;
-    }
-}
-
-static void read_values(const w3d_chan *ch, size_t at, uint32_t vl, double *v)
-{
-    for (uint32_t k = 0; k < vl; k++) {
-        float f = at_f32(&ch->body, at + 4 * (size_t)k);
-        v[k] = isfinite(f) ? f : ((vl == 4 && k == 3) ? 1.0 : 0.0);
-    }
-}
-
-static void slerp(const double *p, const double *q, double t, double *out)
-{
-    double c = p[0] * q[0] + p[1] * q[1] + p[2] * q[2] + p[3] * q[3];
-    bool flip = c < 0;
-    if (flip)
-        c = -c;
-    double beta, alpha;
-    if (!(1.0 - c >= 0.001)) { /* close (or not unit length): linear */
-        beta = 1.0 - t;
-        alpha = t;
-    } else {
-        double theta = acos(c), st = sin(theta);
-        beta = sin(theta - t * theta) / st;
-        alpha = sin(t * theta) / st;
-    }
-    if (flip)
-        alpha = -alpha;
-    for (int k = 0; k < 4; k++)
-        out[k] = beta * p[k] + alpha * q[k];
-}
-
-static void interpolate(const double *a, const double *b, double t, uint32_t vl, double *out)
-{
-    if (vl == 4) {
-        slerp(a, b, t, out);
-        return;
-    }
-    for (uint32_t k = 0; k < vl; k++)
-        out[k] = (1.0 - t) * a[k] + t * b[k];
-}
-
-/* Key-framed channels (0x282 flavor 0, 0x284 type 0): time of key i and where its values are. */
-static uint32_t key_time(const w3d_chan *ch, uint32_t i, bool *flag)
-{
-    if (ch->kind == K_MOTION_TC) {
-        *flag = false;
-        return at_u16(&ch->body, ch->data_at + 2 * (size_t)i);
-    }
-    uint32_t code = at_u32(&ch->body, ch->data_at + (size_t)i * (4 + 4 * (size_t)ch->vl));
-    *flag = (code & TIMECODE_FLAG) != 0;
-    return code & TIMECODE_MASK;
-}
-
-static size_t key_values(const w3d_chan *ch, uint32_t i)
-{
-    if (ch->kind == K_MOTION_TC)
-        return ch->values_at + (size_t)i * 4 * ch->vl;
-    return ch->data_at + (size_t)i * (4 + 4 * (size_t)ch->vl) + 4;
-}
-
-/* Evaluates a float channel at every frame into out (stride floats per frame). */
-static void eval_float(amx_dec *d, w3d_chan *ch, uint32_t frames, float *out, size_t stride,
-                       uint8_t *step)
-{
-    uint32_t vl = ch->vl;
-    double v[4], w[4];
-    switch (ch->kind) {
-    case K_CLASSIC:
-        for (uint32_t f = 0; f < frames; f++) {
-            if (f >= ch->first && f <= ch->last && f - ch->first < ch->n) {
-                read_values(ch, ch->data_at + (size_t)(f - ch->first) * vl * 4, vl, v);
-                put(d, ch, v, vl, out + (size_t)f * stride);
-            } else {
-                identity(vl, out + (size_t)f * stride);
-            }
-        }
-        break;
-    case K_TIMECODED:
-    case K_MOTION_TC: {
-        uint32_t idx = 0;
-        bool flag;
-        for (uint32_t f = 0; f < frames; f++) {
-            while (idx + 1 < ch->n && key_time(ch, idx + 1, &flag) <= f)
-                idx++;
-            uint32_t t1 = key_time(ch, idx, &flag);
-            read_values(ch, key_values(ch, idx), vl, v);
-            if (f > t1 && idx + 1 < ch->n) {
-                uint32_t t2 = key_time(ch, idx + 1, &flag);
-                if (flag) {
-                    if (step)
-                        step[f] = 1;
-                } else {
-                    read_values(ch, key_values(ch, idx + 1), vl, w);
-                    interpolate(v, w, (double)(f - t1) / (double)(t2 - t1), vl, v);
-                }
-            } else if (f == t1 && idx + 1 < ch->n && step) {
-                key_time(ch, idx + 1, &flag);
-                if (flag)
-                    step[f] = 1;
-            }
-            put(d, ch, v, vl, out + (size_t)f * stride);
-        }
-        break;
-    }
-    case K_DELTA: {
-        size_t psize = ch->delta_bits == 8 ? 17 : 9;
-        size_t blocks_at = ch->data_at + 4 * (size_t)vl;
-        float val[4];
-        for (uint32_t k = 0; k < vl; k++) {
-            float f0 = at_f32(&ch->body, ch->data_at + 4 * (size_t)k);
-            val[k] = isfinite(f0) ? f0 : ((vl == 4 && k == 3) ? 1.0f : 0.0f);
-        }
-        for (uint32_t f = 0; f < frames; f++) {
-            if (f >= 1 && f < ch->n && ((f - 1) >> 4) < ch->blocks) {
-                uint32_t blk = (f - 1) >> 4, j = (f - 1) & 15;
-                for (uint32_t k = 0; k < vl; k++) {
-                    size_t pkt = blocks_at + ((size_t)blk * vl + k) * psize;
-                    float filter = filter_value(at_u8(&ch->body, pkt)) * ch->scale;
-                    int delta;
-                    if (ch->delta_bits == 8) {
-                        delta = (int)at_u8(&ch->body, pkt + 1 + j) - 128;
-                        filter *= 1.0f / 16.0f;
-                    } else {
-                        uint8_t byte = at_u8(&ch->body, pkt + 1 + j / 2);
-                        delta = (j & 1) ? byte >> 4 : byte & 0xF;
-                        if (delta & 8)
-                            delta -= 16;
-                    }
-                    val[k] += (float)delta * filter;
-                }
-            }
-            for (uint32_t k = 0; k < vl; k++)
-                v[k] = val[k];
-            put(d, ch, v, vl, out + (size_t)f * stride);
-        }
-        break;
-    }
-    default:
-        break;
-    }
-}
-
-static void eval_bits(const w3d_chan *ch, uint32_t frames, uint8_t *vis)
-{
-    if (ch->kind == K_BIT) {
-        for (uint32_t f = 0; f < frames; f++) {
-            if (f >= ch->first && f <= ch->last && f - ch->first < ch->n) {
-                uint32_t i = f - ch->first;
-                vis[f] = (at_u8(&ch->body, ch->data_at + i / 8) >> (i % 8)) & 1;
-            } else {
-                vis[f] = ch->def != 0;
-            }
-        }
-        return;
-    }
-    /* 0x283: the MSB of the last key at or before the frame (key 0 before the first key). */
-    uint32_t idx = 0;
-    for (uint32_t f = 0; f < frames; f++) {
-        if (ch->n == 0) {
-            vis[f] = ch->def != 0;
-            continue;
-        }
-        while (idx + 1 < ch->n &&
-               (at_u32(&ch->body, ch->data_at + 4 * (size_t)(idx + 1)) & TIMECODE_MASK) <= f)
-            idx++;
-        vis[f] = at_u32(&ch->body, ch->data_at + 4 * (size_t)idx) >> 31;
-    }
-}
-
-/* ---- animations ---- */
-
-typedef struct pivot_pos { uint32_t pivot, pos; } pivot_pos;
-
-static int cmp_pivot_pos(const void *a, const void *b)
-{
-    const pivot_pos *x = a, *y = b;
-    if (x->pivot != y->pivot)
-        return x->pivot < y->pivot ? -1 : 1;
-    return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
-/* Groups the channels into tracks per pivot and fills in the samples. */
-static void build_tracks(amx_dec *d, w3d_anim *a)
-{
-    amx_clip *clip = a->clip;
-    pivot_pos *order = amx__array(d, a->chan_count, sizeof *order);
-    if (!order)
-        return;
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < a->chan_count; i++)
-        if (a->chans[i].has_pivot)
-            order[n++] = (pivot_pos){ a->chans[i].pivot, i };
-    qsort(order, n, sizeof *order, cmp_pivot_pos);
-    uint32_t tracks = 0;
-    for (uint32_t i = 0; i < n; i++)
-        if (i == 0 || order[i].pivot != order[i - 1].pivot)
-            tracks++;
-    amx_track *t = amx__array(d, tracks, sizeof *t);
-    /* per track: the channel of each slot (index into chans, or UINT32_MAX) */
-    uint32_t(*slots)[NSLOT] = amx__array(d, tracks, sizeof *slots);
-    if (!t || !slots)
-        return;
-    clip->tracks = t;
-    clip->track_count = tracks;
-    uint32_t ti = UINT32_MAX;
-    for (uint32_t i = 0; i < n; i++) {
-        w3d_chan *ch = &a->chans[order[i].pos];
-        if (i == 0 || order[i].pivot != order[i - 1].pivot) {
-            ti++;
-            t[ti] = (amx_track){ .bone = NULL, .bone_index = (int32_t)ch->pivot,
-                                 .offset = (int64_t)ch->offset };
-            for (int s = 0; s < NSLOT; s++)
-                slots[ti][s] = UINT32_MAX;
-        }
-        if (!ch->usable || ch->slot >= NSLOT)
-            continue;
-        if (slots[ti][ch->slot] != UINT32_MAX) {
-            static const char *const names[NSLOT] = { "X", "Y", "Z", "Q", "visibility" };
-            char ctx[96];
-            snprintf(ctx, sizeof ctx, "%s pivot %u", a->ctx, ch->pivot);
-            amx__finding(d, AMX_C_BAD_VALUE, (int64_t)ch->offset, ctx,
-                         "pivot %u has a second %s channel; the first one is used", ch->pivot,
-                         names[ch->slot]);
-            continue;
-        }
-        slots[ti][ch->slot] = order[i].pos;
-        t[ti].channels |= ch->slot == S_Q     ? AMX_CH_ROTATION
-                          : ch->slot == S_VIS ? AMX_CH_VISIBILITY
-                                              : AMX_CH_TRANSLATION;
-        if (ch->has_step)
-            t[ti].channels |= AMX_CH_STEP;
-    }
-
-    if (!d->opts->samples || d->out_of_memory)
-        return;
-    /* At most 41 bytes per frame and track, and no more than the file can justify. */
-    size_t len = d->r.end, budget, need;
-    if (!amx_mul_size(len, 64, &budget) || !amx_add_size(budget, (size_t)64 << 20, &budget))
-        budget = SIZE_MAX;
-    if (!amx_mul_size(clip->frames, tracks, &need) || !amx_mul_size(need, 41, &need) ||
-        need > budget) {
-        amx__finding(d, AMX_C_LIMIT_EXCEEDED, (int64_t)a->offset, a->ctx,
-                     "%u frames x %u tracks of samples exceed the memory a %zu-byte file may use; "
-                     "no samples", clip->frames, tracks, len);
-        return;
-    }
-    uint32_t frames = clip->frames;
-    for (uint32_t i = 0; i < tracks; i++) {
-        amx_track *tr = &t[i];
-        tr->translation = amx__array(d, frames, 3 * sizeof(float));
-        tr->rotation = amx__array(d, frames, 4 * sizeof(float));
-        tr->scale = amx__array(d, frames, 3 * sizeof(float));
-        tr->visibility = amx__array(d, frames, 1);
-        if (tr->channels & AMX_CH_STEP)
-            tr->step = amx__array(d, frames, 1);
-        if (!tr->translation || !tr->rotation || !tr->scale || !tr->visibility ||
-            ((tr->channels & AMX_CH_STEP) && !tr->step))
-            return;
-        for (uint32_t f = 0; f < frames; f++) {
-            tr->rotation[4 * (size_t)f + 3] = 1.0f;
-            for (int k = 0; k < 3; k++)
-                tr->scale[3 * (size_t)f + k] = 1.0f;
-            tr->visibility[f] = 1;
-        }
-        for (int s = 0; s < NSLOT; s++) {
-            if (slots[i][s] == UINT32_MAX)
-                continue;
-            w3d_chan *ch = &a->chans[slots[i][s]];
-            if (s == S_VIS)
-                eval_bits(ch, frames, tr->visibility);
-            else if (s == S_Q)
-                eval_float(d, ch, frames, tr->rotation, 4, tr->step);
-            else
-                eval_float(d, ch, frames, tr->translation + s, 3, tr->step);
-        }
-    }
-    clip->has_samples = true;
-}
-
-static void decode_animation(w3d_state *s, const amx_chunk *ac, bool compressed)
-{
-    amx_dec *d = s->d;
-    uint32_t hdr_id = compressed ? C_COMPRESSED_HEADER : C_ANIMATION_HEADER;
-    const char *what = compressed ? "compressed animation" : "animation";
-    amx_chunk hdr;
-    if (!find_child(ac->body, hdr_id, &hdr)) {
-        /* Walk anyway so the chunk walker reports damaged children. */
-        amx_reader body = ac->body;
-        amx_chunk c;
-        while (amx__chunk_next(d, &body, &c)) {
-        }
-        amx__finding(d, AMX_C_MISSING_CHUNK, (int64_t)ac->offset, what,
-                     "%s chunk 0x%x has no header chunk 0x%x", what, (unsigned)ac->type,
-                     (unsigned)hdr_id);
-        return;
-    }
-    check_record_size(d, &hdr, 44, what, "animation header");
-    amx_reader r = hdr.body;
-    size_t base = r.start;
-    uint32_t version = amx_read_u32le(&r);
-    const char *name = read_name(d, &r, NAME_LEN, what, "animation name");
-    char ctx[96];
-    snprintf(ctx, sizeof ctx, "%s '%s'", what, name);
-    const char *hier = read_name(d, &r, NAME_LEN, ctx, "hierarchy name");
-    uint32_t frames = amx_read_u32le(&r);
-    uint32_t fps, flavor = 0;
-    if (compressed) {
-        fps = amx_read_u16le(&r);
-        flavor = amx_read_u16le(&r);
-        if (flavor > 1)
-            amx__finding(d, AMX_C_BAD_VALUE, (int64_t)base + 42, ctx,
-                         "unknown flavor %u (0 time-coded, 1 adaptive delta); its 0x282 channels "
-                         "are not decoded", flavor);
-    } else {
-        fps = amx_read_u32le(&r);
-    }
-    note_version(s, 1, version);
-
-    static const uint32_t classic_ids[] = { C_ANIMATION_CHANNEL, C_BIT_CHANNEL };
-    static const uint32_t comp_ids[] = { C_COMPRESSED_CHANNEL, C_COMPRESSED_BIT_CHANNEL,
-                                         C_MOTION_CHANNEL };
-    uint32_t nchan = compressed ? count_children(ac->body, comp_ids, 3)
-                                : count_children(ac->body, classic_ids, 2);
-    amx_clip *clip = &d->asset->clips[d->asset->clip_count];
-    w3d_anim *a = amx__alloc(d, sizeof *a);
-    w3d_chan *chans = amx__array(d, nchan, sizeof *chans);
-    const char *actx = amx__strdup(d, ctx);
-    if (!a || !chans)
-        return;
-    *a = (w3d_anim){ .clip = clip, .offset = ac->offset, .compressed = compressed,
-                     .flavor = flavor, .frames = frames, .ctx = actx, .chans = chans };
-    clip->name = name;
-    clip->skeleton = hier;
-    clip->has_frames = true;
-    clip->frames = frames;
-    clip->fps = (float)fps;
-    clip->duration = fps > 0 ? (double)frames / (double)fps : 0.0;
-    d->asset->clip_count++;
-
-    bool any = false;
-    amx_reader body = ac->body;
-    amx_chunk c;
-    while (amx__chunk_next(d, &body, &c)) {
-        if (!any) {
-            any = true;
-            if (c.type != hdr_id)
-                amx__finding(d, AMX_C_MISSING_CHUNK, (int64_t)c.offset, ctx,
-                             "the first sub-chunk of %s 0x%x is 0x%x; the engine needs the header "
-                             "0x%x first", what, (unsigned)ac->type, (unsigned)c.type,
-                             (unsigned)hdr_id);
-        }
-        if (c.type == hdr_id) {
-            if (c.offset != hdr.offset)
-                duplicate_child(d, &c, ctx);
-            continue;
-        }
-        bool is_chan = false;
-        for (size_t i = 0; i < (compressed ? 3u : 2u); i++)
-            if (c.type == (compressed ? comp_ids : classic_ids)[i])
-                is_chan = true;
-        if (!is_chan || a->chan_count >= nchan) {
-            unknown_child(d, &c, ac->type, ctx);
-            continue;
-        }
-        w3d_chan *ch = &chans[a->chan_count];
-        *ch = (w3d_chan){ .chunk = c.type, .offset = c.offset, .body = c.body,
-                          .pos = a->chan_count, .slot = S_NONE };
-        char cctx[128];
-        snprintf(cctx, sizeof cctx, "%s channel %u", ctx, a->chan_count);
-        a->chan_count++;
-        switch (c.type) {
-        case C_ANIMATION_CHANNEL:
-            ch->kind = K_CLASSIC;
-            parse_classic(d, a, ch, cctx);
-            break;
-        case C_BIT_CHANNEL:
-            ch->kind = K_BIT;
-            parse_bit(d, ch, cctx);
-            break;
-        case C_COMPRESSED_CHANNEL:
-            if (flavor == 0) {
-                ch->kind = K_TIMECODED;
-                parse_timecoded(d, a, ch, cctx);
-            } else if (flavor == 1) {
-                ch->kind = K_DELTA;
-                parse_delta(d, a, ch, cctx);
-            } else if (c.body.end - c.body.start >= 6) {
-                /* unknown flavor (reported with the header): only the pivot is known */
-                ch->kind = K_TIMECODED;
-                ch->pivot = at_u16(&c.body, c.body.start + 4);
-                ch->pivot_at = c.body.start + 4;
-                ch->has_pivot = true;
-            }
-            break;
-        case C_COMPRESSED_BIT_CHANNEL:
-            ch->kind = K_TC_BIT;
-            parse_tc_bit(d, a, ch, cctx);
-            break;
-        case C_MOTION_CHANNEL:
-            parse_motion(d, a, ch, cctx);
-            break;
-        }
-        if (d->out_of_memory)
-            return;
-    }
-
-    /* Pivots against the hierarchy when it is in this file (the engine drops such channels). */
-    const amx_skeleton *sk = local_skeleton(d, hier);
-    if (sk) {
-        for (uint32_t i = 0; i < a->chan_count; i++) {
-            const w3d_chan *ch = &chans[i];
-            if (ch->has_pivot && ch->pivot >= sk->bone_count) {
-                char cctx[128];
-                snprintf(cctx, sizeof cctx, "%s channel %u", ctx, i);
-                amx__finding(d, AMX_C_INDEX_OUT_OF_RANGE, (int64_t)ch->pivot_at, cctx,
-                             "pivot %u is not in hierarchy '%s' (%u pivots); the engine drops "
-                             "the channel", ch->pivot, sk->name, sk->bone_count);
-            }
-        }
-    }
-    build_tracks(d, a);
-}
-
 /* ---- meshes, HLODs, HMODELs ---- */
 
 static void decode_mesh(w3d_state *s, const amx_chunk *mc)
@@ -1474,13 +472,13 @@ static void decode_mesh(w3d_state *s, const amx_chunk *mc)
     while (amx__chunk_next(d, &body, &c)) {
         if (c.type == C_MESH_HEADER3) {
             if (has_hdr)
-                duplicate_child(d, &c, "mesh");
+                amx__w3d_duplicate_child(d, &c, "mesh");
             else
                 hdr = c, has_hdr = true;
         } else if (c.type == C_VERTEX_INFLUENCES) {
             m->has_influences = true;
         } else if (!mesh_child_known(c.type)) {
-            unknown_child(d, &c, C_MESH, "mesh");
+            amx__w3d_unknown_child(d, &c, C_MESH, "mesh");
         }
     }
     if (!has_hdr) {
@@ -1490,14 +488,14 @@ static void decode_mesh(w3d_state *s, const amx_chunk *mc)
         return;
     }
     m->has_header = true;
-    check_record_size(d, &hdr, 116, "mesh", "mesh header");
+    amx__w3d_check_record_size(d, &hdr, 116, "mesh", "mesh header");
     amx_reader r = hdr.body;
     m->version = amx_read_u32le(&r);
     m->attributes = amx_read_u32le(&r);
-    m->name = read_name(d, &r, NAME_LEN, "mesh", "mesh name");
+    m->name = amx__w3d_read_name(d, &r, NAME_LEN, "mesh", "mesh name");
     char ctx[96];
     snprintf(ctx, sizeof ctx, "mesh '%s'", m->name);
-    m->container = read_name(d, &r, NAME_LEN, ctx, "container name");
+    m->container = amx__w3d_read_name(d, &r, NAME_LEN, ctx, "container name");
     m->triangles = amx_read_u32le(&r);
     m->vertices = amx_read_u32le(&r);
     m->materials = amx_read_u32le(&r);
@@ -1524,7 +522,7 @@ static void decode_lod_array(w3d_state *s, const amx_chunk *lc, amx_w3d_lod *lod
 {
     amx_dec *d = s->d;
     static const uint32_t sub_id[] = { C_HLOD_SUB_OBJECT };
-    uint32_t n = count_children(lc->body, sub_id, 1);
+    uint32_t n = amx__w3d_count_children(lc->body, sub_id, 1);
     lod->objects = amx__array(d, n, sizeof *lod->objects);
     if (!lod->objects)
         return;
@@ -1535,31 +533,31 @@ static void decode_lod_array(w3d_state *s, const amx_chunk *lc, amx_w3d_lod *lod
     while (amx__chunk_next(d, &body, &c)) {
         if (c.type == C_HLOD_SUB_OBJECT_ARRAY_HEADER) {
             if (has_hdr) {
-                duplicate_child(d, &c, ctx);
+                amx__w3d_duplicate_child(d, &c, ctx);
                 continue;
             }
             has_hdr = true;
             hdr_at = c.offset;
-            check_record_size(d, &c, 8, ctx, "sub-object array header");
+            amx__w3d_check_record_size(d, &c, 8, ctx, "sub-object array header");
             amx_reader r = c.body;
             lod->declared_count = amx_read_u32le(&r);
             size_t at = amx_reader_tell(&r);
             lod->max_screen_size = finite_or(d, amx_read_f32le(&r), 0.0f, at, ctx,
                                              "max screen size");
         } else if (c.type == C_HLOD_SUB_OBJECT && lod->object_count < n) {
-            check_record_size(d, &c, 36, ctx, "sub-object");
+            amx__w3d_check_record_size(d, &c, 36, ctx, "sub-object");
             amx_reader r = c.body;
             amx_w3d_sub_object *o = &lod->objects[lod->object_count++];
             size_t bone_at = amx_reader_tell(&r);
             o->bone = amx_read_u32le(&r);
             o->kind = C_HLOD_SUB_OBJECT;
-            o->name = read_name(d, &r, 32, ctx, "sub-object name");
+            o->name = amx__w3d_read_name(d, &r, 32, ctx, "sub-object name");
             if (sk && o->bone >= sk->bone_count)
                 amx__finding(d, AMX_C_INDEX_OUT_OF_RANGE, (int64_t)bone_at, ctx,
                              "sub-object '%s' is bound to bone %u, but hierarchy '%s' has %u "
                              "pivots", o->name, o->bone, sk->name, sk->bone_count);
         } else {
-            unknown_child(d, &c, lc->type, ctx);
+            amx__w3d_unknown_child(d, &c, lc->type, ctx);
         }
     }
     if (!has_hdr)
@@ -1577,23 +575,23 @@ static void decode_hlod(w3d_state *s, const amx_chunk *hc)
     amx_w3d_hlod *h = &s->info->hlods[s->info->hlod_count++];
     *h = (amx_w3d_hlod){ .name = "", .hierarchy = "", .offset = (int64_t)hc->offset };
     static const uint32_t lod_id[] = { C_HLOD_LOD_ARRAY };
-    uint32_t nlod = count_children(hc->body, lod_id, 1);
+    uint32_t nlod = amx__w3d_count_children(hc->body, lod_id, 1);
     h->lods = amx__array(d, nlod, sizeof *h->lods);
     if (!h->lods)
         return;
     amx_chunk hdr;
-    bool has_hdr = find_child(hc->body, C_HLOD_HEADER, &hdr);
+    bool has_hdr = amx__w3d_find_child(hc->body, C_HLOD_HEADER, &hdr);
     char ctx[96] = "HLOD";
     const amx_skeleton *sk = NULL;
     if (has_hdr) {
-        check_record_size(d, &hdr, 40, "HLOD", "HLOD header");
+        amx__w3d_check_record_size(d, &hdr, 40, "HLOD", "HLOD header");
         amx_reader r = hdr.body;
         h->version = amx_read_u32le(&r);
         h->declared_lods = amx_read_u32le(&r);
-        h->name = read_name(d, &r, NAME_LEN, "HLOD", "HLOD name");
+        h->name = amx__w3d_read_name(d, &r, NAME_LEN, "HLOD", "HLOD name");
         snprintf(ctx, sizeof ctx, "HLOD '%s'", h->name);
-        h->hierarchy = read_name(d, &r, NAME_LEN, ctx, "hierarchy name");
-        sk = local_skeleton(d, h->hierarchy);
+        h->hierarchy = amx__w3d_read_name(d, &r, NAME_LEN, ctx, "hierarchy name");
+        sk = amx__w3d_local_skeleton(d, h->hierarchy);
         note_version(s, 3, h->version);
     } else {
         amx__finding(d, AMX_C_MISSING_CHUNK, (int64_t)hc->offset, "HLOD",
@@ -1606,7 +604,7 @@ static void decode_hlod(w3d_state *s, const amx_chunk *hc)
         switch (c.type) {
         case C_HLOD_HEADER:
             if (has_hdr && c.offset != hdr.offset)
-                duplicate_child(d, &c, ctx);
+                amx__w3d_duplicate_child(d, &c, ctx);
             break;
         case C_HLOD_LOD_ARRAY:
             if (h->lod_count >= nlod)
@@ -1618,7 +616,7 @@ static void decode_hlod(w3d_state *s, const amx_chunk *hc)
         case C_HLOD_PROXY_ARRAY: {
             amx_w3d_lod **slot = c.type == C_HLOD_AGGREGATE_ARRAY ? &h->aggregates : &h->proxies;
             if (*slot) {
-                duplicate_child(d, &c, ctx);
+                amx__w3d_duplicate_child(d, &c, ctx);
                 break;
             }
             *slot = amx__alloc(d, sizeof **slot);
@@ -1630,7 +628,7 @@ static void decode_hlod(w3d_state *s, const amx_chunk *hc)
             break;
         }
         default:
-            unknown_child(d, &c, C_HLOD, ctx);
+            amx__w3d_unknown_child(d, &c, C_HLOD, ctx);
             break;
         }
         if (d->out_of_memory)
@@ -1648,23 +646,23 @@ static void decode_hmodel(w3d_state *s, const amx_chunk *hc)
     amx_w3d_hmodel *h = &s->info->hmodels[s->info->hmodel_count++];
     *h = (amx_w3d_hmodel){ .name = "", .hierarchy = "", .offset = (int64_t)hc->offset };
     static const uint32_t node_ids[] = { C_NODE, C_COLLISION_NODE, C_SKIN_NODE, C_SHADOW_NODE };
-    uint32_t n = count_children(hc->body, node_ids, 4);
+    uint32_t n = amx__w3d_count_children(hc->body, node_ids, 4);
     h->nodes = amx__array(d, n, sizeof *h->nodes);
     if (!h->nodes)
         return;
     amx_chunk hdr;
-    bool has_hdr = find_child(hc->body, C_HMODEL_HEADER, &hdr);
+    bool has_hdr = amx__w3d_find_child(hc->body, C_HMODEL_HEADER, &hdr);
     char ctx[96] = "HMODEL";
     const amx_skeleton *sk = NULL;
     if (has_hdr) {
-        check_record_size(d, &hdr, 40, "HMODEL", "HMODEL header");
+        amx__w3d_check_record_size(d, &hdr, 40, "HMODEL", "HMODEL header");
         amx_reader r = hdr.body;
         h->version = amx_read_u32le(&r);
-        h->name = read_name(d, &r, NAME_LEN, "HMODEL", "HMODEL name");
+        h->name = amx__w3d_read_name(d, &r, NAME_LEN, "HMODEL", "HMODEL name");
         snprintf(ctx, sizeof ctx, "HMODEL '%s'", h->name);
-        h->hierarchy = read_name(d, &r, NAME_LEN, ctx, "hierarchy name");
+        h->hierarchy = amx__w3d_read_name(d, &r, NAME_LEN, ctx, "hierarchy name");
         h->declared_connections = amx_read_u16le(&r);
-        sk = local_skeleton(d, h->hierarchy);
+        sk = amx__w3d_local_skeleton(d, h->hierarchy);
         note_version(s, 4, h->version);
     } else {
         amx__finding(d, AMX_C_MISSING_CHUNK, (int64_t)hc->offset, "HMODEL",
@@ -1676,7 +674,7 @@ static void decode_hmodel(w3d_state *s, const amx_chunk *hc)
         switch (c.type) {
         case C_HMODEL_HEADER:
             if (has_hdr && c.offset != hdr.offset)
-                duplicate_child(d, &c, ctx);
+                amx__w3d_duplicate_child(d, &c, ctx);
             break;
         case C_NODE:
         case C_COLLISION_NODE:
@@ -1684,11 +682,11 @@ static void decode_hmodel(w3d_state *s, const amx_chunk *hc)
         case C_SHADOW_NODE: {
             if (h->node_count >= n)
                 break;
-            check_record_size(d, &c, 18, ctx, "node");
+            amx__w3d_check_record_size(d, &c, 18, ctx, "node");
             amx_reader r = c.body;
             amx_w3d_sub_object *o = &h->nodes[h->node_count++];
             o->kind = c.type;
-            o->name = read_name(d, &r, NAME_LEN, ctx, "node name");
+            o->name = amx__w3d_read_name(d, &r, NAME_LEN, ctx, "node name");
             size_t at = amx_reader_tell(&r);
             o->bone = amx_read_u16le(&r);
             if (sk && o->bone >= sk->bone_count)
@@ -1701,7 +699,7 @@ static void decode_hmodel(w3d_state *s, const amx_chunk *hc)
         case C_POINTS:
             break;
         default:
-            unknown_child(d, &c, C_HMODEL, ctx);
+            amx__w3d_unknown_child(d, &c, C_HMODEL, ctx);
             break;
         }
     }
@@ -1853,7 +851,7 @@ void amx__w3d_decode(amx_dec *d)
         case C_ANIMATION:
         case C_COMPRESSED:
             if (as->clip_count < nanim)
-                decode_animation(&s, t, t->type == C_COMPRESSED);
+                amx__w3d_decode_animation(&s, t, t->type == C_COMPRESSED);
             break;
         case C_MESH:
             if (info->mesh_count < nmesh)
