@@ -28,8 +28,9 @@ int test_done(void)
 
 const char *test_corpus_dir(void)
 {
+    /* meson test sets AMX_CORPUS; run by hand, the shared folder beside the source tree */
     const char *dir = getenv("AMX_CORPUS");
-    return dir && *dir ? dir : "../shared/corpus";
+    return dir && *dir ? dir : AMX_TEST_SOURCE_ROOT "/../shared/corpus";
 }
 
 unsigned char *test_read_file(const char *path, size_t *len)

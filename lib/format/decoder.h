@@ -97,32 +97,32 @@ typedef struct amx_format_entry {
 
 const amx_format_entry *amx__format_entry(amx_format fmt);
 
-/* The EaW naming convention MODEL_TYPE_NN.ALA (lib/alamo_names.c): writes MODEL into out and
+/* The EaW naming convention MODEL_TYPE_NN.ALA (lib/format/alamo_names.c): writes MODEL into out and
  * returns true when the clip stem ends in _<animation type>_<digits>; false otherwise. */
 bool amx__alamo_clip_model(const char *clip_stem, char *out, size_t outlen);
 
 /* Format decoders (one file each). */
 bool amx__alo_probe_model(const uint8_t *data, size_t len);
 bool amx__alo_probe_particle(const uint8_t *data, size_t len);
-void amx__alo_decode(amx_dec *d);          /* models and particles (lib/fmt_alo.c) */
+void amx__alo_decode(amx_dec *d);          /* models and particles (lib/format/alo.c) */
 bool amx__ala_probe(const uint8_t *data, size_t len);
-void amx__ala_decode(amx_dec *d);          /* lib/fmt_ala.c */
+void amx__ala_decode(amx_dec *d);          /* lib/format/ala.c */
 bool amx__meg_probe(const uint8_t *data, size_t len);
-void amx__meg_decode(amx_dec *d);          /* lib/fmt_meg.c */
+void amx__meg_decode(amx_dec *d);          /* lib/format/meg.c */
 bool amx__mw3_probe(const uint8_t *data, size_t len);
-void amx__mw3_decode(amx_dec *d);          /* lib/fmt_mw3.c */
+void amx__mw3_decode(amx_dec *d);          /* lib/format/mw3.c */
 bool amx__w3d_probe(const uint8_t *data, size_t len);
-void amx__w3d_decode(amx_dec *d);          /* lib/fmt_w3d.c */
+void amx__w3d_decode(amx_dec *d);          /* lib/format/w3d.c */
 bool amx__big_probe(const uint8_t *data, size_t len);
-void amx__big_decode(amx_dec *d);          /* lib/fmt_big.c */
+void amx__big_decode(amx_dec *d);          /* lib/format/big.c */
 bool amx__mp_anim_probe(const uint8_t *data, size_t len);
-void amx__mp_anim_decode(amx_dec *d);      /* lib/fmt_mp_anim.c */
+void amx__mp_anim_decode(amx_dec *d);      /* lib/format/mp_anim.c */
 bool amx__mp_cinf_probe(const uint8_t *data, size_t len);
-void amx__mp_cinf_decode(amx_dec *d);      /* lib/fmt_mp_cinf.c */
+void amx__mp_cinf_decode(amx_dec *d);      /* lib/format/mp_cinf.c */
 bool amx__mp_ancs_probe(const uint8_t *data, size_t len);
-void amx__mp_ancs_decode(amx_dec *d);      /* lib/fmt_mp_ancs.c */
+void amx__mp_ancs_decode(amx_dec *d);      /* lib/format/mp_ancs.c */
 bool amx__mp_pak_probe(const uint8_t *data, size_t len);
-void amx__mp_pak_decode(amx_dec *d);       /* lib/fmt_mp_pak.c */
+void amx__mp_pak_decode(amx_dec *d);       /* lib/format/mp_pak.c */
 bool amx__mp_pak_unpack(const amx_archive_entry *e, const uint8_t *data, size_t len, size_t cap,
                         uint8_t **out, char *err, size_t errlen);
 

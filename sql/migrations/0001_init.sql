@@ -1,5 +1,5 @@
 -- animidx index, schema 1.
--- Applied by lib/db.c inside one BEGIN IMMEDIATE transaction, which then sets PRAGMA user_version.
+-- Applied by lib/index/db.c inside one BEGIN IMMEDIATE transaction, which then sets PRAGMA user_version.
 -- Names: *_key columns hold the upper-cased form used for case-insensitive lookups.
 
 CREATE TABLE roots (

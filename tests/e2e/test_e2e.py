@@ -39,9 +39,13 @@ MODELS = "Data/Art/Models"
 UNITS = "Data/Art/Units"
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
+# The shared folder sits beside the checkout (tests/meson.build sets AMX_CORPUS from the source
+# root); the contract is its contracts/ sibling of corpus/.
+SOURCE_ROOT = os.environ.get("AMX_SOURCE_ROOT") or os.path.dirname(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CORPUS = os.environ.get("AMX_CORPUS") or os.path.join(SOURCE_ROOT, "..", "shared", "corpus")
 CONTRACT = os.environ.get("AMX_CONTRACT") or os.path.join(
-    os.path.dirname(os.path.abspath(os.environ.get("AMX_CORPUS", "/work/shared/corpus"))),
-    "contracts", "cli-json.md")
+    os.path.dirname(os.path.abspath(CORPUS)), "contracts", "cli-json.md")
 
 
 # ---------------------------------------------------------------- helpers

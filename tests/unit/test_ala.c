@@ -1,4 +1,4 @@
-/* Unit tests for the Alamo ALA animation decoder (lib/fmt_ala.c) and the ALA writer. */
+/* Unit tests for the Alamo ALA animation decoder (lib/format/ala.c) and the ALA writer. */
 #include "test.h"
 #include "ala_writer.h"
 #include "buf.h"

@@ -1,4 +1,4 @@
-/* Unit tests for the Alamo ALO decoder (lib/fmt_alo.c): models and particle systems built with
+/* Unit tests for the Alamo ALO decoder (lib/format/alo.c): models and particle systems built with
  * the test writer, one broken variant per validation rule, mutations, and the real corpus. */
 #include "test.h"
 #include "alo_writer.h"

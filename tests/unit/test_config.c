@@ -1,4 +1,4 @@
-/* Unit tests for the configuration (lib/config.c, config/animidx.ini). */
+/* Unit tests for the configuration (lib/common/config.c, config/animidx.ini). */
 #include "test.h"
 #include "animidx/config.h"
 
@@ -54,9 +54,9 @@ static void test_defaults(void)
 {
     amx_config c;
     unsetenv("XDG_STATE_HOME");
-    setenv("HOME", "/home/t", 1);
+    setenv("HOME", "/u/t", 1);
     CHECK_EQ(amx_config_init(&c), 0);
-    CHECK_STR(c.db_path, "/home/t/.local/state/animidx/index.db");
+    CHECK_STR(c.db_path, "/u/t/.local/state/animidx/index.db");
     CHECK_EQ(c.jobs, 0);
     CHECK_EQ(c.memory_mb, 1024);
     CHECK_EQ(c.root_count, 0);
@@ -79,7 +79,7 @@ static void test_defaults(void)
 
     setenv("XDG_STATE_HOME", "relative/state", 1); /* not absolute: ignored, as XDG says */
     CHECK_EQ(amx_config_init(&c), 0);
-    CHECK_STR(c.db_path, "/home/t/.local/state/animidx/index.db");
+    CHECK_STR(c.db_path, "/u/t/.local/state/animidx/index.db");
     amx_config_finish(&c);
 
     unsetenv("XDG_STATE_HOME");
@@ -89,7 +89,7 @@ static void test_defaults(void)
     CHECK_EQ(amx_config_set_db(&c, "/other.db"), 0);
     CHECK_STR(c.db_path, "/other.db");
     amx_config_finish(&c);
-    setenv("HOME", "/home/t", 1);
+    setenv("HOME", "/u/t", 1);
 }
 
 static void test_keys(void)
@@ -325,7 +325,7 @@ static void test_error_keeps_config(void)
     CHECK_EQ(c.root_count, 1);
     CHECK_STR(c.roots[0], "/a");
     CHECK_EQ(c.ignore_count, 0);
-    CHECK_STR(c.db_path, "/home/t/.local/state/animidx/index.db");
+    CHECK_STR(c.db_path, "/u/t/.local/state/animidx/index.db");
     CHECK_EQ(c.severity[AMX_C_TRUNCATED], AMX_SEV_OFF);
     CHECK_EQ(c.severity[AMX_C_UNKNOWN_CHUNK], amx_code_get(AMX_C_UNKNOWN_CHUNK)->severity);
     CHECK(!c.severity_set[AMX_C_UNKNOWN_CHUNK]);
@@ -344,16 +344,16 @@ static void test_paths(void)
     CHECK_EQ(amx_config_init(&c), 0);
 
     /* ~ is $HOME; a relative path in a string is taken from the current directory */
-    setenv("HOME", "/home/t", 1);
+    setenv("HOME", "/u/t", 1);
     CHECK_EQ(amx_config_load_string(&c, "[index]\ndatabase = ~/idx.db\n[scan]\n"
                                         "roots = ~, ~/games, rel/dir, ./dot, /abs, ~x\n",
                                     "s.ini", err, sizeof err), 0);
     CHECK_STR(err, "");
-    CHECK_STR(c.db_path, "/home/t/idx.db");
+    CHECK_STR(c.db_path, "/u/t/idx.db");
     CHECK_EQ(c.root_count, 6);
     if (c.root_count == 6) {
-        CHECK_STR(c.roots[0], "/home/t");
-        CHECK_STR(c.roots[1], "/home/t/games");
+        CHECK_STR(c.roots[0], "/u/t");
+        CHECK_STR(c.roots[1], "/u/t/games");
         snprintf(want, sizeof want, "%s/rel/dir", cwd);
         CHECK_STR(c.roots[2], want);
         snprintf(want, sizeof want, "%s/dot", cwd);
@@ -369,7 +369,7 @@ static void test_paths(void)
     CHECK_EQ(amx_config_load_string(&c, "[scan]\nroots = ~/x\n", "h.ini", err, sizeof err), -1);
     CHECK_STR(err, "h.ini:2: cannot expand '~' in roots: HOME is not set");
     amx_config_finish(&c);
-    setenv("HOME", "/home/t", 1);
+    setenv("HOME", "/u/t", 1);
 
     /* in a file: relative to the file's directory, given absolute or relative */
     CHECK_EQ(mkdir(tmp_path("conf"), 0700), 0);
@@ -449,7 +449,7 @@ static void test_locate(void)
 
     CHECK_EQ(chdir(cwd), 0);
     unsetenv("XDG_CONFIG_HOME");
-    setenv("HOME", "/home/t", 1);
+    setenv("HOME", "/u/t", 1);
     remove(tmp_path("work/animidx.ini"));
     remove(tmp_path("xdg/animidx/animidx.ini"));
     remove(tmp_path("home/.config/animidx/animidx.ini"));
@@ -714,7 +714,7 @@ static void test_shipped_config(void)
         CHECK_EQ(amx_config_init(&c), 0);
         CHECK_EQ(amx_config_load_string(&c, out, "uncommented", err, sizeof err), 0);
         CHECK_STR(err, "");
-        CHECK_STR(c.db_path, "/home/t/.local/state/animidx/index.db");
+        CHECK_STR(c.db_path, "/u/t/.local/state/animidx/index.db");
         CHECK_EQ(c.root_count, 2);
         CHECK_EQ(c.ignore_count, 4);
         CHECK(c.severity_set[AMX_C_BONE_NOT_IN_SKELETON]);
@@ -744,7 +744,7 @@ int main(void)
     }
     unsetenv("XDG_STATE_HOME");
     unsetenv("XDG_CONFIG_HOME");
-    setenv("HOME", "/home/t", 1);
+    setenv("HOME", "/u/t", 1);
 
     RUN(test_defaults);
     RUN(test_keys);

@@ -1,4 +1,4 @@
-/* Unit tests for the MEG archive decoder (lib/fmt_meg.c) and the MEG writer. */
+/* Unit tests for the MEG archive decoder (lib/format/meg.c) and the MEG writer. */
 #include "test.h"
 #include "buf.h"
 #include "check_asset.h"

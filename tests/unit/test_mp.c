@@ -1,5 +1,5 @@
-/* Unit tests for the Metroid Prime decoders (lib/fmt_mp_*.c), the bit reader
- * (lib/bitreader.h) and the MP writers (tests/writer/mp_writer.c). */
+/* Unit tests for the Metroid Prime decoders (lib/format/mp_*.c), the bit reader
+ * (lib/format/bitreader.h) and the MP writers (tests/writer/mp_writer.c). */
 #include "test.h"
 #include "bitreader.h"
 #include "buf.h"

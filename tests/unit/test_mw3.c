@@ -1,4 +1,4 @@
-/* Unit tests for the MechWarrior 3 anim.zbd decoder (lib/fmt_mw3.c) and its writer. */
+/* Unit tests for the MechWarrior 3 anim.zbd decoder (lib/format/mw3.c) and its writer. */
 #include "test.h"
 #include "animidx/mw3.h"
 #include "buf.h"

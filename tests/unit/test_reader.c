@@ -1,4 +1,4 @@
-/* Unit tests for the byte reader (lib/reader.h) and the chunk walker (lib/chunk.c). */
+/* Unit tests for the byte reader (lib/format/reader.h) and the chunk walker (lib/format/chunk.c). */
 #include "test.h"
 #include "buf.h"
 #include "chunk.h"

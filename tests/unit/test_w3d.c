@@ -1,4 +1,4 @@
-/* Unit tests for the W3D decoder (lib/fmt_w3d.c), the BIG decoder (lib/fmt_big.c) and their
+/* Unit tests for the W3D decoder (lib/format/w3d.c), the BIG decoder (lib/format/big.c) and their
  * writer (tests/writer/w3d_writer.c). */
 #include "test.h"
 #include "animidx/w3d.h"
@@ -512,7 +512,7 @@ static void test_motion_channels(void)
     write_skl(&b, NULL);
     amxw_w3d_anim_layout lay;
     amxw_w3d_canim_write(&b, &an, &lay);
-    /* Sizes per NOTES A.6: 8+2N+pad+4*VL*N, 12+4VL+9VL*ceil(N/16), 12+4VL+17VL*ceil(N/16). */
+    /* Sizes (docs/formats/w3d.md, BFME motion channels): 8+2N+pad+4*VL*N, 12+4VL+9VL*ceil(N/16), 12+4VL+17VL*ceil(N/16). */
     CHECK_EQ(amx_load_u32le(b.data + lay.channels[0] + 4), 8 + 6 + 2 + 12);
     CHECK_EQ(amx_load_u32le(b.data + lay.channels[1] + 4), 8 + 4 + 32);
     CHECK_EQ(amx_load_u32le(b.data + lay.channels[2] + 4), 12 + 4 + 9);
@@ -1441,7 +1441,7 @@ static void test_broken_models(void)
     amx_asset_free(a);
     amxw_buf_free(&b);
 
-    /* Unknown chunks: UNKNOWN_CHUNK (info) only for ids outside NOTES; known ones are silent. */
+    /* Unknown chunks: UNKNOWN_CHUNK (info) only for ids the format documents do not list; known ones are silent. */
     size_t u = amxw_chunk_begin(&b, 0x4242, false);
     amxw_u32le(&b, 1);
     amxw_chunk_end(&b, u);

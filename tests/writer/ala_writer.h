@@ -1,6 +1,6 @@
 /*
  * Test-side writer of Alamo ALA animations, formats 1 (EaW) and 2 (FoC); layout in
- * lib/fmt_ala.c and NOTES.md A4. Chunks and minis are written in the order real files use
+ * lib/format/ala.c and docs/formats/alamo.md. Chunks and minis are written in the order real files use
  * (0x1003 minis 4 5 10 6 7 8 9 [14 15 16 17], ids in decimal like the docs, so 10 is 0x0a;
  * format 2 puts 0x100A, then 0x1009, then
  * 0x100B after the bones, each only when its frame size is > 0).

@@ -1,4 +1,4 @@
-/* Test-side Alamo .ALO writer; see alo_writer.h and the layout table in lib/fmt_alo.c. */
+/* Test-side Alamo .ALO writer; see alo_writer.h and the layout table in lib/format/alo.c. */
 #include "alo_writer.h"
 
 #include <stdio.h>

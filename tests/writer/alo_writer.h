@@ -1,5 +1,5 @@
 /*
- * Test-side writer of Alamo .ALO files (lib/fmt_alo.c has the layout): models from a spec, and
+ * Test-side writer of Alamo .ALO files (lib/format/alo.c has the layout): models from a spec, and
  * structurally valid particle systems. Every field the decoder reports comes from the spec, so
  * tests can assert decoded values against written ones. Fields left zero give a valid file; the
  * "break" knobs make one thing wrong at a time.

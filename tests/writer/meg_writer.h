@@ -1,6 +1,6 @@
 /*
  * Test-side writer of Petroglyph MEG archives (formats 1, 2 and plain 3; layouts in
- * lib/fmt_meg.c and NOTES.md A5).
+ * lib/format/meg.c and docs/formats/alamo.md).
  *
  * Names are stored byte for byte as given: pass them like the game stores them, upper-case with
  * backslashes ("DATA\\ART\\MODELS\\X.ALO"); Latin-1 bytes are fine. The name table keeps the

@@ -5,7 +5,7 @@
  * decoded value against what was written; the layout structs give the offsets of the fields,
  * for broken variants made by patching bytes.
  *
- * Layouts follow lib/fmt_mp_*.c (NOTES.md Part B). Quaternions are written W,X,Y,Z.
+ * Layouts follow lib/format/mp_*.c (docs/formats/metroid-prime.md). Quaternions are written W,X,Y,Z.
  */
 #ifndef AMXW_MP_WRITER_H
 #define AMXW_MP_WRITER_H

@@ -1,6 +1,6 @@
 /*
- * Test-side writer of MechWarrior 3 anim.zbd files (version 39; layouts in lib/fmt_mw3.c and
- * NOTES.md D). Builds a whole file from parameters: header, anim list, info block, the dummy
+ * Test-side writer of MechWarrior 3 anim.zbd files (version 39; layouts in lib/format/mw3.c and
+ * docs/formats/mw3.md). Builds a whole file from parameters: header, anim list, info block, the dummy
  * definition #0, then each definition with its tables, reset sequence and sequences, with
  * every fixed field, pointer, count and size the game writes. Zero-initialised knobs give a
  * correct file; each knob breaks one rule.

@@ -1,6 +1,6 @@
 /*
- * Test-side writer of Westwood W3D files (layouts in lib/fmt_w3d.c and NOTES.md Part A) and of
- * EA BIG archives (lib/fmt_big.c).
+ * Test-side writer of Westwood W3D files (layouts in lib/format/w3d.c and docs/formats/w3d.md) and of
+ * EA BIG archives (lib/format/big.c).
  *
  * A W3D file is a sequence of top-level chunks: call one amxw_w3d_* function per object, in the
  * order the file should have them. Each returns the offset of the object's chunk header and can

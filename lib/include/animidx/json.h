@@ -46,7 +46,7 @@ void amx_json_escape(FILE *out, const char *s);
 /* Writes an already-serialised JSON value as it is (e.g. a details column from the index). */
 void amx_json_raw(amx_json *j, const char *json);
 
-/* Format-specific details of a clip of an asset (lib/asset_json.c): MechWarrior 3's "mw3"
+/* Format-specific details of a clip of an asset (lib/format/asset_json.c): MechWarrior 3's "mw3"
  * object, Metroid Prime's "mp" object. */
 struct amx_asset;
 struct amx_clip;
