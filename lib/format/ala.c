@@ -1,9 +1,10 @@
 /*
  * Alamo ALA animations (Star Wars: Empire at War = format 1, Forces of Corruption = format 2).
  *
- * Sources: /work/shared/specs/alamo-ala-animation.md (the GlyphX seed doc) and NOTES.md A1/A4,
- * which wins where they disagree (it cites Lankamp's Alamo viewer, the PetroglyphTools/ModVerify
- * readers, the Blender importer, GlyphXTools/animation-converter and counts over real mod files).
+ * Layout, unpacking, checks and sources: docs/formats/alamo.md (section 5). Public sources: the
+ * GlyphX ALA page (GlyphXTools/GlyphXTools.github.io), Lankamp's Alamo viewer
+ * (GlyphXTools/alo-viewer), the AlamoEngine-Tools/ModVerify and PetroglyphTools readers, the
+ * Blender ALAMO importer and GlyphXTools/animation-converter; checked against real mod files.
  *
  *   chunk   parent  body (all little-endian; "minis" = mini-chunks u8 type, u8 size; mini ids
  *                   are decimal, as in the docs: 10 = 0x0a, 11..17 = 0x0b..0x11, verified on
@@ -29,9 +30,9 @@
  *   0x100B  0x1000  u16[numFrames * scaleFrameSize]: frame f of a bone at f*scaleFrameSize+scaleIdx
  *
  * Unpacking: translation = offset + float(u16) * scale per component (scale the same with the
- * scale offset/scale); quaternion (x, y, z, w) = i16 / 32767. The seed doc's format-2 formula
- * multiplies the start by 4 (or 3) again; that is wrong (NOTES A4). A v2 bone whose rotIdx is
- * 0xFFFF uses its default rotation (mini 17) for every frame.
+ * scale offset/scale); quaternion (x, y, z, w) = i16 / 32767. The GlyphX page's format-2 formula
+ * multiplies the start by 4 (or 3) again; that is wrong (docs/formats/alamo.md, section 7).
+ * A v2 bone whose rotIdx is 0xFFFF uses its default rotation (mini 17) for every frame.
  *
  * Channel bits of a track: translation/scale when per-frame data exists for the bone (0x1004 /
  * 0x1005, or a valid v2 index into a present 0x100A / 0x100B); rotation when rotation data exists

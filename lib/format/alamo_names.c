@@ -1,10 +1,11 @@
 /*
- * The Empire at War naming convention that binds animations to models (NOTES.md C):
- * the engine loads DATA\ART\MODELS\<MODEL>_<TYPE>_<NN>.ALA for each animation type TYPE and
- * NN = 00, 01, ... Types are mostly one word (IDLE, MOVE, DIE, DEPLOY, FIRE); the few of several
- * words are listed below, so MODEL_SPACE_IDLE_00 names MODEL, not MODEL_SPACE. The index falls
- * back to the longest existing model name that prefixes the clip name (lib/bind.c), which also
- * covers files outside the convention.
+ * The Empire at War naming convention that binds animations to models (docs/formats/alamo.md,
+ * section 8; the engine side: PGRender in AlamoEngine-Tools/ModVerify): the engine loads
+ * DATA\ART\MODELS\<MODEL>_<TYPE>_<NN>.ALA for each animation type TYPE and NN = 00, 01, ...
+ * Types are mostly one word (IDLE, MOVE, DIE, DEPLOY, FIRE); the few of several words are listed
+ * below, so MODEL_SPACE_IDLE_00 names MODEL, not MODEL_SPACE. The index falls back to the longest
+ * existing model name that prefixes the clip name (lib/index/link.c), which also covers files
+ * outside the convention.
  */
 #include "decoder.h"
 

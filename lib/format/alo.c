@@ -1,11 +1,12 @@
 /*
  * Alamo .ALO files (Star Wars: Empire at War / Forces of Corruption, Universe at War): models and
- * particle systems. Both are chunked files (lib/chunk.h); the first root chunk tells them apart.
+ * particle systems. Both are chunked files (chunk.h); the first root chunk tells them apart.
  *
- * Sources: /work/shared/specs/alamo-alo-model.md (the seed: Mike Lankamp's ALO description) and
- * NOTES.md sections A1-A3, which win where they disagree. NOTES cites Lankamp's Alamo viewer
- * (Model::ReadBone ...), PetroglyphTools/ModVerify (ModelFileReader, AloContentInfoIdentifier,
- * ALO01 particle-name check) and the GlyphX particle doc, checked against 685 real files.
+ * Layout, checks and sources: docs/formats/alamo.md (sections 1-4). Public sources: Mike
+ * Lankamp's ALO description and the GlyphX particle page (GlyphXTools/GlyphXTools.github.io),
+ * his Alamo viewer (GlyphXTools/alo-viewer), the AlamoEngine-Tools/PetroglyphTools readers as
+ * vendored in AlamoEngine-Tools/ModVerify (ModelFileReader, AloContentInfoIdentifier, the ALO01
+ * particle-name check); checked against real mod files.
  *
  * Model (root chunks 0x200, then any mix of 0x400/0x1300, then 0x600; other orders tolerated):
  *

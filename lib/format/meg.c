@@ -2,9 +2,10 @@
  * Petroglyph MEG archives (Empire at War / Forces of Corruption Data\*.meg files): formats 1, 2 and
  * unencrypted 3. Lists the members; the scanner decodes each valid member's bytes itself.
  *
- * Sources: /work/shared/specs/NOTES.md section A5, which follows PetroglyphTools
- * (MegVersionIdentifier for the version detection, MegFileTableValidator for the record order,
- * the V1 size validator) and was checked against the PetroglyphTools test fixtures.
+ * Layout, checks and sources: docs/formats/alamo.md (section 6). The decoder follows
+ * AlamoEngine-Tools/PetroglyphTools (MegVersionIdentifier for the version detection,
+ * MegFileTableValidator for the record order, the V1 size validator) and is checked against the
+ * PetroglyphTools test fixtures.
  * All integers are little-endian.
  *
  * Format 1:

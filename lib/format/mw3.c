@@ -1,11 +1,12 @@
 /*
  * MechWarrior 3 anim.zbd: the game's parsed animation definitions, dumped from memory.
  *
- * Sources: /work/shared/specs/mw3-anim-zbd.md (mech3doc) and NOTES.md part D, which wins where
- * they disagree (signature, dummy definition, record layouts, event table); NOTES D follows
- * mech3ax (TerranMechworks/mech3ax crates/anim: mw/anim/read.rs, mw/anim_def/read.rs,
- * common/support, common/seq_def; crates/anim-events: the event readers and the 1-based index
- * lookups in types.rs) and mech3ax-py (gravity, exact end). All integers are little-endian.
+ * Layout, checks and sources: docs/formats/mw3.md. The decoder follows mech3ax
+ * (TerranMechworks/mech3ax crates/anim: mw/anim/read.rs, mw/anim_def/read.rs, common/support,
+ * common/seq_def; crates/anim-events: the event readers and the 1-based index lookups in
+ * types.rs) and mech3ax-py (gravity, exact end) where they disagree with mech3doc
+ * (TerranMechworks/mech3doc: signature, dummy definition, record layouts, event table).
+ * All integers are little-endian.
  *
  *   file      AnimHeader, AnimList, AnimInfo, AnimDef #0 (dummy), AnimDef 1..def_count-1, EOF
  *   header    +0 u32 signature 0x08170616   +4 u32 version 39 (Pirate's Moon 50, Recoil 28)
