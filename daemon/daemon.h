@@ -2,8 +2,12 @@
  * animidxd: the watcher daemon. Internal interfaces between its parts.
  *
  *   main.c            arguments, config, the single-instance lock, daemonizing, uv_run
- *   core.c            the change queue (settle, coalescing), the one writer job at a time,
- *                     sync barriers, status, pause/resume, reload, shutdown
+ *   core.c            the daemon's lifecycle: config and roots, create/destroy, the lock,
+ *                     timers and signals, reload, shutdown
+ *   queue.c           the change queue: settle, held writes, sequence numbers
+ *   batch.c           the one writer job at a time: coalescing, renames, the scan on the pool
+ *   requests.c        status, pause/resume, sync barriers
+ *   core_internal.h   the struct and functions those four share
  *   watch_inotify.c   Linux: one inotify descriptor polled with uv_poll_t (recursive, overflow,
  *                     move pairing, watch limit)
  *   watch_fsevent.c   other platforms: uv_fs_event (recursive there)
@@ -37,7 +41,7 @@ void amxd_log_close(void);
 bool amxd_log_enabled(amx_log_level level);
 void amxd_log(amx_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* ---- core.c ---- */
+/* ---- core.c, queue.c, batch.c, requests.c ---- */
 
 typedef struct amxd amxd;
 typedef struct amxd_watch amxd_watch;
@@ -73,7 +77,8 @@ int amxd_create(uv_loop_t *loop, amx_config *cfg, const amxd_opts *opts, amxd **
 /* Frees what uv_run left (all handles are closed by then). NULL is a no-op. */
 void amxd_destroy(amxd *d);
 
-/* The watcher's entry points. `root` is an index into amxd_root(). */
+/* The watcher's entry points: the changes (queue.c; amxd_rename: batch.c), then the error and
+ * the accessors (core.c). `root` is an index into amxd_root(). */
 void amxd_touch(amxd *d, unsigned root, const char *rel, int flags);
 /* A rename within a root, paired by its cookie: the next batch moves the indexed rows to the
  * new path before it scans (amx_index_rename); both paths must also be touched. */
@@ -91,7 +96,7 @@ uv_loop_t *amxd_loop(const amxd *d);
 /* Writes "root/rel" (rel may be "") into buf; false when it does not fit. */
 bool amxd_abs_path(const amxd *d, unsigned root, const char *rel, char *buf, size_t len);
 
-/* The server's entry points: one request, and a client going away. */
+/* The server's entry points (requests.c): one request, and a client going away. */
 void amxd_request(amxd *d, amxd_client *c, const char *cmd);
 void amxd_client_gone(amxd *d, amxd_client *c);
 

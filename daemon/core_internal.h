@@ -1,0 +1,160 @@
+/*
+ * Internal to the daemon's core: the daemon struct and the functions its four files call in
+ * one another. server.c and watch_*.c do not include this; they use daemon.h.
+ *
+ *   core.c      the daemon's lifecycle: config and roots, create/destroy, the single-instance
+ *               lock, the periodic timers, signals, reload (SIGHUP) and stop
+ *   queue.c     the change queue: the hash table of paths, its four lists, the settle timer
+ *   batch.c     the single writer: one batch of ready paths at a time, scanned on the libuv pool
+ *   requests.c  the control requests: status, pause/resume, sync barriers
+ *
+ * Everything here runs on the loop thread, except the fields the running batch's worker
+ * touches (noted in struct amxd).
+ */
+#ifndef AMXD_CORE_INTERNAL_H
+#define AMXD_CORE_INTERNAL_H
+
+#include "daemon.h"
+
+#include <string.h>
+#include <time.h>
+
+/* ---- queue.c: the change queue ---- */
+
+/* The lists a queued path moves through (queue.c explains them). */
+enum { E_NONE = -1, E_PENDING, E_HELD, E_READY, E_INFLIGHT, E_LISTS };
+
+typedef struct entry {
+    struct entry *hnext;          /* hash chain */
+    struct entry *prev, *next;    /* in lists[state] */
+    int state;
+    unsigned root;
+    int flags;                    /* AMXD_DIR | AMXD_WRITING */
+    int tries;                    /* failed scans so far */
+    uint64_t hash;
+    uint64_t seq;                 /* sequence number of the latest event */
+    uint64_t last_ns;             /* uv_hrtime() of the latest event */
+    char rel[];
+} entry;
+
+typedef struct elist {
+    entry *head, *tail;
+    size_t n;
+} elist;
+
+/* ---- batch.c: the running batch (status reads has_root and t_start) ---- */
+
+typedef struct scope scope;
+typedef struct rename_op rename_op;
+
+typedef struct batch {
+    uv_work_t req;
+    amxd *d;
+    rename_op *renames;           /* owned: applied first, by the worker */
+    size_t nrenames;
+    uint64_t seq_start;           /* events numbered above this came in during the batch */
+    uint64_t t_start;
+    bool has_root;                /* a whole-root scan: status says "scanning" */
+    size_t n;
+    scope *scopes;
+} batch;
+
+/* ---- requests.c ---- */
+
+typedef struct sync_wait sync_wait;
+
+/* ---- the daemon ---- */
+
+struct amxd {
+    uv_loop_t *loop;
+    amx_config *cfg;
+    amx_config *reload;           /* a reloaded config waiting for the batch to end */
+    char *explicit_config, *db_override, *socket_override; /* for reloads */
+    int jobs_override;
+    char **arg_roots;             /* roots given on the command line (kept over reloads) */
+    size_t arg_root_count;
+    char **roots;                 /* absolute, resolved */
+    size_t root_count;
+    amx_db *db;                   /* the writer: used only by the batch job */
+    amx_db *reader;               /* read-only, for status */
+    int lock_fd;
+    amxd_watch *watch;
+    amxd_server *server;
+    uv_timer_t settle_timer, reconcile_timer, poll_timer;
+    uv_signal_t sig_term, sig_int, sig_hup;
+    bool handles_started;
+
+    entry **buckets;
+    size_t nbuckets, count;
+    elist lists[E_LISTS];
+    batch *batch;
+    sync_wait *syncs;
+    uint64_t seq;
+    bool paused;
+    atomic_bool stopping;
+    bool initial_done;
+
+    uint64_t overflows, lost_watches, full_rescans, batches, scan_errors;
+    uint64_t decoded, removed, seen, failed;
+    double last_rate;             /* files per second of the last batch */
+    char last_error[512];
+    time_t last_error_at;
+    uint64_t start_ns;
+
+    rename_op *renames;           /* paired renames waiting for the next batch */
+    size_t nrenames, rename_cap;
+    atomic_uint_fast64_t renamed_atomic; /* rows moved by renames (status; the worker adds) */
+
+    uv_mutex_t pmu;               /* the running scan's progress (written by its thread) */
+    uint64_t p_seen;
+};
+
+static inline char *xstrdup(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+/* ---- core.c ---- */
+
+/* Stops (a signal; why = NULL: again, once the running batch ended). */
+void amxd__begin_stop(amxd *d, const char *why);
+/* Applies d->reload, a reloaded config (only while no batch runs: the job reads d->cfg). */
+void amxd__apply_reload(amxd *d);
+
+/* ---- queue.c ---- */
+
+/* Queues a path (seq 0: the next sequence number; tries: its failed scans so far). */
+void amxd__queue_path(amxd *d, unsigned root, const char *rel, int flags, uint64_t seq,
+                      int tries);
+/* Queues every root for a rescan now (AMXD_NOW), with the sequence number seq (0 = next). */
+void amxd__queue_roots(amxd *d, uint64_t seq);
+/* Moves an entry to the tail of lists[state] (E_NONE: out of every list). */
+void amxd__set_state(amxd *d, entry *e, int state);
+/* Back to pending, in order of its last event (which came in while it was being scanned). */
+void amxd__requeue_pending(amxd *d, entry *e);
+/* Removes an entry from its list and the hash table, and frees it. */
+void amxd__delete_entry(amxd *d, entry *e);
+/* Drops every queued path that is not being scanned (pending, held, ready). Lowers *min_seq to
+ * the lowest sequence number among them; returns how many were dropped. */
+size_t amxd__drop_waiting(amxd *d, uint64_t *min_seq);
+/* Starts the settle timer for the earliest settle or hold deadline, or stops it. */
+void amxd__arm_settle(amxd *d);
+/* Frees every queued path and the hash table (amxd_destroy). */
+void amxd__queue_free(amxd *d);
+
+/* ---- batch.c ---- */
+
+/* Starts a batch of every ready path, unless one runs, the daemon is paused or stopping. */
+void amxd__kick(amxd *d);
+void amxd__free_renames(rename_op *r, size_t n);
+
+/* ---- requests.c ---- */
+
+/* Answers every sync whose changes are all indexed. */
+void amxd__check_syncs(amxd *d);
+/* Ends every waiting sync with an error (pause, shutdown). */
+void amxd__fail_syncs(amxd *d, const char *msg);
+/* Frees the waiting syncs without an answer (amxd_destroy: the clients are gone). */
+void amxd__free_syncs(amxd *d);
+
+#endif
