@@ -2,8 +2,9 @@
  * EA BIG archives (Command & Conquer Generals / Zero Hour "BIGF", BFME "BIG4"). Lists the members;
  * the scanner decodes each valid member's bytes like a loose file ("W3DZH.big#art/w3d/x.w3d").
  *
- * Source: /work/shared/specs/NOTES.md "BIG archives" (the layout public tools such as OpenSAGE's
- * BigArchive read; not checked against a retail archive here, so the decoder is tolerant).
+ * Layout and sources: docs/formats/w3d.md section 12 (EA's Win32BIGFileSystem.cpp in
+ * electronicarts/CnC_Generals_Zero_Hour, OpenSAGE/OpenSAGE BigArchive.cs; not checked against a
+ * retail archive here, so the decoder is tolerant).
  *
  *   +0  char[4] magic        "BIGF" (Generals/ZH) or "BIG4" (BFME)
  *   +4  u32 LE  archive size in bytes

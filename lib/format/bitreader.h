@@ -3,7 +3,8 @@
  * GetBits: a 64-bit state refilled a word at a time, a sticky error, and reads past the end
  * that yield zeros instead of touching memory outside the data.
  *
- * Bit order (metaforce WordBitmap / DNAANIM::BitstreamReader, NOTES B.2): the data is a sequence
+ * Bit order (AxioDL/metaforce WordBitmap / DNAANIM::BitstreamReader; docs/formats/metroid-prime.md
+ * section 2.2, with a worked example): the data is a sequence
  * of big-endian u32 words; inside a word bits are taken from the least significant up. A field
  * that crosses a word boundary takes its low bits from the top of the current word and its
  * remaining high bits from the bottom of the next one. So the state keeps unread bits

@@ -1,9 +1,9 @@
 /*
  * Metroid Prime 1 / 2 ANCS character sets (GameCube, big-endian): enough to join CINF
  * skeletons to ANIM animations. Every ANIM asset id the set's animation set plays is animated
- * against the CINF of each character of the set (NOTES B.3).
+ * against the CINF of each character of the set.
  *
- * Sources: /work/shared/specs/NOTES.md B.3; AxioDL/PrimeWorldEditor CAnimSetLoader.cpp
+ * Layout and sources: docs/formats/metroid-prime.md; AxioDL/PrimeWorldEditor CAnimSetLoader.cpp
  * (LoadANCS, LoadPASDatabase, LoadParticleResourceData, LoadAnimationSet) and metaforce
  * DNAMP1/ANCS.cpp (CharacterInfo::Enumerate<Read>, PASDatabase::AnimState).
  *
@@ -42,7 +42,7 @@
  *   MetaTrans: u32 type; 0 { MetaAnim }; 1 Trans / 2 PhaseTrans { f32; u32; u8; u8; u32 };
  *              3 Snap {}
  *
- * Which characters play what: every character of the set gets the set's ANIM ids (NOTES B.3);
+ * Which characters play what: every character of the set gets the set's ANIM ids;
  * the per-character used-index lists (PWE's UsedAnimationIndices) are not applied.
  * Game: the hint, else the first character's version (10 = MP2, PWE).
  * Validation: magic, counts against the bytes left, PAS4 magic, parameter and meta types,

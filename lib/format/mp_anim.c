@@ -4,9 +4,10 @@
  * 3 is metaforce's own PC variant (never on disc): UNSUPPORTED. Quaternions are stored W,X,Y,Z;
  * samples give x,y,z,w.
  *
- * Sources: /work/shared/specs/NOTES.md B.2 (wins), metroid-prime-anim.md (+ .wiki.txt); NOTES
- * cites AxioDL/PrimeWorldEditor CAnimationLoader.cpp, metaforce DNAMP1/DNAMP2 ANIM and
- * DNACommon ANIM.cpp (bitstream), PrimeDecomp CAnimSource / CFBStreamedCompression.
+ * Layout, unpacking and sources: docs/formats/metroid-prime.md. Public sources:
+ * AxioDL/PrimeWorldEditor src/Core/Resource/Factory/CAnimationLoader.cpp, AxioDL/metaforce
+ * DataSpec/DNAMP1/ANIM.cpp, DataSpec/DNAMP2/ANIM.cpp and DataSpec/DNACommon/ANIM.cpp (bitstream),
+ * PrimeDecomp/prime CAnimSource.cpp / CFBStreamedCompression, the Retro Modding Wiki ANIM page.
  *
  * Format 0, MP1 (offsets from the file start):
  *   0x00 u32 format 0          0x04 f32 duration, 0x08 u32 diff state
@@ -21,9 +22,10 @@
  * rotation (quat), translation (vec3); no EVNT id.
  * Every channel has a rotation in MP1: rotation block = the channel index (PrimeDecomp
  * CAnimSource: rotIdx = slot[bone], transIdx = TransIdx[rotIdx]). Blocks are channel-major
- * (block b, key k at b x KeyCount + k), as NOTES, PWE and metaforce's DNA readers read them.
- * (metaforce's runtime CAnimSource copies the arrays frame-major; NOTES wins until a real file
- * says otherwise.) MP2 generalises the MP1 rule: block = list[slot[bone]] for each kind.
+ * (block b, key k at b x KeyCount + k), as PWE, metaforce's DataSpec reader and the Retro Modding
+ * Wiki read them. (metaforce's runtime CAnimSource copies the arrays frame-major; channel-major is
+ * kept until a real file says otherwise: docs/formats/metroid-prime.md section 7.) MP2
+ * generalises the MP1 rule: block = list[slot[bone]] for each kind.
  * MP1 vs MP2: the layout whose sizes end exactly at EOF (PWE UncompressedCheckEchoes); when
  * both or neither fit, MP2 if the three index lists after the slot table have one count.
  *
@@ -60,7 +62,8 @@
  * bits per key = sum over present components (rotation 1 + bx+by+bz, translation and scale
  * bx+by+bz). For each key, for each channel in descriptor order: rotation (1 bit W sign, then
  * x, y, z deltas), translation deltas, scale deltas; each delta a q-bit two's-complement field
- * (lib/bitreader.h) added to the channel's accumulator (started at init; int64 here, no wrap).
+ * (lib/format/bitreader.h) added to the channel's accumulator (started at init; int64 here, no
+ * wrap).
  * Dequantisation: rotation x,y,z = sin(v * (pi/2) / RotDivisor), w = sqrt(max(0, 1 - x^2 -
  * y^2 - z^2)), negated when the sign bit is set (the initial key has w >= 0); translation = v x
  * TranslationMult; scale = v x ScaleMult. Frames whose bit is clear are interpolated between

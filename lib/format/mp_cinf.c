@@ -1,8 +1,9 @@
 /*
  * Metroid Prime 1 / 2 CINF skeletons (GameCube, big-endian). No magic and no version field.
  *
- * Sources: /work/shared/specs/NOTES.md B.1 (AxioDL/PrimeWorldEditor CSkeletonLoader.cpp,
- * metaforce DNAMP1/CINF.hpp and DNAMP2/CINF.hpp, PrimeDecomp CCharLayoutInfo.cpp).
+ * Layout and sources: docs/formats/metroid-prime.md (AxioDL/PrimeWorldEditor CSkeletonLoader.cpp,
+ * AxioDL/metaforce DataSpec/DNAMP1/CINF.hpp and DNAMP2/CINF.hpp, PrimeDecomp/prime
+ * CCharLayoutInfo.cpp).
  *
  *   u32 BoneCount
  *   BoneCount x {

@@ -1,6 +1,6 @@
 /*
- * Helpers shared by the Metroid Prime decoders (lib/fmt_mp_*.c). Header-only (static inline):
- * the build lists only the format files.
+ * Helpers shared by the Metroid Prime decoders (lib/format/mp_*.c). Header-only (static
+ * inline): the build lists only the format files. The formats: docs/formats/metroid-prime.md.
  *
  * Game detection: none of the MP files carries a game marker. Each decoder computes whether the
  * MP1 and the MP2 layout fit the bytes (structure), and mp_choose_game() turns that, the

@@ -2,8 +2,8 @@
  * Metroid Prime PAK archives, MP1 layout (MP2 uses the same container; MP3 and DKCR differ).
  * All big-endian.
  *
- * Sources: /work/shared/specs/NOTES.md B.4 (AxioDL/PrimeWorldEditor CGameExporter.cpp and
- * CPackage.cpp; metaforce's older DNAMP1/PAK.cpp PAK::Entry::getBuffer).
+ * Layout and sources: docs/formats/metroid-prime.md (AxioDL/PrimeWorldEditor CGameExporter.cpp and
+ * CPackage.cpp; AxioDL/metaforce's older DataSpec/DNAMP1/PAK.cpp PAK::Entry::getBuffer).
  *
  *   0x00 u16 major 3, u16 minor 5      (u32 0x00030005, PWE asserts)
  *   0x04 u32 unused (0)

@@ -2,11 +2,11 @@
  * Westwood W3D files (Renegade, Generals / Zero Hour, BFME 1/2): hierarchies, animations (classic,
  * compressed, BFME motion channels) and the models that bind meshes to a hierarchy.
  *
- * Sources: /work/shared/specs/NOTES.md Part A (A.0-A.8), which wins over the seed
- * /work/shared/specs/w3d-animation.md; it cites EA's engine code (w3dhub/OpenW3D Code/ww3d2/
- * w3d_file.h, motchan.cpp, hcanim.cpp, htree.cpp), OpenSAGE's C# parser (W3dAdaptiveDeltaCodec.cs,
- * W3dMotionChannel*.cs) and the OpenSAGE BlenderPlugin, and was checked on real BFME and
- * Renegade-era files (/work/shared/corpus/w3d).
+ * Layout, unpacking and sources: docs/formats/w3d.md. Public sources: EA's engine code
+ * (w3dhub/OpenW3D Code/ww3d2/w3d_file.h, motchan.cpp, hcanim.cpp, htree.cpp; the same loaders in
+ * electronicarts/CnC_Generals_Zero_Hour), OpenSAGE/OpenSAGE's C# parser
+ * (W3dAdaptiveDeltaCodec.cs, W3dMotionChannel*.cs) and OpenSAGE/OpenSAGE.BlenderPlugin. Checked
+ * on real BFME and Renegade-era files (docs/formats/w3d.md section 13).
  *
  * Chunk header (little-endian): u32 id, u32 size; bit 31 of the size says "has sub-chunks" but
  * Renegade-era files leave it clear on containers, so containership is decided by the id, never
