@@ -34,6 +34,10 @@ typedef struct cli_opts {
     const char *suppressions; /* lint --suppressions */
     const char *out;          /* report --out */
     const char *previous;     /* report --previous */
+    const char **bases;       /* scan/lint/watch --base DIR (repeatable) */
+    int nbases;
+    bool set_bases;           /* --base or --no-base given */
+    bool include_base;        /* --include-base: findings of base layers too */
     const char **args;        /* positional arguments */
     int nargs;
 } cli_opts;
@@ -63,6 +67,7 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The progress line of a scan on a terminal (scan and lint): an amx_scan_opts.progress. */
 void cli_scan_progress(const amx_scan_progress *p, void *user);
 /* Prints the summary of the index (shared by scan and the demo). */
-int cli_print_summary(amx_db *db, const amx_config *cfg, bool json, const amx_scan_stats *stats);
+int cli_print_summary(amx_db *db, const amx_config *cfg, bool json, bool include_base,
+                      const amx_scan_stats *stats);
 
 #endif

@@ -460,7 +460,7 @@ int cmd_lint(cli_opts *o, amx_config *cfg)
     uint64_t files_seen = 0;
     rc = scan_roots(&r, given, ngiven, o, cfg, &files_seen);
     if (rc == EXIT_OK)
-        rc = cli_findings_from_index(r.db, cfg, wanted_finding, &r, &r.findings);
+        rc = cli_findings_from_index(r.db, cfg, o->include_base, wanted_finding, &r, &r.findings);
     if (rc == EXIT_OK)
         cli_suppressions_apply(&r.supp, &r.findings);
     if (rc == EXIT_OK && o->baseline)

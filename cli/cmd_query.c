@@ -72,7 +72,22 @@ static void clip_json(amx_json *j, const amx_clip_row *r)
     amx_json_kint(j, "tracks", r->tracks);
     amx_json_kbool(j, "bound", r->bound);
     amx_json_kstring(j, "root", r->root);
+    /* why: the rule that bound it and the skeleton's file */
+    amx_json_kstring(j, "bound_by", r->how);
+    amx_json_kstring(j, "via", r->via);
+    amx_json_kstring(j, "skeleton_root", r->skeleton_root);
+    amx_json_kstring(j, "skeleton_path", r->skeleton_path);
     amx_json_end_object(j);
+}
+
+/* "by name (type IDLE)", "by xml-override (Data/XML/X.xml:12 ...)" */
+static void print_how(const char *how, const char *via)
+{
+    if (!how)
+        return;
+    printf("by %s", strcmp(how, "name") == 0 ? "the naming convention" : how);
+    if (via && via[0])
+        printf(" (%s)", via);
 }
 
 static void clip_row(const amx_clip_row *r, void *user)
@@ -87,12 +102,17 @@ static void clip_row(const amx_clip_row *r, void *user)
     if (r->frames >= 0)
         printf("%5lld frames @ %g fps  ", (long long)r->frames, r->fps);
     printf("%3lld tracks  ", (long long)r->tracks);
-    if (!r->bound)
+    if (!r->bound) {
         printf("skeleton not indexed\n");
-    else if (r->bones_missing)
-        printf("%lld bones do not match\n", (long long)r->bones_missing);
+        return;
+    }
+    if (r->bones_missing)
+        printf("%lld bones do not match", (long long)r->bones_missing);
     else
-        printf("all bones match\n");
+        printf("all bones match");
+    printf("  [%s, ", r->skeleton_path ? r->skeleton_path : "?");
+    print_how(r->how, r->via);
+    printf("]\n");
 }
 
 static amx_status query_clips(amx_db *db, out_ctx *ctx, const void *arg, char *err, size_t errlen)
@@ -197,7 +217,8 @@ static amx_status query_issues(amx_db *db, out_ctx *ctx, const void *arg, char *
 
 int cmd_issues(cli_opts *o, amx_config *cfg)
 {
-    issues_arg f = { .cfg = cfg, .filter = { .code = o->code, .path_prefix = o->nargs ? o->args[0] : NULL } };
+    issues_arg f = { .cfg = cfg, .filter = { .code = o->code, .path_prefix = o->nargs ? o->args[0] : NULL,
+                                             .include_base = o->include_base } };
     if (o->severity) {
         if (!amx_severity_parse(o->severity, &f.filter.min_severity) || f.filter.min_severity == AMX_SEV_OFF) {
             cli_error("--severity: expected info, warning or error, got '%s'", o->severity);
@@ -218,7 +239,8 @@ int cmd_issues(cli_opts *o, amx_config *cfg)
 typedef struct show_ctx {
     out_ctx o;
     int open;       /* 0 none, 1 in the file object */
-    bool in_bones, in_clips, in_tracks, in_meshes, in_members, in_issues;
+    bool in_bones, in_clips, in_bindings, in_tracks, in_meshes, in_objects, in_used_by,
+        in_members, in_issues;
 } show_ctx;
 
 static void close_arrays(show_ctx *s)
@@ -229,6 +251,13 @@ static void close_arrays(show_ctx *s)
         amx_json_end_array(&s->o.j);
         amx_json_end_object(&s->o.j);
         s->in_bones = false;
+    }
+    if (s->in_bindings) { /* a clip without tracks */
+        amx_json_end_array(&s->o.j);
+        amx_json_key(&s->o.j, "tracks");
+        amx_json_begin_array(&s->o.j);
+        s->in_bindings = false;
+        s->in_tracks = true;
     }
     if (s->in_tracks) {
         amx_json_end_array(&s->o.j);
@@ -301,12 +330,9 @@ static void start_section(show_ctx *s, const char *key, bool *flag)
     close_arrays(s);
     /* sections come in a fixed order: end the previous one */
     if (s->o.json) {
-        if (!s->in_clips && !s->in_meshes && !s->in_members && !s->in_issues) {
-            amx_json_end_array(&s->o.j); /* skeletons */
-        } else {
-            amx_json_end_array(&s->o.j);
-        }
-        s->in_clips = s->in_meshes = s->in_members = s->in_issues = false;
+        amx_json_end_array(&s->o.j); /* skeletons, or the previous section */
+        s->in_clips = s->in_meshes = s->in_objects = s->in_used_by = s->in_members =
+            s->in_issues = false;
         amx_json_key(&s->o.j, key);
         amx_json_begin_array(&s->o.j);
     }
@@ -335,9 +361,9 @@ static void show_clip(const amx_clip_row *c, void *user)
             amx_json_key(&s->o.j, "details");
             amx_json_raw(&s->o.j, c->details);
         }
-        amx_json_key(&s->o.j, "tracks");
+        amx_json_key(&s->o.j, "bound_by");
         amx_json_begin_array(&s->o.j);
-        s->in_tracks = true;
+        s->in_bindings = true;
         return;
     }
     s->in_clips = true;
@@ -355,10 +381,41 @@ static void show_clip(const amx_clip_row *c, void *user)
     printf("%lld tracks, %lld bones do not match\n", (long long)c->tracks, (long long)c->bones_missing);
 }
 
+static void show_binding(const amx_binding_row *b, void *user)
+{
+    show_ctx *s = user;
+    if (s->o.json) {
+        amx_json_begin_object(&s->o.j);
+        amx_json_kstring(&s->o.j, "how", b->how);
+        amx_json_kstring(&s->o.j, "via", b->via);
+        amx_json_kstring(&s->o.j, "skeleton", b->skeleton);
+        amx_json_kstring(&s->o.j, "skeleton_root", b->root);
+        amx_json_kstring(&s->o.j, "skeleton_path", b->path);
+        amx_json_kbool(&s->o.j, "base_layer", b->base_layer);
+        amx_json_kint(&s->o.j, "bones_missing", b->bones_bad);
+        amx_json_end_object(&s->o.j);
+        return;
+    }
+    printf("    checked against %s (%s%s%s) ", b->skeleton, b->path, b->base_layer ? ", base layer " : "",
+           b->base_layer ? b->root : "");
+    print_how(b->how, b->via);
+    if (b->bones_bad)
+        printf(": %lld bones do not fit\n", (long long)b->bones_bad);
+    else
+        printf(": every bone fits\n");
+}
+
 static void show_track(int64_t idx, const char *bone, int64_t bone_index, const char *channels,
                        void *user)
 {
     show_ctx *s = user;
+    if (s->o.json && s->in_bindings) {
+        amx_json_end_array(&s->o.j);
+        amx_json_key(&s->o.j, "tracks");
+        amx_json_begin_array(&s->o.j);
+        s->in_bindings = false;
+        s->in_tracks = true;
+    }
     if (s->o.json) {
         amx_json_begin_object(&s->o.j);
         amx_json_kstring(&s->o.j, "bone", bone);
@@ -437,6 +494,54 @@ static void show_mesh(const char *name, int64_t materials, int64_t vertices, int
            hidden ? ", hidden" : "", collision ? ", collision" : "");
 }
 
+static void object_json(amx_json *j, const amx_object_row *o)
+{
+    amx_json_begin_object(j);
+    amx_json_kstring(j, "type", o->type);
+    amx_json_kstring(j, "name", o->name);
+    amx_json_kstring(j, "variant_of", o->variant_of);
+    amx_json_kstring(j, "root", o->root);
+    amx_json_kstring(j, "path", o->path);
+    amx_json_kint(j, "line", o->line);
+    amx_json_kstring(j, "tag", o->tag);
+    amx_json_kstring(j, "value", o->value);
+    amx_json_end_object(j);
+}
+
+static void show_object(const amx_object_row *o, void *user)
+{
+    show_ctx *s = user;
+    if (s->o.json) {
+        start_section(s, "game_objects", &s->in_objects);
+        object_json(&s->o.j, o);
+        return;
+    }
+    if (!s->in_objects)
+        printf("  game objects and the files they name:\n");
+    s->in_objects = true;
+    if (o->tag)
+        printf("    line %-6lld %s '%s': %s = %s\n", (long long)o->line, o->type, o->name, o->tag,
+               o->value && o->value[0] ? o->value : "(empty)");
+    else
+        printf("    line %-6lld %s '%s'%s%s\n", (long long)o->line, o->type, o->name,
+               o->variant_of ? ", a variant of " : "", o->variant_of ? o->variant_of : "");
+}
+
+static void show_used_by(const amx_object_row *o, void *user)
+{
+    show_ctx *s = user;
+    if (s->o.json) {
+        start_section(s, "used_by", &s->in_used_by);
+        object_json(&s->o.j, o);
+        return;
+    }
+    if (!s->in_used_by)
+        printf("  used by game objects:\n");
+    s->in_used_by = true;
+    printf("    %s '%s' (%s:%lld, %s)\n", o->type, o->name, o->path, (long long)o->line,
+           o->tag ? o->tag : "");
+}
+
 static void show_member(const char *path, const char *format, const char *status, void *user)
 {
     show_ctx *s = user;
@@ -478,7 +583,8 @@ static void show_end(void *user)
         amx_json_end_array(&s->o.j);
         amx_json_end_object(&s->o.j);
     }
-    s->in_bones = s->in_clips = s->in_tracks = s->in_meshes = s->in_members = s->in_issues = false;
+    s->in_bones = s->in_clips = s->in_bindings = s->in_tracks = s->in_meshes = s->in_objects =
+        s->in_used_by = s->in_members = s->in_issues = false;
 }
 
 int cmd_show(cli_opts *o, amx_config *cfg)
@@ -497,7 +603,8 @@ int cmd_show(cli_opts *o, amx_config *cfg)
     }
     amx_show_callbacks cb = {
         .file = show_file, .skeleton = show_skeleton, .bone = show_bone, .clip = show_clip,
-        .track = show_track, .detail = show_detail, .model = show_model, .mesh = show_mesh, .member = show_member,
+        .binding = show_binding, .track = show_track, .detail = show_detail, .model = show_model,
+        .mesh = show_mesh, .object = show_object, .used_by = show_used_by, .member = show_member,
         .issue = show_issue, .end = show_end,
     };
     char err[1024];

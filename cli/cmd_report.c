@@ -24,9 +24,36 @@ typedef struct gather {
     bool oom;
 } gather;
 
+/* A root scanned only as a base layer: its files stay out of the report unless asked. */
+static bool is_base_root(const report *r, const char *root)
+{
+    for (size_t i = 0; !r->include_base && i < r->nbase_roots; i++)
+        if (strcmp(r->base_roots[i], root) == 0)
+            return true;
+    return false;
+}
+
+static void root_row(const amx_root_row *row, void *user)
+{
+    gather *g = user;
+    if (strcmp(row->role, "base") != 0)
+        return;
+    char **v = realloc(g->r->base_roots, (g->r->nbase_roots + 1) * sizeof *v);
+    if (!v || !(v[g->r->nbase_roots] = dup0(row->path))) {
+        if (v)
+            g->r->base_roots = v;
+        g->oom = true;
+        return;
+    }
+    g->r->base_roots = v;
+    g->r->nbase_roots++;
+}
+
 static void skeleton_row(const amx_skeleton_row *s, void *user)
 {
     gather *g = user;
+    if (is_base_root(g->r, s->root))
+        return;
     rep_skeleton *v = realloc(g->r->skels, (g->r->nskels + 1) * sizeof *v);
     if (!v) {
         g->oom = true;
@@ -42,6 +69,8 @@ static void clip_row(const amx_clip_row *c, void *user)
 {
     const char *skel_root = c->skeleton_root, *skel_path = c->skeleton_path;
     gather *g = user;
+    if (is_base_root(g->r, c->root))
+        return;
     /* Clips that animate world nodes (MechWarrior 3) have no skeleton to list them under, and
      * are not unbound either: their findings are in the findings sections. */
     amx_format fmt = AMX_FMT_UNKNOWN;
@@ -59,7 +88,7 @@ static void clip_row(const amx_clip_row *c, void *user)
         .skeleton = dup0(c->skeleton), .format = dup0(c->format), .frames = c->frames,
         .bones_missing = c->bones_missing, .tracks = c->tracks, .fps = c->fps,
         .duration = c->duration, .bound = c->bound, .skel_root = dup0(skel_root),
-        .skel_path = dup0(skel_path),
+        .skel_path = dup0(skel_path), .how = dup0(c->how), .via = dup0(c->via),
     };
 }
 
@@ -79,10 +108,11 @@ static int gather_index(report *r)
 {
     char err[1024];
     gather g = { r, false };
-    int rc = cli_findings_from_index(r->db, r->cfg, NULL, NULL, &r->findings);
+    int rc = cli_findings_from_index(r->db, r->cfg, r->include_base, NULL, NULL, &r->findings);
     if (rc != EXIT_OK)
         return rc;
-    if (amx_query_summary(r->db, r->cfg, &r->sum, err, sizeof err) != AMX_OK ||
+    if (amx_query_roots(r->db, root_row, &g, err, sizeof err) != AMX_OK ||
+        amx_query_summary(r->db, r->cfg, r->include_base, &r->sum, err, sizeof err) != AMX_OK ||
         amx_query_skeletons(r->db, skeleton_row, &g, err, sizeof err) != AMX_OK ||
         amx_query_all_clips(r->db, clip_row, &g, err, sizeof err) != AMX_OK ||
         amx_query_scans(r->db, scan_row, &g, err, sizeof err) != AMX_OK) {
@@ -161,7 +191,7 @@ static void report_free(report *r)
     for (size_t i = 0; i < r->nclips; i++) {
         rep_clip *c = &r->clips[i];
         free(c->root), free(c->path), free(c->clip), free(c->skeleton), free(c->format);
-        free(c->skel_root), free(c->skel_path);
+        free(c->skel_root), free(c->skel_path), free(c->how), free(c->via);
     }
     free(r->clips);
     for (size_t i = 0; i < r->nskels; i++) {
@@ -172,6 +202,9 @@ static void report_free(report *r)
     for (size_t i = 0; i < r->nscans; i++)
         free(r->scans[i].root);
     free(r->scans);
+    for (size_t i = 0; i < r->nbase_roots; i++)
+        free(r->base_roots[i]);
+    free(r->base_roots);
     amx_db_close(r->db);
 }
 
@@ -282,6 +315,8 @@ static void json_clip(amx_json *j, const rep_clip *c)
     amx_json_kint(j, "bones_missing", c->bones_missing);
     amx_json_kbool(j, "bound", c->bound);
     amx_json_kbool(j, "compatible", c->bound && c->bones_missing == 0);
+    amx_json_kstring(j, "bound_by", c->how);
+    amx_json_kstring(j, "via", c->via);
     amx_json_end_object(j);
 }
 
@@ -443,7 +478,7 @@ int cmd_report(cli_opts *o, amx_config *cfg)
         return EXIT_USAGE;
     }
     const char *dir = o->out ? o->out : ".";
-    report r = { .cfg = cfg };
+    report r = { .cfg = cfg, .include_base = o->include_base };
     cli_iso_time((int64_t)time(NULL), r.generated_at, sizeof r.generated_at);
     int rc = EXIT_OK;
     if (o->previous)

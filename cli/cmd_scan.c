@@ -47,11 +47,12 @@ static void add_stats(amx_scan_stats *sum, const amx_scan_stats *s)
     sum->seconds += s->seconds;
 }
 
-int cli_print_summary(amx_db *db, const amx_config *cfg, bool json, const amx_scan_stats *st)
+int cli_print_summary(amx_db *db, const amx_config *cfg, bool json, bool include_base,
+                      const amx_scan_stats *st)
 {
     amx_summary sum;
     char err[1024];
-    if (amx_query_summary(db, cfg, &sum, err, sizeof err) != AMX_OK) {
+    if (amx_query_summary(db, cfg, include_base, &sum, err, sizeof err) != AMX_OK) {
         cli_error("%s", err);
         return EXIT_IO;
     }
@@ -83,6 +84,7 @@ int cli_print_summary(amx_db *db, const amx_config *cfg, bool json, const amx_sc
         amx_json_end_object(&j);
         amx_json_kint(&j, "clips", (int64_t)sum.clips);
         amx_json_kint(&j, "clips_unbound", (int64_t)sum.clips_unbound);
+        amx_json_kint(&j, "clips_not_loaded", (int64_t)sum.clips_not_loaded);
         amx_json_kint(&j, "skeletons", (int64_t)sum.skeletons);
         amx_json_kint(&j, "models", (int64_t)sum.models);
         amx_json_kint(&j, "particles", (int64_t)sum.particles);
@@ -117,12 +119,14 @@ int cli_print_summary(amx_db *db, const amx_config *cfg, bool json, const amx_sc
     if (sum.files == 0)
         printf(" none");
     printf(" (%llu other files skipped)\n", (unsigned long long)sum.other_files);
-    printf("  clips: %llu (%llu without a skeleton in the index), skeletons: %llu, models: %llu, "
-           "particle systems: %llu\n",
+    printf("  clips: %llu (%llu without a skeleton in the index, %llu no model loads by name), "
+           "skeletons: %llu, models: %llu, particle systems: %llu\n",
            (unsigned long long)sum.clips, (unsigned long long)sum.clips_unbound,
+           (unsigned long long)sum.clips_not_loaded,
            (unsigned long long)sum.skeletons, (unsigned long long)sum.models,
            (unsigned long long)sum.particles);
-    printf("  findings: %llu errors, %llu warnings, %llu info%s\n",
+    printf("  findings%s: %llu errors, %llu warnings, %llu info%s\n",
+           include_base ? "" : " (base layers left out)",
            (unsigned long long)sum.findings[AMX_SEV_ERROR],
            (unsigned long long)sum.findings[AMX_SEV_WARNING],
            (unsigned long long)sum.findings[AMX_SEV_INFO],
@@ -165,6 +169,9 @@ int cmd_scan(cli_opts *o, amx_config *cfg)
             .config = cfg,
             .progress = tty ? cli_scan_progress : NULL,
             .cancelled = scan_interrupted,
+            .bases = o->bases,
+            .base_count = (size_t)o->nbases,
+            .set_bases = o->set_bases,
         };
         amx_scan_stats st;
         amx_status s = amx_scan(db, &so, &st, err, sizeof err);
@@ -187,7 +194,7 @@ int cmd_scan(cli_opts *o, amx_config *cfg)
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     if (rc != EXIT_INTERRUPTED && (rc == EXIT_OK || total.files_seen))
-        if (cli_print_summary(db, cfg, o->json, &total) != EXIT_OK)
+        if (cli_print_summary(db, cfg, o->json, o->include_base, &total) != EXIT_OK)
             rc = EXIT_IO;
     amx_db_close(db);
     return rc;

@@ -153,13 +153,14 @@ static void collect_row(const amx_issue_row *r, void *user)
         c->oom = true;
 }
 
-int cli_findings_from_index(amx_db *db, const amx_config *cfg,
+int cli_findings_from_index(amx_db *db, const amx_config *cfg, bool include_base,
                             bool (*want)(const char *root, const char *path, void *user),
                             void *user, cli_findings *out)
 {
     collect c = { .out = out, .want = want, .user = user };
     char err[1024];
-    if (amx_query_issues(db, cfg, NULL, collect_row, &c, err, sizeof err) != AMX_OK) {
+    amx_issue_filter filter = { .include_base = include_base };
+    if (amx_query_issues(db, cfg, &filter, collect_row, &c, err, sizeof err) != AMX_OK) {
         cli_error("%s", err);
         return EXIT_IO;
     }

@@ -46,7 +46,7 @@ int cli_findings_match(const cli_findings *a, const cli_findings *b, bool *a_hit
 /* Reads every finding of the index (config overrides applied, codes turned off left out);
  * with `want`, only those of files (root absolute as amx_scan stores it, path relative) it
  * accepts. */
-int cli_findings_from_index(amx_db *db, const amx_config *cfg,
+int cli_findings_from_index(amx_db *db, const amx_config *cfg, bool include_base,
                             bool (*want)(const char *root, const char *path, void *user),
                             void *user, cli_findings *out);
 /* Reads "findings": [{code, path, context, ...}] from a baseline or report JSON file.

@@ -182,10 +182,16 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     cli_opts o = { .jobs = -1 };
+    amx_config cfg = { 0 }; /* amx_config_finish of a zeroed config is a no-op */
     const char **args = calloc((size_t)argc, sizeof *args);
-    if (!args)
-        return EXIT_IO;
+    const char **bases = calloc((size_t)argc, sizeof *bases);
+    int rc = EXIT_OK;
+    if (!args || !bases) {
+        rc = EXIT_IO;
+        goto out;
+    }
     o.args = args;
+    o.bases = bases;
     bool only_args = false;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
@@ -199,8 +205,8 @@ int main(int argc, char **argv)
         }
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             command_help(cmd);
-            free(args);
-            return EXIT_OK;
+            rc = EXIT_OK;
+            goto out;
         }
         /* --name=value or --name value */
         char name[32];
@@ -214,7 +220,7 @@ int main(int argc, char **argv)
         static const char *const valued[] = { "--config", "--db", "--jobs", "--skeleton",
                                               "--severity", "--code", "--fail-on", "--format",
                                               "--baseline", "--write-baseline", "--suppressions",
-                                              "--out", "--previous" };
+                                              "--out", "--previous", "--base" };
         bool takes_value = false;
         for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
             if (strcmp(name, valued[k]) == 0)
@@ -226,13 +232,13 @@ int main(int argc, char **argv)
                 value = argv[++i];
             else {
                 cli_error("%s needs a value; see 'animidx %s --help'", name, cmd->name);
-                free(args);
-                return EXIT_USAGE;
+                rc = EXIT_USAGE;
+                goto out;
             }
         } else if (eq) {
             cli_error("%s takes no value", name);
-            free(args);
-            return EXIT_USAGE;
+            rc = EXIT_USAGE;
+            goto out;
         }
         if (strcmp(name, "--config") == 0)
             o.config_path = value;
@@ -258,11 +264,18 @@ int main(int argc, char **argv)
             o.out = value;
         else if (strcmp(name, "--previous") == 0)
             o.previous = value;
+        else if (strcmp(name, "--base") == 0) {
+            bases[o.nbases++] = value;
+            o.set_bases = true;
+        } else if (strcmp(name, "--no-base") == 0)
+            o.set_bases = true;
+        else if (strcmp(name, "--include-base") == 0)
+            o.include_base = true;
         else if (strcmp(name, "--jobs") == 0) {
             if (!parse_int(value, 0, 256, &o.jobs)) {
                 cli_error("--jobs: expected a whole number from 0 to 256, got '%s'", value);
-                free(args);
-                return EXIT_USAGE;
+                rc = EXIT_USAGE;
+                goto out;
             }
         } else if (strcmp(name, "--json") == 0)
             o.json = true;
@@ -272,35 +285,34 @@ int main(int argc, char **argv)
             o.quiet = true;
         else {
             cli_error("unknown option '%s'; see 'animidx %s --help'", a, cmd->name);
-            free(args);
-            return EXIT_USAGE;
+            rc = EXIT_USAGE;
+            goto out;
         }
     }
 
-    amx_config cfg;
     if (amx_config_init(&cfg) != 0) {
         cli_error("out of memory");
-        free(args);
-        return EXIT_IO;
+        rc = EXIT_IO;
+        goto out;
     }
     char located[4096], err[1024];
     const char *cfg_file = amx_config_locate(o.config_path, located, sizeof located);
     if (cfg_file && amx_config_load_file(&cfg, cfg_file, err, sizeof err) != 0) {
         cli_error("%s", err);
-        amx_config_finish(&cfg);
-        free(args);
-        return EXIT_USAGE;
+        rc = EXIT_USAGE;
+        goto out;
     }
     if (o.db && amx_config_set_db(&cfg, o.db) != 0) {
-        amx_config_finish(&cfg);
-        free(args);
-        return EXIT_IO;
+        rc = EXIT_IO;
+        goto out;
     }
     if (o.jobs >= 0)
         cfg.jobs = o.jobs;
-    int rc = cmd->run(&o, &cfg);
+    rc = cmd->run(&o, &cfg);
+out:
     amx_config_finish(&cfg);
     free(args);
+    free(bases);
     return rc;
 }
 

@@ -10,6 +10,7 @@ typedef struct rep_clip {
     double fps, duration;
     bool bound;
     char *skel_root, *skel_path;   /* the file of the skeleton it is bound to; NULL if unbound */
+    char *how, *via;               /* how it was bound (amx_clip_row); NULL if unbound */
 } rep_clip;
 
 typedef struct rep_skeleton {
@@ -24,6 +25,9 @@ typedef struct rep_scan {
 
 typedef struct report {
     const amx_config *cfg;
+    bool include_base;             /* --include-base: the base layers' files and findings too */
+    char **base_roots;             /* roots scanned only as base layers (left out unless asked) */
+    size_t nbase_roots;
     amx_db *db;
     char generated_at[32];
     char scanned_at[32];           /* the latest finished scan, "" when none */

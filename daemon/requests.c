@@ -109,7 +109,7 @@ static void send_status(amxd *d, amxd_client *c)
     amx_json_end_array(j);
     amx_summary sum;
     char err[512];
-    if (d->reader && amx_query_summary(d->reader, d->cfg, &sum, err, sizeof err) == AMX_OK) {
+    if (d->reader && amx_query_summary(d->reader, d->cfg, false, &sum, err, sizeof err) == AMX_OK) {
         amx_json_kint(j, "files", (int64_t)sum.files);
         amx_json_kint(j, "other_files", (int64_t)sum.other_files);
         amx_json_key(j, "findings");

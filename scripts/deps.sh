@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(gcc meson ninja-build pkg-config python3 libsqlite3-dev libuv1-dev libinih-dev
-          libxxhash-dev zlib1g-dev)
+          libxxhash-dev zlib1g-dev libxml2-dev)
 packages+=("$@")
 
 missing=()

@@ -89,6 +89,15 @@ static const amx_code_info code_table[AMX_CODE_COUNT] = {
     [AMX_C_NOT_RECOGNISED] = { "NOT_RECOGNISED", AMX_SEV_WARNING,
         "a file named like a supported format whose content is not that format",
         "The file may be misnamed, empty, or of another game's format with the same extension (e.g. Shockwave 3D .w3d)." },
+    [AMX_C_CLIP_NOT_LOADED_BY_NAME] = { "CLIP_NOT_LOADED_BY_NAME", AMX_SEV_INFO,
+        "no model loads this clip: its name does not follow MODEL_TYPE_NN",
+        "The engine loads <MODEL>_<TYPE>_<NN>.ALA for the model it draws and nothing else: rename the clip (e.g. X_IDLE_00.ALA) if it should play, or delete it if it is a leftover." },
+    [AMX_C_XML_MALFORMED] = { "XML_MALFORMED", AMX_SEV_WARNING,
+        "an XML file is not well-formed (or not in the encoding it declares)",
+        "The game's parser may read it differently from what you meant: fix the tag at the line given (an unclosed element, a stray '&' or '<', a second root)." },
+    [AMX_C_DUPLICATE_NAME] = { "DUPLICATE_NAME", AMX_SEV_WARNING,
+        "two files of one tree define a skeleton (W3D hierarchy) of the same name",
+        "The engine keeps the first it loads, so which one a model or animation gets depends on load order. Rename one hierarchy or remove the stale file." },
 };
 
 const amx_code_info *amx_code_get(amx_code code)

@@ -134,6 +134,11 @@ void amx_config_finish(amx_config *c)
     list_free(c->ignore, c->ignore_count);
     list_free(c->game_paths, c->game_count);
     list_free(c->games, c->game_count);
+    for (size_t i = 0; i < c->root_bases_count; i++) {
+        free(c->root_bases[i].path);
+        list_free(c->root_bases[i].bases, c->root_bases[i].count);
+    }
+    free(c->root_bases);
     free(c->source);
     free(c->socket_path);
     free(c->log_path);
@@ -146,6 +151,8 @@ static int config_copy(amx_config *dst, const amx_config *src)
     dst->db_path = dst->source = dst->socket_path = dst->log_path = NULL;
     dst->roots = dst->ignore = dst->game_paths = dst->games = NULL;
     dst->root_count = dst->ignore_count = dst->game_count = 0;
+    dst->root_bases = NULL;
+    dst->root_bases_count = 0;
     int rc = 0;
     if ((src->db_path && !(dst->db_path = strdup(src->db_path))) ||
         (src->source && !(dst->source = strdup(src->source))) ||
@@ -161,6 +168,17 @@ static int config_copy(amx_config *dst, const amx_config *src)
         rc = list_push(&dst->game_paths, &n, strdup(src->game_paths[i]));
         if (rc == 0)
             rc = list_push(&dst->games, &dst->game_count, strdup(src->games[i]));
+    }
+    if (rc == 0 && src->root_bases_count &&
+        !(dst->root_bases = calloc(src->root_bases_count, sizeof *dst->root_bases)))
+        rc = -ENOMEM;
+    for (size_t i = 0; rc == 0 && i < src->root_bases_count; i++) {
+        const amx_root_bases *from = &src->root_bases[i];
+        amx_root_bases *to = &dst->root_bases[dst->root_bases_count++];
+        if (!(to->path = strdup(from->path)))
+            rc = -ENOMEM;
+        for (size_t k = 0; rc == 0 && k < from->count; k++)
+            rc = list_push(&to->bases, &to->count, strdup(from->bases[k]));
     }
     if (rc)
         amx_config_finish(dst);
@@ -434,12 +452,41 @@ static int daemon_key(load_state *st, const char *name, const char *value)
                 section_keys[SEC_DAEMON]);
 }
 
+/* The [root PATH] entry of the base lists for this path, added when new. */
+static amx_root_bases *bases_entry(load_state *st, char *path)
+{
+    amx_config *c = &st->work;
+    for (size_t i = 0; i < c->root_bases_count; i++)
+        if (strcmp(c->root_bases[i].path, path) == 0) {
+            free(path);
+            return &c->root_bases[i];
+        }
+    amx_root_bases *g = realloc(c->root_bases, (c->root_bases_count + 1) * sizeof *g);
+    if (!g) {
+        free(path);
+        return NULL;
+    }
+    c->root_bases = g;
+    g[c->root_bases_count] = (amx_root_bases){ .path = path };
+    return &g[c->root_bases_count++];
+}
+
 /* [root PATH]: settings of the roots at or below PATH. */
 static int root_key(load_state *st, const char *path_text, const char *name, const char *value)
 {
     amx_config *c = &st->work;
+    if (strcasecmp(name, "base") == 0) {
+        char *path = resolve_path(st, "root", path_text);
+        if (!path)
+            return 0;
+        amx_root_bases *e = bases_entry(st, path);
+        if (!e)
+            return fail(st, "out of memory");
+        /* a repeated key or a continuation line adds to the list */
+        return add_items(st, "base", value, true, &e->bases, &e->count);
+    }
     if (strcasecmp(name, "game") != 0)
-        return fail(st, "unknown key '%s' in [root %s] (known keys: game)", name, path_text);
+        return fail(st, "unknown key '%s' in [root %s] (known keys: game, base)", name, path_text);
     if (strcasecmp(value, "mp1") != 0 && strcasecmp(value, "mp2") != 0)
         return fail(st, "bad value '%s' for game: expected mp1 or mp2", value);
     char *path = resolve_path(st, "root", path_text);
@@ -648,24 +695,47 @@ bool amx_config_ignored(const amx_config *c, const char *relpath)
     return hit;
 }
 
+/* How specific a [root P] section is for abs_root: strlen(P) when abs_root is P or below it
+ * (through symbolic links too), else -1. */
+static long root_match(const char *p, const char *abs_root)
+{
+    size_t n = strlen(p);
+    while (n > 1 && p[n - 1] == '/')
+        n--;
+    if (strncmp(abs_root, p, n) == 0 && (abs_root[n] == '\0' || abs_root[n] == '/'))
+        return (long)n;
+    char real[4096];
+    if (realpath(p, real)) { /* the root was resolved through links */
+        size_t k = strlen(real);
+        if (strncmp(abs_root, real, k) == 0 && (abs_root[k] == '\0' || abs_root[k] == '/'))
+            return (long)n;
+    }
+    return -1;
+}
+
 const char *amx_config_game(const amx_config *c, const char *abs_root)
 {
     const char *best = NULL;
-    size_t best_len = 0;
+    long best_len = -1;
     for (size_t i = 0; c && i < c->game_count; i++) {
-        const char *p = c->game_paths[i];
-        size_t n = strlen(p);
-        while (n > 1 && p[n - 1] == '/')
-            n--;
-        bool inside = strncmp(abs_root, p, n) == 0 && (abs_root[n] == '\0' || abs_root[n] == '/');
-        char real[4096];
-        if (!inside && realpath(p, real)) { /* the root was resolved through links */
-            size_t k = strlen(real);
-            inside = strncmp(abs_root, real, k) == 0 && (abs_root[k] == '\0' || abs_root[k] == '/');
-        }
-        if (inside && n >= best_len) {
+        long m = root_match(c->game_paths[i], abs_root);
+        if (m >= 0 && m >= best_len) {
             best = c->games[i];
-            best_len = n;
+            best_len = m;
+        }
+    }
+    return best;
+}
+
+const amx_root_bases *amx_config_bases(const amx_config *c, const char *abs_root)
+{
+    const amx_root_bases *best = NULL;
+    long best_len = -1;
+    for (size_t i = 0; c && i < c->root_bases_count; i++) {
+        long m = root_match(c->root_bases[i].path, abs_root);
+        if (m >= 0 && m >= best_len) {
+            best = &c->root_bases[i];
+            best_len = m;
         }
     }
     return best;

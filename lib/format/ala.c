@@ -683,10 +683,12 @@ void amx__ala_decode(amx_dec *d)
         return;
     d->asset->clips = clip;
     d->asset->clip_count = 1;
-    char stem[512], model[512];
+    char stem[512];
     amx_path_stem(d->opts->file_name ? d->opts->file_name : "", stem, sizeof stem);
     clip->name = amx__strdup(d, stem);
-    clip->skeleton = amx__alamo_clip_model(stem, model, sizeof model) ? amx__strdup(d, model) : NULL;
+    /* The model the naming convention names first (the index binds every model it names). */
+    amx_alamo_anim_name names[1];
+    clip->skeleton = amx_alamo_anim_names(stem, names, 1) ? amx__strdup(d, names[0].model) : NULL;
     clip->has_frames = true;
     clip->frames = h.frames;
     clip->fps = h.fps;

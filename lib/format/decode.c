@@ -15,7 +15,7 @@ static const amx_format_entry format_table[] = {
       .is_archive = false, .probe = amx__alo_probe_model, .decode = amx__alo_decode },
     { .format = AMX_FMT_ALAMO_PARTICLE, .name = "alamo-particle", .extensions = ".alo", .decoder_version = 1,
       .is_archive = false, .probe = amx__alo_probe_particle, .decode = amx__alo_decode },
-    { .format = AMX_FMT_ALAMO_ALA, .name = "alamo-ala", .extensions = ".ala", .decoder_version = 1,
+    { .format = AMX_FMT_ALAMO_ALA, .name = "alamo-ala", .extensions = ".ala", .decoder_version = 2,
       .is_archive = false, .probe = amx__ala_probe, .decode = amx__ala_decode },
     { .format = AMX_FMT_MEG, .name = "meg", .extensions = ".meg", .decoder_version = 1,
       .is_archive = true, .probe = amx__meg_probe, .decode = amx__meg_decode },
@@ -26,6 +26,9 @@ static const amx_format_entry format_table[] = {
       .is_archive = false, .probe = amx__w3d_probe, .decode = amx__w3d_decode },
     { .format = AMX_FMT_BIG, .name = "big", .extensions = ".big", .decoder_version = 1,
       .is_archive = true, .probe = amx__big_probe, .decode = amx__big_decode },
+    /* Text: game object XML (no extension: a .xml file that is not XML is skipped silently) */
+    { .format = AMX_FMT_ALAMO_XML, .name = "alamo-xml", .extensions = "", .decoder_version = 1,
+      .is_archive = false, .probe = amx__xml_probe, .decode = amx__xml_decode },
     /* Metroid Prime files have weak or no signatures: their probes check structure, and
      * run last. */
     { .format = AMX_FMT_MP_PAK, .name = "mp-pak", .extensions = ".pak", .decoder_version = 1,

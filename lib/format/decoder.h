@@ -97,10 +97,6 @@ typedef struct amx_format_entry {
 
 const amx_format_entry *amx__format_entry(amx_format fmt);
 
-/* The EaW naming convention MODEL_TYPE_NN.ALA (lib/format/alamo_names.c): writes MODEL into out and
- * returns true when the clip stem ends in _<animation type>_<digits>; false otherwise. */
-bool amx__alamo_clip_model(const char *clip_stem, char *out, size_t outlen);
-
 /* Format decoders (one file each). */
 bool amx__alo_probe_model(const uint8_t *data, size_t len);
 bool amx__alo_probe_particle(const uint8_t *data, size_t len);
@@ -123,6 +119,8 @@ bool amx__mp_ancs_probe(const uint8_t *data, size_t len);
 void amx__mp_ancs_decode(amx_dec *d);      /* lib/format/mp_ancs.c */
 bool amx__mp_pak_probe(const uint8_t *data, size_t len);
 void amx__mp_pak_decode(amx_dec *d);       /* lib/format/mp_pak.c */
+bool amx__xml_probe(const uint8_t *data, size_t len);
+void amx__xml_decode(amx_dec *d);          /* game object XML (xml.c) */
 bool amx__mp_pak_unpack(const amx_archive_entry *e, const uint8_t *data, size_t len, size_t cap,
                         uint8_t **out, char *err, size_t errlen);
 

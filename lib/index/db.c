@@ -4,6 +4,7 @@
  * once, bound/stepped/reset per use), and the per-file write path used by the scanner.
  */
 #include "db_internal.h"
+#include "resolve/resolve.h"
 
 #include "animidx/json.h"
 
@@ -125,20 +126,27 @@ static amx_status prepare_writes(amx_db *db, char *err, size_t errlen)
     static const struct { size_t off; const char *sql; } stmts[] = {
 #define S(field, sql) { offsetof(amx_db, field), sql }
         S(root_get, "SELECT id FROM roots WHERE path = ?1"),
-        S(root_add, "INSERT INTO roots(path) VALUES (?1)"),
+        S(root_add, "INSERT INTO roots(path, role, lkey_prefix) VALUES (?1, ?2, ?3)"),
         /* files_lookup covers every column: one index seek per file on a rescan. */
         S(file_lookup, "SELECT id, size, mtime_ns, hash, decoder_version, format FROM files "
                        "INDEXED BY files_lookup WHERE root_id = ?1 AND path = ?2"),
         /* dir_path (?14): the loose file's directory, for the scanner's per-directory reads */
+        /* lkey: the path the game looks the file up by (the root's prefix and the loose
+         * path, or the member's name after "ARCHIVE#") */
         S(file_insert, "INSERT INTO files(root_id, parent_id, path, dir_key, stem_key, size, "
                        "mtime_ns, hash, format, version, decoder_version, status, indexed_at, "
-                       "dir_path) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-                       "CASE WHEN ?2 IS NULL THEN rtrim(?3, replace(?3, '/', '')) END)"),
+                       "dir_path, lkey) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+                       "?13, CASE WHEN ?2 IS NULL THEN rtrim(?3, replace(?3, '/', '')) END, "
+                       "CASE WHEN ?2 IS NULL THEN (SELECT lkey_prefix FROM roots WHERE id = ?1) || "
+                       "upper(?3) ELSE upper(substr(?3, (SELECT length(path) FROM files a "
+                       "WHERE a.id = ?2) + 2)) END)"),
         S(file_update, "UPDATE files SET parent_id = ?2, dir_key = ?4, stem_key = ?5, size = ?6, "
                        "mtime_ns = ?7, hash = ?8, format = ?9, version = ?10, decoder_version = ?11, "
                        "status = ?12, indexed_at = ?13, "
-                       "dir_path = CASE WHEN ?2 IS NULL THEN rtrim(?3, replace(?3, '/', '')) END "
-                       "WHERE id = ?1"),
+                       "dir_path = CASE WHEN ?2 IS NULL THEN rtrim(?3, replace(?3, '/', '')) END, "
+                       "lkey = CASE WHEN ?2 IS NULL THEN (SELECT lkey_prefix FROM roots r WHERE "
+                       "r.id = files.root_id) || upper(?3) ELSE upper(substr(?3, (SELECT "
+                       "length(path) FROM files a WHERE a.id = ?2) + 2)) END WHERE id = ?1"),
         S(dir_rows, "SELECT path, id, size, mtime_ns, hash, decoder_version, format FROM files "
                     "INDEXED BY files_dir WHERE root_id = ?1 AND dir_path = ?2 AND "
                     "parent_id IS NULL ORDER BY path"),
@@ -146,11 +154,38 @@ static amx_status prepare_writes(amx_db *db, char *err, size_t errlen)
         S(file_skeleton_names, "SELECT name_key FROM skeletons WHERE file_id = ?1 UNION "
                                "SELECT s.name_key FROM skeletons s JOIN files m ON m.id = s.file_id "
                                "WHERE m.parent_id = ?1"),
-        /* Clips that may bind to a skeleton of this name: exact (stated) or by EaW prefix. */
+        /* Clips that may bind to a skeleton of this name: stated, by the EaW naming
+         * convention (every clip named KEY_...) or through a character set. */
         S(mark_clips_for_skeleton, "UPDATE clips SET linked = 0 WHERE linked = 1 AND ("
                                    "skeleton_key = ?1 OR skeleton_hint = ?1 OR "
                                    "(name_key > ?1 || '_' AND name_key < ?1 || '`') OR "
                                    "name_key IN (SELECT clip_key FROM anim_sets WHERE skeleton_key = ?1))"),
+        /* Clips named KEY_... (a model's animations by the naming convention). */
+        S(mark_clips_prefix, "UPDATE clips SET linked = 0 WHERE linked = 1 AND "
+                             "name_key > ?1 || '_' AND name_key < ?1 || '`'"),
+        /* The animation overrides of the XML objects whose file also names a model KEY: the
+         * clips they name may bind to it (objects inherit across files rarely; a full scan
+         * binds those). */
+        S(overrides_for_model, "SELECT DISTINCT o.key FROM refs m JOIN refs o ON "
+                               "o.file_id = m.file_id AND o.kind = 'anim-override' AND o.key <> '' "
+                               "WHERE m.key = ?1 AND m.kind = 'model'"),
+        /* Skeletons of this name: their DUPLICATE_NAME findings are looked at again. */
+        S(mark_skeletons_named, "UPDATE skeletons SET linked = 0 WHERE name_key = ?1 AND linked = 1"),
+        /* Clips bound to the skeletons of file ?1 (and its members), by any rule. */
+        S(mark_clips_bound_to_file, "UPDATE clips SET linked = 0 WHERE linked = 1 AND id IN ("
+                                    "SELECT b.clip_id FROM clip_bindings b JOIN skeletons s ON "
+                                    "s.id = b.skeleton_id WHERE s.file_id = ?1 OR s.file_id IN "
+                                    "(SELECT id FROM files WHERE parent_id = ?1))"),
+        /* The animation overrides of file ?1 (and its members). */
+        S(overrides_of_file, "SELECT DISTINCT key FROM refs WHERE kind = 'anim-override' AND "
+                             "key <> '' AND (file_id = ?1 OR file_id IN "
+                             "(SELECT id FROM files WHERE parent_id = ?1))"),
+        S(ins_object, "INSERT INTO game_objects(file_id, type, name, name_key, variant, "
+                      "variant_key, line) VALUES (?1, ?2, ?3, ?4, ?5, upper(?5), ?6)"),
+        S(del_objects, "DELETE FROM game_objects WHERE file_id = ?1"),
+        S(ins_ref, "INSERT INTO refs(file_id, object_id, kind, tag, name, key, line, offset) "
+                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"),
+        S(del_refs, "DELETE FROM refs WHERE file_id = ?1"),
         /* Clips named by the animation sets of file ?1 (and its members): their binding follows
          * the sets. */
         S(mark_clips_of_sets, "UPDATE clips SET linked = 0 WHERE linked = 1 AND name_key IN ("
@@ -287,7 +322,8 @@ int amx__db_run(sqlite3_stmt *s)
     return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
 }
 
-amx_status amx__db_root_id(amx_db *db, const char *abs_root, int64_t *id, char *err, size_t errlen)
+amx_status amx__db_root_id(amx_db *db, const char *abs_root, const char *role, int64_t *id,
+                           char *err, size_t errlen)
 {
     sqlite3_bind_text(db->root_get, 1, abs_root, -1, SQLITE_STATIC);
     int rc = sqlite3_step(db->root_get);
@@ -299,7 +335,14 @@ amx_status amx__db_root_id(amx_db *db, const char *abs_root, int64_t *id, char *
     sqlite3_reset(db->root_get);
     if (rc != SQLITE_DONE)
         return amx__db_error(db, "index: looking up the root", err, errlen);
+    /* A root named Data is a game's or mod's Data directory: its files are looked up as
+     * DATA/... (files.lkey). */
+    const char *base = strrchr(abs_root, '/');
+    base = base ? base + 1 : abs_root;
     sqlite3_bind_text(db->root_add, 1, abs_root, -1, SQLITE_STATIC);
+    sqlite3_bind_text(db->root_add, 2, role, -1, SQLITE_STATIC);
+    sqlite3_bind_text(db->root_add, 3, strcasecmp(base, "Data") == 0 ? "DATA/" : "", -1,
+                      SQLITE_STATIC);
     if (amx__db_run(db->root_add) != SQLITE_OK)
         return amx__db_error(db, "index: adding the root", err, errlen);
     *id = sqlite3_last_insert_rowid(db->db);
@@ -330,15 +373,37 @@ amx_status amx__db_lookup(amx_db *db, int64_t root_id, const char *path, amx__fi
     return rc == SQLITE_DONE ? AMX_OK : amx__db_error(db, "index: looking up a file", err, errlen);
 }
 
-/* Marks what might bind to a skeleton of this (upper-cased) name as unlinked: clips, and
- * models built on it. */
+/* Marks the clips named by each key the select `keys` returns (bound to ?1 = id_or_key) as
+ * unlinked: the clips named KEY_... . */
+static int mark_prefixes_of(amx_db *db, sqlite3_stmt *keys)
+{
+    int rc;
+    while ((rc = sqlite3_step(keys)) == SQLITE_ROW) {
+        sqlite3_bind_text(db->mark_clips_prefix, 1, (const char *)sqlite3_column_text(keys, 0), -1,
+                          SQLITE_TRANSIENT);
+        if ((rc = amx__db_run(db->mark_clips_prefix)) != SQLITE_OK)
+            break;
+    }
+    sqlite3_reset(keys);
+    sqlite3_clear_bindings(keys);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* Marks what might bind to a skeleton of this (upper-cased) name as unlinked: clips (by name,
+ * by character set, by an XML override of an object using a model of this name), models built
+ * on it, and the skeletons of the same name (DUPLICATE_NAME). */
 static int mark_for_skeleton(amx_db *db, const char *key)
 {
-    sqlite3_bind_text(db->mark_clips_for_skeleton, 1, key, -1, SQLITE_TRANSIENT);
-    int rc = amx__db_run(db->mark_clips_for_skeleton);
+    sqlite3_stmt *by_key[] = { db->mark_clips_for_skeleton, db->mark_refs_for_skeleton,
+                               db->mark_skeletons_named };
+    int rc = SQLITE_OK;
+    for (size_t i = 0; rc == SQLITE_OK && i < sizeof by_key / sizeof by_key[0]; i++) {
+        sqlite3_bind_text(by_key[i], 1, key, -1, SQLITE_TRANSIENT);
+        rc = amx__db_run(by_key[i]);
+    }
     if (rc == SQLITE_OK) {
-        sqlite3_bind_text(db->mark_refs_for_skeleton, 1, key, -1, SQLITE_TRANSIENT);
-        rc = amx__db_run(db->mark_refs_for_skeleton);
+        sqlite3_bind_text(db->overrides_for_model, 1, key, -1, SQLITE_TRANSIENT);
+        rc = mark_prefixes_of(db, db->overrides_for_model);
     }
     return rc;
 }
@@ -357,8 +422,17 @@ int amx__db_unlink_dependents(amx_db *db, int64_t id)
     sqlite3_clear_bindings(s);
     if (rc != SQLITE_DONE && rc != SQLITE_OK)
         return rc;
-    sqlite3_bind_int64(db->mark_clips_of_sets, 1, id);
-    return amx__db_run(db->mark_clips_of_sets);
+    sqlite3_stmt *by_file[] = { db->mark_clips_of_sets, db->mark_clips_bound_to_file };
+    rc = SQLITE_OK;
+    for (size_t i = 0; rc == SQLITE_OK && i < sizeof by_file / sizeof by_file[0]; i++) {
+        sqlite3_bind_int64(by_file[i], 1, id);
+        rc = amx__db_run(by_file[i]);
+    }
+    if (rc == SQLITE_OK) { /* an XML file: the clips its overrides name */
+        sqlite3_bind_int64(db->overrides_of_file, 1, id);
+        rc = mark_prefixes_of(db, db->overrides_of_file);
+    }
+    return rc;
 }
 
 static int clear_file(amx_db *db, int64_t id)
@@ -366,7 +440,7 @@ static int clear_file(amx_db *db, int64_t id)
     int rc = amx__db_unlink_dependents(db, id);
     sqlite3_stmt *dels[] = { db->del_members, db->del_skeletons, db->del_clips, db->del_models,
                              db->del_meshes, db->del_findings, db->del_anim_sets,
-                             db->del_skeleton_refs };
+                             db->del_skeleton_refs, db->del_refs, db->del_objects };
     for (size_t i = 0; rc == SQLITE_OK && i < sizeof dels / sizeof dels[0]; i++) {
         sqlite3_bind_int64(dels[i], 1, id);
         rc = amx__db_run(dels[i]);
@@ -582,6 +656,59 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a)
         rc = amx__db_run(s);
         free(key);
     }
+    /* XML game objects and what files name: ids of the objects for their refs. */
+    int64_t *object_ids = NULL;
+    if (rc == SQLITE_OK && a->object_count &&
+        !(object_ids = calloc(a->object_count, sizeof *object_ids)))
+        return SQLITE_NOMEM;
+    for (uint32_t i = 0; rc == SQLITE_OK && i < a->object_count; i++) {
+        const amx_game_object *o = &a->objects[i];
+        char *key = amx__upper(o->name);
+        if (!key) {
+            rc = SQLITE_NOMEM;
+        } else {
+            sqlite3_stmt *s = db->ins_object;
+            sqlite3_bind_int64(s, 1, file_id);
+            sqlite3_bind_text(s, 2, o->type, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(s, 3, o->name, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(s, 4, key, -1, SQLITE_TRANSIENT);
+            bind_text_or_null(s, 5, o->variant_of && o->variant_of[0] ? o->variant_of : NULL);
+            sqlite3_bind_int64(s, 6, o->line);
+            rc = amx__db_run(s);
+            object_ids[i] = sqlite3_last_insert_rowid(db->db);
+        }
+        free(key);
+    }
+    for (uint32_t i = 0; rc == SQLITE_OK && i < a->ref_count; i++) {
+        const amx_ref *r = &a->refs[i];
+        char key[AMX_REF_KEY_MAX];
+        amx__ref_key(r->kind, r->name, key, sizeof key);
+        sqlite3_stmt *s = db->ins_ref;
+        sqlite3_bind_int64(s, 1, file_id);
+        if (r->object >= 0 && (uint32_t)r->object < a->object_count)
+            sqlite3_bind_int64(s, 2, object_ids[r->object]);
+        else
+            sqlite3_bind_null(s, 2);
+        sqlite3_bind_text(s, 3, amx_ref_kind_name(r->kind), -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 4, r->tag, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, 5, r->name, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, 6, key, -1, SQLITE_TRANSIENT);
+        if (r->line)
+            sqlite3_bind_int64(s, 7, r->line);
+        else
+            sqlite3_bind_null(s, 7);
+        if (r->offset >= 0)
+            sqlite3_bind_int64(s, 8, r->offset);
+        else
+            sqlite3_bind_null(s, 8);
+        rc = amx__db_run(s);
+        /* an override names a model's animation set: its clips bind anew */
+        if (rc == SQLITE_OK && r->kind == AMX_REF_ANIM_OVERRIDE && key[0]) {
+            sqlite3_bind_text(db->mark_clips_prefix, 1, key, -1, SQLITE_TRANSIENT);
+            rc = amx__db_run(db->mark_clips_prefix);
+        }
+    }
+    free(object_ids);
     /* The clips these sets name are bound anew. */
     if (rc == SQLITE_OK && a->anim_set_count) {
         sqlite3_bind_int64(db->mark_clips_of_sets, 1, file_id);

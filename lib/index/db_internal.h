@@ -30,6 +30,9 @@ struct amx_db {
     sqlite3_stmt *ins_skeleton, *ins_bone, *ins_clip, *ins_track, *ins_model, *ins_mesh, *ins_finding;
     sqlite3_stmt *ins_anim_set, *del_anim_sets, *mark_clips_of_sets;
     sqlite3_stmt *ins_skeleton_ref, *del_skeleton_refs, *mark_refs_for_skeleton, *mark_refs_of_file;
+    sqlite3_stmt *mark_skeletons_named, *mark_clips_bound_to_file, *mark_clips_prefix;
+    sqlite3_stmt *overrides_for_model, *overrides_of_file;
+    sqlite3_stmt *ins_object, *del_objects, *ins_ref, *del_refs;
 };
 
 /* Fills err with "what: sqlite message" and returns AMX_E_DB. */
@@ -39,8 +42,9 @@ amx_status amx__db_begin(amx_db *db, char *err, size_t errlen);  /* BEGIN IMMEDI
 amx_status amx__db_commit(amx_db *db, char *err, size_t errlen);
 void amx__db_rollback(amx_db *db);
 
-/* Returns the root's id, adding it. */
-amx_status amx__db_root_id(amx_db *db, const char *abs_root, int64_t *id, char *err, size_t errlen);
+/* Returns the root's id, adding it with `role` ("target" or "base") when it is new. */
+amx_status amx__db_root_id(amx_db *db, const char *abs_root, const char *role, int64_t *id,
+                           char *err, size_t errlen);
 
 typedef struct amx__file_row {
     int64_t id;               /* 0 when not indexed */
@@ -75,6 +79,19 @@ amx_status amx__db_touch(amx_db *db, int64_t id, int64_t size, int64_t mtime_ns,
                          size_t errlen);
 /* Removes a file (and its archive members, and what was indexed for them). */
 amx_status amx__db_remove(amx_db *db, int64_t id, char *err, size_t errlen);
+
+/* ---- layers (layers.c) ---- */
+
+/* Sets a root's role ("target" or "base"). */
+amx_status amx__db_set_role(amx_db *db, int64_t root_id, const char *role, char *err,
+                            size_t errlen);
+/* The base layers recorded for a root, in order (malloc'd; the caller frees *ids). */
+amx_status amx__db_get_layers(amx_db *db, int64_t root_id, int64_t **ids, size_t *n, char *err,
+                              size_t errlen);
+/* Records a root's base layers; when they change, everything that binds through the root is
+ * marked to be bound again. */
+amx_status amx__db_set_layers(amx_db *db, int64_t root_id, const int64_t *bases, size_t n,
+                              char *err, size_t errlen);
 
 /* Steps a write statement to completion, then resets it and clears its bindings. Returns
  * SQLITE_OK or the SQLite error. */

@@ -1,38 +1,69 @@
 /*
- * The link pass: binds clips to skeletons and checks every clip bone against its skeleton.
+ * The link pass: binds clips (and models built on a named skeleton) to skeletons the way the
+ * engines do, records how each binding was made, and checks every bone of a clip against each
+ * skeleton it is bound to.
  *
- * Resolution, per clip marked unlinked (a new or changed clip, or one whose candidate skeleton
- * was added, changed or removed):
- *   1. the name the file states or its naming convention gives (W3D hierarchy name; EaW
- *      MODEL_TYPE_NN.ALA -> MODEL);
- *   2. animation sets that name the clip (Metroid Prime ANCS): every skeleton that plays it is
- *      checked, the clip is bound to the first indexed one;
- *   3. for Alamo clips, the longest model name that prefixes the clip name at a '_' (covers
- *      names outside the convention, such as VSF_Tie_Aggressor_Hyperspace_In.ala);
- *   among skeletons of one name, the one whose directory shares the longest tail with the
- *   clip's directory (same directory first, then the same directory tree), then the same root,
- *   then the first by path (so the choice never depends on the order files were indexed).
- * MechWarrior 3 definitions are not bound: their anim root is a world node, not a skeleton.
- * Models built on a named skeleton (W3D HLODs, HMODELs) are resolved the same way as clips: the
- * skeleton must be indexed and hold every bone the model uses.
- * Bone check: every track must name the skeleton's bone at its index (case-insensitive; names
- * repeat within skeletons, so never by name alone); tracks that carry only an id (Metroid Prime)
- * must name a bone id of the skeleton, and so must the clip's root bone: BONE_INDEX_MISMATCH when the name sits at
- * another index, BONE_NOT_IN_SKELETON when it is nowhere. Findings of this pass have origin
- * 'link' and are recomputed without re-decoding the clip.
+ * Where a skeleton may come from: the clip's own root and the base layers it declares (a mod on
+ * its parent mod and games; resolve.h amx__layer_stack), never an unrelated root. Within that
+ * stack a file is found the way the game finds it: loose files of every layer before archive
+ * contents, each in layer order (amx__lookup_rank).
+ *
+ * Per clip marked unlinked (new or changed, or a candidate skeleton, XML override or layer list
+ * changed):
+ *   Alamo: the engine loads <MODEL>_<TYPE>_<NN>.ALA from the directory of the model it draws,
+ *     for each animation type of its table (amx_alamo_anim_names): the clip binds to the model
+ *     file at <its directory>/<MODEL>.ALO for every MODEL its name gives ('name'), and to the
+ *     model of every game object whose Land_/Space_Model_Anim_Override_Name names MODEL, own or
+ *     inherited through Variant_Of_Existing_Type, when that model sits in the clip's directory
+ *     ('xml-override'). No model: one SKELETON_NOT_FOUND naming the models and where they were
+ *     looked for. A name no model loads: CLIP_NOT_LOADED_BY_NAME (info), with the skeletons
+ *     that fit all its bones.
+ *   W3D (and any clip that names its skeleton): the hierarchy of that name in its own file,
+ *     then its directory, then its tree, then the base layers ('w3d-header'); models built on a
+ *     hierarchy (HLOD, HMODEL) likewise. Two hierarchies of one name in a tree: DUPLICATE_NAME.
+ *   Metroid Prime: the CINF of every character of an ANCS that plays the clip ('ancs').
+ *   MechWarrior 3: not bound (its anim root is a world node).
+ * Bone check, per binding: every track must name the skeleton's bone at its index
+ * (case-insensitive; names repeat within skeletons, so never by name alone); tracks that carry
+ * only an id (Metroid Prime) must name a bone id of the skeleton, and so must the clip's root
+ * bone: BONE_INDEX_MISMATCH when the name sits at another index, BONE_NOT_IN_SKELETON when it is
+ * nowhere. The message names the skeleton's file. Findings of this pass have origin 'link' (and
+ * 'names' for DUPLICATE_NAME) and are recomputed without decoding the files again.
  */
 #include "db_internal.h"
+#include "resolve/resolve.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+
+#define MAX_STACK 32            /* layers per root */
+#define MAX_NAMES 8             /* models a clip name can give */
+#define MAX_BINDINGS 64         /* skeletons one clip is checked against */
+#define MAX_OBJECT_WALK 256     /* game objects visited for the overrides of one clip */
+#define MAX_VARIANT_DEPTH 16    /* Variant_Of_Existing_Type chain */
 
 typedef struct bone { int64_t idx; char *name, *key; } bone;
 
+typedef struct root_info {
+    int64_t id;
+    char *path;
+    int64_t *bases;
+    size_t base_count;
+    int64_t stack[MAX_STACK];
+    size_t stack_len;
+} root_info;
+
 typedef struct linker {
     amx_db *db;
-    sqlite3_stmt *files_todo, *clips_of_file, *sets_of_clip, *candidates, *bones, *tracks,
-        *update_clip, *del_link_findings, *ins_finding, *refs_of_file, *update_ref;
+    sqlite3_stmt *files_todo, *clips_of_file, *sets_of_clip, *by_name, *by_lkey, *bones,
+        *tracks, *update_clip, *del_link_findings, *ins_finding, *refs_of_file, *update_ref,
+        *del_bindings, *ins_binding, *overrides, *object_model, *objects_named,
+        *variants_of, *fit_candidates, *skeletons_todo,
+        *same_name_in_root, *del_name_findings, *skeletons_done, *winner_check;
+    root_info *roots;
+    size_t root_count;
     char *err;
     size_t errlen;
 } linker;
@@ -43,70 +74,148 @@ static const char *col_text(sqlite3_stmt *s, int i)
     return t ? (const char *)t : NULL;
 }
 
-/* Number of trailing '/'-separated directory components two directory keys share. */
-static int common_tail(const char *a, const char *b)
+static const char *col_or(sqlite3_stmt *s, int i, const char *dflt)
 {
-    size_t la = strlen(a), lb = strlen(b);
-    int parts = 0;
-    while (la && lb) {
-        size_t sa = la, sb = lb;
-        while (sa && a[sa - 1] != '/')
-            sa--;
-        while (sb && b[sb - 1] != '/')
-            sb--;
-        if (la - sa != lb - sb || memcmp(a + sa, b + sb, la - sa) != 0)
-            break;
-        parts++;
-        la = sa ? sa - 1 : 0;
-        lb = sb ? sb - 1 : 0;
-        if (!sa || !sb)
-            break;
-    }
-    return parts;
+    const char *t = col_text(s, i);
+    return t ? t : dflt;
 }
 
-typedef struct pick { int64_t id, bone_count; char name[256]; } pick;
+/* ---- roots and their stacks ---- */
 
-/* Finds the best skeleton named `key` for a clip in `dir_key` under root `root_id`. */
-static int find_skeleton(linker *l, const char *key, const char *dir_key, int64_t root_id, pick *out)
+static void free_roots(linker *l)
 {
-    sqlite3_stmt *s = l->candidates;
-    sqlite3_bind_text(s, 1, key, -1, SQLITE_TRANSIENT);
-    int best = -1, rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        int score = common_tail(col_text(s, 2) ? col_text(s, 2) : "", dir_key) * 2 +
-                    (sqlite3_column_int64(s, 3) == root_id);
-        if (score > best) {
-            best = score;
-            out->id = sqlite3_column_int64(s, 0);
-            snprintf(out->name, sizeof out->name, "%s", col_text(s, 1) ? col_text(s, 1) : "");
-            out->bone_count = sqlite3_column_int64(s, 4);
+    for (size_t i = 0; i < l->root_count; i++) {
+        free(l->roots[i].path);
+        free(l->roots[i].bases);
+    }
+    free(l->roots);
+    l->roots = NULL;
+    l->root_count = 0;
+}
+
+static int load_roots(linker *l)
+{
+    sqlite3_stmt *s = NULL, *b = NULL;
+    int rc = sqlite3_prepare_v2(l->db->db, "SELECT id, path FROM roots ORDER BY id", -1, &s, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(l->db->db, "SELECT base_id FROM root_layers WHERE root_id = ?1 "
+                                "ORDER BY rank", -1, &b, NULL);
+    size_t cap = 0;
+    while (rc == SQLITE_OK && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (l->root_count == cap) {
+            cap = cap ? cap * 2 : 8;
+            root_info *g = realloc(l->roots, cap * sizeof *g);
+            if (!g) {
+                rc = SQLITE_NOMEM;
+                break;
+            }
+            l->roots = g;
         }
+        root_info *r = &l->roots[l->root_count++];
+        *r = (root_info){ .id = sqlite3_column_int64(s, 0), .path = strdup(col_or(s, 1, "")) };
+        if (!r->path) {
+            rc = SQLITE_NOMEM;
+            break;
+        }
+        sqlite3_bind_int64(b, 1, r->id);
+        size_t bcap = 0;
+        while ((rc = sqlite3_step(b)) == SQLITE_ROW) {
+            if (r->base_count == bcap) {
+                bcap = bcap ? bcap * 2 : 4;
+                int64_t *g = realloc(r->bases, bcap * sizeof *g);
+                if (!g) {
+                    rc = SQLITE_NOMEM;
+                    break;
+                }
+                r->bases = g;
+            }
+            r->bases[r->base_count++] = sqlite3_column_int64(b, 0);
+        }
+        sqlite3_reset(b);
+        if (rc != SQLITE_DONE)
+            break;
+        rc = SQLITE_OK;
     }
-    sqlite3_reset(s);
-    if (rc != SQLITE_DONE)
+    sqlite3_finalize(s);
+    sqlite3_finalize(b);
+    if (rc != SQLITE_DONE && rc != SQLITE_OK)
         return -1;
-    return best >= 0;
+    amx__root_layers *view = calloc(l->root_count ? l->root_count : 1, sizeof *view);
+    if (!view)
+        return -1;
+    for (size_t i = 0; i < l->root_count; i++)
+        view[i] = (amx__root_layers){ l->roots[i].id, l->roots[i].bases, l->roots[i].base_count };
+    for (size_t i = 0; i < l->root_count; i++)
+        l->roots[i].stack_len = amx__layer_stack(view, l->root_count, l->roots[i].id,
+                                                 l->roots[i].stack, MAX_STACK);
+    free(view);
+    return 0;
 }
 
-static int add_finding(linker *l, int64_t file_id, amx_code code, int64_t offset, const char *ctx,
-                       const char *msg)
+static const root_info *root_of(const linker *l, int64_t id)
+{
+    for (size_t i = 0; i < l->root_count; i++)
+        if (l->roots[i].id == id)
+            return &l->roots[i];
+    return NULL;
+}
+
+/* The position of root `id` in the lookup stack of `from`, or -1 when unrelated. */
+static int layer_of(const linker *l, int64_t from, int64_t id)
+{
+    const root_info *r = root_of(l, from);
+    for (size_t i = 0; r && i < r->stack_len; i++)
+        if (r->stack[i] == id)
+            return (int)i;
+    return -1;
+}
+
+/* "this tree" or "its base layers A, B" for messages. */
+static void describe_stack(const linker *l, int64_t root, char *out, size_t n)
+{
+    const root_info *r = root_of(l, root);
+    if (!r || r->stack_len <= 1) {
+        snprintf(out, n, "this tree (no base layer declared: a model of the game or of a parent "
+                         "mod is found with 'scan --base DIR' or [root] base = DIR)");
+        return;
+    }
+    size_t at = (size_t)snprintf(out, n, "this tree and its base layers");
+    for (size_t i = 1; i < r->stack_len && at < n; i++) {
+        const root_info *b = root_of(l, r->stack[i]);
+        at += (size_t)snprintf(out + at, n - at, "%s %s", i == 1 ? "" : ",", b ? b->path : "?");
+    }
+}
+
+/* ---- findings ---- */
+
+static int add_finding(linker *l, int64_t file_id, const char *origin, amx_code code,
+                       int64_t offset, const char *ctx, const char *msg)
 {
     sqlite3_stmt *s = l->ins_finding;
     const amx_code_info *ci = amx_code_get(code);
     sqlite3_bind_int64(s, 1, file_id);
-    sqlite3_bind_text(s, 2, ci->name, -1, SQLITE_STATIC);
-    sqlite3_bind_text(s, 3, amx_severity_name(ci->severity), -1, SQLITE_STATIC);
-    sqlite3_bind_text(s, 4, msg, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 2, origin, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 3, ci->name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 4, amx_severity_name(ci->severity), -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 5, msg, -1, SQLITE_TRANSIENT);
     if (offset >= 0)
-        sqlite3_bind_int64(s, 5, offset);
+        sqlite3_bind_int64(s, 6, offset);
     else
-        sqlite3_bind_null(s, 5);
-    sqlite3_bind_text(s, 6, ctx, -1, SQLITE_TRANSIENT);
-    int rc = sqlite3_step(s);
-    sqlite3_reset(s);
-    return rc == SQLITE_DONE ? 0 : -1;
+        sqlite3_bind_null(s, 6);
+    sqlite3_bind_text(s, 7, ctx, -1, SQLITE_TRANSIENT);
+    return amx__db_run(s) == SQLITE_OK ? 0 : -1;
 }
+
+/* ---- skeletons and bones ---- */
+
+typedef struct pick {
+    int64_t id, bone_count, file_id, root_id;
+    int rank;
+    char name[256];
+    char path[1024];          /* the skeleton's file, relative to its root */
+    char how[32];
+    char via[512];
+} pick;
 
 static void free_bones(bone *b, size_t n)
 {
@@ -135,8 +244,8 @@ static int load_bones(linker *l, int64_t skel_id, bone **out, size_t *count)
             b = g;
         }
         b[n].idx = sqlite3_column_int64(s, 0);
-        b[n].name = strdup(col_text(s, 1) ? col_text(s, 1) : "");
-        b[n].key = strdup(col_text(s, 2) ? col_text(s, 2) : "");
+        b[n].name = strdup(col_or(s, 1, ""));
+        b[n].key = strdup(col_or(s, 2, ""));
         n++;
         if (!b[n - 1].name || !b[n - 1].key) {
             rc = SQLITE_NOMEM;
@@ -153,25 +262,41 @@ static int load_bones(linker *l, int64_t skel_id, bone **out, size_t *count)
     return 0;
 }
 
-/* Checks the clip's tracks against the skeleton; returns the number of bad bones, -1 on error. */
-static int64_t check_bones(linker *l, int64_t file_id, int64_t clip_id, int64_t skel_id,
-                           const char *skel_name, int64_t root_bone)
+/* "'kalani' (Data/Art/Models/kalani.ALO)" */
+static void skeleton_label(const pick *p, const linker *l, int64_t clip_root, char *out, size_t n)
+{
+    const root_info *r = root_of(l, p->root_id);
+    if (p->root_id == clip_root || !r)
+        snprintf(out, n, "'%.200s' (%.500s)", p->name, p->path);
+    else
+        snprintf(out, n, "'%.200s' (%.500s in base layer %.300s)", p->name, p->path, r->path);
+}
+
+/* Checks the clip's tracks against the skeleton; returns the number of bad bones, -1 on a
+ * database error. `via` goes into each finding's context when the binding is not the clip's
+ * own name (an XML override). */
+static int64_t check_bones(linker *l, int64_t file_id, int64_t clip_id, const pick *p,
+                           int64_t clip_root, int64_t root_bone, bool ctx_via)
 {
     bone *bones = NULL;
     size_t nb = 0;
-    if (load_bones(l, skel_id, &bones, &nb))
+    if (load_bones(l, p->id, &bones, &nb))
         return -1;
-    int64_t missing_root = 0;
+    char label[1200];
+    skeleton_label(p, l, clip_root, label, sizeof label);
+    int64_t bad = 0;
+    char ctx[600], msg[2048];
     if (root_bone >= 0) {
         bool found = false;
         for (size_t i = 0; i < nb && !found; i++)
             found = bones[i].idx == root_bone;
         if (!found) {
-            char msg[256];
-            snprintf(msg, sizeof msg, "the clip's root bone id %lld is not in skeleton '%s'",
-                     (long long)root_bone, skel_name);
-            missing_root = 1;
-            if (add_finding(l, file_id, AMX_C_BONE_NOT_IN_SKELETON, -1, "root bone", msg)) {
+            snprintf(msg, sizeof msg, "the clip's root bone id %lld is not in skeleton %s",
+                     (long long)root_bone, label);
+            snprintf(ctx, sizeof ctx, "root bone%s%.500s", ctx_via ? " via " : "",
+                     ctx_via ? p->via : "");
+            bad++;
+            if (add_finding(l, file_id, "link", AMX_C_BONE_NOT_IN_SKELETON, -1, ctx, msg)) {
                 free_bones(bones, nb);
                 return -1;
             }
@@ -179,14 +304,13 @@ static int64_t check_bones(linker *l, int64_t file_id, int64_t clip_id, int64_t 
     }
     sqlite3_stmt *s = l->tracks;
     sqlite3_bind_int64(s, 1, clip_id);
-    int64_t bad = 0;
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         const char *name = col_text(s, 0);
         int64_t idx = sqlite3_column_int64(s, 1);
         int64_t off = sqlite3_column_type(s, 2) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 2);
-        char ctx[48], msg[512];
-        snprintf(ctx, sizeof ctx, "bone %lld", (long long)idx);
+        snprintf(ctx, sizeof ctx, "bone %lld%s%.500s", (long long)idx, ctx_via ? " via " : "",
+                 ctx_via ? p->via : "");
         const bone *at = NULL;
         for (size_t i = 0; i < nb; i++)
             if (bones[i].idx == idx)
@@ -194,9 +318,9 @@ static int64_t check_bones(linker *l, int64_t file_id, int64_t clip_id, int64_t 
         if (!name) {
             if (at)
                 continue;
-            snprintf(msg, sizeof msg, "bone id %lld is not in skeleton '%s'", (long long)idx, skel_name);
+            snprintf(msg, sizeof msg, "bone id %lld is not in skeleton %s", (long long)idx, label);
             bad++;
-            if (add_finding(l, file_id, AMX_C_BONE_NOT_IN_SKELETON, off, ctx, msg))
+            if (add_finding(l, file_id, "link", AMX_C_BONE_NOT_IN_SKELETON, off, ctx, msg))
                 rc = SQLITE_ERROR;
             continue;
         }
@@ -219,224 +343,711 @@ static int64_t check_bones(linker *l, int64_t file_id, int64_t clip_id, int64_t 
         if (elsewhere) {
             code = AMX_C_BONE_INDEX_MISMATCH;
             if (at)
-                snprintf(msg, sizeof msg, "bone %lld '%s' is bone %lld in skeleton '%s', where index %lld is '%s'",
-                         (long long)idx, name, (long long)elsewhere->idx, skel_name, (long long)idx, at->name);
+                snprintf(msg, sizeof msg, "bone %lld '%s' is bone %lld in skeleton %s, where "
+                         "index %lld is '%s'", (long long)idx, name, (long long)elsewhere->idx,
+                         label, (long long)idx, at->name);
             else
-                snprintf(msg, sizeof msg, "bone %lld '%s' is bone %lld in skeleton '%s', which has %zu bones",
-                         (long long)idx, name, (long long)elsewhere->idx, skel_name, nb);
+                snprintf(msg, sizeof msg, "bone %lld '%s' is bone %lld in skeleton %s, which has "
+                         "%zu bones", (long long)idx, name, (long long)elsewhere->idx, label, nb);
         } else {
             code = AMX_C_BONE_NOT_IN_SKELETON;
             if (at)
-                snprintf(msg, sizeof msg, "bone %lld '%s' is '%s' in skeleton '%s'", (long long)idx, name,
-                         at->name, skel_name);
+                snprintf(msg, sizeof msg, "bone %lld '%s' is '%s' in skeleton %s", (long long)idx,
+                         name, at->name, label);
             else
-                snprintf(msg, sizeof msg, "bone %lld '%s' is not in skeleton '%s' (%zu bones)", (long long)idx,
-                         name, skel_name, nb);
+                snprintf(msg, sizeof msg, "bone %lld '%s' is not in skeleton %s (%zu bones)",
+                         (long long)idx, name, label, nb);
         }
-        if (add_finding(l, file_id, code, off, ctx, msg))
+        if (add_finding(l, file_id, "link", code, off, ctx, msg))
             rc = SQLITE_ERROR;
     }
     sqlite3_reset(s);
     free_bones(bones, nb);
-    return rc == SQLITE_DONE ? bad + missing_root : -1;
+    return rc == SQLITE_DONE ? bad : -1;
 }
 
-/* Records a clip's binding: the skeleton found (p), or none (then the clip is listed under its
- * stated skeleton name, `hint`, upper-cased, when it has one), and its count of bad bones. */
-static int store_binding(linker *l, int64_t clip_id, const pick *p, const char *hint, int64_t bad)
+/* ---- finding skeletons ---- */
+
+/* Reads a candidate row (s.id, s.name, s.bone_count, f.id, f.root_id, in_archive, f.path,
+ * f.dir_key) into p. */
+static void read_candidate(sqlite3_stmt *s, pick *p)
 {
+    *p = (pick){ .id = sqlite3_column_int64(s, 0), .bone_count = sqlite3_column_int64(s, 2),
+                 .file_id = sqlite3_column_int64(s, 3), .root_id = sqlite3_column_int64(s, 4) };
+    snprintf(p->name, sizeof p->name, "%s", col_or(s, 1, ""));
+    snprintf(p->path, sizeof p->path, "%s", col_or(s, 6, ""));
+}
+
+/* The file the game finds at logical path `lkey` from root `root`: the best-ranked file of its
+ * stack (loose before archived, then layer order, then path). Fills p with its skeleton when it
+ * is an Alamo model. Returns 1 found with a skeleton, 0 none (or no model there), -1 error. */
+static int find_by_lkey(linker *l, const char *lkey, int64_t root, pick *p, bool *shadowed_other)
+{
+    sqlite3_stmt *s = l->by_lkey;
+    sqlite3_bind_text(s, 1, lkey, -1, SQLITE_TRANSIENT);
+    int best = -1, rc;
+    bool has_skel = false;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        int layer = layer_of(l, root, sqlite3_column_int64(s, 4));
+        if (layer < 0)
+            continue;
+        int rank = amx__lookup_rank((size_t)layer, sqlite3_column_int(s, 5) != 0);
+        if (best >= 0 && rank >= best)
+            continue;
+        best = rank;
+        read_candidate(s, p);
+        p->rank = rank;
+        /* only an Alamo model's skeleton is animated (a particle system is not) */
+        has_skel = sqlite3_column_type(s, 0) != SQLITE_NULL &&
+                   strcmp(col_or(s, 7, ""), "alamo-alo") == 0;
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE)
+        return -1;
+    if (shadowed_other)
+        *shadowed_other = best >= 0 && !has_skel;
+    return best >= 0 && has_skel;
+}
+
+/* The skeleton named `key` for a file in directory `dir_key` of root `root` (own file `file_id`
+ * first, then the directory, the tree, the base layers). Returns 1/0/-1 and, in *dups, how many
+ * other files of the winner's tree define the name (W3D: DUPLICATE_NAME is reported there). */
+static int find_named(linker *l, const char *key, int64_t file_id, const char *dir_key,
+                      int64_t root, pick *out)
+{
+    sqlite3_stmt *s = l->by_name;
+    sqlite3_bind_text(s, 1, key, -1, SQLITE_TRANSIENT);
+    int best = -1, rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        int64_t fid = sqlite3_column_int64(s, 3), rid = sqlite3_column_int64(s, 4);
+        int layer = layer_of(l, root, rid);
+        if (layer < 0)
+            continue;
+        bool in_archive = sqlite3_column_int(s, 5) != 0;
+        const char *dir = col_or(s, 7, "");
+        int rank;
+        const char *how;
+        if (fid == file_id)
+            rank = 0, how = "own file";
+        else if (layer == 0 && strcmp(dir, dir_key) == 0)
+            rank = 1, how = "same directory";
+        else if (layer == 0)
+            rank = 2 + in_archive, how = "same tree";
+        else
+            rank = 4 + amx__lookup_rank((size_t)layer, in_archive), how = "base layer";
+        if (best >= 0 && rank >= best)
+            continue;
+        best = rank;
+        read_candidate(s, out);
+        out->rank = rank;
+        snprintf(out->via, sizeof out->via, "%s", how);
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE)
+        return -1;
+    return best >= 0;
+}
+
+/* ---- bindings ---- */
+
+typedef struct bindings {
+    pick p[MAX_BINDINGS];
+    size_t n;
+} bindings;
+
+static void add_binding(bindings *b, const pick *p, const char *how, const char *via)
+{
+    for (size_t i = 0; i < b->n; i++)
+        if (b->p[i].id == p->id)
+            return; /* checked once, under the first reason found */
+    if (b->n == MAX_BINDINGS)
+        return;
+    b->p[b->n] = *p;
+    snprintf(b->p[b->n].how, sizeof b->p[b->n].how, "%s", how);
+    snprintf(b->p[b->n].via, sizeof b->p[b->n].via, "%s", via);
+    b->n++;
+}
+
+/* Checks every binding and stores them; the first is the clip's primary skeleton. When there is
+ * none, the clip is listed under `unbound_key` (upper-cased; may be ""). */
+static int store_bindings(linker *l, int64_t file_id, int64_t clip_id, int64_t clip_root,
+                          int64_t root_bone, const bindings *b, const char *unbound_key)
+{
+    int64_t bad_total = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        const pick *p = &b->p[i];
+        int64_t bad = check_bones(l, file_id, clip_id, p, clip_root, root_bone,
+                                  strcmp(p->how, "xml-override") == 0);
+        if (bad < 0)
+            return -1;
+        bad_total += bad;
+        sqlite3_stmt *s = l->ins_binding;
+        sqlite3_bind_int64(s, 1, clip_id);
+        sqlite3_bind_int64(s, 2, p->id);
+        sqlite3_bind_text(s, 3, p->how, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, 4, p->via, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(s, 5, bad);
+        if (amx__db_run(s) != SQLITE_OK)
+            return -1;
+    }
     sqlite3_stmt *u = l->update_clip;
     sqlite3_bind_int64(u, 1, clip_id);
-    if (p) {
-        char *key = amx__upper(p->name);
+    if (b->n) {
+        char *key = amx__upper(b->p[0].name);
         if (!key)
             return -1;
-        sqlite3_bind_int64(u, 2, p->id);
-        sqlite3_bind_text(u, 3, p->name, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(u, 2, b->p[0].id);
+        sqlite3_bind_text(u, 3, b->p[0].name, -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(u, 4, key, -1, SQLITE_TRANSIENT);
         free(key);
     } else {
         sqlite3_bind_null(u, 2);
         sqlite3_bind_null(u, 3);
-        if (hint[0])
-            sqlite3_bind_text(u, 4, hint, -1, SQLITE_TRANSIENT);
+        if (unbound_key && unbound_key[0])
+            sqlite3_bind_text(u, 4, unbound_key, -1, SQLITE_TRANSIENT);
         else
             sqlite3_bind_null(u, 4);
     }
-    sqlite3_bind_int64(u, 5, bad);
-    int rc = sqlite3_step(u);
-    sqlite3_reset(u);
-    sqlite3_clear_bindings(u);
-    return rc == SQLITE_DONE ? 0 : -1;
+    sqlite3_bind_int64(u, 5, bad_total);
+    return amx__db_run(u) == SQLITE_OK ? 0 : -1;
 }
 
-/* Binds a clip through the animation sets that name it. Returns 1 when sets name it (the clip
- * is then bound or reported), 0 when none does, -1 on a database error. */
-static int bind_by_sets(linker *l, int64_t file_id, int64_t clip_id, const char *clip_key,
-                        const char *clip_name, const char *dir_key, int64_t root_id,
-                        int64_t root_bone)
+/* ---- Alamo: names and XML overrides ---- */
+
+typedef struct clip_ctx {
+    int64_t id, file_id, root_id, root_bone;
+    char name[256], key[256], format[32], hint[256];
+    char dir_key[1024];       /* the clip's directory as the game sees it (lkey's directory) */
+    char path[1024];
+} clip_ctx;
+
+/* The directory part of a logical key ("DATA/ART/MODELS/X.ALA" -> "DATA/ART/MODELS"). */
+static void lkey_dir(const char *lkey, char *out, size_t n)
 {
-    char keys[16][256];
-    int nkeys = 0, rc;
-    sqlite3_stmt *s = l->sets_of_clip;
-    sqlite3_bind_text(s, 1, clip_key, -1, SQLITE_TRANSIENT);
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW && nkeys < 16)
-        snprintf(keys[nkeys++], sizeof keys[0], "%s", col_text(s, 0) ? col_text(s, 0) : "");
+    const char *slash = strrchr(lkey, '/');
+    size_t len = slash ? (size_t)(slash - lkey) : 0;
+    snprintf(out, n, "%.*s", (int)len, lkey);
+}
+
+/* A model an XML value names, found from root `root`; its directory must be `dir_key` (the
+ * engine loads the animations from the model's directory). */
+static int find_xml_model(linker *l, const char *value, int64_t root, const char *dir_key,
+                          pick *p)
+{
+    char keys[2][AMX_LKEY_MAX];
+    size_t n = amx__model_lkeys(value, keys);
+    for (size_t i = 0; i < n; i++) {
+        int found = find_by_lkey(l, keys[i], root, p, NULL);
+        if (found < 0)
+            return -1;
+        if (found) {
+            char dir[AMX_LKEY_MAX];
+            lkey_dir(keys[i], dir, sizeof dir);
+            return strcmp(dir, dir_key) == 0;
+        }
+    }
+    return 0;
+}
+
+/* True when file `file_id` (of root `file_root`, logical key lkey) is the one the game reads
+ * from root `root`: no better-ranked file has its path. */
+static int is_winner(linker *l, int64_t file_id, const char *lkey, int64_t root)
+{
+    sqlite3_stmt *s = l->winner_check;
+    sqlite3_bind_text(s, 1, lkey, -1, SQLITE_TRANSIENT);
+    int best = -1, rc;
+    int64_t best_id = 0;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        int layer = layer_of(l, root, sqlite3_column_int64(s, 1));
+        if (layer < 0)
+            continue;
+        int rank = amx__lookup_rank((size_t)layer, sqlite3_column_int(s, 2) != 0);
+        if (best < 0 || rank < best) {
+            best = rank;
+            best_id = sqlite3_column_int64(s, 0);
+        }
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE)
+        return -1;
+    return best_id == file_id;
+}
+
+typedef struct xml_object {
+    int64_t id;
+    char name[256], name_key[256], type[64];
+    char file[1024];          /* path of its XML file */
+    int64_t file_root;
+} xml_object;
+
+/* The model game object `o` uses for `model_tag`: its own tag, else its variant parents'.
+ * Fills value; returns 1 found, 0 none, -1 error. */
+static int object_model(linker *l, int64_t object_id, const char *model_tag, int64_t root,
+                        char *value, size_t n)
+{
+    int64_t cur = object_id;
+    for (int depth = 0; depth < MAX_VARIANT_DEPTH && cur; depth++) {
+        sqlite3_stmt *s = l->object_model;
+        sqlite3_bind_int64(s, 1, cur);
+        sqlite3_bind_text(s, 2, model_tag, -1, SQLITE_STATIC);
+        int rc = sqlite3_step(s);
+        char variant[256] = "";
+        if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL) {
+            snprintf(value, n, "%s", col_or(s, 0, ""));
+            sqlite3_reset(s);
+            return value[0] != '\0';
+        }
+        if (rc == SQLITE_ROW)
+            snprintf(variant, sizeof variant, "%s", col_or(s, 1, ""));
+        sqlite3_reset(s);
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+            return -1;
+        if (!variant[0])
+            return 0;
+        /* the parent: the object of that name the root's stack sees first */
+        s = l->objects_named;
+        sqlite3_bind_text(s, 1, variant, -1, SQLITE_TRANSIENT);
+        int best = -1;
+        cur = 0;
+        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+            int layer = layer_of(l, root, sqlite3_column_int64(s, 1));
+            if (layer < 0)
+                continue;
+            int rank = amx__lookup_rank((size_t)layer, sqlite3_column_int(s, 2) != 0);
+            if (best < 0 || rank < best) {
+                best = rank;
+                cur = sqlite3_column_int64(s, 0);
+            }
+        }
+        sqlite3_reset(s);
+        if (rc != SQLITE_DONE)
+            return -1;
+    }
+    return 0;
+}
+
+/* Binds the clip to the model of object `object_id` (and of its variants that inherit the
+ * override). `owner` is the object whose tag at `where` sets the override. */
+static int bind_override_object(linker *l, const clip_ctx *c, int64_t object_id,
+                                const char *object_name, const char *object_key,
+                                const char *model_tag, const char *override_tag,
+                                const char *where, const char *owner, bindings *b, int *visited)
+{
+    if ((*visited)++ >= MAX_OBJECT_WALK)
+        return 0;
+    char value[512];
+    int found = object_model(l, object_id, model_tag, c->root_id, value, sizeof value);
+    if (found < 0)
+        return -1;
+    if (found) {
+        pick p;
+        int m = find_xml_model(l, value, c->root_id, c->dir_key, &p);
+        if (m < 0)
+            return -1;
+        if (m) {
+            char via[512];
+            if (strcmp(owner, object_name) == 0)
+                snprintf(via, sizeof via, "%.300s (%s of '%.100s')", where, override_tag, owner);
+            else
+                snprintf(via, sizeof via, "%.250s (%s of '%.80s', inherited by '%.80s')", where,
+                         override_tag, owner, object_name);
+            add_binding(b, &p, "xml-override", via);
+        }
+    }
+    /* variants that do not set the override themselves inherit it */
+    sqlite3_stmt *s = l->variants_of;
+    sqlite3_bind_text(s, 1, object_key, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 2, override_tag, -1, SQLITE_STATIC);
+    typedef struct child { int64_t id; char name[256], key[256]; } child;
+    child kids[16];
+    size_t nk = 0;
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW && nk < 16) {
+        if (layer_of(l, c->root_id, sqlite3_column_int64(s, 3)) < 0)
+            continue;
+        kids[nk].id = sqlite3_column_int64(s, 0);
+        snprintf(kids[nk].name, sizeof kids[nk].name, "%s", col_or(s, 1, ""));
+        snprintf(kids[nk].key, sizeof kids[nk].key, "%s", col_or(s, 2, ""));
+        nk++;
+    }
     sqlite3_reset(s);
     if (rc != SQLITE_DONE && rc != SQLITE_ROW)
         return -1;
-    if (nkeys == 0)
-        return 0;
-    pick first = { 0 };
-    bool any = false;
-    int64_t bad = 0;
-    for (int i = 0; i < nkeys; i++) {
-        pick p = { 0 };
-        int found = find_skeleton(l, keys[i], dir_key, root_id, &p);
-        if (found < 0)
+    for (size_t i = 0; i < nk; i++)
+        if (bind_override_object(l, c, kids[i].id, kids[i].name, kids[i].key, model_tag,
+                                 override_tag, where, owner, b, visited))
             return -1;
-        char msg[512];
-        if (!found) {
-            snprintf(msg, sizeof msg, "clip '%.200s' is played by skeleton '%.200s' (a character set says "
-                     "so), which is not in the index", clip_name, keys[i]);
-            if (add_finding(l, file_id, AMX_C_SKELETON_NOT_FOUND, -1, "skeleton", msg))
-                return -1;
-            continue;
-        }
-        int64_t b = check_bones(l, file_id, clip_id, p.id, p.name, root_bone);
-        if (b < 0)
-            return -1;
-        bad += b;
-        if (!any)
-            first = p;
-        any = true;
-    }
-    return store_binding(l, clip_id, any ? &first : NULL, "", bad) ? -1 : 1;
+    return 0;
 }
 
-static int link_clip(linker *l, int64_t file_id, sqlite3_stmt *c)
+/* Game objects whose animation override is `set` (own, in an XML file the stack reads). */
+static int bind_overrides(linker *l, const clip_ctx *c, const char *set, bindings *b)
 {
-    int64_t clip_id = sqlite3_column_int64(c, 0);
-    const char *name_key = col_text(c, 1);
-    const char *hint = col_text(c, 2);
-    const char *format = col_text(c, 3);
-    const char *dir_key = col_text(c, 4) ? col_text(c, 4) : "";
-    int64_t root_id = sqlite3_column_int64(c, 5);
-    const char *clip_name = col_text(c, 6);
-    int64_t root_bone = sqlite3_column_type(c, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(c, 7);
-    char hint_copy[256] = "", name_copy[256] = "", clip_copy[256] = "", dir_copy[1024] = "";
-    snprintf(hint_copy, sizeof hint_copy, "%s", hint ? hint : "");
-    snprintf(name_copy, sizeof name_copy, "%s", name_key ? name_key : "");
-    snprintf(clip_copy, sizeof clip_copy, "%s", clip_name ? clip_name : "");
-    snprintf(dir_copy, sizeof dir_copy, "%s", dir_key);
-    bool alamo = format && strcmp(format, "alamo-ala") == 0;
+    typedef struct ov {
+        int64_t object_id, file_id, line;
+        char tag[64], object[256], object_key[256], file[1024], lkey[1024];
+    } ov;
+    ov found[32];
+    size_t n = 0;
+    sqlite3_stmt *s = l->overrides;
+    sqlite3_bind_text(s, 1, set, -1, SQLITE_TRANSIENT);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW && n < 32) {
+        if (layer_of(l, c->root_id, sqlite3_column_int64(s, 3)) < 0)
+            continue;
+        ov *o = &found[n++];
+        o->object_id = sqlite3_column_int64(s, 0);
+        o->file_id = sqlite3_column_int64(s, 2);
+        o->line = sqlite3_column_int64(s, 6);
+        snprintf(o->tag, sizeof o->tag, "%s", col_or(s, 1, ""));
+        snprintf(o->file, sizeof o->file, "%s", col_or(s, 4, ""));
+        snprintf(o->lkey, sizeof o->lkey, "%s", col_or(s, 5, ""));
+        snprintf(o->object, sizeof o->object, "%s", col_or(s, 7, ""));
+        snprintf(o->object_key, sizeof o->object_key, "%s", col_or(s, 8, ""));
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        return -1;
+    int visited = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *model_tag = amx__override_model_tag(found[i].tag);
+        if (!model_tag)
+            continue;
+        int w = is_winner(l, found[i].file_id, found[i].lkey, c->root_id);
+        if (w < 0)
+            return -1;
+        if (!w)
+            continue; /* a file of a higher layer replaces this XML file */
+        char where[1100];
+        snprintf(where, sizeof where, "%.1000s:%lld", found[i].file, (long long)found[i].line);
+        if (bind_override_object(l, c, found[i].object_id, found[i].object, found[i].object_key,
+                                 model_tag, found[i].tag, where, found[i].object, b, &visited))
+            return -1;
+    }
+    return 0;
+}
+
+/* CLIP_NOT_LOADED_BY_NAME, with the skeletons (of the stack) that fit all the clip's bones. */
+static int not_loaded(linker *l, const clip_ctx *c)
+{
+    /* the clip's tracks */
+    typedef struct tr { int64_t idx; char key[256]; } tr;
+    tr *t = NULL;
+    size_t nt = 0, cap = 0;
+    sqlite3_stmt *s = l->tracks;
+    sqlite3_bind_int64(s, 1, c->id);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        const char *name = col_text(s, 0);
+        if (!name)
+            continue;
+        if (nt == cap) {
+            cap = cap ? cap * 2 : 64;
+            tr *g = realloc(t, cap * sizeof *g);
+            if (!g) {
+                rc = SQLITE_NOMEM;
+                break;
+            }
+            t = g;
+        }
+        t[nt].idx = sqlite3_column_int64(s, 1);
+        char *k = amx__upper(name);
+        snprintf(t[nt].key, sizeof t[nt].key, "%s", k ? k : "");
+        free(k);
+        nt++;
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE) {
+        free(t);
+        return -1;
+    }
+    char fits[600] = "";
+    size_t nfit = 0, at = 0;
+    if (nt) {
+        /* skeletons with the first track's bone at its index, then every other track checked */
+        s = l->fit_candidates;
+        sqlite3_bind_text(s, 1, t[0].key, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(s, 2, t[0].idx);
+        int64_t cand[64];
+        char names[64][256];
+        size_t nc = 0;
+        while ((rc = sqlite3_step(s)) == SQLITE_ROW && nc < 64) {
+            if (layer_of(l, c->root_id, sqlite3_column_int64(s, 2)) < 0)
+                continue;
+            cand[nc] = sqlite3_column_int64(s, 0);
+            snprintf(names[nc], sizeof names[nc], "%s", col_or(s, 1, ""));
+            nc++;
+        }
+        sqlite3_reset(s);
+        for (size_t i = 0; i < nc && nfit < 3; i++) {
+            bone *bones = NULL;
+            size_t nb = 0;
+            if (load_bones(l, cand[i], &bones, &nb)) {
+                free(t);
+                return -1;
+            }
+            bool all = true;
+            for (size_t k = 0; k < nt && all; k++) {
+                bool ok = false;
+                for (size_t j = 0; j < nb && !ok; j++)
+                    ok = bones[j].idx == t[k].idx && strcmp(bones[j].key, t[k].key) == 0;
+                all = ok;
+            }
+            free_bones(bones, nb);
+            if (all && at < sizeof fits)
+                at += (size_t)snprintf(fits + at, sizeof fits - at, "%s'%s'", nfit++ ? ", " : "",
+                                       names[i]);
+        }
+    }
+    free(t);
+    char msg[1200];
+    if (nfit)
+        snprintf(msg, sizeof msg, "no model loads clip '%s' by name: the engine loads "
+                 "<MODEL>_<TYPE>_<NN>.ALA and nothing else; its %zu bones fit skeleton%s %s by "
+                 "index and name (rename it <MODEL>_<TYPE>_00 to play it there)",
+                 c->name, nt, nfit > 1 ? "s" : "", fits);
+    else
+        snprintf(msg, sizeof msg, "no model loads clip '%s' by name: the engine loads "
+                 "<MODEL>_<TYPE>_<NN>.ALA and nothing else%s", c->name,
+                 nt ? "; no indexed skeleton fits all its bones" : "");
+    return add_finding(l, c->file_id, "link", AMX_C_CLIP_NOT_LOADED_BY_NAME, -1, "clip", msg);
+}
+
+static int link_alamo_clip(linker *l, const clip_ctx *c)
+{
+    amx_alamo_anim_name names[MAX_NAMES];
+    size_t nn = amx_alamo_anim_names(c->name, names, MAX_NAMES);
+    bindings *b = calloc(1, sizeof *b);
+    if (!b)
+        return -1;
+    int rc = 0;
+    if (nn == 0) {
+        rc = not_loaded(l, c);
+        if (!rc)
+            rc = store_bindings(l, c->file_id, c->id, c->root_id, c->root_bone, b, "");
+        free(b);
+        return rc;
+    }
+    for (size_t i = 0; i < nn && !rc; i++) {
+        char *mkey = amx__upper(names[i].model);
+        char lkey[AMX_LKEY_MAX + 300];
+        if (!mkey) {
+            rc = -1;
+            break;
+        }
+        snprintf(lkey, sizeof lkey, "%s%s%s.ALO", c->dir_key, c->dir_key[0] ? "/" : "", mkey);
+        pick p;
+        int found = find_by_lkey(l, lkey, c->root_id, &p, NULL);
+        if (found < 0)
+            rc = -1;
+        else if (found) {
+            char via[96];
+            snprintf(via, sizeof via, "type %s", names[i].type);
+            add_binding(b, &p, "name", via);
+        }
+        if (!rc && bind_overrides(l, c, mkey, b))
+            rc = -1;
+        free(mkey);
+    }
+    if (!rc && b->n == 0) {
+        char where[2048], models[800] = "", msg[4096];
+        describe_stack(l, c->root_id, where, sizeof where);
+        size_t at = 0;
+        for (size_t i = 0; i < nn && at < sizeof models; i++)
+            at += (size_t)snprintf(models + at, sizeof models - at, "%s'%s' (type %s)",
+                                   i ? " or " : "", names[i].model, names[i].type);
+        int w = snprintf(msg, sizeof msg, "clip '%s' is loaded for model %s, which is not in "
+                         "%s of %s", c->name, models, c->dir_key[0] ? c->dir_key : "the top directory",
+                         where);
+        amx_alamo_anim_name miss;
+        if (w > 0 && (size_t)w < sizeof msg && amx_alamo_anim_near_miss(c->name, &miss)) {
+            /* MODEL_Attack_Idle_00: the type is ATTACKIDLE */
+            snprintf(msg + w, sizeof msg - (size_t)w, "; if it is meant for '%s', the engine's "
+                     "type is %s: name it %s_%s_NN", miss.model, miss.type, miss.model, miss.type);
+        }
+        if (add_finding(l, c->file_id, "link", AMX_C_SKELETON_NOT_FOUND, -1, "skeleton", msg))
+            rc = -1;
+    }
+    if (!rc) {
+        char *unbound = amx__upper(names[0].model);
+        rc = unbound ? store_bindings(l, c->file_id, c->id, c->root_id, c->root_bone, b, unbound)
+                     : -1;
+        free(unbound);
+    }
+    free(b);
+    return rc;
+}
+
+/* ---- W3D and other stated names; Metroid Prime character sets ---- */
+
+static int link_named_clip(linker *l, const clip_ctx *c)
+{
+    bindings *b = calloc(1, sizeof *b);
+    if (!b)
+        return -1;
+    pick p;
+    int found = find_named(l, c->hint, c->file_id, c->dir_key, c->root_id, &p);
+    int rc = found < 0 ? -1 : 0;
+    if (found > 0) {
+        char via[600];
+        snprintf(via, sizeof via, "%s", p.via);
+        add_binding(b, &p, strcmp(c->format, "w3d") == 0 ? "w3d-header" : "stated", via);
+    } else if (!rc) {
+        char where[2048], msg[2700];
+        describe_stack(l, c->root_id, where, sizeof where);
+        snprintf(msg, sizeof msg, "clip '%.250s' names skeleton '%.250s', which is in no file "
+                 "of %.2000s", c->name, c->hint, where);
+        if (add_finding(l, c->file_id, "link", AMX_C_SKELETON_NOT_FOUND, -1, "skeleton", msg))
+            rc = -1;
+    }
+    if (!rc)
+        rc = store_bindings(l, c->file_id, c->id, c->root_id, c->root_bone, b, c->hint);
+    free(b);
+    return rc;
+}
+
+/* Binds a clip through the animation sets that name it (Metroid Prime ANCS). Returns 1 when
+ * sets of its stack name it (the clip is then bound or reported), 0 when none does, -1 on a
+ * database error. */
+static int link_by_sets(linker *l, const clip_ctx *c)
+{
+    typedef struct set { char key[256], name[256], path[1024]; } set;
+    set sets[16];
+    size_t n = 0;
+    int rc;
+    sqlite3_stmt *s = l->sets_of_clip;
+    sqlite3_bind_text(s, 1, c->key, -1, SQLITE_TRANSIENT);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW && n < 16) {
+        if (layer_of(l, c->root_id, sqlite3_column_int64(s, 3)) < 0)
+            continue;
+        snprintf(sets[n].key, sizeof sets[n].key, "%s", col_or(s, 0, ""));
+        snprintf(sets[n].name, sizeof sets[n].name, "%s", col_or(s, 1, ""));
+        snprintf(sets[n].path, sizeof sets[n].path, "%s", col_or(s, 2, ""));
+        n++;
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        return -1;
+    if (n == 0)
+        return 0;
+    bindings *b = calloc(1, sizeof *b);
+    if (!b)
+        return -1;
+    rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        pick p;
+        int found = find_named(l, sets[i].key, 0, c->dir_key, c->root_id, &p);
+        if (found < 0) {
+            rc = -1;
+        } else if (!found) {
+            char msg[1200];
+            snprintf(msg, sizeof msg, "clip '%.200s' is played by skeleton '%.200s' (character "
+                     "'%.200s' of %.500s), which is not in the index", c->name, sets[i].key,
+                     sets[i].name, sets[i].path);
+            rc = add_finding(l, c->file_id, "link", AMX_C_SKELETON_NOT_FOUND, -1, "skeleton", msg);
+        } else {
+            char via[1300];
+            snprintf(via, sizeof via, "character '%.200s' of %.1000s", sets[i].name, sets[i].path);
+            add_binding(b, &p, "ancs", via);
+        }
+    }
+    if (!rc)
+        rc = store_bindings(l, c->file_id, c->id, c->root_id, c->root_bone, b, "");
+    free(b);
+    return rc ? -1 : 1;
+}
+
+static int link_clip(linker *l, int64_t file_id, sqlite3_stmt *q)
+{
+    clip_ctx c = { .id = sqlite3_column_int64(q, 0), .file_id = file_id,
+                   .root_id = sqlite3_column_int64(q, 5),
+                   .root_bone = sqlite3_column_type(q, 7) == SQLITE_NULL
+                                    ? -1 : sqlite3_column_int64(q, 7) };
+    snprintf(c.key, sizeof c.key, "%s", col_or(q, 1, ""));
+    snprintf(c.hint, sizeof c.hint, "%s", col_or(q, 2, ""));
+    snprintf(c.format, sizeof c.format, "%s", col_or(q, 3, ""));
+    snprintf(c.name, sizeof c.name, "%s", col_or(q, 6, ""));
+    lkey_dir(col_or(q, 8, ""), c.dir_key, sizeof c.dir_key);
+    snprintf(c.path, sizeof c.path, "%s", col_or(q, 9, ""));
+
+    amx_format fmt = AMX_FMT_UNKNOWN;
+    amx_format_parse(c.format, &fmt);
+    bindings none = { .n = 0 };
     /* MechWarrior 3 definitions animate world nodes named by their anim root: there is no
      * skeleton file to bind to. `clips --skeleton ROOT` finds them by the stated root. */
-    amx_format fmt = AMX_FMT_UNKNOWN;
-    amx_format_parse(format ? format : "", &fmt);
-    bool unbound_by_design = !amx_format_clips_bind(fmt);
-
-    pick p = { 0 };
-    int found = 0;
-    if (unbound_by_design)
-        return store_binding(l, clip_id, NULL, hint_copy, 0);
-    if (hint_copy[0])
-        found = find_skeleton(l, hint_copy, dir_copy, root_id, &p);
-    if (!found && !hint_copy[0]) {
-        /* Animation sets (Metroid Prime ANCS): every skeleton that plays the clip. The clip is
-         * bound to the first that is indexed, and checked against each of them. */
-        int rc = bind_by_sets(l, file_id, clip_id, name_copy, clip_copy, dir_copy, root_id,
-                              root_bone);
-        if (rc != 0)
-            return rc < 0 ? -1 : 0;
-    }
-    if (!found && alamo) {
-        char prefix[256];
-        snprintf(prefix, sizeof prefix, "%s", name_copy);
-        for (size_t i = strlen(prefix); found == 0 && i > 0; i--) {
-            if (prefix[i - 1] != '_')
-                continue;
-            prefix[i - 1] = '\0';
-            if (prefix[0])
-                found = find_skeleton(l, prefix, dir_copy, root_id, &p);
-        }
-    }
-    if (found < 0)
+    if (!amx_format_clips_bind(fmt))
+        return store_bindings(l, file_id, c.id, c.root_id, -1, &none, c.hint);
+    if (fmt == AMX_FMT_ALAMO_ALA)
+        return link_alamo_clip(l, &c);
+    if (c.hint[0])
+        return link_named_clip(l, &c);
+    int rc = link_by_sets(l, &c);
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;
+    char msg[600];
+    snprintf(msg, sizeof msg, "clip '%s' names no skeleton, and no character set of this tree "
+             "or its base layers plays it", c.name);
+    if (add_finding(l, file_id, "link", AMX_C_SKELETON_NOT_FOUND, -1, "skeleton", msg))
         return -1;
-    int64_t bad = 0;
-    if (found) {
-        bad = check_bones(l, file_id, clip_id, p.id, p.name, root_bone);
-        if (bad < 0)
-            return -1;
-    } else {
-        char msg[512];
-        if (hint_copy[0])
-            snprintf(msg, sizeof msg, "clip '%s' targets skeleton '%s', which is not in the index%s",
-                     clip_copy, hint_copy,
-                     alamo ? " (no model of that name, nor one whose name prefixes the clip's)" : "");
-        else if (alamo)
-            snprintf(msg, sizeof msg,
-                     "clip '%s' names no skeleton and no indexed model's name prefixes it", clip_copy);
-        else
-            snprintf(msg, sizeof msg,
-                     "clip '%s' names no skeleton, and no character set in the index plays it",
-                     clip_copy);
-        if (add_finding(l, file_id, AMX_C_SKELETON_NOT_FOUND, -1, "skeleton", msg))
-            return -1;
-    }
-    return store_binding(l, clip_id, found ? &p : NULL, hint_copy, bad);
+    return store_bindings(l, file_id, c.id, c.root_id, -1, &none, "");
 }
 
-/* A model built on a named skeleton (W3D HLOD/HMODEL): the skeleton must be indexed and have
+/* A model built on a named skeleton (W3D HLOD/HMODEL): the skeleton must be found and have
  * every bone the model uses. */
 static int link_ref(linker *l, int64_t file_id, sqlite3_stmt *r)
 {
     int64_t ref_id = sqlite3_column_int64(r, 0);
     char what[256], key[256], dir[1024];
-    snprintf(what, sizeof what, "%s", col_text(r, 1) ? col_text(r, 1) : "");
-    snprintf(key, sizeof key, "%s", col_text(r, 2) ? col_text(r, 2) : "");
+    snprintf(what, sizeof what, "%s", col_or(r, 1, ""));
+    snprintf(key, sizeof key, "%s", col_or(r, 2, ""));
     int64_t used = sqlite3_column_int64(r, 3);
     int64_t off = sqlite3_column_type(r, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(r, 4);
-    snprintf(dir, sizeof dir, "%s", col_text(r, 5) ? col_text(r, 5) : "");
+    snprintf(dir, sizeof dir, "%s", col_or(r, 5, ""));
     int64_t root_id = sqlite3_column_int64(r, 6);
-    pick p = { 0 };
-    int found = find_skeleton(l, key, dir, root_id, &p);
+    pick p;
+    int found = find_named(l, key, file_id, dir, root_id, &p);
     if (found < 0)
         return -1;
-    char msg[600];
+    char msg[2600];
     if (!found) {
-        snprintf(msg, sizeof msg, "%.200s is built on skeleton '%.200s', which is not in the index",
-                 what, key);
-        if (add_finding(l, file_id, AMX_C_SKELETON_NOT_FOUND, off, what, msg))
+        char where[2048];
+        describe_stack(l, root_id, where, sizeof where);
+        snprintf(msg, sizeof msg, "%.200s is built on skeleton '%.200s', which is in no file of "
+                 "%s", what, key, where);
+        if (add_finding(l, file_id, "link", AMX_C_SKELETON_NOT_FOUND, off, what, msg))
             return -1;
     } else if (used > p.bone_count) {
-        snprintf(msg, sizeof msg, "%.200s uses bone %lld, but skeleton '%.200s' has %lld bones",
-                 what, (long long)used - 1, p.name, (long long)p.bone_count);
-        if (add_finding(l, file_id, AMX_C_INDEX_OUT_OF_RANGE, off, what, msg))
+        char label[1200];
+        skeleton_label(&p, l, root_id, label, sizeof label);
+        snprintf(msg, sizeof msg, "%.200s uses bone %lld, but skeleton %s has %lld bones", what,
+                 (long long)used - 1, label, (long long)p.bone_count);
+        if (add_finding(l, file_id, "link", AMX_C_INDEX_OUT_OF_RANGE, off, what, msg))
             return -1;
     }
     sqlite3_stmt *u = l->update_ref;
     sqlite3_bind_int64(u, 1, ref_id);
-    if (found)
+    if (found) {
         sqlite3_bind_int64(u, 2, p.id);
-    else
+        sqlite3_bind_text(u, 3, p.via, -1, SQLITE_TRANSIENT);
+    } else {
         sqlite3_bind_null(u, 2);
-    int rc = sqlite3_step(u);
-    sqlite3_reset(u);
-    sqlite3_clear_bindings(u);
-    return rc == SQLITE_DONE ? 0 : -1;
+        sqlite3_bind_null(u, 3);
+    }
+    return amx__db_run(u) == SQLITE_OK ? 0 : -1;
 }
 
 static int link_file(linker *l, int64_t file_id, uint64_t *linked)
 {
-    sqlite3_bind_int64(l->del_link_findings, 1, file_id);
-    int rc = sqlite3_step(l->del_link_findings);
-    sqlite3_reset(l->del_link_findings);
-    if (rc != SQLITE_DONE)
-        return -1;
+    sqlite3_stmt *pre[] = { l->del_link_findings, l->del_bindings };
+    for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++) {
+        sqlite3_bind_int64(pre[i], 1, file_id);
+        if (amx__db_run(pre[i]) != SQLITE_OK)
+            return -1;
+    }
     /* Every clip of the file is relinked: link findings are kept per file. */
     sqlite3_stmt *c = l->clips_of_file;
     sqlite3_bind_int64(c, 1, file_id);
+    int rc;
     while ((rc = sqlite3_step(c)) == SQLITE_ROW) {
         if (link_clip(l, file_id, c)) {
             rc = SQLITE_ERROR;
@@ -459,6 +1070,71 @@ static int link_file(linker *l, int64_t file_id, uint64_t *linked)
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
+static int report_duplicate(linker *l, int64_t file_id, const char *name, const char *others)
+{
+    char msg[2000], ctx[300];
+    snprintf(msg, sizeof msg, "hierarchy '%s' is also defined in %s: models and animations bind "
+             "to the one in their own file, then their directory, then the first by path", name,
+             others);
+    snprintf(ctx, sizeof ctx, "hierarchy '%.250s'", name);
+    return add_finding(l, file_id, "names", AMX_C_DUPLICATE_NAME, -1, ctx, msg);
+}
+
+/* DUPLICATE_NAME: W3D hierarchies of one name in one tree (the files of skeletons marked). */
+static int link_names(linker *l)
+{
+    int64_t *files = NULL;
+    size_t n = 0, cap = 0;
+    sqlite3_stmt *s = l->skeletons_todo;
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 64;
+            int64_t *g = realloc(files, cap * sizeof *g);
+            if (!g) {
+                rc = SQLITE_NOMEM;
+                break;
+            }
+            files = g;
+        }
+        files[n++] = sqlite3_column_int64(s, 0);
+    }
+    sqlite3_reset(s);
+    for (size_t i = 0; i < n && rc == SQLITE_DONE; i++) {
+        sqlite3_bind_int64(l->del_name_findings, 1, files[i]);
+        if (amx__db_run(l->del_name_findings) != SQLITE_OK) {
+            rc = SQLITE_ERROR;
+            break;
+        }
+        /* rows come grouped by hierarchy name: one finding per name, listing the other files */
+        s = l->same_name_in_root;
+        sqlite3_bind_int64(s, 1, files[i]);
+        char name[256] = "", others[1500] = "";
+        size_t at = 0;
+        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+            const char *nm = col_or(s, 0, "");
+            if (strcmp(nm, name) != 0) {
+                if (at && report_duplicate(l, files[i], name, others)) {
+                    rc = SQLITE_ERROR;
+                    break;
+                }
+                snprintf(name, sizeof name, "%s", nm);
+                at = 0;
+            }
+            if (at < sizeof others)
+                at += (size_t)snprintf(others + at, sizeof others - at, "%s%s", at ? ", " : "",
+                                       col_or(s, 1, ""));
+        }
+        sqlite3_reset(s);
+        if (rc == SQLITE_DONE && at && report_duplicate(l, files[i], name, others))
+            rc = SQLITE_ERROR;
+    }
+    free(files);
+    if (rc != SQLITE_DONE)
+        return -1;
+    return amx__db_run(l->skeletons_done) == SQLITE_OK ? 0 : -1;
+}
+
 amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
 {
     uint64_t local = 0;
@@ -470,10 +1146,19 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
         "SELECT file_id FROM clips WHERE linked = 0 UNION "
         "SELECT file_id FROM skeleton_refs WHERE linked = 0 LIMIT 256",
         "SELECT c.id, c.name_key, c.skeleton_hint, f.format, f.dir_key, f.root_id, c.name, "
-        "c.root_bone FROM clips c JOIN files f ON f.id = c.file_id WHERE c.file_id = ?1",
-        "SELECT DISTINCT skeleton_key FROM anim_sets WHERE clip_key = ?1 ORDER BY skeleton_key",
-        "SELECT s.id, s.name, f.dir_key, f.root_id, s.bone_count FROM skeletons s "
-        "JOIN files f ON f.id = s.file_id WHERE s.name_key = ?1 ORDER BY f.path, s.id",
+        "c.root_bone, f.lkey, f.path FROM clips c JOIN files f ON f.id = c.file_id "
+        "WHERE c.file_id = ?1",
+        "SELECT DISTINCT a.skeleton_key, a.name, f.path, f.root_id FROM anim_sets a "
+        "JOIN files f ON f.id = a.file_id WHERE a.clip_key = ?1 ORDER BY a.skeleton_key, f.path",
+        /* candidates by skeleton name: s.id, s.name, s.bone_count, f.id, f.root_id,
+         * in_archive, f.path, f.dir_key */
+        "SELECT s.id, s.name, s.bone_count, f.id, f.root_id, f.parent_id IS NOT NULL, f.path, "
+        "f.dir_key FROM skeletons s JOIN files f ON f.id = s.file_id WHERE s.name_key = ?1 "
+        "ORDER BY f.path, s.id",
+        /* the files at a logical path, with their first skeleton (NULL: none) */
+        "SELECT s.id, s.name, s.bone_count, f.id, f.root_id, f.parent_id IS NOT NULL, f.path, "
+        "f.format FROM files f LEFT JOIN skeletons s ON s.file_id = f.id WHERE f.lkey = ?1 "
+        "ORDER BY f.path, s.id",
         /* a bone is known by its id where the format has ids (Metroid Prime), else its index */
         "SELECT coalesce(bone_id, idx), name, name_key FROM bones WHERE skeleton_id = ?1 ORDER BY idx",
         "SELECT bone_name, bone_index, offset FROM tracks WHERE clip_id = ?1 ORDER BY idx",
@@ -481,18 +1166,60 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
         "bones_missing = ?5, linked = 1 WHERE id = ?1",
         "DELETE FROM findings WHERE file_id = ?1 AND origin = 'link'",
         "INSERT INTO findings(file_id, origin, code, severity, message, offset, context) "
-        "VALUES (?1, 'link', ?2, ?3, ?4, ?5, ?6)",
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         "SELECT r.id, r.what, r.skeleton_key, r.bones_used, r.offset, f.dir_key, f.root_id "
         "FROM skeleton_refs r JOIN files f ON f.id = r.file_id WHERE r.file_id = ?1",
-        "UPDATE skeleton_refs SET skeleton_id = ?2, linked = 1 WHERE id = ?1",
+        "UPDATE skeleton_refs SET skeleton_id = ?2, how = ?3, linked = 1 WHERE id = ?1",
+        "DELETE FROM clip_bindings WHERE clip_id IN (SELECT id FROM clips WHERE file_id = ?1)",
+        "INSERT INTO clip_bindings(clip_id, skeleton_id, how, via, bones_bad) "
+        "VALUES (?1, ?2, ?3, ?4, ?5)",
+        /* overrides naming a set: object, tag, file, root, path, lkey, line, object name, key */
+        "SELECT r.object_id, r.tag, f.id, f.root_id, f.path, f.lkey, coalesce(r.line, 0), "
+        "o.name, o.name_key FROM refs r JOIN files f ON f.id = r.file_id "
+        "JOIN game_objects o ON o.id = r.object_id WHERE r.key = ?1 AND r.kind = 'anim-override' "
+        "ORDER BY f.path, r.line",
+        /* an object's own model tag (NULL when it has none) and its variant parent */
+        "SELECT (SELECT name FROM refs WHERE object_id = o.id AND tag = ?2 AND kind = 'model' "
+        "ORDER BY id LIMIT 1), variant_key FROM game_objects o WHERE o.id = ?1",
+        /* objects of a name: id, root, in_archive */
+        "SELECT o.id, f.root_id, f.parent_id IS NOT NULL FROM game_objects o "
+        "JOIN files f ON f.id = o.file_id WHERE o.name_key = ?1 ORDER BY f.path, o.id",
+        /* variants of an object that do not set the override themselves */
+        "SELECT o.id, o.name, o.name_key, f.root_id FROM game_objects o "
+        "JOIN files f ON f.id = o.file_id WHERE o.variant_key = ?1 AND NOT EXISTS "
+        "(SELECT 1 FROM refs r WHERE r.object_id = o.id AND r.tag = ?2) ORDER BY f.path, o.id",
+        /* skeletons with bone ?1 at index ?2 */
+        "SELECT s.id, s.name, f.root_id FROM bones b JOIN skeletons s ON s.id = b.skeleton_id "
+        "JOIN files f ON f.id = s.file_id WHERE b.name_key = ?1 AND b.idx = ?2 "
+        "ORDER BY f.path LIMIT 256",
+        /* W3D files with skeletons to look at for DUPLICATE_NAME */
+        "SELECT DISTINCT s.file_id FROM skeletons s JOIN files f ON f.id = s.file_id "
+        "WHERE s.linked = 0 AND f.format = 'w3d'",
+        /* for each hierarchy of file ?1: the other files of its tree that define the name */
+        "SELECT s.name, o.path FROM skeletons s JOIN files f ON f.id = s.file_id "
+        "JOIN skeletons t ON t.name_key = s.name_key AND t.file_id <> s.file_id "
+        "JOIN files o ON o.id = t.file_id AND o.root_id = f.root_id AND o.format = 'w3d' "
+        "WHERE s.file_id = ?1 ORDER BY s.name_key, o.path",
+        "DELETE FROM findings WHERE file_id = ?1 AND origin = 'names'",
+        "UPDATE skeletons SET linked = 1 WHERE linked = 0",
+        /* every file at a logical path: id, root, in_archive */
+        "SELECT id, root_id, parent_id IS NOT NULL FROM files WHERE lkey = ?1",
     };
-    sqlite3_stmt **slots[] = { &l.files_todo, &l.clips_of_file, &l.sets_of_clip, &l.candidates,
-                               &l.bones, &l.tracks, &l.update_clip, &l.del_link_findings,
-                               &l.ins_finding, &l.refs_of_file, &l.update_ref };
+    sqlite3_stmt **slots[] = {
+        &l.files_todo, &l.clips_of_file, &l.sets_of_clip, &l.by_name, &l.by_lkey, &l.bones,
+        &l.tracks, &l.update_clip, &l.del_link_findings, &l.ins_finding, &l.refs_of_file,
+        &l.update_ref, &l.del_bindings, &l.ins_binding, &l.overrides, &l.object_model,
+        &l.objects_named, &l.variants_of, &l.fit_candidates, &l.skeletons_todo, &l.same_name_in_root, &l.del_name_findings,
+        &l.skeletons_done, &l.winner_check,
+    };
+    _Static_assert(sizeof sql / sizeof sql[0] == sizeof slots / sizeof slots[0],
+                   "one statement per slot");
     amx_status st = AMX_OK;
     for (size_t i = 0; i < sizeof sql / sizeof sql[0] && !st; i++)
         if (sqlite3_prepare_v2(db->db, sql[i], -1, slots[i], NULL) != SQLITE_OK)
             st = amx__db_error(db, "index: preparing the link pass", err, errlen);
+    if (!st && load_roots(&l))
+        st = amx__db_error(db, "index: reading the roots' layers", err, errlen);
     int64_t batch[256];
     while (!st) {
         size_t n = 0;
@@ -516,6 +1243,15 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
         else
             amx__db_rollback(db);
     }
+    if (!st && !(st = amx__db_begin(db, err, errlen))) {
+        if (link_names(&l))
+            st = amx__db_error(db, "index: link pass (names)", err, errlen);
+        if (!st)
+            st = amx__db_commit(db, err, errlen);
+        else
+            amx__db_rollback(db);
+    }
+    free_roots(&l);
     for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++)
         sqlite3_finalize(*slots[i]);
     return st;

@@ -4,6 +4,7 @@
  * decoder's severity, so changing the config never needs a rescan).
  */
 #include "db_internal.h"
+#include "resolve/resolve.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,8 +46,11 @@ static amx_severity effective(const amx_config *cfg, const char *code, const cha
     return sev;
 }
 
-amx_status amx_query_summary(amx_db *db, const amx_config *cfg, amx_summary *out, char *err,
-                             size_t errlen)
+/* The findings of roots scanned only as base layers are left out unless asked. */
+#define TARGETS_ONLY "f.root_id IN (SELECT id FROM roots WHERE role = 'target')"
+
+amx_status amx_query_summary(amx_db *db, const amx_config *cfg, bool include_base,
+                             amx_summary *out, char *err, size_t errlen)
 {
     *out = (amx_summary){ 0 };
     sqlite3_stmt *s = NULL;
@@ -68,14 +72,19 @@ amx_status amx_query_summary(amx_db *db, const amx_config *cfg, amx_summary *out
     }
     if ((st = finish(db, s, rc, err, errlen)))
         return st;
-    if ((st = prep(db,
-                   "SELECT (SELECT count(*) FROM clips), (SELECT count(*) FROM skeletons), "
-                   "(SELECT count(*) FROM models WHERE kind = 'model'), "
-                   "(SELECT count(*) FROM models WHERE kind = 'particle'), "
-                   /* clips that should have a skeleton and have none (MW3 definitions have
-                    * none by design and get no such finding) */
-                   "(SELECT count(*) FROM findings WHERE code = 'SKELETON_NOT_FOUND')",
-                   &s, err, errlen)))
+    char sql[1200];
+    snprintf(sql, sizeof sql,
+             "SELECT (SELECT count(*) FROM clips), (SELECT count(*) FROM skeletons), "
+             "(SELECT count(*) FROM models WHERE kind = 'model'), "
+             "(SELECT count(*) FROM models WHERE kind = 'particle'), "
+             /* clips that should have a skeleton and have none (MW3 definitions have none by
+              * design and get no such finding), and clips no model loads by name */
+             "(SELECT count(*) FROM findings i JOIN files f ON f.id = i.file_id WHERE "
+             "i.code = 'SKELETON_NOT_FOUND' %s), "
+             "(SELECT count(*) FROM findings i JOIN files f ON f.id = i.file_id WHERE "
+             "i.code = 'CLIP_NOT_LOADED_BY_NAME' %s)",
+             include_base ? "" : "AND " TARGETS_ONLY, include_base ? "" : "AND " TARGETS_ONLY);
+    if ((st = prep(db, sql, &s, err, errlen)))
         return st;
     if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         out->clips = (uint64_t)sqlite3_column_int64(s, 0);
@@ -83,12 +92,15 @@ amx_status amx_query_summary(amx_db *db, const amx_config *cfg, amx_summary *out
         out->models = (uint64_t)sqlite3_column_int64(s, 2);
         out->particles = (uint64_t)sqlite3_column_int64(s, 3);
         out->clips_unbound = (uint64_t)sqlite3_column_int64(s, 4);
+        out->clips_not_loaded = (uint64_t)sqlite3_column_int64(s, 5);
         rc = SQLITE_DONE;
     }
     if ((st = finish(db, s, rc, err, errlen)))
         return st;
-    if ((st = prep(db, "SELECT code, severity, count(*) FROM findings GROUP BY code, severity", &s,
-                   err, errlen)))
+    snprintf(sql, sizeof sql,
+             "SELECT i.code, i.severity, count(*) FROM findings i %s GROUP BY i.code, i.severity",
+             include_base ? "" : "JOIN files f ON f.id = i.file_id WHERE " TARGETS_ONLY);
+    if ((st = prep(db, sql, &s, err, errlen)))
         return st;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         amx_severity sev = effective(cfg, col_or(s, 0, ""), col_or(s, 1, ""));
@@ -120,6 +132,99 @@ static void read_clip(sqlite3_stmt *s, int base, amx_clip_row *r)
     };
 }
 
+/* Every skeleton a clip is checked against. */
+static amx_status show_bindings(amx_db *db, int64_t clip_id, const amx_show_callbacks *cb,
+                                void *user, char *err, size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    amx_status st = prep(db,
+                         "SELECT b.how, b.via, k.name, sr.path, sf.path, b.bones_bad, "
+                         "sf.root_id <> cf.root_id FROM clip_bindings b "
+                         "JOIN skeletons k ON k.id = b.skeleton_id JOIN files sf ON sf.id = k.file_id "
+                         "JOIN roots sr ON sr.id = sf.root_id JOIN clips c ON c.id = b.clip_id "
+                         "JOIN files cf ON cf.id = c.file_id WHERE b.clip_id = ?1 ORDER BY b.rowid",
+                         &s, err, errlen);
+    if (st)
+        return st;
+    sqlite3_bind_int64(s, 1, clip_id);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        amx_binding_row b = { .how = col_or(s, 0, ""), .via = col_or(s, 1, ""),
+                              .skeleton = col_or(s, 2, ""), .root = col_or(s, 3, ""),
+                              .path = col_or(s, 4, ""), .bones_bad = sqlite3_column_int64(s, 5),
+                              .base_layer = sqlite3_column_int(s, 6) != 0 };
+        cb->binding(&b, user);
+    }
+    return finish(db, s, rc, err, errlen);
+}
+
+static void read_object(sqlite3_stmt *s, amx_object_row *o)
+{
+    *o = (amx_object_row){ .type = col_or(s, 0, ""), .name = col_or(s, 1, ""),
+                           .variant_of = col(s, 2), .root = col_or(s, 3, ""),
+                           .path = col_or(s, 4, ""), .line = sqlite3_column_int64(s, 5),
+                           .tag = col(s, 6), .value = col(s, 7) };
+}
+
+/* An XML file's game objects, each with the files it names. */
+static amx_status show_objects(amx_db *db, int64_t file_id, const amx_show_callbacks *cb,
+                               void *user, char *err, size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    amx_status st = prep(db,
+                         "SELECT o.type, o.name, o.variant, r.path, f.path, coalesce(x.line, o.line), "
+                         "x.tag, x.name FROM game_objects o JOIN files f ON f.id = o.file_id "
+                         "JOIN roots r ON r.id = f.root_id LEFT JOIN refs x ON x.object_id = o.id "
+                         "WHERE o.file_id = ?1 ORDER BY o.id, x.id",
+                         &s, err, errlen);
+    if (st)
+        return st;
+    sqlite3_bind_int64(s, 1, file_id);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        amx_object_row o;
+        read_object(s, &o);
+        cb->object(&o, user);
+    }
+    return finish(db, s, rc, err, errlen);
+}
+
+/* The game objects whose model tags name this model: the tag's value found at the model's
+ * logical path, in the model's root or a root that sits on it. */
+static amx_status show_used_by(amx_db *db, int64_t file_id, const amx_show_callbacks *cb,
+                               void *user, char *err, size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    amx_status st = prep(db,
+                         "WITH RECURSIVE m AS (SELECT stem_key, lkey, root_id FROM files "
+                         "WHERE id = ?1 AND format IN ('alamo-alo', 'alamo-particle')), "
+                         "dep(id) AS (SELECT root_id FROM m UNION SELECT l.root_id FROM "
+                         "root_layers l JOIN dep ON l.base_id = dep.id) "
+                         "SELECT o.type, o.name, o.variant, r.path, f.path, x.line, x.tag, x.name, "
+                         "(SELECT lkey FROM m) FROM refs x JOIN game_objects o ON o.id = x.object_id "
+                         "JOIN files f ON f.id = x.file_id JOIN roots r ON r.id = f.root_id "
+                         "WHERE x.kind = 'model' AND x.key = (SELECT stem_key FROM m) AND "
+                         "f.root_id IN dep ORDER BY r.path, f.path, x.line",
+                         &s, err, errlen);
+    if (st)
+        return st;
+    sqlite3_bind_int64(s, 1, file_id);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        amx_object_row o;
+        read_object(s, &o);
+        char keys[2][AMX_LKEY_MAX];
+        size_t n = amx__model_lkeys(o.value, keys);
+        const char *lkey = col_or(s, 8, "");
+        bool hit = false;
+        for (size_t i = 0; i < n && !hit; i++)
+            hit = strcmp(keys[i], lkey) == 0;
+        if (hit)
+            cb->used_by(&o, user);
+    }
+    return finish(db, s, rc, err, errlen);
+}
+
 /* The text lines of a clip's details (rendered when the clip was indexed). */
 static amx_status show_details(amx_db *db, int64_t clip_id, const amx_show_callbacks *cb,
                                void *user, char *err, size_t errlen)
@@ -147,10 +252,20 @@ amx_status amx_query_clips(amx_db *db, const char *skeleton,
     if (!key)
         return AMX_E_NOMEM;
     sqlite3_stmt *s = NULL;
+    /* bound: one row per binding to a skeleton of this name; unbound: the clips targeting it */
     amx_status st = prep(db,
-                         "SELECT " CLIP_COLUMNS " FROM clips c JOIN files f ON f.id = c.file_id "
-                         "JOIN roots r ON r.id = f.root_id WHERE c.skeleton_key = ?1 "
-                         "ORDER BY f.path, c.id",
+                         "SELECT r.path, f.path, c.name, k.name, f.format, c.frames, c.fps, "
+                         "c.duration, b.bones_bad, c.track_count, 1, c.details, sr.path, sf.path, "
+                         "b.how, b.via FROM skeletons k "
+                         "JOIN clip_bindings b ON b.skeleton_id = k.id "
+                         "JOIN clips c ON c.id = b.clip_id JOIN files f ON f.id = c.file_id "
+                         "JOIN roots r ON r.id = f.root_id JOIN files sf ON sf.id = k.file_id "
+                         "JOIN roots sr ON sr.id = sf.root_id WHERE k.name_key = ?1 "
+                         "UNION ALL "
+                         "SELECT " CLIP_COLUMNS ", NULL, NULL, NULL, NULL FROM clips c "
+                         "JOIN files f ON f.id = c.file_id JOIN roots r ON r.id = f.root_id "
+                         "WHERE c.skeleton_key = ?1 AND c.skeleton_id IS NULL "
+                         "ORDER BY 1, 2, 14",
                          &s, err, errlen);
     if (st) {
         free(key);
@@ -162,6 +277,10 @@ amx_status amx_query_clips(amx_db *db, const char *skeleton,
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         amx_clip_row r;
         read_clip(s, 0, &r);
+        r.skeleton_root = col(s, 12);
+        r.skeleton_path = col(s, 13);
+        r.how = col(s, 14);
+        r.via = col(s, 15);
         row(&r, user);
     }
     return finish(db, s, rc, err, errlen);
@@ -172,7 +291,10 @@ amx_status amx_query_all_clips(amx_db *db, void (*row)(const amx_clip_row *r, vo
 {
     sqlite3_stmt *s = NULL;
     amx_status st = prep(db,
-                         "SELECT " CLIP_COLUMNS ", sr.path, sf.path FROM clips c "
+                         "SELECT " CLIP_COLUMNS ", sr.path, sf.path, "
+                         "(SELECT how FROM clip_bindings b WHERE b.clip_id = c.id AND "
+                         "b.skeleton_id = c.skeleton_id), (SELECT via FROM clip_bindings b WHERE "
+                         "b.clip_id = c.id AND b.skeleton_id = c.skeleton_id) FROM clips c "
                          "JOIN files f ON f.id = c.file_id JOIN roots r ON r.id = f.root_id "
                          "LEFT JOIN skeletons k ON k.id = c.skeleton_id "
                          "LEFT JOIN files sf ON sf.id = k.file_id "
@@ -186,6 +308,8 @@ amx_status amx_query_all_clips(amx_db *db, void (*row)(const amx_clip_row *r, vo
         read_clip(s, 0, &r);
         r.skeleton_root = col(s, 12);
         r.skeleton_path = col(s, 13);
+        r.how = col(s, 14);
+        r.via = col(s, 15);
         row(&r, user);
     }
     return finish(db, s, rc, err, errlen);
@@ -315,8 +439,9 @@ amx_status amx_query_issues(amx_db *db, const amx_config *cfg, const amx_issue_f
     char sql[1024];
     snprintf(sql, sizeof sql,
              "SELECT " ISSUE_COLUMNS " FROM findings i JOIN files f ON f.id = i.file_id "
-             "JOIN roots r ON r.id = f.root_id WHERE 1 %s %s "
+             "JOIN roots r ON r.id = f.root_id WHERE 1 %s %s %s "
              "ORDER BY r.path, f.path, coalesce(i.offset, -1), i.id",
+             filter->include_base ? "" : "AND r.role = 'target'",
              filter->code ? "AND i.code = ?1" : "",
              filter->path_prefix ? "AND (f.path = ?2 OR substr(f.path, 1, length(?2) + 1) = ?2 || '/')" : "");
     sqlite3_stmt *s = NULL;
@@ -409,6 +534,10 @@ static amx_status show_one(amx_db *db, const amx_config *cfg, int64_t id,
             read_clip(s, 1, &c);
             if (cb->clip)
                 cb->clip(&c, user);
+            if (cb->binding && (st = show_bindings(db, last, cb, user, err, errlen))) {
+                sqlite3_finalize(s);
+                return st;
+            }
             if (c.details && cb->detail && (st = show_details(db, last, cb, user, err, errlen))) {
                 sqlite3_finalize(s);
                 return st;
@@ -453,6 +582,12 @@ static amx_status show_one(amx_db *db, const amx_config *cfg, int64_t id,
                      sqlite3_column_int64(s, 3), col_or(s, 4, ""), sqlite3_column_int(s, 5) != 0,
                      sqlite3_column_int(s, 6) != 0, user);
     if ((st = finish(db, s, rc, err, errlen)))
+        return st;
+
+    /* game objects: of this XML file, or those that use this model */
+    if (cb->object && (st = show_objects(db, id, cb, user, err, errlen)))
+        return st;
+    if (cb->used_by && (st = show_used_by(db, id, cb, user, err, errlen)))
         return st;
 
     /* archive members */

@@ -116,7 +116,11 @@ amx_status amx_index_rename(amx_db *db, const char *root, const char *old_rel, c
                                  "UPDATE files SET path = ?2, dir_key = ?3, stem_key = ?4, "
                                  "mtime_ns = CASE WHEN ?5 THEN -1 ELSE mtime_ns END, "
                                  "dir_path = CASE WHEN parent_id IS NULL THEN "
-                                 "rtrim(?2, replace(?2, '/', '')) END WHERE id = ?1",
+                                 "rtrim(?2, replace(?2, '/', '')) END, "
+                                 /* a member keeps its logical path (its name in the archive) */
+                                 "lkey = CASE WHEN parent_id IS NULL THEN (SELECT lkey_prefix "
+                                 "FROM roots r WHERE r.id = files.root_id) || upper(?2) ELSE "
+                                 "lkey END WHERE id = ?1",
                                  -1, &upd, NULL)) != SQLITE_OK ||
         (rc = sqlite3_prepare_v2(db->db, "UPDATE clips SET linked = 0 WHERE file_id = ?1", -1,
                                  &clips, NULL)) != SQLITE_OK)

@@ -1013,8 +1013,9 @@ static int cpu_count(void)
     return n > 0 && n < 256 ? (int)n : 1;
 }
 
-amx_status amx_scan(amx_db *db, const amx_scan_opts *opts, amx_scan_stats *stats, char *err,
-                    size_t errlen)
+/* Scans one root (no layers): the walk, the decode, the writes, the sweep and the link pass. */
+static amx_status scan_root(amx_db *db, const amx_scan_opts *opts, amx_scan_stats *stats,
+                            char *err, size_t errlen)
 {
     amx_scan_stats local = { 0 };
     if (!stats)
@@ -1079,7 +1080,9 @@ amx_status amx_scan(amx_db *db, const amx_scan_opts *opts, amx_scan_stats *stats
     }
     amx_status st = amx__db_begin(db, err, errlen);
     if (!st)
-        st = amx__db_root_id(db, root, &s.root_id, err, errlen);
+        st = amx__db_root_id(db, root, opts->as_base ? "base" : "target", &s.root_id, err, errlen);
+    if (!st && !opts->as_base) /* a base layer scanned for itself becomes a target */
+        st = amx__db_set_role(db, s.root_id, "target", err, errlen);
     sqlite3_stmt *q = NULL;
     if (!st && sqlite3_prepare_v2(db->db, "SELECT coalesce(max(id), 0) FROM files", -1, &q, NULL) == SQLITE_OK &&
         sqlite3_step(q) == SQLITE_ROW)
@@ -1187,4 +1190,168 @@ amx_status amx_scan(amx_db *db, const amx_scan_opts *opts, amx_scan_stats *stats
     free(s.dirs);
     stats->seconds = (double)(now_ns() - t0) / 1e9;
     return st;
+}
+
+static void add_stats(amx_scan_stats *sum, const amx_scan_stats *s)
+{
+    sum->files_seen += s->files_seen;
+    sum->files_unchanged += s->files_unchanged;
+    sum->files_rehashed += s->files_rehashed;
+    sum->files_decoded += s->files_decoded;
+    sum->files_removed += s->files_removed;
+    sum->files_failed += s->files_failed;
+    sum->bytes_read += s->bytes_read;
+    sum->clips_linked += s->clips_linked;
+    sum->seconds += s->seconds;
+}
+
+#define MAX_LAYER_DEPTH 4   /* a mod on a mod on a game on a game */
+#define MAX_BASES 16
+
+static void free_list(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+}
+
+/* The base layers of `root` (absolute): declared by the options, else by the config, else as
+ * the index recorded them. Fills paths (malloc'd, absolute) and *declared. */
+static amx_status root_bases(amx_db *db, const amx_scan_opts *opts, const char *root,
+                             char **paths, size_t *n, bool *declared, char *err, size_t errlen)
+{
+    *n = 0;
+    *declared = true;
+    const char *const *given = NULL;
+    size_t ngiven = 0;
+    const amx_root_bases *cb = NULL;
+    if (opts->set_bases) {
+        given = opts->bases;
+        ngiven = opts->base_count;
+    } else if ((cb = amx_config_bases(opts->config, root))) {
+        given = (const char *const *)cb->bases;
+        ngiven = cb->count;
+    } else {
+        *declared = false;
+        sqlite3_stmt *s = NULL;
+        int rc = sqlite3_prepare_v2(db->db, "SELECT b.path FROM roots r JOIN root_layers l ON "
+                                    "l.root_id = r.id JOIN roots b ON b.id = l.base_id "
+                                    "WHERE r.path = ?1 ORDER BY l.rank", -1, &s, NULL);
+        if (rc == SQLITE_OK)
+            sqlite3_bind_text(s, 1, root, -1, SQLITE_STATIC);
+        while (rc == SQLITE_OK && (rc = sqlite3_step(s)) == SQLITE_ROW && *n < MAX_BASES) {
+            if ((paths[*n] = strdup((const char *)sqlite3_column_text(s, 0))))
+                (*n)++;
+            rc = SQLITE_OK;
+        }
+        sqlite3_finalize(s);
+        if (rc != SQLITE_DONE && rc != SQLITE_OK && rc != SQLITE_ROW)
+            return amx__db_error(db, "index: reading a root's layers", err, errlen);
+        return AMX_OK;
+    }
+    if (ngiven > MAX_BASES) {
+        snprintf(err, errlen, "%s: %zu base layers declared, at most %d are followed", root,
+                 ngiven, MAX_BASES);
+        return AMX_E_INVALID_ARG;
+    }
+    for (size_t i = 0; i < ngiven; i++) {
+        char real[PATH_MAX];
+        struct stat st;
+        if (!realpath(given[i], real) || stat(real, &st) != 0) {
+            snprintf(err, errlen, "base layer %s: %s", given[i], strerror(errno));
+            free_list(paths, *n);
+            *n = 0;
+            return AMX_E_IO;
+        }
+        if (!S_ISDIR(st.st_mode)) {
+            snprintf(err, errlen, "base layer %s: not a directory (give the game's or the "
+                     "parent mod's directory)", given[i]);
+            free_list(paths, *n);
+            *n = 0;
+            return AMX_E_IO;
+        }
+        if (strcmp(real, root) == 0) {
+            snprintf(err, errlen, "base layer %s: that is the root itself", given[i]);
+            free_list(paths, *n);
+            *n = 0;
+            return AMX_E_INVALID_ARG;
+        }
+        bool dup = false;
+        for (size_t k = 0; k < *n && !dup; k++)
+            dup = strcmp(paths[k], real) == 0;
+        if (!dup && !(paths[(*n)++] = strdup(real))) {
+            free_list(paths, --(*n));
+            *n = 0;
+            return AMX_E_NOMEM;
+        }
+    }
+    return AMX_OK;
+}
+
+/* Records the layers of `root`: its id, role and base ids. */
+static amx_status record_layers(amx_db *db, const char *root, bool as_base, char **bases,
+                                size_t n, char *err, size_t errlen)
+{
+    int64_t root_id, ids[MAX_BASES];
+    amx_status st = amx__db_begin(db, err, errlen);
+    if (!st)
+        st = amx__db_root_id(db, root, as_base ? "base" : "target", &root_id, err, errlen);
+    for (size_t i = 0; !st && i < n; i++)
+        st = amx__db_root_id(db, bases[i], "base", &ids[i], err, errlen);
+    if (!st)
+        st = amx__db_set_layers(db, root_id, ids, n, err, errlen);
+    if (!st)
+        st = amx__db_commit(db, err, errlen);
+    else
+        amx__db_rollback(db);
+    return st;
+}
+
+static amx_status scan_layers(amx_db *db, const amx_scan_opts *opts, amx_scan_stats *stats,
+                              int depth, char *err, size_t errlen)
+{
+    if ((opts->scope && opts->scope[0]) || opts->shallow)
+        return scan_root(db, opts, stats, err, errlen);
+    char root[PATH_MAX];
+    if (!realpath(opts->root, root))
+        return scan_root(db, opts, stats, err, errlen); /* reports the error */
+    char *bases[MAX_BASES];
+    size_t n = 0;
+    bool declared;
+    amx_status st = root_bases(db, opts, root, bases, &n, &declared, err, errlen);
+    if (st)
+        return st;
+    for (size_t i = 0; !st && i < n && depth < MAX_LAYER_DEPTH; i++) {
+        amx_scan_opts sub = *opts;
+        sub.root = bases[i];
+        sub.bases = NULL;
+        sub.base_count = 0;
+        sub.set_bases = false;
+        sub.as_base = true;
+        amx_scan_stats bs = { 0 };
+        st = scan_layers(db, &sub, &bs, depth + 1, err, errlen);
+        add_stats(stats, &bs);
+    }
+    if (!st && declared)
+        st = record_layers(db, root, opts->as_base, bases, n, err, errlen);
+    free_list(bases, n);
+    if (st)
+        return st;
+    amx_scan_stats rs = { 0 };
+    st = scan_root(db, opts, &rs, err, errlen);
+    add_stats(stats, &rs);
+    return st;
+}
+
+amx_status amx_scan(amx_db *db, const amx_scan_opts *opts, amx_scan_stats *stats, char *err,
+                    size_t errlen)
+{
+    amx_scan_stats local = { 0 };
+    if (!stats)
+        stats = &local;
+    *stats = (amx_scan_stats){ 0 };
+    if (!db || !opts || !opts->root || db->readonly) {
+        snprintf(err, errlen, "scan: needs a writable index and a root");
+        return AMX_E_INVALID_ARG;
+    }
+    return scan_layers(db, opts, stats, 0, err, errlen);
 }

@@ -437,8 +437,9 @@ def test_rename_move_delete():
         c.that(moved_id is not None and row_id(d.db, "Data/Art/Other/UV_WALKER_RUN_00.ALA") == moved_id,
                "the row keeps its id across directories (%s)" % moved_id)
         c.eq(paths_in(d.db, UNITS + "/UV_WALKER_RUN_00.ALA"), [], "old path")
+        # away from its model's directory the engine does not load it: unbound, no bone check
         r = clip_row(d, "UV_WALKER", "Data/Art/Other/UV_WALKER_RUN_00.ALA")
-        c.eq(r and (r["frames"], r["bones_missing"]), (16, 1), "the moved clip")
+        c.eq(r and (r["frames"], r["bound"], r["bones_missing"]), (16, False, 0), "the moved clip")
     with case(tap, "delete a file") as c:
         os.remove(os.path.join(ROOT, "Data/Art/Other/UV_WALKER_RUN_00.ALA"))
         d.sync()
@@ -725,9 +726,10 @@ def test_watch_limit():
                    "synced") as c:
         root = os.path.join(TMP, "tree3")
         data = clip_bytes(WALKER, frames=10)
-        model(os.path.join(root, "UV_WALKER.ALO"), WALKER)
+        # the engine loads a model's clips from the model's directory: one model per directory
         for k in range(10):
-            write(os.path.join(root, "D%d" % k, "UV_WALKER_%d_00.ALA" % k), data)
+            model(os.path.join(root, "D%d" % k, "UV_WALKER.ALO"), WALKER)
+            write(os.path.join(root, "D%d" % k, "UV_WALKER_IDLE_%02d.ALA" % k), data)
         d = Daemon("limit", [root], max_watches=4, poll_interval_s=1).start()
         d.sync()
         st = d.status()
@@ -736,16 +738,16 @@ def test_watch_limit():
         c.eq(st.get("unwatched_dirs"), 7, "unwatched_dirs")
         c.that("watch limit" in (st.get("last_error") or ""), "last_error: %r" % st.get("last_error"))
         c.that("max_watches" in d.log(), "the log tells how to raise the limit")
-        c.eq(len(paths_in(d.db)), 11, "indexed at start")
+        c.eq(len(paths_in(d.db)), 20, "indexed at start")
         for k in range(10):
-            write(os.path.join(root, "D%d" % k, "UV_WALKER_%d_00.ALA" % k),
+            write(os.path.join(root, "D%d" % k, "UV_WALKER_IDLE_%02d.ALA" % k),
                   clip_bytes(WALKER, frames=20 + k))
         d.sync()
         frames = {r["path"]: r["frames"] for r in d.query("clips", "--skeleton", "UV_WALKER")}
-        c.eq(frames, {"D%d/UV_WALKER_%d_00.ALA" % (k, k): 20 + k for k in range(10)},
+        c.eq(frames, {"D%d/UV_WALKER_IDLE_%02d.ALA" % (k, k): 20 + k for k in range(10)},
              "every directory's change after sync")
         for k in range(10):
-            write(os.path.join(root, "D%d" % k, "UV_WALKER_%d_00.ALA" % k),
+            write(os.path.join(root, "D%d" % k, "UV_WALKER_IDLE_%02d.ALA" % k),
                   clip_bytes(WALKER, frames=40 + k))
 
         def all_seen():

@@ -135,11 +135,12 @@ class Cli:
 
 
 def strip_root(rows):
-    """Drops the absolute 'root' field (it differs between trees) from rows of a JSON array."""
+    """Drops the absolute 'root' fields (they differ between trees) from rows of a JSON array."""
     out = []
     for r in rows:
         r = dict(r)
         r.pop("root", None)
+        r.pop("skeleton_root", None)
         out.append(r)
     return out
 

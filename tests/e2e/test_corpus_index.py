@@ -184,23 +184,20 @@ def main():
                 c.eq((o.get("format"), o.get("version"), o.get("status")), (s["format"], s["version"], s["status"]),
                      f + ": format/version/status in dump vs index")
 
-    with case(tap, "VSF_Tie_Aggressor_Hyperspace_In.ala binds to VSF_Tie_Aggressor with 9 bone findings") as c:
+    with case(tap, "VSF_Tie_Aggressor_Hyperspace_In.ala: no model loads it by name, so no bone "
+                   "finding (one CLIP_NOT_LOADED_BY_NAME, info)") as c:
+        # The engine loads <MODEL>_<TYPE>_<NN>.ALA only: this name has no number, and its bones
+        # are another model's (the 9 findings it used to get against VSF_Tie_Aggressor were
+        # false alarms of a prefix fallback the engine does not have).
         f = "VSF_Tie_Aggressor_Hyperspace_In.ala"
         rows = [r for r in ax.json("clips", "--skeleton", "VSF_Tie_Aggressor", "--db", db, "--json") if r["path"] == f]
-        if c.eq(len(rows), 1, "clips --skeleton VSF_Tie_Aggressor rows for the clip"):
-            r = rows[0]
-            c.eq((r["skeleton"], r["bound"], r["bones_missing"], r["tracks"]),
-                 ("VSF_Tie_Aggressor", True, 9, 9), "skeleton/bound/bones_missing/tracks")
-        bone = [i for i in by_path.get(f, []) if i["code"].startswith("BONE_")]
-        c.eq(len(bone), 9, "BONE_* findings")
-        c.that(all(i["code"] in ("BONE_NOT_IN_SKELETON", "BONE_INDEX_MISMATCH") and i["severity"] == "error"
-                   for i in bone), "codes/severities: %s" % short(bone))
-        c.eq(len({i["context"] for i in bone}), 9, "distinct 'bone N' contexts")
-        c.that(all(re.fullmatch(r"bone \d+", i["context"]) for i in bone), "contexts %s" % [i["context"] for i in bone])
-        c.that(all("VSF_Tie_Aggressor" in i["message"] for i in bone), "messages name the skeleton")
-        c.eq([i for i in by_path.get(f, []) if i["code"] == "SKELETON_NOT_FOUND"], [], "SKELETON_NOT_FOUND")
+        c.eq(rows, [], "clips --skeleton VSF_Tie_Aggressor rows for the clip")
+        got = [(i["code"], i["severity"], i["context"]) for i in by_path.get(f, [])]
+        c.eq(got, [("CLIP_NOT_LOADED_BY_NAME", "info", "clip")], "its findings")
+        msg = " ".join(i["message"] for i in by_path.get(f, []))
+        c.that("no indexed skeleton fits all its bones" in msg, "the hint: %s" % msg)
         sk = [s for s in ax.json("skeletons", "--db", db, "--json") if s["skeleton"] == "VSF_Tie_Aggressor"]
-        c.eq([(s["bones"], s["clips"]) for s in sk], [(6, 1)], "the skeleton's bones/clips")
+        c.eq([(s["bones"], s["clips"]) for s in sk], [(6, 0)], "the skeleton's bones/clips")
 
     with case(tap, "clips with bones-match=yes bind to their model with bones_missing 0 and no BONE_* findings") as c:
         n = 0

@@ -176,8 +176,9 @@ def build_tree():
     u = os.path.join(ROOT, UNITS)
     model(os.path.join(u, "UV_GEN_WALKER.ALO"), WALKER, meshes=2, vertices=30)
     clip(os.path.join(u, "UV_GEN_WALKER_WALK_00.ALA"), WALKER, fmt=1, frames=24, fps=15)
-    clip(os.path.join(u, "UV_GEN_WALKER_ATTACK_IDLE_00.ALA"), ["Body", "Gun"], [1, 3], frames=10)
-    # outside the MODEL_TYPE_NN convention: bound by the longest model-name prefix
+    clip(os.path.join(u, "UV_GEN_WALKER_ATTACKIDLE_00.ALA"), ["Body", "Gun"], [1, 3], frames=10)
+    # outside the MODEL_TYPE_NN convention: no model loads it (CLIP_NOT_LOADED_BY_NAME, info,
+    # naming the skeleton its bones fit)
     clip(os.path.join(u, "UV_GEN_WALKER_Special_Turn.ALA"), ["Root", "Head"], [0, 2], frames=12)
     # against another skeleton: index mismatch, renamed bone, index beyond the skeleton
     clip(os.path.join(u, "UV_GEN_WALKER_DIE_00.ALA"), ["Root", "Gun", "Neck", "Tail", "Body"],
@@ -210,15 +211,17 @@ def test_first_scan():
         c.eq(f.get("alamo-ala"), 12, "files.alamo-ala")
         c.eq(f.get("meg"), 2, "files.meg")
         c.eq(f.get("mw3-anim"), 1, "files.mw3-anim (the demo's anim.zbd)")
-        c.eq(f.get("other"), 1, "files.other (the XML file)")
+        c.eq(f.get("alamo-xml"), 1, "files.alamo-xml (the demo's game object XML)")
+        c.eq(f.get("other"), 0, "files.other")
         c.eq(f.get("unknown"), 0, "files.unknown")
         c.eq(s["clips"], 15, "clips (12 Alamo + 3 MechWarrior 3 definitions)")
-        c.eq(s["clips_unbound"], 1, "clips_unbound")
+        c.eq(s["clips_unbound"], 1, "clips_unbound (a model not in the tree)")
+        c.eq(s["clips_not_loaded"], 1, "clips_not_loaded (a name outside MODEL_TYPE_NN)")
         c.eq(s["skeletons"], 5, "skeletons")
         c.eq(s["models"], 5, "models")
         c.eq(s["particles"], 3, "particles")
         c.eq(s["scan"]["files_seen"], 20, "scan.files_seen (archives count once)")
-        c.eq(s["scan"]["files_decoded"], 23, "scan.files_decoded (archive members included)")
+        c.eq(s["scan"]["files_decoded"], 24, "scan.files_decoded (archive members and XML included)")
         c.eq(s["scan"]["files_unchanged"], 0, "scan.files_unchanged")
         c.eq(s["scan"]["files_removed"], 0, "scan.files_removed")
         c.eq(s["scan"]["files_failed"], 0, "scan.files_failed")
@@ -226,15 +229,16 @@ def test_first_scan():
         for sev in ("error", "warning", "info"):
             c.eq(s["findings"][sev], sum(1 for i in iss if i["severity"] == sev),
                  "findings.%s vs issues --json" % sev)
-        c.eq(sum(len(clips(DB, n)) for n in NAMES), s["clips"],
-             "clips listed by clips --skeleton over every target name")
+        c.eq(sum(len(clips(DB, n)) for n in NAMES), s["clips"] - 1,
+             "clips listed by clips --skeleton over every target name (all but the clip no model "
+             "loads)")
         sk = skeletons(DB)
         c.eq(sorted(r["skeleton"] for r in sk),
              sorted(["EV_DEMO_TIE", "UM_DEMO_WALKER", "VSF_DEMO_XWING", "UV_GEN_WALKER", "UM_GEN_AT"]),
              "skeleton names")
         want_bones = {"EV_DEMO_TIE": 5, "UM_DEMO_WALKER": 7, "VSF_DEMO_XWING": 6, "UV_GEN_WALKER": 4,
                       "UM_GEN_AT": 3}
-        want_clips = {"EV_DEMO_TIE": 1, "UM_DEMO_WALKER": 1, "VSF_DEMO_XWING": 3, "UV_GEN_WALKER": 5,
+        want_clips = {"EV_DEMO_TIE": 1, "UM_DEMO_WALKER": 1, "VSF_DEMO_XWING": 3, "UV_GEN_WALKER": 4,
                       "UM_GEN_AT": 1}
         for r in sk:
             c.eq(r["bones"], want_bones.get(r["skeleton"]), "bones of " + r["skeleton"])
@@ -262,11 +266,13 @@ def test_matched():
         r = one_clip(DB, "UV_GEN_WALKER", UNITS + "/UV_GEN_WALKER_WALK_00.ALA")
         c.eq((r["frames"], r["fps"], r["tracks"], r["bones_missing"], r["bound"]), (24, 15, 4, 0, True),
              "format-1 clip frames/fps/tracks/bones_missing/bound")
-        r = one_clip(DB, "UV_GEN_WALKER", UNITS + "/UV_GEN_WALKER_ATTACK_IDLE_00.ALA")
-        c.eq((r["bones_missing"], r["bound"]), (0, True), "MODEL_ATTACK_IDLE_NN clip")
-        r = one_clip(DB, "UV_GEN_WALKER", UNITS + "/UV_GEN_WALKER_Special_Turn.ALA")
-        c.eq((r["bones_missing"], r["bound"], r["skeleton"]), (0, True, "UV_GEN_WALKER"),
-             "clip outside the naming convention bound by prefix")
+        r = one_clip(DB, "UV_GEN_WALKER", UNITS + "/UV_GEN_WALKER_ATTACKIDLE_00.ALA")
+        c.eq((r["bones_missing"], r["bound"]), (0, True), "MODEL_ATTACKIDLE_NN clip")
+        nl = [i for i in issues(DB) if i["path"] == UNITS + "/UV_GEN_WALKER_Special_Turn.ALA"]
+        c.eq([(i["code"], i["severity"]) for i in nl], [("CLIP_NOT_LOADED_BY_NAME", "info")],
+             "clip outside the naming convention: not loaded by name, no bone finding")
+        c.that(nl and "fit skeleton 'UV_GEN_WALKER'" in nl[0]["message"],
+               "the hint names the skeleton its bones fit: %s" % short(nl))
         bad = [i for i in issues(DB) if i["path"].startswith(UNITS + "/UV_GEN_WALKER_WALK")
                or i["path"].startswith(MODELS + "/VSF_DEMO_XWING_DEPLOY") or i["path"].endswith("IDLE_00.ALA")]
         c.eq(bad, [], "findings of matched clips")
@@ -512,10 +518,14 @@ def test_incremental():
     def check_rename_clip(c, before, after, s):
         old, new = MODELS + "/EV_DEMO_TIE_DIE_00.ALA", MODELS + "/Old/EV_DEMO_TIE_DIE_00.ALA"
         c.that(all(r["path"] != old for r in after["issues"] + after["clips"]), "rows of the old path left")
-        moved = [dict(r, path=old) for r in after["issues"] if r["path"] == new]
-        c.eq(moved, [r for r in before["issues"] if r["path"] == old], "findings moved with the file")
+        # the engine loads a model's clips from the model's directory: moved away, it is not
+        # loaded for EV_DEMO_TIE any more, and its bone findings go
+        moved = [(r["code"], r["context"]) for r in after["issues"] if r["path"] == new]
+        c.eq(moved, [("SKELETON_NOT_FOUND", "skeleton")], "findings at the new path")
+        c.that("DATA/ART/MODELS/OLD" in str([r["message"] for r in after["issues"] if r["path"] == new]),
+               "the finding says where the model was looked for")
         rows = [r for r in after["clips"] if r["path"] == new]
-        c.eq([(r["bound"], r["bones_missing"]) for r in rows], [(True, 1)], "clip at the new path")
+        c.eq([(r["bound"], r["bones_missing"]) for r in rows], [(False, 0)], "clip at the new path")
 
     step("rename (move) a clip", rename_clip, check_rename_clip, decoded=1, removed=1)
 
@@ -842,8 +852,9 @@ def test_multi_root():
         s = json.loads(p.stdout)
         c.eq((s["scan"]["files_seen"], s["clips"], s["skeletons"]), (3, 2, 1), "files_seen/clips/skeletons")
         rows = sorted((r["root"], r["path"], r["bound"], r["bones_missing"]) for r in clips(db, "X_ONE"))
+        # unrelated roots never bind to each other: the second root's clip has no model
         c.eq(rows, [(os.path.realpath(r1), "X_ONE_IDLE_00.ALA", True, 1),
-                    (os.path.realpath(r2), "X_ONE_IDLE_00.ALA", True, 0)], "clips of both roots")
+                    (os.path.realpath(r2), "X_ONE_IDLE_00.ALA", False, 0)], "clips of both roots")
         s2 = scan(r2, db)
         c.eq((s2["scan"]["files_removed"], s2["clips"], s2["skeletons"]), (0, 2, 1), "after scanning only the second root")
         os.unlink(os.path.join(r1, "X_ONE.ALO"))

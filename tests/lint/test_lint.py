@@ -429,10 +429,10 @@ with case(tap, "junit: one testcase per asset, one failure per failing asset") a
     cases = list(x.iter("testcase"))
     names = [tc.get("name") for tc in cases]
     c.eq(len(names), len(set(names)), "one testcase per asset")
-    c.eq(len(cases), 13, "assets: 12 files of our formats and archive members (anim.zbd too), not the XML file")
+    c.eq(len(cases), 14, "assets: 12 files of our formats and archive members (anim.zbd too), and the game object XML")
     c.that("Models.meg#DATA/ART/MODELS/UM_DEMO_WALKER_MOVE_00.ALA" in names, "archive members are assets")
     c.that(all(not n.startswith("/") for n in names), "names are relative paths")
-    formats = {"alamo-alo", "alamo-ala", "alamo-particle", "meg", "mw3-anim"}
+    formats = {"alamo-alo", "alamo-ala", "alamo-particle", "alamo-xml", "meg", "mw3-anim"}
     c.that(all(tc.get("classname") in formats for tc in cases),
            "classname is the format: %s" % sorted(set(tc.get("classname") for tc in cases)))
     failing = {tc.get("name"): tc.find("failure") for tc in cases if tc.find("failure") is not None}

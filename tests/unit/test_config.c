@@ -645,7 +645,7 @@ static void test_root_game(void)
     CHECK_EQ(c.game_count, 2);
     amx_config_finish(&c);
     CHECK_STR(load_err("[root x]\ngame = mp4\n"), "animidx.ini:2: bad value 'mp4' for game: expected mp1 or mp2");
-    CHECK_STR(load_err("[root x]\nlevel = 3\n"), "animidx.ini:2: unknown key 'level' in [root x] (known keys: game)");
+    CHECK_STR(load_err("[root x]\nlevel = 3\n"), "animidx.ini:2: unknown key 'level' in [root x] (known keys: game, base)");
     CHECK_STR(load_err("[root ]\ngame = mp1\n"), "animidx.ini:2: [root] needs a path: [root Data/MP1]");
 }
 

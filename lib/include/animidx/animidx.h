@@ -79,6 +79,9 @@ typedef enum amx_code {
     AMX_C_FILE_VANISHED,
     AMX_C_DIRECTORY_LOOP,
     AMX_C_NOT_RECOGNISED,
+    AMX_C_CLIP_NOT_LOADED_BY_NAME,
+    AMX_C_XML_MALFORMED,
+    AMX_C_DUPLICATE_NAME,
     AMX_CODE_COUNT
 } amx_code;
 
@@ -106,6 +109,7 @@ typedef enum amx_format {
     AMX_FMT_MP_CINF,
     AMX_FMT_MP_ANCS,
     AMX_FMT_MP_PAK,
+    AMX_FMT_ALAMO_XML,       /* Empire at War game object XML (Data/XML) */
     AMX_FORMAT_COUNT
 } amx_format;
 
@@ -288,6 +292,34 @@ typedef struct amx_skeleton_ref {
     int64_t offset;
 } amx_skeleton_ref;
 
+/* A game object of an XML file (<SpaceUnit Name="X">...</SpaceUnit>, a direct child of the
+ * root element with a Name attribute). */
+typedef struct amx_game_object {
+    const char *type;        /* the element: "SpaceUnit", "GroundInfantry", "HardPoint" */
+    const char *name;        /* its Name attribute, trimmed */
+    const char *variant_of;  /* Variant_Of_Existing_Type, trimmed; NULL when absent */
+    uint32_t line;           /* 1-based line of the element */
+} amx_game_object;
+
+typedef enum amx_ref_kind {
+    AMX_REF_MODEL,           /* a model (.ALO) by the name a model tag gives */
+    AMX_REF_ANIM_OVERRIDE,   /* another model whose animation set a game object plays: the engine
+                              * loads <override>_<TYPE>_<NN>.ALA for the object's model; "" clears
+                              * an inherited override */
+} amx_ref_kind;
+
+const char *amx_ref_kind_name(amx_ref_kind kind); /* "model", "anim-override" */
+
+/* A file named by this one. */
+typedef struct amx_ref {
+    amx_ref_kind kind;
+    const char *name;        /* as written, trimmed; may be "" */
+    const char *tag;         /* where: the XML tag, e.g. "Land_Model_Name" */
+    int32_t object;          /* the game object (index into asset->objects) or -1 */
+    uint32_t line;           /* 1-based line in a text file, 0 when none */
+    int64_t offset;          /* byte offset in a binary file, -1 when none */
+} amx_ref;
+
 typedef struct amx_particle {
     const char *name;        /* the internal name (chunk 0x0) */
     uint32_t emitter_count;
@@ -335,6 +367,10 @@ typedef struct amx_asset {
                                      * characters (animidx/mp.h), else NULL */
     const struct amx_mw3_file *mw3; /* MechWarrior 3 anim.zbd file-level data: TOC, gravity,
                                      * info counts (animidx/mw3.h), else NULL */
+    amx_game_object *objects; /* XML game objects */
+    uint32_t object_count;
+    amx_ref *refs;           /* files this one names (XML model tags and animation overrides) */
+    uint32_t ref_count;
     amx_finding *findings;
     uint32_t finding_count;
     uint32_t findings_dropped; /* findings beyond amx_decode_opts.max_findings, counted only */
@@ -386,6 +422,25 @@ int amx_mkdir_parents(const char *path, unsigned mode);
 /* The index of the archive entry named `name` (case-insensitive; '/' and '\' are the same), or
  * -1. */
 int64_t amx_archive_find(const amx_asset *archive, const char *name);
+
+/* ---- the Empire at War animation naming convention (lib/format/alamo_names.c) ---- */
+
+/* A model that loads a clip by name, and the animation type it loads it as. */
+typedef struct amx_alamo_anim_name {
+    char model[256];         /* as spelled in the clip name */
+    char type[64];           /* upper-cased, e.g. "IDLE", "TURNL_BEGIN" */
+    bool known_type;         /* in the engine's table (else a word of letters it lacks) */
+} amx_alamo_anim_name;
+
+/* The models the engine loads clip `stem` for: the stem is <MODEL>_<TYPE>_<NN> with NN digits
+ * and TYPE one of the engine's multi-word types or one word of letters. Fills up to `max`
+ * entries (multi-word types first) and returns how many; 0: no model loads it by name. */
+size_t amx_alamo_anim_names(const char *stem, amx_alamo_anim_name *out, size_t max);
+/* True when `type` (len bytes, any case) is in the engine's table of animation types. */
+bool amx_alamo_anim_type_known(const char *type, size_t len);
+/* A name that misses the convention by underscores only (MODEL_Attack_Idle_00 for the type
+ * ATTACKIDLE): fills out with the model and the type the engine knows and returns true. */
+bool amx_alamo_anim_near_miss(const char *stem, amx_alamo_anim_name *out);
 
 /* Extracts the file stem of a path: "a/b/VSF_X_DEPLOY_00.ala" -> "VSF_X_DEPLOY_00", into buf. */
 size_t amx_path_stem(const char *path, char *buf, size_t buflen);

@@ -16,6 +16,8 @@
  *   BONE_NOT_IN_SKELETON = warning   ; info | warning | error | off
  *   [root Metroid/Data]
  *   game = mp1                  ; Metroid Prime files under this root are from MP1 (or mp2)
+ *   [root Mods/MyMod]
+ *   base = Games/FoC, Games/EaW ; the layers this root sits on, in lookup order ("" = none)
  *   [daemon]                    ; animidxd, and the CLI commands that talk to it
  *   socket = path               ; the control socket
  *   settle_ms = 50              ; quiet time before a changed file is indexed
@@ -39,6 +41,12 @@ typedef enum amx_log_level {
     AMX_LOG_DEBUG,
 } amx_log_level;
 
+typedef struct amx_root_bases {
+    char *path;                             /* the [root PATH] section, absolute */
+    char **bases;                           /* absolute */
+    size_t count;
+} amx_root_bases;
+
 typedef struct amx_config {
     char *db_path;                          /* owned; default: $XDG_STATE_HOME/animidx/index.db */
     char **roots;                           /* owned */
@@ -56,6 +64,10 @@ typedef struct amx_config {
     char **game_paths;
     char **games;
     size_t game_count;
+    /* [root PATH] base = ...: the base layers of the roots at or below PATH (a mod on its parent
+     * mods and games), absolute, in lookup order; an empty list declares none. */
+    struct amx_root_bases *root_bases;
+    size_t root_bases_count;
     /* [daemon] */
     char *socket_path;                      /* owned; default: $XDG_RUNTIME_DIR/animidx/animidxd.sock,
                                              * else /tmp/animidx-<uid>/animidxd.sock */
@@ -91,6 +103,10 @@ const char *amx_config_locate(const char *explicit_path, char *buf, size_t bufle
 /* The `game` setting of the [root PATH] section that holds `abs_root` (the most specific one),
  * or NULL. */
 const char *amx_config_game(const amx_config *c, const char *abs_root);
+
+/* The base layers declared for `abs_root` by the most specific [root PATH] section that holds it
+ * and sets `base` (an empty list when `base =` is empty), or NULL when none declares any. */
+const amx_root_bases *amx_config_bases(const amx_config *c, const char *abs_root);
 
 /* True when the root-relative path matches one of the ignore globs (a glob matching a directory
  * also ignores everything below it). */

@@ -44,6 +44,16 @@ typedef struct amx_scan_opts {
     /* With a directory scope (or none): only the files directly in it are scanned and swept;
      * its subdirectories are neither walked nor touched. */
     bool shallow;
+    /* The base layers this root sits on (a mod on its parent mods and games), in lookup order.
+     * With set_bases they replace what the index recorded (an empty list declares none);
+     * otherwise the config's [root PATH] base applies, else the layers the index recorded. A
+     * whole-root scan scans its bases first, as base layers (new roots get role "base": their
+     * own findings are left out of issues, lint and report unless asked); a scoped or shallow
+     * scan does not. Clips bind only within a root and its layers. */
+    const char *const *bases;
+    size_t base_count;
+    bool set_bases;
+    bool as_base;                     /* the root is scanned as another root's base layer */
     int jobs;                         /* decoder threads; 0 = one per CPU */
     const amx_config *config;         /* ignore globs; may be NULL */
     /* Called from the scanning thread about every 100 ms, and once at the end. */
@@ -75,6 +85,17 @@ typedef struct amx_scan_stats {
 amx_status amx_scan(amx_db *db, const amx_scan_opts *opts, amx_scan_stats *stats, char *err,
                     size_t errlen);
 
+/* Every root of the index with its role ("target": scanned for itself; "base": scanned as
+ * another root's base layer) and its base layers in lookup order, in path order. */
+typedef struct amx_root_row {
+    const char *path, *role;
+    const char *const *bases;     /* absolute paths */
+    size_t base_count;
+} amx_root_row;
+
+amx_status amx_query_roots(amx_db *db, void (*row)(const amx_root_row *r, void *user), void *user,
+                           char *err, size_t errlen);
+
 /* Renames an indexed file or directory (with everything below it, and archive members) from
  * old_rel to new_rel under `root`, keeping the rows, their ids and their findings. A file whose
  * name (stem) changes is marked stale, so the next scan of new_rel re-decodes it into the same
@@ -95,12 +116,15 @@ typedef struct amx_summary {
     uint64_t by_format[AMX_FORMAT_COUNT];
     uint64_t clips, skeletons, models, particles;
     uint64_t clips_unbound;       /* clips whose skeleton was not found (SKELETON_NOT_FOUND) */
+    uint64_t clips_not_loaded;    /* clips no model loads by name (CLIP_NOT_LOADED_BY_NAME) */
     uint64_t findings[3];         /* by effective severity (info, warning, error) */
 } amx_summary;
 
-/* Totals over the whole index, with the config's severity overrides applied (config may be NULL). */
-amx_status amx_query_summary(amx_db *db, const amx_config *config, amx_summary *out, char *err,
-                             size_t errlen);
+/* Totals over the whole index, with the config's severity overrides applied (config may be NULL).
+ * Findings (and the clip counts that come from them) leave out the roots scanned only as base
+ * layers unless include_base. */
+amx_status amx_query_summary(amx_db *db, const amx_config *config, bool include_base,
+                             amx_summary *out, char *err, size_t errlen);
 
 /* Each query calls `row` once per result; string fields are valid only during the call. */
 typedef struct amx_clip_row {
@@ -110,10 +134,20 @@ typedef struct amx_clip_row {
     int64_t bones_missing, tracks;
     bool bound;                   /* the skeleton was found in the index */
     const char *details;          /* format-specific details as a JSON object, or NULL */
-    const char *skeleton_root;    /* amx_query_all_clips: the root and path of the file of the */
-    const char *skeleton_path;    /* skeleton the clip is bound to; NULL when unbound */
+    const char *skeleton_root;    /* the root and path of the file of the skeleton the clip is */
+    const char *skeleton_path;    /* bound to (amx_query_clips, amx_query_all_clips); NULL when
+                                   * unbound */
+    const char *how;              /* how the binding was made: "name" (the engine's file-name
+                                   * convention), "xml-override", "w3d-header", "ancs"; NULL
+                                   * when unbound */
+    const char *via;              /* the detail: "type IDLE", the XML file:line and object,
+                                   * "own file", the character; NULL when unbound */
 } amx_clip_row;
 
+/* The clips bound to a skeleton of this name (case-insensitive), one row per binding (a clip
+ * checked against the model its name gives and, through an XML override, another of the same
+ * name counts once per skeleton file), with bones_missing of that binding; and the clips that
+ * target the name but found no such skeleton (bound false). */
 amx_status amx_query_clips(amx_db *db, const char *skeleton,
                            void (*row)(const amx_clip_row *r, void *user), void *user,
                            char *err, size_t errlen);
@@ -166,6 +200,7 @@ typedef struct amx_issue_filter {
     amx_severity min_severity;    /* report findings at or above this */
     const char *code;             /* NULL = every code */
     const char *path_prefix;      /* NULL = every file */
+    bool include_base;            /* also the roots scanned only as base layers */
 } amx_issue_filter;
 
 amx_status amx_query_issues(amx_db *db, const amx_config *config, const amx_issue_filter *filter,
@@ -188,11 +223,32 @@ typedef struct amx_model_row {
     int64_t meshes, submeshes, vertices, triangles, lights, proxies, dazzles, emitters;
 } amx_model_row;
 
+/* A skeleton a clip is checked against (show). */
+typedef struct amx_binding_row {
+    const char *how, *via;        /* as amx_clip_row */
+    const char *skeleton;         /* its name */
+    const char *root, *path;      /* the skeleton's file */
+    bool base_layer;              /* the file is in a base layer of the clip's root */
+    int64_t bones_bad;            /* bones of the clip that do not fit it */
+} amx_binding_row;
+
+/* A game object of an XML file and one file it names, or (on a model) an object that uses it. */
+typedef struct amx_object_row {
+    const char *type, *name;      /* SpaceUnit, 'X' */
+    const char *variant_of;       /* may be NULL */
+    const char *root, *path;      /* the XML file */
+    int64_t line;                 /* of the tag (of the object when tag is NULL) */
+    const char *tag, *value;      /* Land_Model_Name, "X.alo"; NULL for an object with no
+                                   * reference */
+} amx_object_row;
+
 typedef struct amx_show_callbacks {
     void (*file)(const amx_show_file *f, void *user);
     void (*skeleton)(const char *name, int64_t bones, void *user);
     void (*bone)(int64_t idx, const char *name, int64_t parent, void *user);
     void (*clip)(const amx_clip_row *c, void *user);
+    /* every skeleton the last clip is checked against, after it */
+    void (*binding)(const amx_binding_row *b, void *user);
     void (*track)(int64_t idx, const char *bone, int64_t bone_index, const char *channels,
                   void *user);
     /* Format-specific lines about the last clip, in order, each in a group (MechWarrior 3:
@@ -202,6 +258,10 @@ typedef struct amx_show_callbacks {
     void (*mesh)(const char *name, int64_t materials, int64_t vertices, int64_t triangles,
                  const char *shaders, bool hidden, bool collision, void *user);
     void (*member)(const char *path, const char *format, const char *status, void *user);
+    /* an XML file's game objects with each file they name; for a model, the game objects
+     * (of its root and of the roots that sit on it) whose tags name it */
+    void (*object)(const amx_object_row *o, void *user);
+    void (*used_by)(const amx_object_row *o, void *user);
     void (*issue)(const amx_issue_row *r, void *user);
     void (*end)(void *user);
 } amx_show_callbacks;

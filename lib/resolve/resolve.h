@@ -1,0 +1,56 @@
+/*
+ * Internal to the library: how the games look files up, as pure functions over names and
+ * layer lists (no SQL, no file system). The index (lib/index/) applies them to its rows.
+ *
+ * Sources: the engine reimplementation in AlamoEngine-Tools/ModVerify (FocGameRepository,
+ * ModelRepository, PGRender) and EA's Generals/Zero Hour code; the rules and their sources are
+ * in the README's binding section and docs/formats/alamo.md.
+ */
+#ifndef AMX_RESOLVE_H
+#define AMX_RESOLVE_H
+
+#include "animidx/animidx.h"
+
+#define AMX_REF_KEY_MAX 256
+#define AMX_LKEY_MAX 1024
+
+/* The key a reference is matched by, upper-cased: for a model tag the file name without its
+ * directories, cut at its first '.' ("Units\X.Damaged.alo" -> "X", as ModelRepository retries
+ * <stem>.ALO); for an animation override the file name without its extension (cut at its last
+ * '.', as the engine's GetFileNameWithoutExtension), which prefixes the clips it loads. */
+void amx__ref_key(amx_ref_kind kind, const char *name, char *out, size_t outlen);
+
+/* The logical paths (upper-cased, '/'-separated, as files.lkey) the engine tries for a model an
+ * XML tag names: DATA/ART/MODELS/<name>, then DATA/ART/MODELS/<dir>/<stem>.ALO with the stem cut
+ * at its first '.'. Returns how many (0 for an empty name, 1 when both are the same). */
+size_t amx__model_lkeys(const char *name, char out[2][AMX_LKEY_MAX]);
+
+/* The model tag an animation override pairs with: Land_Model_Anim_Override_Name ->
+ * Land_Model_Name, Space_... -> Space_Model_Name; NULL for other tags. */
+const char *amx__override_model_tag(const char *override_tag);
+
+/* ---- layers ---- */
+
+/* A root and the bases it declares, in order. */
+typedef struct amx__root_layers {
+    int64_t id;
+    const int64_t *bases;
+    size_t base_count;
+} amx__root_layers;
+
+/* The lookup stack of root `root`: the root itself, then its bases in declared order, then
+ * theirs (breadth-first, as eaw.modinfo flattens a mod's dependencies), each once; cycles are
+ * cut. Writes at most max ids and returns how many. */
+size_t amx__layer_stack(const amx__root_layers *roots, size_t n, int64_t root, int64_t *out,
+                        size_t max);
+
+/* The order in which the engine finds a file of `layer` (its position in the stack, 0 = the root
+ * itself) that is loose or an archive member: loose files of every layer before archive contents
+ * (RESOLUTION of FoC: mod and game directories, then the MEG files), each in layer order. Lower
+ * wins. */
+static inline int amx__lookup_rank(size_t layer, bool in_archive)
+{
+    return (in_archive ? 1 << 20 : 0) + (int)layer;
+}
+
+#endif
