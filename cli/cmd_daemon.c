@@ -347,7 +347,7 @@ int cmd_watch(cli_opts *o, amx_config *cfg)
             return EXIT_USAGE;
         }
     }
-    const char **argv = calloc((size_t)o->nargs + 12, sizeof *argv);
+    const char **argv = calloc((size_t)o->nargs + 2 * (size_t)o->nbases + 14, sizeof *argv);
     if (!argv)
         return EXIT_IO;
     char path[PATH_MAX + 32], jobs[16];
@@ -368,6 +368,12 @@ int cmd_watch(cli_opts *o, amx_config *cfg)
         argv[n++] = "--jobs";
         argv[n++] = jobs;
     }
+    for (int i = 0; i < o->nbases; i++) {
+        argv[n++] = "--base";
+        argv[n++] = o->bases[i];
+    }
+    if (o->set_bases && o->nbases == 0)
+        argv[n++] = "--no-base";
     argv[n++] = "--";
     for (int i = 0; i < o->nargs; i++)
         argv[n++] = o->args[i];

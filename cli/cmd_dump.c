@@ -304,6 +304,48 @@ static void print_json(const char *path, const amx_asset *a, const amx_config *c
         amx_json_kint(&j, "emitters", a->particle->emitter_count);
         amx_json_end_object(&j);
     }
+    if (a->object_count) {
+        amx_json_key(&j, "game_objects");
+        amx_json_begin_array(&j);
+        for (uint32_t i = 0; i < a->object_count; i++) {
+            const amx_game_object *o = &a->objects[i];
+            amx_json_begin_object(&j);
+            amx_json_kstring(&j, "type", o->type);
+            amx_json_kstring(&j, "name", o->name);
+            amx_json_kstring(&j, "variant_of", o->variant_of);
+            amx_json_kint(&j, "line", o->line);
+            amx_json_end_object(&j);
+        }
+        amx_json_end_array(&j);
+    }
+    if (a->ref_count) {
+        amx_json_key(&j, "references");
+        amx_json_begin_array(&j);
+        for (uint32_t i = 0; i < a->ref_count; i++) {
+            const amx_ref *r = &a->refs[i];
+            amx_json_begin_object(&j);
+            amx_json_kstring(&j, "kind", amx_ref_kind_name(r->kind));
+            amx_json_kstring(&j, "tag", r->tag);
+            amx_json_kstring(&j, "name", r->name);
+            amx_json_key(&j, "object");
+            if (r->object >= 0)
+                amx_json_int(&j, r->object);
+            else
+                amx_json_null(&j);
+            amx_json_key(&j, "line");
+            if (r->line)
+                amx_json_int(&j, r->line);
+            else
+                amx_json_null(&j);
+            amx_json_key(&j, "offset");
+            if (r->offset >= 0)
+                amx_json_int(&j, r->offset);
+            else
+                amx_json_null(&j);
+            amx_json_end_object(&j);
+        }
+        amx_json_end_array(&j);
+    }
     if (a->archive) {
         amx_json_key(&j, "entries");
         amx_json_begin_array(&j);
@@ -420,6 +462,17 @@ static void print_text(const char *path, const amx_asset *a, const amx_config *c
                a->skeleton_refs[i].skeleton, a->skeleton_refs[i].bones_used);
     if (a->particle)
         printf("  particle system '%s': %u emitters\n", a->particle->name, a->particle->emitter_count);
+    if (a->object_count)
+        printf("  %u game objects\n", a->object_count);
+    for (uint32_t i = 0, r = 0; i < a->object_count; i++) {
+        const amx_game_object *o = &a->objects[i];
+        printf("    line %-6u %s '%s'%s%s\n", o->line, o->type, o->name,
+               o->variant_of ? ", a variant of " : "", o->variant_of ? o->variant_of : "");
+        for (; r < a->ref_count && a->refs[r].object <= (int32_t)i; r++)
+            if (a->refs[r].object == (int32_t)i)
+                printf("      line %-6u %s = %s\n", a->refs[r].line, a->refs[r].tag,
+                       a->refs[r].name[0] ? a->refs[r].name : "(empty)");
+    }
     if (a->archive) {
         printf("  archive: %u entries\n", a->archive->entry_count);
         for (uint32_t i = 0; i < a->archive->entry_count; i++)

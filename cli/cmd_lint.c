@@ -361,7 +361,9 @@ static int scan_roots(lint_run *r, const char *const *given, size_t n, const cli
     bool tty = !o->quiet && isatty(STDERR_FILENO);
     for (size_t i = 0; i < r->nroots; i++) {
         amx_scan_opts so = { .root = r->roots[i], .jobs = cfg->jobs, .config = cfg,
-                             .progress = tty ? cli_scan_progress : NULL };
+                             .progress = tty ? cli_scan_progress : NULL,
+                             .bases = o->bases, .base_count = (size_t)o->nbases,
+                             .set_bases = o->set_bases };
         amx_scan_stats stats;
         st = amx_scan(r->db, &so, &stats, err, sizeof err);
         if (tty)

@@ -12,7 +12,7 @@
 #include <string.h>
 
 static const cli_cmd commands[] = {
-    { "scan", "scan [DIR...] [--db FILE] [--jobs N] [--json] [--quiet]",
+    { "scan", "scan [DIR...] [--base DIR]... [--no-base] [--db FILE] [--jobs N] [--json] [--quiet]",
       "index a directory tree (incremental: unchanged files are skipped)",
       "Recursively finds the animation, model and archive files under each DIR (the configured\n"
       "roots when none is given), decodes new and changed ones in parallel, removes rows of\n"
@@ -20,10 +20,19 @@ static const cli_cmd commands[] = {
       "unchanged tree only stats the files. Files that cannot be read or decoded are recorded\n"
       "with their findings; the scan goes on. Ctrl-C stops it between files: what was decoded\n"
       "is kept, nothing is removed, and the next scan completes the index (exit status 130).\n"
-      "  --db FILE    the index (default: the config's [index] database)\n"
-      "  --jobs N     decoder threads (default: one per CPU)\n"
-      "  --json       print the summary as JSON\n"
-      "  --quiet      no progress line\n",
+      "Clips bind only within their own DIR and the base layers it sits on: a mod's clips find\n"
+      "the models of the game it extends when that game is given as a base layer.\n"
+      "  --base DIR     a base layer of every DIR (the game or parent mod it extends, in lookup\n"
+      "                 order; repeatable). Base layers are scanned too, and their own findings\n"
+      "                 are left out of issues, lint and report unless --include-base. Without\n"
+      "                 --base, [root DIR] base = ... of the config applies, else the layers the\n"
+      "                 index recorded for DIR\n"
+      "  --no-base      DIR sits on nothing (forget the recorded layers)\n"
+      "  --include-base the summary's findings count the base layers' too\n"
+      "  --db FILE      the index (default: the config's [index] database)\n"
+      "  --jobs N       decoder threads (default: one per CPU)\n"
+      "  --json         print the summary as JSON\n"
+      "  --quiet        no progress line\n",
       cmd_scan },
     { "dump", "dump [--json] [--samples] FILE...",
       "decode files without an index and print what they hold",
@@ -34,27 +43,36 @@ static const cli_cmd commands[] = {
       cmd_dump },
     { "clips", "clips --skeleton NAME [--db FILE] [--json]",
       "list the clips that target a skeleton",
-      "Lists every indexed clip bound to skeleton NAME (case-insensitive), with its frames, fps\n"
-      "and the number of its bones missing from the skeleton.\n",
+      "Lists every indexed clip bound to skeleton NAME (case-insensitive), with its frames, fps,\n"
+      "the number of its bones that do not fit the skeleton, the skeleton's file and how the\n"
+      "binding was made (the engine's naming convention, an XML animation override, the\n"
+      "W3D header, an ANCS character set); then the clips that target NAME but found no such\n"
+      "skeleton.\n",
       cmd_clips },
     { "skeletons", "skeletons [--db FILE] [--json]",
       "list the skeletons in the index, with their bone and clip counts", "", cmd_skeletons },
-    { "issues", "issues [--severity S] [--code C] [PATH] [--db FILE] [--json]",
+    { "issues", "issues [--severity S] [--code C] [PATH] [--include-base] [--db FILE] [--json]",
       "list findings in the index",
       "Lists findings at or above severity S (info, warning, error), of code C, under PATH.\n"
-      "Severity overrides from the config apply.\n",
+      "Severity overrides from the config apply. Roots scanned only as base layers (scan\n"
+      "--base) are left out unless --include-base.\n",
       cmd_issues },
     { "show", "show PATH [--db FILE] [--json]",
       "everything the index knows about a file",
-      "PATH is relative to the scanned root, or just the end of it (a file name).\n", cmd_show },
+      "PATH is relative to the scanned root, or just the end of it (a file name). A clip shows\n"
+      "every skeleton it is checked against and why; a model, the game objects that use it;\n"
+      "an XML file, its game objects and the files they name.\n", cmd_show },
     { "rules", "rules [--json]", "list every issue code with its severity and meaning",
       "The same catalogue as docs/rules.md.\n", cmd_rules },
-    { "watch", "watch DIR... [--db FILE] [--jobs N]",
+    { "watch", "watch DIR... [--base DIR]... [--no-base] [--db FILE] [--jobs N]",
       "keep the index current while files change (animidxd in the foreground)",
       "Scans each DIR (the configured roots when none is given) like 'scan', then watches the\n"
       "trees and indexes every change a settle period ([daemon] settle_ms) after the file was\n"
       "written. Runs animidxd --foreground (next to this binary, else from PATH); stop it with\n"
       "Ctrl-C. 'animidx status', 'pause', 'resume' and 'sync' talk to it.\n"
+      "  --base DIR   a base layer of every DIR, as for scan (scanned with every whole scan,\n"
+      "               not watched)\n"
+      "  --no-base    DIR sits on nothing\n"
       "  --db FILE    the index (default: the config's [index] database)\n"
       "  --jobs N     decoder threads (default: one per CPU)\n",
       cmd_watch },
@@ -71,8 +89,9 @@ static const cli_cmd commands[] = {
       "Returns once every change made before it is in the index, so a query run after it sees\n"
       "them. Exit status 3 when the daemon is not running, paused, or a scan failed.\n",
       cmd_sync },
-    { "lint", "lint [PATH...] [--db FILE] [--fail-on error|warning|info] [--format text|json|sarif|junit]\n"
-              "              [--baseline FILE | --write-baseline FILE] [--suppressions FILE] [--quiet]",
+    { "lint", "lint [PATH...] [--base DIR]... [--include-base] [--db FILE] [--fail-on error|warning|info]\n"
+              "              [--format text|json|sarif|junit] [--baseline FILE | --write-baseline FILE]\n"
+              "              [--suppressions FILE] [--quiet]",
       "check a tree for CI: scan it and fail on findings at or above a severity",
       "Scans each PATH (the configured roots when none is given) incrementally and reports its\n"
       "findings, grouped by file. A PATH that is a file: its directory is scanned (so clips bind\n"
@@ -86,12 +105,16 @@ static const cli_cmd commands[] = {
       "  --write-baseline FILE  record the current findings in FILE and exit 0\n"
       "  --suppressions FILE  ignore findings matching {code, path glob, reason} entries;\n"
       "                       entries that match nothing are reported\n"
+      "  --base DIR           the game (or parent mod) the PATHs sit on, repeatable: their\n"
+      "                       models resolve the mod's clips; their own findings do not count\n"
+      "  --no-base            the PATHs sit on nothing\n"
+      "  --include-base       report and count the base layers' findings too\n"
       "  --db FILE            use this index instead of lint's own\n"
       "  --quiet              no progress line; no summary on stderr with --format json|sarif|junit\n"
       "Exit status: 0 nothing at or above the gate, 1 something is, 2 usage or config error\n"
       "(including a malformed baseline or suppression file), 3 I/O or database error.\n",
       cmd_lint },
-    { "report", "report [--db FILE] [--out DIR] [--previous FILE]",
+    { "report", "report [--db FILE] [--out DIR] [--previous FILE] [--include-base]",
       "write report.json and a self-contained report.html of the index",
       "Writes DIR/report.json (every finding, totals per format and severity, tool and decoder\n"
       "versions, the effective config, scan times; schema in docs/report.schema.json) and\n"
@@ -102,6 +125,7 @@ static const cli_cmd commands[] = {
       "  --out DIR        where to write (default: the current directory; created if needed)\n"
       "  --previous FILE  an earlier report.json: the report then says what is new, what was\n"
       "                   fixed and what is still open\n"
+      "  --include-base   also the files and findings of roots scanned only as base layers\n"
       "  --db FILE        the index (default: the config's [index] database)\n",
       cmd_report },
 };
@@ -121,7 +145,8 @@ void cli_error(const char *fmt, ...)
 static void usage(FILE *out)
 {
     fputs("animidx " AMX_VERSION_STRING
-          ": index and validate game animation and model files (Alamo, MEG)\n\n"
+          ": index and validate game animation and model files (Petroglyph Alamo,\n"
+          "MechWarrior 3, Metroid Prime, Westwood W3D)\n\n"
           "usage: animidx COMMAND [OPTIONS]\n\ncommands:\n",
           out);
     for (size_t i = 0; i < NCOMMANDS; i++)

@@ -284,6 +284,10 @@ static void work_cb(uv_work_t *req)
             .progress = progress_cb,
             .cancelled = stopping_cb,
             .user = d,
+            /* --base: a whole-root scan scans the base layers too and records them */
+            .bases = (const char *const *)d->arg_bases,
+            .base_count = d->arg_base_count,
+            .set_bases = d->set_bases,
         };
         uv_mutex_lock(&d->pmu);
         d->p_seen = 0;

@@ -456,6 +456,17 @@ int amxd_create(uv_loop_t *loop, amx_config *cfg, const amxd_opts *opts, amxd **
             return 3;
         }
     }
+    d->set_bases = opts->set_bases;
+    if (opts->base_count) {
+        d->arg_bases = calloc(opts->base_count, sizeof *d->arg_bases);
+        for (size_t i = 0; d->arg_bases && i < opts->base_count; i++)
+            if ((d->arg_bases[i] = strdup(opts->bases[i])))
+                d->arg_base_count++;
+        if (d->arg_base_count != opts->base_count) {
+            snprintf(err, errlen, "out of memory");
+            return 3;
+        }
+    }
     if (amxd_log_open(cfg->log_path, cfg->log_level, err, errlen) != 0)
         return 2;
     if (resolve_roots(d, cfg, &d->roots, &d->root_count, err, errlen) != 0)
@@ -518,6 +529,7 @@ void amxd_destroy(amxd *d)
         close(d->lock_fd); /* releases the lock; the file stays (removing it would race) */
     free_strings(d->roots, d->root_count);
     free_strings(d->arg_roots, d->arg_root_count);
+    free_strings(d->arg_bases, d->arg_base_count);
     free(d->explicit_config);
     free(d->db_override);
     free(d->socket_override);

@@ -73,6 +73,9 @@ struct amxd {
     int jobs_override;
     char **arg_roots;             /* roots given on the command line (kept over reloads) */
     size_t arg_root_count;
+    char **arg_bases;             /* --base: base layers of every root (kept over reloads) */
+    size_t arg_base_count;
+    bool set_bases;               /* --base or --no-base was given */
     char **roots;                 /* absolute, resolved */
     size_t root_count;
     amx_db *db;                   /* the writer: used only by the batch job */

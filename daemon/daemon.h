@@ -63,6 +63,9 @@ typedef struct amxd_opts {
     int jobs_override;        /* --jobs, -1 = none */
     const char **roots;       /* roots from the command line (replace the config's) */
     size_t root_count;
+    const char **bases;       /* --base: the base layers of every root (absolute) */
+    size_t base_count;
+    bool set_bases;           /* --base or --no-base given (else the config's, else recorded) */
 } amxd_opts;
 
 /* Loads the config as the daemon does at start and on SIGHUP: defaults < the file (--config,

@@ -1,7 +1,8 @@
 /*
  * animidxd: keeps the animidx index current while files change.
  *
- *   animidxd [--config FILE] [--foreground] [--db FILE] [--socket PATH] [--jobs N] [DIR...]
+ *   animidxd [--config FILE] [--foreground] [--db FILE] [--socket PATH] [--jobs N]
+ *            [--base DIR]... [--no-base] [DIR...]
  *
  * Loads the config, goes to the background (unless --foreground) once the socket listens, and
  * runs the loop until SIGTERM/SIGINT. Exit status: 0 after a clean stop (every handle closed,
@@ -22,7 +23,7 @@
 static void usage(FILE *out)
 {
     fputs("usage: animidxd [--config FILE] [--foreground] [--db FILE] [--socket PATH] "
-          "[--jobs N] [DIR...]\n\n"
+          "[--jobs N] [--base DIR]... [--no-base] [DIR...]\n\n"
           "Scans the roots (the DIRs, else [scan] roots of the config) into the index, then\n"
           "watches them and indexes every change within the settle period ([daemon] settle_ms).\n"
           "'animidx status', 'pause', 'resume' and 'sync' talk to it over its socket.\n\n"
@@ -32,6 +33,10 @@ static void usage(FILE *out)
           "  --db FILE       the index (default: the config's [index] database)\n"
           "  --socket PATH   the control socket (default: the config's [daemon] socket)\n"
           "  --jobs N        decoder threads (default: the config's [scan] jobs)\n"
+          "  --base DIR      a base layer of every root (a mod's game), repeatable; base layers\n"
+          "                  are scanned with every whole-root scan (start, reconcile, SIGHUP)\n"
+          "                  and not watched (default: [root PATH] base, else the index's record)\n"
+          "  --no-base       the roots sit on nothing\n"
           "  --help, --version\n\n"
           "exit status: 0 clean stop, 2 usage or config error, 3 I/O or database error\n"
           "(or another animidxd already runs on the index)\n",
@@ -128,9 +133,11 @@ int main(int argc, char **argv)
     amxd_opts o = { .jobs_override = -1 };
     bool foreground = false;
     const char **roots = calloc((size_t)argc, sizeof *roots);
+    const char **bases = calloc((size_t)argc, sizeof *bases);
     char **owned = calloc((size_t)argc, sizeof *owned);
-    if (!roots || !owned) {
+    if (!roots || !bases || !owned) {
         free(roots);
+        free(bases);
         free(owned);
         return 3;
     }
@@ -143,7 +150,7 @@ int main(int argc, char **argv)
         size_t nlen = eq ? (size_t)(eq - a) : strlen(a);
         const char *value = NULL;
         bool valued = false;
-        static const char *const names[] = { "--config", "--db", "--socket", "--jobs" };
+        static const char *const names[] = { "--config", "--db", "--socket", "--jobs", "--base" };
         for (size_t k = 0; !only_dirs && a[0] == '-' && k < sizeof names / sizeof names[0]; k++)
             if (strlen(names[k]) == nlen && strncmp(a, names[k], nlen) == 0)
                 valued = true;
@@ -160,6 +167,7 @@ int main(int argc, char **argv)
                                  : strncmp(a, "--config", nlen) == 0 ? &o.explicit_config
                                  : strncmp(a, "--db", nlen) == 0     ? &o.db_override
                                  : strncmp(a, "--socket", nlen) == 0 ? &o.socket_override
+                                 : strncmp(a, "--base", nlen) == 0   ? &bases[o.base_count]
                                                                      : NULL;
         bool is_dir = only_dirs || a[0] != '-' || strcmp(a, "-") == 0;
         if (is_dir || path_slot) {
@@ -174,6 +182,10 @@ int main(int argc, char **argv)
                 roots[o.root_count++] = abs;
             else
                 *path_slot = abs;
+            if (!is_dir && path_slot == &bases[o.base_count]) {
+                o.base_count++;
+                o.set_bases = true;
+            }
         } else if (strcmp(a, "--") == 0) {
             only_dirs = true;
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -182,6 +194,8 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--version") == 0) {
             printf("animidxd %s\n", AMX_VERSION_STRING);
             rc = -1;
+        } else if (strcmp(a, "--no-base") == 0) {
+            o.set_bases = true;
         } else if (strcmp(a, "--foreground") == 0 || strcmp(a, "-f") == 0) {
             foreground = true;
         } else if (valued) { /* --jobs */
@@ -200,6 +214,7 @@ int main(int argc, char **argv)
         }
     }
     o.roots = roots;
+    o.bases = bases;
     amx_config *cfg = NULL;
     char err[2048] = "";
     if (rc == 0) {
@@ -227,6 +242,7 @@ int main(int argc, char **argv)
             free(owned[i]);
         free(owned);
         free(roots);
+        free(bases);
         return rc < 0 ? 0 : rc;
     }
 
@@ -258,5 +274,6 @@ int main(int argc, char **argv)
         free(owned[i]);
     free(owned);
     free(roots);
+    free(bases);
     return rc;
 }

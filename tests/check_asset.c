@@ -174,6 +174,25 @@ int check_asset(const amx_asset *a)
         for (uint32_t k = 0; k < set->clip_count; k++)
             bad += check_str(set->clips[k], "anim set clip");
     }
+    if (a->object_count && !a->objects)
+        FAIL("objects NULL with count");
+    for (uint32_t i = 0; i < a->object_count; i++) {
+        bad += check_str(a->objects[i].type, "object type");
+        bad += check_str(a->objects[i].name, "object name");
+        if (a->objects[i].variant_of)
+            bad += check_str(a->objects[i].variant_of, "object variant");
+    }
+    if (a->ref_count && !a->refs)
+        FAIL("refs NULL with count");
+    for (uint32_t i = 0; i < a->ref_count; i++) {
+        const amx_ref *r = &a->refs[i];
+        bad += check_str(r->name, "ref name");
+        bad += check_str(r->tag, "ref tag");
+        if (r->object < -1 || (r->object >= 0 && (uint32_t)r->object >= a->object_count))
+            FAIL("ref %u: object %d out of range (%u objects)", i, r->object, a->object_count);
+        if (r->kind != AMX_REF_MODEL && r->kind != AMX_REF_ANIM_OVERRIDE)
+            FAIL("ref %u: kind %d", i, (int)r->kind);
+    }
     if (a->archive) {
         if (a->archive->entry_count && !a->archive->entries)
             FAIL("archive: entries NULL with count");

@@ -88,7 +88,7 @@ size_t amx_alamo_anim_names(const char *stem, amx_alamo_anim_name *out, size_t m
     size_t n = strip_number(stem), found = 0;
     if (n == 0)
         return 0;
-    /* the engine's multi-word types, longest first (FORCE_REVEAL_END before REVEAL_END...) */
+    /* the engine's multi-word types that end the name */
     for (size_t i = 0; i < TYPE_COUNT && found < max; i++) {
         const char *t = engine_types[i];
         size_t k = strlen(t);
@@ -102,6 +102,13 @@ size_t amx_alamo_anim_names(const char *stem, amx_alamo_anim_name *out, size_t m
         if (!dup)
             put_name(&out[found++], stem, model_len, stem + n - k, k);
     }
+    /* longest type (shortest model) first: T_DEPLOYED_CA_DIE_00 is T's before T_DEPLOYED's */
+    for (size_t i = 1; i < found; i++)
+        for (size_t j = i; j > 0 && strlen(out[j].model) < strlen(out[j - 1].model); j--) {
+            amx_alamo_anim_name t = out[j];
+            out[j] = out[j - 1];
+            out[j - 1] = t;
+        }
     /* one word of letters (two or more: a one-letter remainder such as D in X_D_DIE is a
      * model suffix, never a type) */
     size_t w = n;

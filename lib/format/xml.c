@@ -12,16 +12,17 @@
  *                                            empty element clears an inherited override
  *       <Land_Terrain_Model_Mapping>Temperate, A.alo, Desert, B.alo</...>   terrain, model pairs
  *
- * Parsed with libxml2's streaming reader (constant memory, line numbers), in recover mode:
- * mod XML is often not well-formed and the game's own parser reads past much of it, so problems
- * are one XML_MALFORMED finding (the first problem's line and message, and how many more), not
- * a failure. No external entity, DTD or network access; entities are not substituted. A file
+ * Parsed with libxml2 in recover mode (its streaming reader stops at the first fatal error;
+ * the tree parser goes on): mod XML is often not well-formed and the game's own parser reads
+ * past much of it, so problems are one XML_MALFORMED finding (the first problem's line and
+ * message, and how many more), not a failure. No external entity, DTD or network access; entities are not substituted. A file
  * that is not UTF-8 and declares no encoding is read again as Latin-1 (what the game's
  * Windows tools write), noted at info level.
  */
 #include "decoder.h"
 
-#include <libxml/xmlreader.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,24 +207,23 @@ static int tag_index(const char *name)
     return -1;
 }
 
-static uint32_t node_line(xmlTextReaderPtr r)
+static uint32_t node_line(xmlNodePtr n)
 {
-    xmlNodePtr n = xmlTextReaderCurrentNode(r);
     long line = n ? xmlGetLineNo(n) : -1;
     return line > 0 && line < (long)UINT32_MAX ? (uint32_t)line : 0;
 }
 
-static void start_object(xml_state *s, xmlTextReaderPtr r, const char *type)
+static void start_object(xml_state *s, xmlNodePtr node)
 {
     s->object = -1;
-    xmlChar *name = xmlTextReaderGetAttribute(r, (const xmlChar *)"Name");
+    xmlChar *name = xmlGetProp(node, (const xmlChar *)"Name");
     if (!name)
         return;
     if (grow((void **)&s->objects, &s->object_cap, s->object_count, sizeof *s->objects)) {
         const char *nm = (const char *)name;
         s->objects[s->object_count] = (amx_game_object){
-            .type = amx__strdup(s->d, type), .name = trimmed(s->d, nm, strlen(nm)),
-            .line = node_line(r) };
+            .type = amx__strdup(s->d, (const char *)node->name),
+            .name = trimmed(s->d, nm, strlen(nm)), .line = node_line(node) };
         s->object = (long)s->object_count++;
     } else {
         s->oom = true;
@@ -231,50 +231,65 @@ static void start_object(xml_state *s, xmlTextReaderPtr r, const char *type)
     xmlFree(name);
 }
 
-/* Reads the document; returns false when it could not be read at all. */
+/* The text of an element: its text and CDATA children (comments and elements left out). */
+static void element_text(xml_state *s, xmlNodePtr el)
+{
+    s->value_len = 0;
+    if (s->value)
+        s->value[0] = '\0';
+    for (xmlNodePtr t = el->children; t && !s->oom; t = t->next)
+        if ((t->type == XML_TEXT_NODE || t->type == XML_CDATA_SECTION_NODE) && t->content)
+            append_text(s, (const char *)t->content);
+}
+
+/* libxml2 hands a parser context's errors to its SAX handler's structured-error callback,
+ * with the context as user data: the state is in ctxt->_private. */
+static void on_ctxt_error(void *user, xmlErrorPtr e)
+{
+    xmlParserCtxtPtr ctxt = user;
+    if (ctxt && ctxt->_private)
+        on_error(ctxt->_private, e);
+}
+
+/* Reads the document; returns false when it could not be read at all. Recover mode keeps
+ * reading past what is not well-formed, as far as libxml2 can make sense of it. */
 static bool parse(xml_state *s, const uint8_t *data, size_t len, const char *encoding)
 {
     if (len > (size_t)INT32_MAX)
         return false;
-    int opts = XML_PARSE_RECOVER | XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
-               XML_PARSE_COMPACT | XML_PARSE_BIG_LINES;
-    xmlTextReaderPtr r = xmlReaderForMemory((const char *)data, (int)len, NULL, encoding, opts);
-    if (!r)
+    xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
+    if (!ctxt)
         return false;
-    xmlTextReaderSetStructuredErrorHandler(r, on_error, s);
-    int ret;
-    while (!s->oom && !s->d->out_of_memory && (ret = xmlTextReaderRead(r)) == 1) {
-        int type = xmlTextReaderNodeType(r), depth = xmlTextReaderDepth(r);
-        if (type == XML_READER_TYPE_ELEMENT) {
-            const char *name = (const char *)xmlTextReaderConstName(r);
-            bool empty = xmlTextReaderIsEmptyElement(r) == 1;
-            if (!name)
+    ctxt->_private = s;
+    if (ctxt->sax) {
+        ctxt->sax->serror = on_ctxt_error;
+        ctxt->sax->error = NULL;
+        ctxt->sax->warning = NULL;
+    }
+    int opts = XML_PARSE_RECOVER | XML_PARSE_NONET | XML_PARSE_NOWARNING | XML_PARSE_COMPACT |
+               XML_PARSE_BIG_LINES;
+    xmlDocPtr doc = xmlCtxtReadMemory(ctxt, (const char *)data, (int)len, NULL, encoding, opts);
+    xmlNodePtr root = doc ? xmlDocGetRootElement(doc) : NULL;
+    for (xmlNodePtr o = root ? root->children : NULL; o && !s->oom && !s->d->out_of_memory;
+         o = o->next) {
+        if (o->type != XML_ELEMENT_NODE)
+            continue;
+        start_object(s, o);
+        if (s->object < 0)
+            continue;
+        for (xmlNodePtr t = o->children; t && !s->oom; t = t->next) {
+            if (t->type != XML_ELEMENT_NODE || !t->name)
                 continue;
-            if (depth == 1) {
-                start_object(s, r, name);
-            } else if (depth == 2 && s->object >= 0) {
-                s->tag = tag_index(name);
-                s->value_len = 0;
-                s->tag_line = node_line(r);
-                if (s->tag != -1 && empty)
-                    finish_tag(s);
-            }
-        } else if ((type == XML_READER_TYPE_TEXT || type == XML_READER_TYPE_CDATA ||
-                    type == XML_READER_TYPE_SIGNIFICANT_WHITESPACE) &&
-                   depth == 3 && s->tag != -1) {
-            const char *t = (const char *)xmlTextReaderConstValue(r);
-            if (t)
-                append_text(s, t);
-        } else if (type == XML_READER_TYPE_END_ELEMENT) {
-            if (depth == 2 && s->tag != -1)
-                finish_tag(s);
-            else if (depth == 1)
-                s->object = -1;
+            s->tag = tag_index((const char *)t->name);
+            if (s->tag == -1)
+                continue;
+            s->tag_line = node_line(t);
+            element_text(s, t);
+            finish_tag(s);
         }
     }
-    if (s->tag != -1 && s->object >= 0) /* cut short inside a tag: keep what was read */
-        finish_tag(s);
-    xmlFreeTextReader(r);
+    xmlFreeDoc(doc);
+    xmlFreeParserCtxt(ctxt);
     return true;
 }
 
@@ -340,8 +355,8 @@ void amx__xml_decode(amx_dec *d)
         snprintf(ctx, sizeof ctx, "line %u", (unsigned)s.first_line);
         if (s.errors > 1)
             amx__finding(d, AMX_C_XML_MALFORMED, -1, s.first_line ? ctx : NULL,
-                         "line %u: %s (and %u more problems)", (unsigned)s.first_line, s.first,
-                         (unsigned)(s.errors - 1));
+                         "line %u: %s (and %u more problem%s)", (unsigned)s.first_line, s.first,
+                         (unsigned)(s.errors - 1), s.errors > 2 ? "s" : "");
         else
             amx__finding(d, AMX_C_XML_MALFORMED, -1, s.first_line ? ctx : NULL, "line %u: %s",
                          (unsigned)s.first_line, s.first);

@@ -792,6 +792,27 @@ def test_watch_command():
         r = clip_row(d, "UV_WALKER", "UV_WALKER_IDLE_00.ALA")
         c.eq(r and (r["frames"], r["bound"]), (18, True), "clip")
         d.check_clean_stop(c)
+    with case(tap, "animidx watch DIR --base GAME: the mod's clips bind to the game's models, and "
+                   "the daemon's index equals a fresh scan with --base") as c:
+        if not HAVE_CLI:
+            c.skip("cli/main.c does not list 'watch' yet")
+            return
+        game, mod = os.path.join(TMP, "game6"), os.path.join(TMP, "mod6")
+        model(os.path.join(game, "UV_WALKER.ALO"), WALKER)
+        os.makedirs(mod, exist_ok=True)
+        d = Daemon("watch-base", ["/nonexistent"])
+        d.start("watch", mod, "--base", game, "--db", d.db, "--config", d.cfg, exe=[ANIMIDX])
+        clip(os.path.join(mod, "UV_WALKER_IDLE_00.ALA"), WALKER, frames=12)
+        d.sync()
+        r = clip_row(d, "UV_WALKER", "UV_WALKER_IDLE_00.ALA")
+        c.eq(r and (r["frames"], r["bound"], r["skeleton_root"]), (12, True, os.path.realpath(game)),
+             "the mod's clip, bound in the base layer")
+        fresh = os.path.join(d.dir, "fresh.db")
+        p = ax.run("scan", mod, "--base", game, "--db", fresh, "--quiet")
+        c.eq(p.returncode, 0, "fresh scan")
+        want = ax.json("clips", "--skeleton", "UV_WALKER", "--db", fresh, "--json")
+        c.eq(d.query("clips", "--skeleton", "UV_WALKER"), want, "clips equal a fresh scan's")
+        d.check_clean_stop(c)
     with case(tap, "status without a daemon: exit 3 with a hint") as c:
         if not HAVE_CLI:
             c.skip("cli/main.c does not list 'status' yet")

@@ -866,6 +866,58 @@ def test_multi_root():
         c.eq(nf, sorted([os.path.realpath(r1), os.path.realpath(r2)]), "SKELETON_NOT_FOUND in both roots")
 
 
+def test_layers_cli():
+    with case(tap, "layers from the command line: scan/lint --base, --include-base, show and "
+                   "clips say where the skeleton came from") as c:
+        game, mod = os.path.join(TMP, "layers", "Game"), os.path.join(TMP, "layers", "Mod")
+        rig = ["Root", "Hull", "Turret"]
+        model(os.path.join(game, "Data", "Art", "Models", "U_TANK.ALO"), rig)
+        clip(os.path.join(game, "Data", "Art", "Models", "U_GONE_IDLE_00.ALA"), rig)  # the base's own
+        clip(os.path.join(mod, "Data", "Art", "Models", "U_TANK_DIE_00.ALA"), ["Root", "Turret", "Hull"])
+        db = os.path.join(TMP, "db", "layers.db")
+        s = scan(mod, db)
+        c.eq(s["clips_unbound"], 1, "without its game: the mod's clip has no model")
+        nf = issues(db, "--code", "SKELETON_NOT_FOUND")
+        c.that(nf and "--base DIR" in nf[0]["message"], "the finding says how to declare the game: %s" % short(nf))
+        s = scan(mod, db, "--base", game)
+        c.eq(s["clips_unbound"], 0, "with --base: clips_unbound (the base's own finding left out)")
+        got = sorted((i["path"], i["code"]) for i in issues(db))
+        c.eq(got, [("Data/Art/Models/U_TANK_DIE_00.ALA", "BONE_INDEX_MISMATCH")] * 2,
+             "issues: the mod's findings only")
+        allf = sorted(i["code"] for i in issues(db, "--include-base"))
+        c.eq(allf, ["BONE_INDEX_MISMATCH", "BONE_INDEX_MISMATCH", "SKELETON_NOT_FOUND"],
+             "issues --include-base: the base's own finding too")
+        bone = issues(db, "--code", "BONE_INDEX_MISMATCH")
+        c.that(all("in base layer " + os.path.realpath(game) in i["message"] for i in bone),
+               "bone messages name the skeleton's file and layer: %s" % short(bone))
+        rows = clips(db, "U_TANK")
+        c.eq([(r["path"], r["bound"], r["bound_by"], r["via"], r["skeleton_path"], r["skeleton_root"])
+              for r in rows if r["root"] == os.path.realpath(mod)],
+             [("Data/Art/Models/U_TANK_DIE_00.ALA", True, "name", "type DIE",
+               "Data/Art/Models/U_TANK.ALO", os.path.realpath(game))], "clips --skeleton")
+        sh = show(db, "U_TANK_DIE_00.ALA")
+        b = sh[0]["clips"][0]["bound_by"] if sh and sh[0]["clips"] else []
+        c.eq([(x["how"], x["base_layer"], x["bones_missing"]) for x in b], [("name", True, 2)],
+             "show: the binding and its layer")
+        p = ax.run("show", "U_TANK_DIE_00.ALA", "--db", db)
+        c.that("base layer" in p.stdout and "naming convention" in p.stdout, "show text: %s" % p.stdout[-400:])
+        # the layers are recorded: a scan without --base keeps them; --no-base drops them
+        s = scan(mod, db)
+        c.eq(s["clips_unbound"], 0, "a later scan without --base keeps the recorded layers")
+        s = scan(mod, db, "--no-base")
+        c.eq(s["clips_unbound"], 1, "--no-base: the layers go")
+        p = ax.run("scan", mod, "--base", os.path.join(TMP, "layers", "Nowhere"), "--db", db)
+        c.eq(p.returncode, 3, "a base layer that is not there: exit status")
+        c.that("base layer" in p.stderr and "Nowhere" in p.stderr, "its message: %s" % p.stderr)
+        # lint: the game's own problem does not fail the mod's CI
+        ldb = os.path.join(TMP, "db", "layers-lint.db")
+        p = ax.run("lint", mod, "--base", game, "--db", ldb, "--format", "json")
+        js = json.loads(p.stdout) if p.stdout.strip().startswith("{") else {}
+        codes = sorted(f["code"] for f in js.get("findings", []))
+        c.eq((p.returncode, codes), (1, ["BONE_INDEX_MISMATCH", "BONE_INDEX_MISMATCH"]),
+             "lint --base: exit status and findings")
+
+
 def test_help_and_usage():
     with case(tap, "--help for every command; unknown command/option exit 2") as c:
         p = ax.run("--help")
@@ -1279,7 +1331,7 @@ def main():
     tests = [test_first_scan, test_matched, test_case_insensitive, test_mismatched, test_not_found,
              test_archive_clip, test_particle, test_truncated, test_issue_filters, test_show, test_dump,
              test_config, test_second_scan, test_incremental, test_duplicate_names, test_dump_member_name,
-             test_multi_root, test_help_and_usage,
+             test_multi_root, test_layers_cli, test_help_and_usage,
              test_rules, test_bad_input, test_metroid_prime, test_crash]
     only = os.environ.get("E2E_ONLY")
     for t in tests:
