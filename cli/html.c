@@ -575,6 +575,16 @@ static void clip_table_row(FILE *out, const report *r, const rep_clip *c, decode
                 (long long)c->bones_missing, c->bones_missing == 1 ? "" : "s");
     else
         fputs("<span class=\"badge ok\">compatible</span>", out);
+    if (c->how) { /* why this skeleton: the rule, and its detail */
+        fputs("<br><span class=\"dim\">bound by ", out);
+        esc(out, strcmp(c->how, "name") == 0 ? "the naming convention" : c->how);
+        if (c->via && c->via[0]) {
+            fputs(" (", out);
+            esc(out, c->via);
+            fputs(")", out);
+        }
+        fputs("</span>", out);
+    }
     size_t errors = errors_of(&r->findings, c->root, c->path);
     if (errors)
         fprintf(out, "<br><span class=\"badge bad\">%zu error%s in the file</span>", errors,
