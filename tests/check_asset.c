@@ -190,7 +190,7 @@ int check_asset(const amx_asset *a)
         bad += check_str(r->tag, "ref tag");
         if (r->object < -1 || (r->object >= 0 && (uint32_t)r->object >= a->object_count))
             FAIL("ref %u: object %d out of range (%u objects)", i, r->object, a->object_count);
-        if (r->kind != AMX_REF_MODEL && r->kind != AMX_REF_ANIM_OVERRIDE)
+        if ((unsigned)r->kind >= AMX_REF_KIND_COUNT)
             FAIL("ref %u: kind %d", i, (int)r->kind);
     }
     if (a->archive) {

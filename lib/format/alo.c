@@ -340,7 +340,11 @@ static void decode_param(amx_dec *d, const amx_chunk *c, amx_shader_param *p, co
             case AMX_PARAM_FLOAT: amx__mini_f32(d, &m, ctx, p->f, 1); break;
             case AMX_PARAM_FLOAT3: amx__mini_f32(d, &m, ctx, p->f, 3); break;
             case AMX_PARAM_FLOAT4: amx__mini_f32(d, &m, ctx, p->f, 4); break;
-            default: p->texture = amx__body_string(d, m.body); break;
+            default:
+                p->texture = amx__body_string(d, m.body);
+                amx__ref(d, AMX_REF_TEXTURE, p->texture, amx__strdup(d, ctx), -1, 0,
+                         (int64_t)m.offset);
+                break;
             }
         } else if (m.type != 0x02) {
             unknown(d, &seen, m.type, m.offset, ctx, "shader parameter mini-chunk");
@@ -364,8 +368,11 @@ static void decode_material(amx_dec *d, const amx_chunk *c, amx_submesh *s, cons
     amx_chunk ch;
     while (amx__chunk_next(d, &r, &ch)) {
         if (ch.type == CH_SHADER) {
-            if (!has_shader)
+            if (!has_shader) {
                 s->shader = amx__body_string(d, ch.body);
+                amx__ref(d, AMX_REF_SHADER, s->shader, amx__sprintf(d, "%s shader", ctx), -1, 0,
+                         (int64_t)ch.offset);
+            }
             has_shader = true;
         } else if (ch.type >= CH_PARAM_INT && ch.type <= CH_PARAM_FLOAT4 && s->param_count < n) {
             decode_param(d, &ch, &s->params[s->param_count++], ctx);
@@ -835,6 +842,8 @@ static void decode_proxy(amx_dec *d, const amx_chunk *c, amx_proxy *p, const mod
     }
     if (!has_name)
         missing(d, (int64_t)c->offset, ctx, "proxy name mini-chunk 05");
+    else /* a proxy shows a particle system */
+        amx__ref(d, AMX_REF_PARTICLE, p->name, amx__strdup(d, ctx), -1, 0, (int64_t)c->offset);
     if (!has_bone)
         missing(d, (int64_t)c->offset, ctx, "proxy bone mini-chunk 06");
 }
@@ -856,7 +865,11 @@ static void decode_dazzle(amx_dec *d, const amx_chunk *c, amx_dazzle *z, const m
         case 0x00: amx__mini_f32(d, &m, ctx, z->color, 3); break;
         case 0x01: amx__mini_f32(d, &m, ctx, z->position, 3); break;
         case 0x02: amx__mini_f32(d, &m, ctx, &z->radius, 1); break;
-        case 0x05: z->texture = amx__body_string(d, m.body); break;
+        case 0x05:
+            z->texture = amx__body_string(d, m.body);
+            amx__ref(d, AMX_REF_TEXTURE, z->texture, amx__sprintf(d, "%s texture", ctx), -1, 0,
+                     (int64_t)m.offset);
+            break;
         case 0x0A:
             if (!has_bone)
                 index_mini(d, &m, ctx, &z->bone, ms->bones, "bone");
@@ -1051,9 +1064,11 @@ static void walk_minis(amx_dec *d, amx_reader body)
     }
 }
 
-/* Walks a subtree for structural damage only. `minis` says which data children (by type) are
- * mini-chunked under this parent; other children recurse when their container bit is set. */
-static void walk_tree(amx_dec *d, amx_reader body, uint32_t parent, int depth)
+/* Walks a subtree for structural damage, and records the textures of emitter `emitter` (its
+ * colour texture 0x3 and bump texture 0x45, NUL-terminated names; ModVerify ParticleReaderV1).
+ * `minis` says which data children (by type) are mini-chunked under this parent; other children
+ * recurse when their container bit is set. */
+static void walk_tree(amx_dec *d, amx_reader body, uint32_t parent, int depth, uint32_t emitter)
 {
     if (depth > MAX_DEPTH) {
         amx__finding(d, AMX_C_BAD_VALUE, (int64_t)amx_reader_tell(&body), "particle",
@@ -1062,13 +1077,20 @@ static void walk_tree(amx_dec *d, amx_reader body, uint32_t parent, int depth)
     }
     amx_chunk c;
     while (amx__chunk_next(d, &body, &c)) {
+        if (parent == CH_EMITTER && (c.type == 0x3 || c.type == 0x45) && !c.container) {
+            amx__ref(d, AMX_REF_TEXTURE, amx__body_string(d, c.body),
+                     amx__sprintf(d, "emitter %u %s texture", emitter,
+                                  c.type == 0x3 ? "colour" : "bump"),
+                     -1, 0, (int64_t)c.offset);
+            continue;
+        }
         bool tracks = parent == CH_EMITTER && c.type == 0x1;
         bool minis = (parent == CH_EMITTER && (c.type == 0x2 || c.type == 0x36)) ||
                      (parent == 0x1 && (c.type == 0x0 || c.type == 0x1));
         if (minis)
             walk_minis(d, c.body);
         else if (tracks || c.container)
-            walk_tree(d, c.body, tracks ? 0x1 : c.type, depth + 1);
+            walk_tree(d, c.body, tracks ? 0x1 : c.type, depth + 1, emitter);
     }
 }
 
@@ -1083,7 +1105,7 @@ static void decode_emitter_list(amx_dec *d, const amx_chunk *c, amx_particle *p)
         else
             unknown(d, &seen, e.type, e.offset, "emitters", "emitter list chunk");
         if (e.type == CH_EMITTER || e.container)
-            walk_tree(d, e.body, e.type, 2);
+            walk_tree(d, e.body, e.type, 2, p->emitter_count ? p->emitter_count - 1 : 0);
     }
 }
 
@@ -1109,7 +1131,7 @@ static void decode_particle_root(amx_dec *d, const amx_chunk *root, amx_particle
         } else {
             unknown(d, &seen, c.type, c.offset, "particle", "particle chunk");
             if (c.container)
-                walk_tree(d, c.body, c.type, 1);
+                walk_tree(d, c.body, c.type, 1, 0);
         }
     }
     if (!has_name)

@@ -11,9 +11,9 @@
 
 /* Probes run in this order; the first that accepts the content wins. */
 static const amx_format_entry format_table[] = {
-    { .format = AMX_FMT_ALAMO_ALO, .name = "alamo-alo", .extensions = ".alo", .decoder_version = 2,
+    { .format = AMX_FMT_ALAMO_ALO, .name = "alamo-alo", .extensions = ".alo", .decoder_version = 3,
       .is_archive = false, .probe = amx__alo_probe_model, .decode = amx__alo_decode },
-    { .format = AMX_FMT_ALAMO_PARTICLE, .name = "alamo-particle", .extensions = ".alo", .decoder_version = 1,
+    { .format = AMX_FMT_ALAMO_PARTICLE, .name = "alamo-particle", .extensions = ".alo", .decoder_version = 2,
       .is_archive = false, .probe = amx__alo_probe_particle, .decode = amx__alo_decode },
     { .format = AMX_FMT_ALAMO_ALA, .name = "alamo-ala", .extensions = ".ala", .decoder_version = 2,
       .is_archive = false, .probe = amx__ala_probe, .decode = amx__ala_decode },
@@ -22,7 +22,7 @@ static const amx_format_entry format_table[] = {
     { .format = AMX_FMT_MW3_ANIM, .name = "mw3-anim", .extensions = "anim.zbd", .decoder_version = 1,
       .is_archive = false, .clips_unbound = true, .probe = amx__mw3_probe,
       .decode = amx__mw3_decode },
-    { .format = AMX_FMT_W3D, .name = "w3d", .extensions = ".w3d", .decoder_version = 1,
+    { .format = AMX_FMT_W3D, .name = "w3d", .extensions = ".w3d", .decoder_version = 2,
       .is_archive = false, .probe = amx__w3d_probe, .decode = amx__w3d_decode },
     { .format = AMX_FMT_BIG, .name = "big", .extensions = ".big", .decoder_version = 1,
       .is_archive = true, .probe = amx__big_probe, .decode = amx__big_decode },
@@ -435,6 +435,54 @@ amx_status amx_archive_entry_bytes(amx_format fmt, const amx_archive_entry *e, c
     return AMX_OK;
 }
 
+void amx__ref(amx_dec *d, amx_ref_kind kind, const char *name, const char *tag, int32_t object,
+              uint32_t line, int64_t offset)
+{
+    amx_asset *a = d->asset;
+    if (a->ref_count >= AMX_MAX_REFS) {
+        if (a->ref_count == AMX_MAX_REFS) {
+            a->ref_count++; /* reported once; the count is put back below */
+            amx__finding(d, AMX_C_LIMIT_EXCEEDED, offset, tag,
+                         "more than %u references: the rest are not recorded", AMX_MAX_REFS);
+            a->ref_count--;
+        }
+        return;
+    }
+    /* malloc'd like the findings, so the array can grow without copies left in the arena */
+    if (a->ref_count % 64 == 0) {
+        amx_ref *grown = realloc(a->refs, ((size_t)a->ref_count + 64) * sizeof *grown);
+        if (!grown) {
+            d->out_of_memory = true;
+            return;
+        }
+        a->refs = grown;
+    }
+    a->refs[a->ref_count++] = (amx_ref){ .kind = kind, .name = name ? name : "",
+                                         .tag = tag ? tag : "", .object = object, .line = line,
+                                         .offset = offset };
+}
+
+static const char *const ref_kind_names[AMX_REF_KIND_COUNT] = {
+    [AMX_REF_MODEL] = "model", [AMX_REF_ANIM_OVERRIDE] = "anim-override",
+    [AMX_REF_MODEL_OR_PARTICLE] = "model-or-particle", [AMX_REF_PARTICLE] = "particle",
+    [AMX_REF_TEXTURE] = "texture", [AMX_REF_SHADER] = "shader",
+};
+
+const char *amx_ref_kind_name(amx_ref_kind kind)
+{
+    return (unsigned)kind < AMX_REF_KIND_COUNT ? ref_kind_names[kind] : "unknown";
+}
+
+bool amx_ref_kind_parse(const char *name, amx_ref_kind *out)
+{
+    for (int i = 0; i < AMX_REF_KIND_COUNT; i++)
+        if (strcasecmp(name, ref_kind_names[i]) == 0) {
+            *out = (amx_ref_kind)i;
+            return true;
+        }
+    return false;
+}
+
 void amx_asset_free(amx_asset *a)
 {
     if (!a)
@@ -442,6 +490,7 @@ void amx_asset_free(amx_asset *a)
     for (uint32_t i = 0; i < a->finding_count; i++)
         free((void *)a->findings[i].message);
     free(a->findings);
+    free(a->refs);
     amx__arena_destroy(a->arena_);
     free(a);
 }

@@ -69,6 +69,13 @@ void amx__finding_sev(amx_dec *d, amx_code code, amx_severity sev, int64_t offse
 void amx__fatal(amx_dec *d, amx_code code, int64_t offset, const char *context,
                 const char *fmt, ...) AMX_PRINTF(5, 6);
 
+/* Records a file this one names. `name` and `tag` must live in the arena (or be literals);
+ * object: the game object's index or -1; line (text files) or offset (binary files), 0 / -1
+ * for none. Beyond AMX_MAX_REFS per file the rest are dropped with one LIMIT_EXCEEDED. */
+#define AMX_MAX_REFS 1000000
+void amx__ref(amx_dec *d, amx_ref_kind kind, const char *name, const char *tag, int32_t object,
+              uint32_t line, int64_t offset);
+
 /* True when a float is finite; otherwise records BAD_VALUE at offset and returns false. */
 bool amx__check_finite(amx_dec *d, float v, int64_t offset, const char *context, const char *what);
 

@@ -460,6 +460,28 @@ static void decode_hierarchy(w3d_state *s, const amx_chunk *hc)
 
 /* ---- meshes, HLODs, HMODELs ---- */
 
+/* 0x30 TEXTURES (c) -> 0x31 TEXTURE (c) -> 0x32 TEXTURE_NAME (a NUL-terminated file name),
+ * 0x33 TEXTURE_INFO: each name is a texture the mesh references (w3d_file.h; Westwood's
+ * dependency scanner w3d_dep.cpp reads the same chunks). */
+static void decode_textures(w3d_state *s, const amx_chunk *tc)
+{
+    amx_dec *d = s->d;
+    uint32_t mesh = s->info->mesh_count - 1, k = 0;
+    amx_reader body = tc->body;
+    amx_chunk t;
+    while (amx__chunk_next(d, &body, &t)) {
+        if (t.type != C_TEXTURE)
+            continue;
+        amx_reader tb = t.body;
+        amx_chunk n;
+        while (amx__chunk_next(d, &tb, &n))
+            if (n.type == C_TEXTURE_NAME)
+                amx__ref(d, AMX_REF_TEXTURE, amx__body_string(d, n.body),
+                         amx__sprintf(d, "mesh %u texture %u", mesh, k++), -1, 0,
+                         (int64_t)n.offset);
+    }
+}
+
 static void decode_mesh(w3d_state *s, const amx_chunk *mc)
 {
     amx_dec *d = s->d;
@@ -477,6 +499,8 @@ static void decode_mesh(w3d_state *s, const amx_chunk *mc)
                 hdr = c, has_hdr = true;
         } else if (c.type == C_VERTEX_INFLUENCES) {
             m->has_influences = true;
+        } else if (c.type == C_TEXTURES) {
+            decode_textures(s, &c);
         } else if (!mesh_child_known(c.type)) {
             amx__w3d_unknown_child(d, &c, C_MESH, "mesh");
         }

@@ -35,14 +35,16 @@ static const struct {
     amx_ref_kind kind;
     bool pairs;              /* "terrain, model, terrain, model" */
 } ref_tags[] = {
-    { "Land_Model_Name", AMX_REF_MODEL, false },
-    { "Space_Model_Name", AMX_REF_MODEL, false },
-    { "Galactic_Model_Name", AMX_REF_MODEL, false },
+    /* an .ALO of either kind (ModVerify BIN01: these must not be animations) */
+    { "Land_Model_Name", AMX_REF_MODEL_OR_PARTICLE, false },
+    { "Space_Model_Name", AMX_REF_MODEL_OR_PARTICLE, false },
+    { "Galactic_Model_Name", AMX_REF_MODEL_OR_PARTICLE, false },
+    { "Damaged_Smoke_Asset_Name", AMX_REF_MODEL_OR_PARTICLE, false },
+    { "Model_To_Attach", AMX_REF_MODEL_OR_PARTICLE, false },   /* hardpoints */
+    /* a model (BIN01: these must be models, and so must terrain-mapped ones) */
     { "Destroyed_Galactic_Model_Name", AMX_REF_MODEL, false },
     { "Galactic_Fleet_Override_Model_Name", AMX_REF_MODEL, false },
     { "GUI_Model_Name", AMX_REF_MODEL, false },
-    { "Damaged_Smoke_Asset_Name", AMX_REF_MODEL, false },
-    { "Model_To_Attach", AMX_REF_MODEL, false },      /* hardpoints */
     { "Model_Name", AMX_REF_MODEL, false },           /* command bar components */
     { "Land_Terrain_Model_Mapping", AMX_REF_MODEL, true },
     { "Land_Model_Anim_Override_Name", AMX_REF_ANIM_OVERRIDE, false },
@@ -52,11 +54,6 @@ static const struct {
 #define TAG_COUNT (sizeof ref_tags / sizeof ref_tags[0])
 #define VARIANT_TAG (-2)
 #define MAX_VALUE 65536     /* longer text is cut (names are short; a mapping list is not) */
-
-const char *amx_ref_kind_name(amx_ref_kind kind)
-{
-    return kind == AMX_REF_ANIM_OVERRIDE ? "anim-override" : "model";
-}
 
 /* ---- probe ---- */
 
@@ -91,8 +88,6 @@ typedef struct xml_state {
     amx_dec *d;
     amx_game_object *objects;     /* malloc'd while parsing; copied into the arena at the end */
     size_t object_count, object_cap;
-    amx_ref *refs;
-    size_t ref_count, ref_cap;
     char *value;                  /* text of the tag being read */
     size_t value_len;
     int tag;                      /* index into ref_tags, VARIANT_TAG, or -1 */
@@ -150,13 +145,7 @@ static const char *trimmed(amx_dec *d, const char *p, size_t n)
 
 static void add_ref(xml_state *s, amx_ref_kind kind, const char *tag, const char *p, size_t n)
 {
-    if (!grow((void **)&s->refs, &s->ref_cap, s->ref_count, sizeof *s->refs)) {
-        s->oom = true;
-        return;
-    }
-    s->refs[s->ref_count++] = (amx_ref){ .kind = kind, .name = trimmed(s->d, p, n), .tag = tag,
-                                         .object = (int32_t)s->object, .line = s->tag_line,
-                                         .offset = -1 };
+    amx__ref(s->d, kind, trimmed(s->d, p, n), tag, (int32_t)s->object, s->tag_line, -1);
 }
 
 static void finish_tag(xml_state *s)
@@ -296,7 +285,6 @@ static bool parse(xml_state *s, const uint8_t *data, size_t len, const char *enc
 static void reset(xml_state *s)
 {
     free(s->objects);
-    free(s->refs);
     free(s->value);
     amx_dec *d = s->d;
     memset(s, 0, sizeof *s);
@@ -338,6 +326,7 @@ void amx__xml_decode(amx_dec *d)
     }
     if (s.encoding_error && !declares_encoding(data, len)) {
         reset(&s);
+        d->asset->ref_count = 0; /* read again from the start */
         latin1 = true;
         if (!parse(&s, data, len, "ISO-8859-1")) {
             reset(&s);
@@ -366,14 +355,8 @@ void amx__xml_decode(amx_dec *d)
         memcpy(a->objects, s.objects, s.object_count * sizeof *a->objects);
         a->object_count = (uint32_t)s.object_count;
     }
-    if (s.ref_count && (a->refs = amx__array(d, s.ref_count, sizeof *a->refs))) {
-        memcpy(a->refs, s.refs, s.ref_count * sizeof *a->refs);
-        a->ref_count = (uint32_t)s.ref_count;
-    }
     if (!a->objects)
         a->object_count = 0;
-    if (!a->refs)
-        a->ref_count = 0;
     reset(&s);
     free(s.value);
 }

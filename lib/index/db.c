@@ -168,7 +168,7 @@ static amx_status prepare_writes(amx_db *db, char *err, size_t errlen)
          * binds those). */
         S(overrides_for_model, "SELECT DISTINCT o.key FROM refs m JOIN refs o ON "
                                "o.file_id = m.file_id AND o.kind = 'anim-override' AND o.key <> '' "
-                               "WHERE m.key = ?1 AND m.kind = 'model'"),
+                               "WHERE m.key = ?1 AND m.kind IN ('model', 'model-or-particle')"),
         /* Skeletons of this name: their DUPLICATE_NAME findings are looked at again. */
         S(mark_skeletons_named, "UPDATE skeletons SET linked = 0 WHERE name_key = ?1 AND linked = 1"),
         /* Clips bound to the skeletons of file ?1 (and its members), by any rule. */

@@ -1179,7 +1179,7 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
         "JOIN game_objects o ON o.id = r.object_id WHERE r.key = ?1 AND r.kind = 'anim-override' "
         "ORDER BY f.path, r.line",
         /* an object's own model tag (NULL when it has none) and its variant parent */
-        "SELECT (SELECT name FROM refs WHERE object_id = o.id AND tag = ?2 AND kind = 'model' "
+        "SELECT (SELECT name FROM refs WHERE object_id = o.id AND tag = ?2 AND kind IN ('model', 'model-or-particle') "
         "ORDER BY id LIMIT 1), variant_key FROM game_objects o WHERE o.id = ?1",
         /* objects of a name: id, root, in_archive */
         "SELECT o.id, f.root_id, f.parent_id IS NOT NULL FROM game_objects o "

@@ -203,7 +203,7 @@ static amx_status show_used_by(amx_db *db, int64_t file_id, const amx_show_callb
                          "SELECT o.type, o.name, o.variant, r.path, f.path, x.line, x.tag, x.name, "
                          "(SELECT lkey FROM m) FROM refs x JOIN game_objects o ON o.id = x.object_id "
                          "JOIN files f ON f.id = x.file_id JOIN roots r ON r.id = f.root_id "
-                         "WHERE x.kind = 'model' AND x.key = (SELECT stem_key FROM m) AND "
+                         "WHERE x.kind IN ('model', 'model-or-particle') AND x.key = (SELECT stem_key FROM m) AND "
                          "f.root_id IN dep ORDER BY r.path, f.path, x.line",
                          &s, err, errlen);
     if (st)

@@ -429,7 +429,7 @@ static void test_xml_override(void)
     /* a model a game object uses lists it */
     put_text("Mod/Data/XML/Units.xml", UNITS_XML);
     scan(db, "Mod", NULL, 0, false);
-    CHECK_EQ(q_int(db, "SELECT count(*) FROM refs WHERE kind = 'model' AND key = 'TANK_B'"), 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM refs WHERE kind = 'model-or-particle' AND key = 'TANK_B'"), 1);
     amx_db_close(db);
 }
 

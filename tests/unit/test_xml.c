@@ -57,7 +57,7 @@ static void test_objects_and_refs(void)
     CHECK_EQ(a->ref_count, 7);
     if (a->ref_count == 7) {
         const amx_ref *r = a->refs;
-        CHECK_EQ(r[0].kind, AMX_REF_MODEL);
+        CHECK_EQ(r[0].kind, AMX_REF_MODEL_OR_PARTICLE);      /* Space_Model_Name */
         CHECK_STR(r[0].name, "EV_Star_Destroyer.ALO");
         CHECK_STR(r[0].tag, "Space_Model_Name");
         CHECK_EQ(r[0].object, 0);
@@ -67,6 +67,7 @@ static void test_objects_and_refs(void)
         CHECK_EQ(r[1].line, 7);
         CHECK_STR(r[2].name, "Trooper.alo");             /* CDATA */
         CHECK_EQ(r[2].object, 1);
+        CHECK_EQ(r[3].kind, AMX_REF_MODEL);              /* terrain-mapped: a model */
         CHECK_STR(r[3].name, "A.alo");                   /* terrain, model pairs */
         CHECK_STR(r[3].tag, "Land_Terrain_Model_Mapping");
         CHECK_EQ(r[3].line, 13);

@@ -301,14 +301,22 @@ typedef struct amx_game_object {
     uint32_t line;           /* 1-based line of the element */
 } amx_game_object;
 
+/* What a reference expects to find (the kind of the file it names). */
 typedef enum amx_ref_kind {
-    AMX_REF_MODEL,           /* a model (.ALO) by the name a model tag gives */
+    AMX_REF_MODEL,           /* a model (.ALO with a skeleton), e.g. GUI_Model_Name */
     AMX_REF_ANIM_OVERRIDE,   /* another model whose animation set a game object plays: the engine
                               * loads <override>_<TYPE>_<NN>.ALA for the object's model; "" clears
                               * an inherited override */
+    AMX_REF_MODEL_OR_PARTICLE, /* an .ALO of either kind, never an animation (Land_Model_Name) */
+    AMX_REF_PARTICLE,        /* a particle system (ALO proxies) */
+    AMX_REF_TEXTURE,         /* a texture (ALO materials, dazzles and particles; W3D meshes) */
+    AMX_REF_SHADER,          /* an Alamo shader (.fx) */
+    AMX_REF_KIND_COUNT
 } amx_ref_kind;
 
-const char *amx_ref_kind_name(amx_ref_kind kind); /* "model", "anim-override" */
+/* "model", "anim-override", "model-or-particle", "particle", "texture", "shader". */
+const char *amx_ref_kind_name(amx_ref_kind kind);
+bool amx_ref_kind_parse(const char *name, amx_ref_kind *out);
 
 /* A file named by this one. */
 typedef struct amx_ref {
@@ -369,7 +377,8 @@ typedef struct amx_asset {
                                      * info counts (animidx/mw3.h), else NULL */
     amx_game_object *objects; /* XML game objects */
     uint32_t object_count;
-    amx_ref *refs;           /* files this one names (XML model tags and animation overrides) */
+    amx_ref *refs;           /* files this one names: XML model tags and animation overrides, ALO
+                              * textures, shaders and proxies, particle textures, W3D textures */
     uint32_t ref_count;
     amx_finding *findings;
     uint32_t finding_count;
