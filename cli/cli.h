@@ -38,6 +38,7 @@ typedef struct cli_opts {
     int nbases;
     bool set_bases;           /* --base or --no-base given */
     bool include_base;        /* --include-base: findings of base layers too */
+    bool missing;             /* refs --missing */
     const char **args;        /* positional arguments */
     int nargs;
 } cli_opts;
@@ -57,6 +58,7 @@ int cmd_skeletons(cli_opts *o, amx_config *cfg);
 int cmd_issues(cli_opts *o, amx_config *cfg);
 int cmd_show(cli_opts *o, amx_config *cfg);
 int cmd_rules(cli_opts *o, amx_config *cfg);
+int cmd_refs(cli_opts *o, amx_config *cfg);
 int cmd_lint(cli_opts *o, amx_config *cfg);
 int cmd_report(cli_opts *o, amx_config *cfg);
 

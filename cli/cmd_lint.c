@@ -245,8 +245,10 @@ bool lint_path_given(const lint_run *r, size_t root, const char *path)
         return true;
     for (char **f = r->files[root]; *f; f++) {
         size_t n = strlen(*f);
-        /* "NAME#" (an archive given) matches its members "NAME#DATA/ART/..." */
-        if (n && (*f)[n - 1] == '#' ? strncmp(path, *f, n) == 0 : strcmp(path, *f) == 0)
+        /* "NAME#" (an archive given) matches its members "NAME#DATA/ART/...", "DIR/" (a
+         * directory given) everything below it */
+        char last = n ? (*f)[n - 1] : 0;
+        if (last == '#' || last == '/' ? strncmp(path, *f, n) == 0 : strcmp(path, *f) == 0)
             return true;
     }
     return false;
@@ -262,8 +264,8 @@ static bool wanted_finding(const char *root, const char *path, void *user)
     return false;
 }
 
-/* Adds a root (an absolute directory), or, with `file`, one file in it. A directory given
- * as well as a file in it wins: every finding under it is reported. */
+/* Adds a root (an absolute directory), or, with `file`, what to report in it: a file, an
+ * archive's members ("NAME#") or a directory below it ("DIR/"). */
 static int add_root(lint_run *r, size_t cap, const char *dir, const char *file)
 {
     size_t i = 0;
@@ -304,9 +306,42 @@ static int add_root(lint_run *r, size_t cap, const char *dir, const char *file)
     return grown[n] ? EXIT_OK : EXIT_IO;
 }
 
-/* Each PATH is a directory (a root: every finding under it) or a file: its directory is the
- * root, scanned whole so a clip binds to the models beside it, and only the file's findings
- * are reported. */
+/* The root a PATH given to lint is scanned in: the game's or mod's Data directory the PATH is
+ * in (or is), so that its clips bind to the models and its references resolve through the
+ * whole Data tree; else the PATH itself (a directory) or its directory (a file). Cuts `real` to
+ * the root and returns what to report in it: NULL for all of it, "sub/dir/" for a directory
+ * below it, "sub/file" for a file. */
+static const char *lint_root(char *real, bool is_dir)
+{
+    size_t n = strlen(real);
+    char *data = NULL;
+    for (char *p = real + n; p > real; p--)
+        if (p[-1] == '/' && strncasecmp(p, "Data", 4) == 0 && (p[4] == '/' || p[4] == '\0')) {
+            data = p + 4; /* the end of the nearest Data component */
+            break;
+        }
+    if (data) {
+        if (*data == '\0')
+            return NULL; /* the Data directory itself */
+        *data = '\0';
+        char *rel = data + 1;
+        if (is_dir) { /* "Art/Models" -> "Art/Models/" (the buffer has room: PATH_MAX) */
+            size_t k = strlen(rel);
+            rel[k] = '/';
+            rel[k + 1] = '\0';
+        }
+        return rel;
+    }
+    if (is_dir)
+        return NULL;
+    char *slash = strrchr(real, '/');
+    *slash = '\0';
+    return slash + 1;
+}
+
+/* Each PATH is scanned in its root (lint_root) and only what is under it is reported: every
+ * finding under a directory given, those of a file given. A directory given as well as a
+ * file in it wins. */
 static int resolve_paths(lint_run *r, const char *const *given, size_t n)
 {
     r->roots = calloc(n, sizeof *r->roots);
@@ -322,12 +357,13 @@ static int resolve_paths(lint_run *r, const char *const *given, size_t n)
             return EXIT_IO;
         }
         int rc;
-        if (S_ISDIR(st.st_mode)) {
-            rc = add_root(r, n, real, NULL);
-        } else if (S_ISREG(st.st_mode)) {
-            char *slash = strrchr(real, '/');
-            *slash = 0;
-            rc = add_root(r, n, real[0] ? real : "/", slash + 1);
+        if (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) {
+            if (strlen(real) + 2 >= sizeof real) {
+                cli_error("lint: %s: the path is too long", given[i]);
+                return EXIT_USAGE;
+            }
+            const char *rel = lint_root(real, S_ISDIR(st.st_mode));
+            rc = add_root(r, n, real[0] ? real : "/", rel);
         } else {
             cli_error("lint: %s: not a file or directory", given[i]);
             return EXIT_USAGE;
@@ -338,6 +374,16 @@ static int resolve_paths(lint_run *r, const char *const *given, size_t n)
         }
     }
     return EXIT_OK;
+}
+
+typedef struct count_arg { const char *prefix; uint64_t n; } count_arg;
+
+static void count_under(const char *path, const char *format, void *user)
+{
+    count_arg *a = user;
+    (void)format;
+    if (strncmp(path, a->prefix, strlen(a->prefix)) == 0)
+        a->n++;
 }
 
 /* Resolves the paths and opens the index; scans every root. `checked` counts the files
@@ -381,6 +427,16 @@ static int scan_roots(lint_run *r, const char *const *given, size_t n, const cli
             nfiles++;
         for (size_t k = 0; k < nfiles; k++) { /* the list grows by the archives' "NAME#" */
             const char *name = r->files[i][k];
+            size_t nlen = strlen(name);
+            if (nlen && name[nlen - 1] == '/') { /* a directory: the files below it */
+                count_arg ca = { .prefix = name, .n = 0 };
+                if (amx_query_files(r->db, r->roots[i], count_under, &ca, err, sizeof err) != AMX_OK) {
+                    cli_error("%s", err);
+                    return EXIT_IO;
+                }
+                *checked += ca.n;
+                continue;
+            }
             amx_file_summary sum;
             bool found = false;
             amx_format fmt;

@@ -628,6 +628,220 @@ int cmd_show(cli_opts *o, amx_config *cfg)
     return EXIT_OK;
 }
 
+/* ---- refs ---- */
+
+static void ref_json(amx_json *j, const amx_ref_row *r, bool with_file)
+{
+    amx_json_begin_object(j);
+    if (with_file) {
+        amx_json_kstring(j, "path", r->path);
+        amx_json_kstring(j, "root", r->root);
+    }
+    amx_json_kstring(j, "kind", r->kind);
+    amx_json_kstring(j, "tag", r->tag);
+    amx_json_kstring(j, "name", r->name);
+    amx_json_kstring(j, "object", r->object);
+    amx_json_key(j, "line");
+    if (r->line > 0)
+        amx_json_int(j, r->line);
+    else
+        amx_json_null(j);
+    json_offset(j, r->offset);
+    if (!with_file) {
+        amx_json_kstring(j, "resolution", r->resolution);
+        amx_json_kstring(j, "target_root", r->target_root);
+        amx_json_kstring(j, "target_path", r->target_path);
+        amx_json_kbool(j, "base_layer", r->target_base);
+    }
+    amx_json_end_object(j);
+}
+
+/* "Land_Model_Name of 'X', line 28" / "mesh 'HULL' submesh 0 param 'BaseTexture' @2230" */
+static void print_place(const amx_ref_row *r)
+{
+    printf("%s", r->tag);
+    if (r->object)
+        printf(" of '%s'", r->object);
+    if (r->line > 0)
+        printf(", line %lld", (long long)r->line);
+}
+
+typedef struct refs_ctx {
+    out_ctx o;
+    bool in_out, in_in;
+    int outgoing, incoming;
+} refs_ctx;
+
+static void refs_close(refs_ctx *c)
+{
+    if (c->o.json && (c->in_out || c->in_in)) {
+        amx_json_end_array(&c->o.j);
+        if (c->in_out) { /* no one names it */
+            amx_json_key(&c->o.j, "referenced_by");
+            amx_json_begin_array(&c->o.j);
+            amx_json_end_array(&c->o.j);
+        }
+        amx_json_end_object(&c->o.j);
+    }
+    c->in_out = c->in_in = false;
+}
+
+static void refs_file(const char *root, const char *path, void *user)
+{
+    refs_ctx *c = user;
+    refs_close(c);
+    c->o.count++;
+    if (c->o.json) {
+        amx_json_begin_object(&c->o.j);
+        amx_json_kstring(&c->o.j, "path", path);
+        amx_json_kstring(&c->o.j, "root", root);
+        amx_json_key(&c->o.j, "references");
+        amx_json_begin_array(&c->o.j);
+        c->in_out = true;
+        return;
+    }
+    printf("%s  (root %s)\n", path, root);
+    c->in_out = true;
+}
+
+static void refs_out(const amx_ref_row *r, void *user)
+{
+    refs_ctx *c = user;
+    c->outgoing++;
+    if (c->o.json) {
+        ref_json(&c->o.j, r, false);
+        return;
+    }
+    printf("  %-18s %-40s ", r->kind, r->name[0] ? r->name : "(empty)");
+    print_place(r);
+    const char *res = r->resolution ? r->resolution : "not resolved yet";
+    if (r->target_path)
+        printf("\n      -> %s%s%s%s\n", r->target_path, r->target_base ? " (base layer " : "",
+               r->target_base ? r->target_root : "", r->target_base ? ")" : "");
+    else
+        printf("\n      -> %s\n", strcmp(res, "found") == 0 ? "found (the set's clips)" : res);
+}
+
+static void refs_in(const amx_ref_row *r, void *user)
+{
+    refs_ctx *c = user;
+    c->incoming++;
+    if (c->o.json) {
+        if (c->in_out) {
+            amx_json_end_array(&c->o.j);
+            amx_json_key(&c->o.j, "referenced_by");
+            amx_json_begin_array(&c->o.j);
+            c->in_out = false;
+            c->in_in = true;
+        }
+        ref_json(&c->o.j, r, true);
+        return;
+    }
+    if (c->in_out) {
+        printf("  named by:\n");
+        c->in_out = false;
+        c->in_in = true;
+    }
+    printf("    %s: ", r->path);
+    print_place(r);
+    printf(" (%s '%s')\n", r->kind, r->name);
+}
+
+typedef struct missing_ctx {
+    out_ctx o;
+    int64_t references;
+} missing_ctx;
+
+static void missing_row(const amx_missing_row *m, void *user)
+{
+    missing_ctx *c = user;
+    c->o.count++;
+    c->references += m->references;
+    if (c->o.json) {
+        amx_json_begin_object(&c->o.j);
+        amx_json_kstring(&c->o.j, "kind", m->kind);
+        amx_json_kstring(&c->o.j, "name", m->name);
+        amx_json_kstring(&c->o.j, "resolution", m->resolution);
+        amx_json_kstring(&c->o.j, "severity", amx_severity_name(m->severity));
+        amx_json_kint(&c->o.j, "references", m->references);
+        amx_json_kint(&c->o.j, "files", m->files);
+        amx_json_key(&c->o.j, "referrers");
+        amx_json_begin_array(&c->o.j);
+        for (size_t i = 0; i < m->referrer_count; i++)
+            ref_json(&c->o.j, &m->referrers[i], true);
+        amx_json_end_array(&c->o.j);
+        amx_json_end_object(&c->o.j);
+        return;
+    }
+    printf("%-7s %-18s %s%s: %lld reference%s in %lld file%s\n", amx_severity_name(m->severity),
+           m->kind, m->name, strcmp(m->resolution, "wrong-kind") == 0 ? " (wrong kind)" : "",
+           (long long)m->references, m->references == 1 ? "" : "s", (long long)m->files,
+           m->files == 1 ? "" : "s");
+    size_t show = m->referrer_count < 3 ? m->referrer_count : 3;
+    for (size_t i = 0; i < show; i++) {
+        printf("          %s: ", m->referrers[i].path);
+        print_place(&m->referrers[i]);
+        printf("\n");
+    }
+    if ((int64_t)show < m->references)
+        printf("          ... and %lld more\n", (long long)(m->references - (int64_t)show));
+}
+
+int cmd_refs(cli_opts *o, amx_config *cfg)
+{
+    if (o->missing == (o->nargs == 1) || o->nargs > 1) {
+        cli_error("refs: give one path ('animidx refs Art/Models/X.ALO') or --missing");
+        return EXIT_USAGE;
+    }
+    amx_db *db = cli_open_db_readonly(cfg);
+    if (!db)
+        return EXIT_IO;
+    char err[1024];
+    amx_status st;
+    int rc = EXIT_OK;
+    if (o->missing) {
+        missing_ctx c = { .o.json = o->json };
+        if (o->json) {
+            amx_json_init(&c.o.j, stdout, true);
+            amx_json_begin_array(&c.o.j);
+        }
+        st = amx_query_missing(db, cfg, o->include_base, missing_row, &c, err, sizeof err);
+        if (o->json) {
+            amx_json_end_array(&c.o.j);
+            fputc('\n', stdout);
+        } else if (!st) {
+            printf("%d name%s missing or of the wrong kind, %lld reference%s\n", c.o.count,
+                   c.o.count == 1 ? "" : "s", (long long)c.references,
+                   c.references == 1 ? "" : "s");
+        }
+    } else {
+        refs_ctx c = { .o.json = o->json };
+        if (o->json) {
+            amx_json_init(&c.o.j, stdout, true);
+            amx_json_begin_array(&c.o.j);
+        }
+        int found = 0;
+        st = amx_query_refs(db, o->args[0], refs_file, refs_out, refs_in, &c, &found, err,
+                            sizeof err);
+        refs_close(&c);
+        if (o->json) {
+            amx_json_end_array(&c.o.j);
+            fputc('\n', stdout);
+        }
+        if (!st && !found) {
+            cli_error("refs: nothing indexed at '%s'; paths are relative to the scanned root "
+                      "(try the file name alone)", o->args[0]);
+            rc = EXIT_FINDINGS;
+        }
+    }
+    amx_db_close(db);
+    if (st) {
+        cli_error("%s", err);
+        return EXIT_IO;
+    }
+    return rc;
+}
+
 /* ---- rules ---- */
 
 int cmd_rules(cli_opts *o, amx_config *cfg)

@@ -92,6 +92,42 @@ static void clip_row(const amx_clip_row *c, void *user)
     };
 }
 
+#define REPORT_REFERRERS 10
+
+static void missing_row(const amx_missing_row *m, void *user)
+{
+    gather *g = user;
+    rep_missing *v = realloc(g->r->missing, (g->r->nmissing + 1) * sizeof *v);
+    if (!v) {
+        g->oom = true;
+        return;
+    }
+    g->r->missing = v;
+    size_t n = m->referrer_count < REPORT_REFERRERS ? m->referrer_count : REPORT_REFERRERS;
+    rep_missing *r = &v[g->r->nmissing++];
+    *r = (rep_missing){ .kind = dup0(m->kind), .name = dup0(m->name),
+                        .resolution = dup0(m->resolution), .severity = m->severity,
+                        .references = m->references, .files = m->files,
+                        .paths = calloc(n ? n : 1, sizeof *r->paths),
+                        .places = calloc(n ? n : 1, sizeof *r->places) };
+    if (!r->paths || !r->places) {
+        g->oom = true;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const amx_ref_row *x = &m->referrers[i];
+        char place[800];
+        int w = snprintf(place, sizeof place, "%s", x->tag);
+        if (w >= 0 && (size_t)w < sizeof place && x->object)
+            w += snprintf(place + w, sizeof place - (size_t)w, " of '%s'", x->object);
+        if (w >= 0 && (size_t)w < sizeof place && x->line > 0)
+            snprintf(place + w, sizeof place - (size_t)w, ", line %lld", (long long)x->line);
+        r->paths[i] = dup0(x->path);
+        r->places[i] = dup0(place);
+        r->nreferrers++;
+    }
+}
+
 static void scan_row(const char *root, int64_t finished_at, int64_t files_seen, void *user)
 {
     gather *g = user;
@@ -115,7 +151,8 @@ static int gather_index(report *r)
         amx_query_summary(r->db, r->cfg, r->include_base, &r->sum, err, sizeof err) != AMX_OK ||
         amx_query_skeletons(r->db, skeleton_row, &g, err, sizeof err) != AMX_OK ||
         amx_query_all_clips(r->db, clip_row, &g, err, sizeof err) != AMX_OK ||
-        amx_query_scans(r->db, scan_row, &g, err, sizeof err) != AMX_OK) {
+        amx_query_scans(r->db, scan_row, &g, err, sizeof err) != AMX_OK ||
+        amx_query_missing(r->db, r->cfg, r->include_base, missing_row, &g, err, sizeof err) != AMX_OK) {
         cli_error("%s", err);
         return EXIT_IO;
     }
@@ -205,6 +242,13 @@ static void report_free(report *r)
     for (size_t i = 0; i < r->nbase_roots; i++)
         free(r->base_roots[i]);
     free(r->base_roots);
+    for (size_t i = 0; i < r->nmissing; i++) {
+        rep_missing *m = &r->missing[i];
+        for (size_t k = 0; k < m->nreferrers; k++)
+            free(m->paths[k]), free(m->places[k]);
+        free(m->paths), free(m->places), free(m->kind), free(m->name), free(m->resolution);
+    }
+    free(r->missing);
     amx_db_close(r->db);
 }
 
@@ -415,6 +459,30 @@ static void write_json(FILE *out, const report *r)
     for (size_t c = 0; c < r->nclips; c++)
         if (!r->clips[c].skel_path)
             json_clip(&j, &r->clips[c]);
+    amx_json_end_array(&j);
+    /* names no layer provides, grouped, most referenced first (refs --missing) */
+    amx_json_key(&j, "missing_assets");
+    amx_json_begin_array(&j);
+    for (size_t i = 0; i < r->nmissing; i++) {
+        const rep_missing *m = &r->missing[i];
+        amx_json_begin_object(&j);
+        amx_json_kstring(&j, "kind", m->kind);
+        amx_json_kstring(&j, "name", m->name);
+        amx_json_kstring(&j, "resolution", m->resolution);
+        amx_json_kstring(&j, "severity", amx_severity_name(m->severity));
+        amx_json_kint(&j, "references", m->references);
+        amx_json_kint(&j, "files", m->files);
+        amx_json_key(&j, "referrers");
+        amx_json_begin_array(&j);
+        for (size_t k = 0; k < m->nreferrers; k++) {
+            amx_json_begin_object(&j);
+            amx_json_kstring(&j, "path", m->paths[k]);
+            amx_json_kstring(&j, "where", m->places[k]);
+            amx_json_end_object(&j);
+        }
+        amx_json_end_array(&j);
+        amx_json_end_object(&j);
+    }
     amx_json_end_array(&j);
     amx_json_end_object(&j);
     fputc('\n', out);

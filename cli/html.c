@@ -675,6 +675,50 @@ static int section_skeleton(FILE *out, const report *r, const rep_skeleton *sk, 
     return rc;
 }
 
+/* Missing assets, grouped by name, most referenced first; long lists collapsed. */
+static void section_missing(FILE *out, const report *r)
+{
+    if (!r->nmissing)
+        return;
+    int64_t refs = 0;
+    for (size_t i = 0; i < r->nmissing; i++)
+        refs += r->missing[i].references;
+    fprintf(out, "<h2 id=\"missing\">Missing assets (%zu names, %lld references)</h2>\n",
+            r->nmissing, (long long)refs);
+    fputs("<p class=\"dim\">Files the models, particles and game objects name that no layer "
+          "of their tree provides (or provides as the wrong kind). Without base layers "
+          "(<code>scan --base</code>) a mod's references to the game's own assets are listed "
+          "here as info.</p>\n", out);
+    fprintf(out, "<details%s><summary>by name</summary>\n", r->nmissing <= 50 ? " open" : "");
+    fputs("<table><tr><th>severity</th><th>kind</th><th>name</th><th>references</th>"
+          "<th>named by</th></tr>\n", out);
+    for (size_t i = 0; i < r->nmissing; i++) {
+        const rep_missing *m = &r->missing[i];
+        fprintf(out, "<tr><td style=\"color:%s\">%s</td><td>", sev_color[m->severity],
+                amx_severity_name(m->severity));
+        esc(out, m->kind);
+        fputs("</td><td><b>", out);
+        esc(out, m->name);
+        fputs("</b>", out);
+        if (strcmp(m->resolution, "wrong-kind") == 0)
+            fputs(" <span class=\"badge bad\">wrong kind</span>", out);
+        fprintf(out, "</td><td class=\"n\">%lld in %lld file%s</td><td>",
+                (long long)m->references, (long long)m->files, m->files == 1 ? "" : "s");
+        for (size_t k = 0; k < m->nreferrers; k++) {
+            fputs(k ? "<br>" : "", out);
+            esc(out, m->paths[k]);
+            fputs(" <span class=\"dim\">", out);
+            esc(out, m->places[k]);
+            fputs("</span>", out);
+        }
+        if ((int64_t)m->nreferrers < m->references)
+            fprintf(out, "<br><span class=\"dim\">... and %lld more</span>",
+                    (long long)(m->references - (int64_t)m->nreferrers));
+        fputs("</td></tr>\n", out);
+    }
+    fputs("</table></details>\n", out);
+}
+
 static void section_config(FILE *out, const amx_config *cfg)
 {
     fputs("<h2 id=\"config\">Effective configuration</h2>\n<table>", out);
@@ -805,6 +849,8 @@ int report_write_html(FILE *out, const report *r)
         fputs("</table>\n", out);
     }
     decoder_drop(&d);
+    if (rc == EXIT_OK)
+        section_missing(out, r);
     section_config(out, r->cfg);
     fputs("</body></html>\n", out);
     return rc;

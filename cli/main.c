@@ -62,6 +62,19 @@ static const cli_cmd commands[] = {
       "PATH is relative to the scanned root, or just the end of it (a file name). A clip shows\n"
       "every skeleton it is checked against and why; a model, the game objects that use it;\n"
       "an XML file, its game objects and the files they name.\n", cmd_show },
+    { "refs", "refs PATH | --missing [--include-base] [--db FILE] [--json]",
+      "what a file names (models, textures, shaders, particles) and what names it; what is missing",
+      "With PATH (relative to the scanned root, or just the file name): every file the file\n"
+      "names, where it is named and what it resolved to through the root's layers (loose files\n"
+      "before archive contents), and every file that names it. With --missing: the names no\n"
+      "layer provides (or provides as the wrong kind), grouped by name, most referenced first,\n"
+      "with the files that name them: the list to fix from. Without base layers (scan --base)\n"
+      "most of a mod's references to the game's own assets are missing by design.\n"
+      "  --missing        the missing names instead of one file's references\n"
+      "  --include-base   also the references of roots scanned only as base layers\n"
+      "  --db FILE        the index (default: the config's [index] database)\n"
+      "  --json           JSON (docs/json.md)\n",
+      cmd_refs },
     { "rules", "rules [--json]", "list every issue code with its severity and meaning",
       "The same catalogue as docs/rules.md.\n", cmd_rules },
     { "watch", "watch DIR... [--base DIR]... [--no-base] [--db FILE] [--jobs N]",
@@ -296,6 +309,8 @@ int main(int argc, char **argv)
             o.set_bases = true;
         else if (strcmp(name, "--include-base") == 0)
             o.include_base = true;
+        else if (strcmp(name, "--missing") == 0)
+            o.missing = true;
         else if (strcmp(name, "--jobs") == 0) {
             if (!parse_int(value, 0, 256, &o.jobs)) {
                 cli_error("--jobs: expected a whole number from 0 to 256, got '%s'", value);

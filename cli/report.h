@@ -18,6 +18,15 @@ typedef struct rep_skeleton {
     int64_t bones, clips;
 } rep_skeleton;
 
+/* A name no layer provides (amx_missing_row), with its first referrers. */
+typedef struct rep_missing {
+    char *kind, *name, *resolution;
+    amx_severity severity;
+    int64_t references, files;
+    char **paths, **places;        /* the first referrers: file and where in it */
+    size_t nreferrers;
+} rep_missing;
+
 typedef struct rep_scan {
     char *root;
     int64_t finished_at, files_seen;
@@ -45,6 +54,8 @@ typedef struct report {
     size_t nskels;
     rep_scan *scans;
     size_t nscans;
+    rep_missing *missing;
+    size_t nmissing;
 } report;
 
 /* Writes the HTML page. Returns EXIT_OK, or EXIT_IO when the index cannot be read. */

@@ -98,6 +98,21 @@ static const amx_code_info code_table[AMX_CODE_COUNT] = {
     [AMX_C_DUPLICATE_NAME] = { "DUPLICATE_NAME", AMX_SEV_WARNING,
         "two files of one tree define a skeleton (W3D hierarchy) of the same name",
         "The engine keeps the first it loads, so which one a model or animation gets depends on load order. Rename one hierarchy or remove the stale file." },
+    [AMX_C_REFERENCE_NOT_FOUND] = { "REFERENCE_NOT_FOUND", AMX_SEV_ERROR,
+        "a file this one names (model, texture, shader, particle, animation set) is in no layer the game searches",
+        "Add the file, fix the name, or declare the game and parent mods the tree sits on (scan --base DIR or [root] base = DIR): without a base layer this is an info finding, since most mods name the game's own assets (ModVerify FILE00)." },
+    [AMX_C_REFERENCE_WRONG_KIND] = { "REFERENCE_WRONG_KIND", AMX_SEV_ERROR,
+        "a name finds a file of the wrong kind: an animation or a model where a particle system is expected, a particle where a model is",
+        "The engine will not use it as intended: point the tag or proxy at a file of the right kind (ModVerify BIN01)." },
+    [AMX_C_REFERENCE_EMPTY] = { "REFERENCE_EMPTY", AMX_SEV_WARNING,
+        "an empty name where the engine needs one (a texture, shader or proxy)",
+        "Fill in the name in the exporter or editor, or remove the parameter (ModVerify FILE02)." },
+    [AMX_C_REFERENCE_PATH_TOO_LONG] = { "REFERENCE_PATH_TOO_LONG", AMX_SEV_ERROR,
+        "a path the engine looks up is longer than it accepts (259 characters; 255 for animations)",
+        "Shorten the file or directory names (ModVerify FILE01)." },
+    [AMX_C_ARCHIVE_CRC_COLLISION] = { "ARCHIVE_CRC_COLLISION", AMX_SEV_WARNING,
+        "a MEG member a reference finds shares the CRC-32 of its name with another member the game loads",
+        "The game finds MEG members by that CRC and may load the other file: rename one of them." },
 };
 
 const amx_code_info *amx_code_get(amx_code code)

@@ -17,7 +17,7 @@ static const amx_format_entry format_table[] = {
       .is_archive = false, .probe = amx__alo_probe_particle, .decode = amx__alo_decode },
     { .format = AMX_FMT_ALAMO_ALA, .name = "alamo-ala", .extensions = ".ala", .decoder_version = 2,
       .is_archive = false, .probe = amx__ala_probe, .decode = amx__ala_decode },
-    { .format = AMX_FMT_MEG, .name = "meg", .extensions = ".meg", .decoder_version = 1,
+    { .format = AMX_FMT_MEG, .name = "meg", .extensions = ".meg", .decoder_version = 2,
       .is_archive = true, .probe = amx__meg_probe, .decode = amx__meg_decode },
     { .format = AMX_FMT_MW3_ANIM, .name = "mw3-anim", .extensions = "anim.zbd", .decoder_version = 1,
       .is_archive = false, .clips_unbound = true, .probe = amx__mw3_probe,

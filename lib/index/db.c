@@ -9,6 +9,7 @@
 #include "animidx/json.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,18 +136,29 @@ static amx_status prepare_writes(amx_db *db, char *err, size_t errlen)
          * path, or the member's name after "ARCHIVE#") */
         S(file_insert, "INSERT INTO files(root_id, parent_id, path, dir_key, stem_key, size, "
                        "mtime_ns, hash, format, version, decoder_version, status, indexed_at, "
-                       "dir_path, lkey) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-                       "?13, CASE WHEN ?2 IS NULL THEN rtrim(?3, replace(?3, '/', '')) END, "
+                       "dir_path, lkey, name_crc) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+                       "?11, ?12, ?13, CASE WHEN ?2 IS NULL THEN rtrim(?3, replace(?3, '/', '')) END, "
                        "CASE WHEN ?2 IS NULL THEN (SELECT lkey_prefix FROM roots WHERE id = ?1) || "
                        "upper(?3) ELSE upper(substr(?3, (SELECT length(path) FROM files a "
-                       "WHERE a.id = ?2) + 2)) END)"),
+                       "WHERE a.id = ?2) + 2)) END, ?14)"),
         S(file_update, "UPDATE files SET parent_id = ?2, dir_key = ?4, stem_key = ?5, size = ?6, "
                        "mtime_ns = ?7, hash = ?8, format = ?9, version = ?10, decoder_version = ?11, "
-                       "status = ?12, indexed_at = ?13, "
+                       "status = ?12, indexed_at = ?13, name_crc = ?14, "
                        "dir_path = CASE WHEN ?2 IS NULL THEN rtrim(?3, replace(?3, '/', '')) END, "
                        "lkey = CASE WHEN ?2 IS NULL THEN (SELECT lkey_prefix FROM roots r WHERE "
                        "r.id = files.root_id) || upper(?3) ELSE upper(substr(?3, (SELECT "
                        "length(path) FROM files a WHERE a.id = ?2) + 2)) END WHERE id = ?1"),
+        /* References a file of this name may satisfy, or stop satisfying: by its stem cut at
+         * the last '.' (stem_key) and at the first (how a model name is retried) */
+        S(mark_refs_of_names, "UPDATE refs SET linked = 0 WHERE linked = 1 AND key IN ("
+                              "SELECT stem_key FROM files WHERE id = ?1 OR parent_id = ?1 UNION "
+                              "SELECT substr(stem_key, 1, instr(stem_key || '.', '.') - 1) FROM "
+                              "files WHERE id = ?1 OR parent_id = ?1 UNION "
+                              /* clips: an animation override is satisfied by its set's clips */
+                              "SELECT skeleton_key FROM clips WHERE file_id = ?1 AND "
+                              "skeleton_key IS NOT NULL)"),
+        S(mark_asset_refs_of_file, "UPDATE refs SET linked = 0 WHERE file_id = ?1 OR file_id IN "
+                                   "(SELECT id FROM files WHERE parent_id = ?1)"),
         S(dir_rows, "SELECT path, id, size, mtime_ns, hash, decoder_version, format FROM files "
                     "INDEXED BY files_dir WHERE root_id = ?1 AND dir_path = ?2 AND "
                     "parent_id IS NULL ORDER BY path"),
@@ -185,6 +197,7 @@ static amx_status prepare_writes(amx_db *db, char *err, size_t errlen)
         S(del_objects, "DELETE FROM game_objects WHERE file_id = ?1"),
         S(ins_ref, "INSERT INTO refs(file_id, object_id, kind, tag, name, key, line, offset) "
                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"),
+
         S(del_refs, "DELETE FROM refs WHERE file_id = ?1"),
         /* Clips named by the animation sets of file ?1 (and its members): their binding follows
          * the sets. */
@@ -335,14 +348,13 @@ amx_status amx__db_root_id(amx_db *db, const char *abs_root, const char *role, i
     sqlite3_reset(db->root_get);
     if (rc != SQLITE_DONE)
         return amx__db_error(db, "index: looking up the root", err, errlen);
-    /* A root named Data is a game's or mod's Data directory: its files are looked up as
-     * DATA/... (files.lkey). */
-    const char *base = strrchr(abs_root, '/');
-    base = base ? base + 1 : abs_root;
+    /* A root inside a game's or mod's Data directory (Mods/X/Data, .../Data/Art/Models): its
+     * files are looked up from there (files.lkey "DATA/ART/MODELS/X.ALO") */
+    char prefix[PATH_MAX] = "";
+    amx__root_lkey_prefix(abs_root, prefix, sizeof prefix);
     sqlite3_bind_text(db->root_add, 1, abs_root, -1, SQLITE_STATIC);
     sqlite3_bind_text(db->root_add, 2, role, -1, SQLITE_STATIC);
-    sqlite3_bind_text(db->root_add, 3, strcasecmp(base, "Data") == 0 ? "DATA/" : "", -1,
-                      SQLITE_STATIC);
+    sqlite3_bind_text(db->root_add, 3, prefix, -1, SQLITE_TRANSIENT);
     if (amx__db_run(db->root_add) != SQLITE_OK)
         return amx__db_error(db, "index: adding the root", err, errlen);
     *id = sqlite3_last_insert_rowid(db->db);
@@ -422,7 +434,8 @@ int amx__db_unlink_dependents(amx_db *db, int64_t id)
     sqlite3_clear_bindings(s);
     if (rc != SQLITE_DONE && rc != SQLITE_OK)
         return rc;
-    sqlite3_stmt *by_file[] = { db->mark_clips_of_sets, db->mark_clips_bound_to_file };
+    sqlite3_stmt *by_file[] = { db->mark_clips_of_sets, db->mark_clips_bound_to_file,
+                                db->mark_refs_of_names };
     rc = SQLITE_OK;
     for (size_t i = 0; rc == SQLITE_OK && i < sizeof by_file / sizeof by_file[0]; i++) {
         sqlite3_bind_int64(by_file[i], 1, id);
@@ -821,6 +834,10 @@ amx_status amx__db_put(amx_db *db, const amx__file_meta *m, const amx_asset *ass
         sqlite3_bind_int64(s, 11, amx_format_decoder_version(fmt));
         sqlite3_bind_text(s, 12, status, -1, SQLITE_STATIC);
         sqlite3_bind_int64(s, 13, (int64_t)time(NULL));
+        if (m->member_name) /* the key a MEG finds it by */
+            sqlite3_bind_int64(s, 14, amx__name_crc(m->member_name));
+        else
+            sqlite3_bind_null(s, 14);
         rc = amx__db_run(s);
     }
     free(dir_key);
@@ -828,6 +845,11 @@ amx_status amx__db_put(amx_db *db, const amx__file_meta *m, const amx_asset *ass
     int64_t id = old.id ? old.id : sqlite3_last_insert_rowid(db->db);
     if (rc == SQLITE_OK && asset)
         rc = put_asset(db, id, asset);
+    /* references that name this file look again (its old name was marked by clear_file) */
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_int64(db->mark_refs_of_names, 1, id);
+        rc = amx__db_run(db->mark_refs_of_names);
+    }
     if (rc == SQLITE_OK && failure)
         rc = put_finding(db, id, "decode", amx_code_get(failure->code)->name,
                          amx_severity_name(amx_code_get(failure->code)->severity),

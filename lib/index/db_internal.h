@@ -32,7 +32,8 @@ struct amx_db {
     sqlite3_stmt *ins_skeleton_ref, *del_skeleton_refs, *mark_refs_for_skeleton, *mark_refs_of_file;
     sqlite3_stmt *mark_skeletons_named, *mark_clips_bound_to_file, *mark_clips_prefix;
     sqlite3_stmt *overrides_for_model, *overrides_of_file;
-    sqlite3_stmt *ins_object, *del_objects, *ins_ref, *del_refs;
+    sqlite3_stmt *ins_object, *del_objects, *ins_ref, *del_refs, *mark_refs_of_names,
+        *mark_asset_refs_of_file;
 };
 
 /* Fills err with "what: sqlite message" and returns AMX_E_DB. */
@@ -62,6 +63,7 @@ typedef struct amx__file_meta {
     int64_t size, mtime_ns;
     bool has_hash;
     uint64_t hash;
+    const char *member_name;      /* an archive member's name in its archive, else NULL */
 } amx__file_meta;
 
 /* Replaces everything indexed for one file with the decoded asset (asset NULL: an 'ignored'

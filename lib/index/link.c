@@ -61,7 +61,9 @@ typedef struct linker {
         *tracks, *update_clip, *del_link_findings, *ins_finding, *refs_of_file, *update_ref,
         *del_bindings, *ins_binding, *overrides, *object_model, *objects_named,
         *variants_of, *fit_candidates, *skeletons_todo,
-        *same_name_in_root, *del_name_findings, *skeletons_done, *winner_check;
+        *same_name_in_root, *del_name_findings, *skeletons_done, *winner_check,
+        *file_info, *asset_refs, *del_ref_findings, *update_asset_ref, *files_at, *crc_twins,
+        *clips_named;
     root_info *roots;
     size_t root_count;
     char *err;
@@ -175,8 +177,8 @@ static void describe_stack(const linker *l, int64_t root, char *out, size_t n)
 {
     const root_info *r = root_of(l, root);
     if (!r || r->stack_len <= 1) {
-        snprintf(out, n, "this tree (no base layer declared: a model of the game or of a parent "
-                         "mod is found with 'scan --base DIR' or [root] base = DIR)");
+        snprintf(out, n, "this tree (no base layer declared: the files of the game and of a "
+                         "parent mod are looked at with 'scan --base DIR' or [root] base = DIR)");
         return;
     }
     size_t at = (size_t)snprintf(out, n, "this tree and its base layers");
@@ -188,15 +190,15 @@ static void describe_stack(const linker *l, int64_t root, char *out, size_t n)
 
 /* ---- findings ---- */
 
-static int add_finding(linker *l, int64_t file_id, const char *origin, amx_code code,
-                       int64_t offset, const char *ctx, const char *msg)
+static int add_finding_sev(linker *l, int64_t file_id, const char *origin, amx_code code,
+                           amx_severity sev, int64_t offset, const char *ctx, const char *msg)
 {
     sqlite3_stmt *s = l->ins_finding;
     const amx_code_info *ci = amx_code_get(code);
     sqlite3_bind_int64(s, 1, file_id);
     sqlite3_bind_text(s, 2, origin, -1, SQLITE_STATIC);
     sqlite3_bind_text(s, 3, ci->name, -1, SQLITE_STATIC);
-    sqlite3_bind_text(s, 4, amx_severity_name(ci->severity), -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 4, amx_severity_name(sev), -1, SQLITE_STATIC);
     sqlite3_bind_text(s, 5, msg, -1, SQLITE_TRANSIENT);
     if (offset >= 0)
         sqlite3_bind_int64(s, 6, offset);
@@ -204,6 +206,13 @@ static int add_finding(linker *l, int64_t file_id, const char *origin, amx_code 
         sqlite3_bind_null(s, 6);
     sqlite3_bind_text(s, 7, ctx, -1, SQLITE_TRANSIENT);
     return amx__db_run(s) == SQLITE_OK ? 0 : -1;
+}
+
+static int add_finding(linker *l, int64_t file_id, const char *origin, amx_code code,
+                       int64_t offset, const char *ctx, const char *msg)
+{
+    return add_finding_sev(l, file_id, origin, code, amx_code_get(code)->severity, offset, ctx,
+                           msg);
 }
 
 /* ---- skeletons and bones ---- */
@@ -1036,6 +1045,338 @@ static int link_ref(linker *l, int64_t file_id, sqlite3_stmt *r)
     return amx__db_run(u) == SQLITE_OK ? 0 : -1;
 }
 
+/* ---- asset references ---- */
+
+typedef struct hit {
+    int64_t id, root_id, name_crc;
+    bool in_archive, meg_member, has_crc;
+    char format[32], path[1024], lkey[AMX_LKEY_MAX];
+} hit;
+
+/* The file the game finds at logical path `lkey` from root `root`: 1 found, 0 none, -1 error. */
+static int find_file(linker *l, const char *lkey, int64_t root, hit *h)
+{
+    sqlite3_stmt *s = l->files_at;
+    sqlite3_bind_text(s, 1, lkey, -1, SQLITE_TRANSIENT);
+    int best = -1, rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        int layer = layer_of(l, root, sqlite3_column_int64(s, 1));
+        if (layer < 0)
+            continue;
+        bool in_archive = sqlite3_column_int(s, 2) != 0;
+        int rank = amx__lookup_rank((size_t)layer, in_archive);
+        if (best >= 0 && rank >= best)
+            continue;
+        best = rank;
+        *h = (hit){ .id = sqlite3_column_int64(s, 0), .root_id = sqlite3_column_int64(s, 1),
+                    .in_archive = in_archive,
+                    .meg_member = strcmp(col_or(s, 5, ""), "meg") == 0,
+                    .has_crc = sqlite3_column_type(s, 6) != SQLITE_NULL,
+                    .name_crc = sqlite3_column_int64(s, 6) };
+        snprintf(h->format, sizeof h->format, "%s", col_or(s, 3, ""));
+        snprintf(h->path, sizeof h->path, "%s", col_or(s, 4, ""));
+        snprintf(h->lkey, sizeof h->lkey, "%s", lkey);
+    }
+    sqlite3_reset(s);
+    return rc != SQLITE_DONE ? -1 : best >= 0;
+}
+
+typedef enum res_kind { RES_FOUND, RES_BUILTIN, RES_SKIPPED, RES_MISSING, RES_WRONG_KIND,
+                        RES_EMPTY, RES_TOO_LONG } res_kind;
+
+static const char *const res_names[] = { "found", "builtin", "skipped", "missing", "wrong-kind",
+                                         "empty", "too-long" };
+
+typedef struct resolution {
+    res_kind what;
+    hit target;               /* when found or wrong-kind */
+    char tried[1200];         /* the paths looked at, for messages */
+    char detail[300];         /* wrong kind: what was found; too long: the path */
+} resolution;
+
+static void note_tried(resolution *r, const char *lkey)
+{
+    size_t n = strlen(r->tried);
+    if (n < sizeof r->tried - 1)
+        snprintf(r->tried + n, sizeof r->tried - n, "%s%s", n ? ", " : "", lkey);
+}
+
+/* Looks the candidates up in order; the first found wins. */
+static int first_found(linker *l, char keys[][AMX_LKEY_MAX], size_t n, int64_t root,
+                       resolution *r, size_t max_len)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (strlen(keys[i]) > max_len) {
+            r->what = RES_TOO_LONG;
+            snprintf(r->detail, sizeof r->detail, "%.250s", keys[i]);
+            return 0;
+        }
+        note_tried(r, keys[i]);
+        int f = find_file(l, keys[i], root, &r->target);
+        if (f)
+            return f;
+    }
+    return 0;
+}
+
+/* Whether the file found is of the kind the reference expects. */
+static bool kind_fits(amx_ref_kind kind, const char *format, char *what, size_t n)
+{
+    bool model = strcmp(format, "alamo-alo") == 0, particle = strcmp(format, "alamo-particle") == 0;
+    snprintf(what, n, "%s", strcmp(format, "alamo-ala") == 0 ? "an animation"
+                            : model                          ? "a model"
+                            : particle                       ? "a particle system"
+                                                             : format);
+    switch (kind) {
+    case AMX_REF_MODEL:
+    case AMX_REF_ANIM_OVERRIDE:
+        return model || (!particle && strcmp(format, "alamo-ala") != 0);
+    case AMX_REF_MODEL_OR_PARTICLE:
+        return strcmp(format, "alamo-ala") != 0;
+    case AMX_REF_PARTICLE:
+        return particle || (!model && strcmp(format, "alamo-ala") != 0);
+    default:
+        return true;
+    }
+}
+
+static int resolve_ref(linker *l, amx_ref_kind kind, const char *name, const char *key, bool w3d,
+                       int64_t root, resolution *r)
+{
+    memset(r, 0, sizeof *r);
+    r->what = RES_MISSING;
+    char keys[8][AMX_LKEY_MAX];
+    size_t n = 0;
+    const char *trimmed_name = name;
+    while (*trimmed_name == ' ')
+        trimmed_name++;
+    if (!*trimmed_name) {
+        r->what = kind == AMX_REF_ANIM_OVERRIDE || kind == AMX_REF_MODEL ||
+                          kind == AMX_REF_MODEL_OR_PARTICLE
+                      ? RES_SKIPPED  /* an empty XML tag clears what a variant inherits */
+                      : RES_EMPTY;
+        return 0;
+    }
+    switch (kind) {
+    case AMX_REF_TEXTURE:
+        if (strcasecmp(trimmed_name, "None") == 0) {
+            r->what = RES_SKIPPED; /* the engine's "no texture" */
+            return 0;
+        }
+        n = amx__texture_lkeys(trimmed_name, w3d, keys, 8);
+        break;
+    case AMX_REF_SHADER:
+        if (amx__shader_builtin(trimmed_name)) {
+            r->what = RES_BUILTIN;
+            return 0;
+        }
+        n = amx__shader_lkeys(trimmed_name, keys, 8);
+        break;
+    case AMX_REF_PARTICLE: {
+        char particle[512];
+        amx__proxy_name(trimmed_name, particle, sizeof particle);
+        n = amx__model_lkeys(particle, keys);
+        break;
+    }
+    default:
+        n = amx__model_lkeys(trimmed_name, keys);
+        break;
+    }
+    int f = first_found(l, keys, n, root, r, AMX_MAX_ASSET_PATH);
+    if (f < 0)
+        return -1;
+    if (r->what == RES_TOO_LONG)
+        return 0;
+    if (!f && kind == AMX_REF_ANIM_OVERRIDE && key[0]) {
+        /* no model of that name: the set is there when clips of it are (KEY_<TYPE>_<NN>) */
+        sqlite3_stmt *s = l->clips_named;
+        sqlite3_bind_text(s, 1, key, -1, SQLITE_TRANSIENT);
+        int rc;
+        while ((rc = sqlite3_step(s)) == SQLITE_ROW && !f)
+            if (layer_of(l, root, sqlite3_column_int64(s, 0)) >= 0)
+                f = 1;
+        sqlite3_reset(s);
+        if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+            return -1;
+        if (f) {
+            r->what = RES_FOUND;
+            r->target.id = 0; /* satisfied by clips, not one file */
+            return 0;
+        }
+        note_tried(r, "clips named ");
+        size_t t = strlen(r->tried);
+        snprintf(r->tried + t, sizeof r->tried - t, "%.200s_<TYPE>_<NN>", key);
+    }
+    if (!f)
+        return 0;
+    char what[64];
+    r->what = kind_fits(kind, r->target.format, what, sizeof what) ? RES_FOUND : RES_WRONG_KIND;
+    snprintf(r->detail, sizeof r->detail, "%s", what);
+    return 0;
+}
+
+static const char *kind_noun(amx_ref_kind kind)
+{
+    switch (kind) {
+    case AMX_REF_TEXTURE: return "texture";
+    case AMX_REF_SHADER: return "shader";
+    case AMX_REF_PARTICLE: return "particle system";
+    case AMX_REF_ANIM_OVERRIDE: return "animation set";
+    default: return "model";
+    }
+}
+
+static const char *kind_expected(amx_ref_kind kind)
+{
+    switch (kind) {
+    case AMX_REF_PARTICLE: return "a particle system";
+    case AMX_REF_MODEL: case AMX_REF_ANIM_OVERRIDE: return "a model";
+    default: return "a model or a particle system";
+    }
+}
+
+/* The finding of one group of references to the same name (first: where it is named first). */
+static int report_ref(linker *l, int64_t file_id, int64_t root, amx_ref_kind kind,
+                      const char *name, const char *where, int64_t offset, size_t more,
+                      const resolution *r)
+{
+    char ctx[600], msg[3000], also[64] = "";
+    snprintf(ctx, sizeof ctx, "%.590s", where);
+    if (more)
+        snprintf(also, sizeof also, " (named in %zu more place%s)", more, more > 1 ? "s" : "");
+    const root_info *ri = root_of(l, root);
+    bool has_bases = ri && ri->stack_len > 1;
+    switch (r->what) {
+    case RES_MISSING: {
+        char stack[2048];
+        describe_stack(l, root, stack, sizeof stack);
+        snprintf(msg, sizeof msg, "%s '%.200s' is in no file of %.1500s; looked for %.1000s%s",
+                 kind_noun(kind), name, stack, r->tried, also);
+        return add_finding_sev(l, file_id, "refs", AMX_C_REFERENCE_NOT_FOUND,
+                               has_bases ? AMX_SEV_ERROR : AMX_SEV_INFO, offset, ctx, msg);
+    }
+    case RES_WRONG_KIND: {
+        const root_info *tr = root_of(l, r->target.root_id);
+        snprintf(msg, sizeof msg, "%s '%.200s' finds %.500s%s%.300s, %s, where the engine "
+                 "expects %s%s", kind_noun(kind), name, r->target.path,
+                 r->target.root_id != root ? " in base layer " : "",
+                 r->target.root_id != root && tr ? tr->path : "", r->detail,
+                 kind_expected(kind), also);
+        return add_finding(l, file_id, "refs", AMX_C_REFERENCE_WRONG_KIND, offset, ctx, msg);
+    }
+    case RES_EMPTY:
+        snprintf(msg, sizeof msg, "an empty %s name: the engine finds nothing there%s",
+                 kind_noun(kind), also);
+        return add_finding(l, file_id, "refs", AMX_C_REFERENCE_EMPTY, offset, ctx, msg);
+    case RES_TOO_LONG:
+        snprintf(msg, sizeof msg, "%s '%.200s' is looked up as %s (%zu characters); the engine "
+                 "accepts at most %d%s", kind_noun(kind), name, r->detail, strlen(r->detail),
+                 AMX_MAX_ASSET_PATH, also);
+        return add_finding(l, file_id, "refs", AMX_C_REFERENCE_PATH_TOO_LONG, offset, ctx, msg);
+    default:
+        break;
+    }
+    if (r->what != RES_FOUND || !r->target.id || !r->target.meg_member || !r->target.has_crc)
+        return 0;
+    /* found in a MEG, which finds members by the CRC-32 of their names: another member of the
+     * stack with the same CRC may be what the game loads */
+    sqlite3_stmt *s = l->crc_twins;
+    sqlite3_bind_int64(s, 1, r->target.name_crc);
+    sqlite3_bind_int64(s, 2, r->target.id);
+    int rc;
+    char twin[1100] = "";
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW && !twin[0])
+        if (layer_of(l, root, sqlite3_column_int64(s, 1)) >= 0 &&
+            strcasecmp(col_or(s, 2, ""), r->target.lkey) != 0)
+            snprintf(twin, sizeof twin, "%.1000s", col_or(s, 0, ""));
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        return -1;
+    if (!twin[0])
+        return 0;
+    snprintf(msg, sizeof msg, "%s '%.200s' is found in %.500s by the CRC-32 of its name "
+             "(0x%08llX), which %.1000s shares: the game may load that file instead%s",
+             kind_noun(kind), name, r->target.path, (unsigned long long)r->target.name_crc, twin,
+             also);
+    return add_finding(l, file_id, "refs", AMX_C_ARCHIVE_CRC_COLLISION, offset, ctx, msg);
+}
+
+/* Every reference of a file, grouped by what it names (one finding per name and file). */
+static int link_asset_refs(linker *l, int64_t file_id)
+{
+    sqlite3_stmt *s = l->file_info;
+    sqlite3_bind_int64(s, 1, file_id);
+    int rc = sqlite3_step(s);
+    int64_t root = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+    bool w3d = rc == SQLITE_ROW && strcmp(col_or(s, 1, ""), "w3d") == 0;
+    sqlite3_reset(s);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return -1;
+    sqlite3_bind_int64(l->del_ref_findings, 1, file_id);
+    if (amx__db_run(l->del_ref_findings) != SQLITE_OK)
+        return -1;
+    s = l->asset_refs;
+    sqlite3_bind_int64(s, 1, file_id);
+    char group[600] = "", first_where[600] = "";
+    amx_ref_kind group_kind = AMX_REF_MODEL;
+    int64_t first_offset = -1;
+    size_t more = 0;
+    resolution r = { 0 };
+    char name[512] = "";
+    bool have = false;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(s, 0);
+        amx_ref_kind kind = AMX_REF_MODEL;
+        amx_ref_kind_parse(col_or(s, 1, ""), &kind);
+        const char *nm = col_or(s, 3, "");
+        char this_group[600];
+        snprintf(this_group, sizeof this_group, "%d:%.580s", (int)kind, col_or(s, 8, ""));
+        if (!have || strcmp(this_group, group) != 0) {
+            if (have && report_ref(l, file_id, root, group_kind, name, first_where, first_offset,
+                                   more, &r))
+                return -1;
+            have = true;
+            snprintf(group, sizeof group, "%s", this_group);
+            group_kind = kind;
+            snprintf(name, sizeof name, "%s", nm);
+            more = 0;
+            first_offset = sqlite3_column_type(s, 6) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 6);
+            /* where: the tag and the object for XML, the chunk's place for binaries */
+            const char *object = col_text(s, 7);
+            int64_t line = sqlite3_column_int64(s, 5);
+            if (object)
+                snprintf(first_where, sizeof first_where, "%.200s of '%.200s', line %lld",
+                         col_or(s, 2, ""), object, (long long)line);
+            else if (line)
+                snprintf(first_where, sizeof first_where, "%.200s, line %lld", col_or(s, 2, ""),
+                         (long long)line);
+            else
+                snprintf(first_where, sizeof first_where, "%.500s", col_or(s, 2, ""));
+            if (resolve_ref(l, kind, nm, col_or(s, 4, ""), w3d, root, &r))
+                return -1;
+        } else {
+            more++;
+        }
+        sqlite3_stmt *u = l->update_asset_ref;
+        sqlite3_bind_int64(u, 1, id);
+        if (r.target.id && (r.what == RES_FOUND || r.what == RES_WRONG_KIND))
+            sqlite3_bind_int64(u, 2, r.target.id);
+        else
+            sqlite3_bind_null(u, 2);
+        sqlite3_bind_text(u, 3, res_names[r.what], -1, SQLITE_STATIC);
+        if (amx__db_run(u) != SQLITE_OK) {
+            sqlite3_reset(s);
+            return -1;
+        }
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE)
+        return -1;
+    if (have && report_ref(l, file_id, root, group_kind, name, first_where, first_offset, more, &r))
+        return -1;
+    return 0;
+}
+
 static int link_file(linker *l, int64_t file_id, uint64_t *linked)
 {
     sqlite3_stmt *pre[] = { l->del_link_findings, l->del_bindings };
@@ -1067,7 +1408,9 @@ static int link_file(linker *l, int64_t file_id, uint64_t *linked)
         }
     }
     sqlite3_reset(r);
-    return rc == SQLITE_DONE ? 0 : -1;
+    if (rc != SQLITE_DONE)
+        return -1;
+    return link_asset_refs(l, file_id);
 }
 
 static int report_duplicate(linker *l, int64_t file_id, const char *name, const char *others)
@@ -1144,7 +1487,8 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
     linker l = { .db = db, .err = err, .errlen = errlen };
     static const char *const sql[] = {
         "SELECT file_id FROM clips WHERE linked = 0 UNION "
-        "SELECT file_id FROM skeleton_refs WHERE linked = 0 LIMIT 256",
+        "SELECT file_id FROM skeleton_refs WHERE linked = 0 UNION "
+        "SELECT file_id FROM refs WHERE linked = 0 LIMIT 256",
         "SELECT c.id, c.name_key, c.skeleton_hint, f.format, f.dir_key, f.root_id, c.name, "
         "c.root_bone, f.lkey, f.path FROM clips c JOIN files f ON f.id = c.file_id "
         "WHERE c.file_id = ?1",
@@ -1204,13 +1548,32 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
         "UPDATE skeletons SET linked = 1 WHERE linked = 0",
         /* every file at a logical path: id, root, in_archive */
         "SELECT id, root_id, parent_id IS NOT NULL FROM files WHERE lkey = ?1",
+        "SELECT root_id, format FROM files WHERE id = ?1",
+        /* a file's references, grouped by kind and name */
+        "SELECT r.id, r.kind, r.tag, r.name, r.key, coalesce(r.line, 0), r.offset, o.name, "
+        "upper(trim(r.name)) AS g FROM refs r LEFT JOIN game_objects o ON o.id = r.object_id "
+        "WHERE r.file_id = ?1 ORDER BY r.kind, g, r.id",
+        "DELETE FROM findings WHERE file_id = ?1 AND origin = 'refs'",
+        "UPDATE refs SET target_id = ?2, resolution = ?3, linked = 1 WHERE id = ?1",
+        /* the files at a logical path: id, root, in_archive, format, path, archive's format,
+         * name CRC */
+        "SELECT f.id, f.root_id, f.parent_id IS NOT NULL, f.format, f.path, p.format, f.name_crc "
+        "FROM files f LEFT JOIN files p ON p.id = f.parent_id WHERE f.lkey = ?1 "
+        "ORDER BY f.path",
+        /* MEG members with the same name CRC as ?1, other than file ?2 */
+        "SELECT f.path, f.root_id, f.lkey FROM files f JOIN files p ON p.id = f.parent_id AND "
+        "p.format = 'meg' WHERE f.name_crc = ?1 AND f.id <> ?2 ORDER BY f.path LIMIT 64",
+        /* the roots of clips named KEY_... */
+        "SELECT f.root_id FROM clips c JOIN files f ON f.id = c.file_id WHERE "
+        "c.name_key > ?1 || '_' AND c.name_key < ?1 || '`' LIMIT 256",
     };
     sqlite3_stmt **slots[] = {
         &l.files_todo, &l.clips_of_file, &l.sets_of_clip, &l.by_name, &l.by_lkey, &l.bones,
         &l.tracks, &l.update_clip, &l.del_link_findings, &l.ins_finding, &l.refs_of_file,
         &l.update_ref, &l.del_bindings, &l.ins_binding, &l.overrides, &l.object_model,
         &l.objects_named, &l.variants_of, &l.fit_candidates, &l.skeletons_todo, &l.same_name_in_root, &l.del_name_findings,
-        &l.skeletons_done, &l.winner_check,
+        &l.skeletons_done, &l.winner_check, &l.file_info, &l.asset_refs, &l.del_ref_findings,
+        &l.update_asset_ref, &l.files_at, &l.crc_twins, &l.clips_named,
     };
     _Static_assert(sizeof sql / sizeof sql[0] == sizeof slots / sizeof slots[0],
                    "one statement per slot");

@@ -649,3 +649,190 @@ amx_status amx_query_show(amx_db *db, const amx_config *cfg, const char *path,
     *found = n;
     return st;
 }
+
+/* ---- asset references ---- */
+
+#define REF_COLUMNS                                                                              \
+    "r.kind, r.tag, r.name, o.name, coalesce(r.line, 0), coalesce(r.offset, -1), r.resolution, " \
+    "tr.path, t.path, t.root_id <> f.root_id"
+
+static void read_ref(sqlite3_stmt *s, int base, amx_ref_row *r)
+{
+    *r = (amx_ref_row){
+        .kind = col_or(s, base, ""), .tag = col_or(s, base + 1, ""),
+        .name = col_or(s, base + 2, ""), .object = col(s, base + 3),
+        .line = sqlite3_column_int64(s, base + 4), .offset = sqlite3_column_int64(s, base + 5),
+        .resolution = col(s, base + 6), .target_root = col(s, base + 7),
+        .target_path = col(s, base + 8), .target_base = sqlite3_column_int(s, base + 9) != 0,
+    };
+}
+
+amx_status amx_query_refs(amx_db *db, const char *path,
+                          void (*file)(const char *root, const char *path, void *user),
+                          void (*out)(const amx_ref_row *r, void *user),
+                          void (*in)(const amx_ref_row *r, void *user), void *user, int *found,
+                          char *err, size_t errlen)
+{
+    *found = 0;
+    sqlite3_stmt *s = NULL, *o = NULL, *i = NULL;
+    amx_status st = prep(db,
+                         "SELECT f.id, r.path, f.path FROM files f JOIN roots r ON r.id = f.root_id "
+                         "WHERE f.path = ?1 OR (length(f.path) > length(?1) AND "
+                         "substr(f.path, -length(?1) - 1) IN ('/' || ?1, '#' || ?1)) "
+                         "ORDER BY r.path, f.path LIMIT 100",
+                         &s, err, errlen);
+    if (!st)
+        st = prep(db,
+                  "SELECT fr.path, f.path, " REF_COLUMNS " FROM refs r "
+                  "JOIN files f ON f.id = r.file_id JOIN roots fr ON fr.id = f.root_id "
+                  "LEFT JOIN game_objects o ON o.id = r.object_id "
+                  "LEFT JOIN files t ON t.id = r.target_id LEFT JOIN roots tr ON tr.id = t.root_id "
+                  "WHERE r.file_id = ?1 ORDER BY r.id",
+                  &o, err, errlen);
+    if (!st)
+        st = prep(db,
+                  "SELECT fr.path, f.path, " REF_COLUMNS " FROM refs r "
+                  "JOIN files f ON f.id = r.file_id JOIN roots fr ON fr.id = f.root_id "
+                  "LEFT JOIN game_objects o ON o.id = r.object_id "
+                  "JOIN files t ON t.id = r.target_id JOIN roots tr ON tr.id = t.root_id "
+                  "WHERE r.target_id = ?1 ORDER BY fr.path, f.path, r.id",
+                  &i, err, errlen);
+    if (st) {
+        sqlite3_finalize(s);
+        sqlite3_finalize(o);
+        return st;
+    }
+    sqlite3_bind_text(s, 1, path, -1, SQLITE_TRANSIENT);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        (*found)++;
+        int64_t id = sqlite3_column_int64(s, 0);
+        if (file)
+            file(col_or(s, 1, ""), col_or(s, 2, ""), user);
+        sqlite3_stmt *q[2] = { o, i };
+        void (*cb[2])(const amx_ref_row *, void *) = { out, in };
+        for (int k = 0; k < 2 && rc == SQLITE_ROW; k++) {
+            sqlite3_bind_int64(q[k], 1, id);
+            int qr;
+            while ((qr = sqlite3_step(q[k])) == SQLITE_ROW) {
+                amx_ref_row r;
+                read_ref(q[k], 2, &r);
+                r.root = col_or(q[k], 0, "");
+                r.path = col_or(q[k], 1, "");
+                if (cb[k])
+                    cb[k](&r, user);
+            }
+            sqlite3_reset(q[k]);
+            if (qr != SQLITE_DONE)
+                rc = qr;
+        }
+    }
+    sqlite3_finalize(o);
+    sqlite3_finalize(i);
+    return finish(db, s, rc, err, errlen);
+}
+
+#define MAX_REFERRERS 20
+
+typedef struct missing_group {
+    char kind[32], name[512], resolution[16];
+    amx_severity severity;
+    int64_t references, files;
+    int64_t last_file;
+    amx_ref_row rows[MAX_REFERRERS];
+    char *owned[MAX_REFERRERS][6];  /* the strings of rows[] */
+    size_t n;
+} missing_group;
+
+static void group_clear(missing_group *g)
+{
+    for (size_t i = 0; i < g->n; i++)
+        for (int k = 0; k < 6; k++)
+            free(g->owned[i][k]);
+    memset(g, 0, sizeof *g);
+    g->last_file = -1;
+}
+
+static void group_emit(missing_group *g, void (*row)(const amx_missing_row *r, void *user),
+                       void *user)
+{
+    if (!g->references)
+        return;
+    amx_missing_row r = { .kind = g->kind, .name = g->name, .resolution = g->resolution,
+                          .severity = g->severity, .references = g->references,
+                          .files = g->files, .referrers = g->rows, .referrer_count = g->n };
+    row(&r, user);
+}
+
+amx_status amx_query_missing(amx_db *db, const amx_config *cfg, bool include_base,
+                             void (*row)(const amx_missing_row *r, void *user), void *user,
+                             char *err, size_t errlen)
+{
+    /* grouped in C over rows in (kind, name) order; groups sorted by size by a CTE */
+    char sql[2400];
+    snprintf(sql, sizeof sql,
+             "WITH m AS (SELECT r.id, r.file_id, r.kind, upper(trim(r.name)) AS g, r.resolution "
+             "FROM refs r JOIN files f ON f.id = r.file_id JOIN roots rt ON rt.id = f.root_id "
+             "WHERE r.resolution IN ('missing', 'wrong-kind') %s), "
+             "n AS (SELECT kind, g, count(*) AS c FROM m GROUP BY kind, g) "
+             "SELECT m.kind, m.g, m.resolution, rt.path, f.path, r.tag, r.name, o.name, "
+             "coalesce(r.line, 0), coalesce(r.offset, -1), f.id, "
+             "EXISTS (SELECT 1 FROM root_layers l WHERE l.root_id = f.root_id) "
+             "FROM m JOIN n ON n.kind = m.kind AND n.g = m.g JOIN refs r ON r.id = m.id "
+             "JOIN files f ON f.id = m.file_id JOIN roots rt ON rt.id = f.root_id "
+             "LEFT JOIN game_objects o ON o.id = r.object_id "
+             "ORDER BY n.c DESC, m.kind, m.g, rt.path, f.path, r.id",
+             include_base ? "" : "AND rt.role = 'target'");
+    sqlite3_stmt *s = NULL;
+    amx_status st = prep(db, sql, &s, err, errlen);
+    if (st)
+        return st;
+    missing_group *g = calloc(1, sizeof *g);
+    if (!g) {
+        sqlite3_finalize(s);
+        return AMX_E_NOMEM;
+    }
+    group_clear(g);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        const char *kind = col_or(s, 0, ""), *key = col_or(s, 1, "");
+        if (strcmp(kind, g->kind) != 0 || strcmp(key, g->name) != 0 || !g->references) {
+            group_emit(g, row, user);
+            group_clear(g);
+            snprintf(g->kind, sizeof g->kind, "%s", kind);
+            snprintf(g->name, sizeof g->name, "%s", key);
+            snprintf(g->resolution, sizeof g->resolution, "%s", col_or(s, 2, ""));
+            g->severity = AMX_SEV_INFO;
+        }
+        /* REFERENCE_NOT_FOUND is an error where the tree declares base layers */
+        bool wrong = strcmp(col_or(s, 2, ""), "wrong-kind") == 0;
+        amx_severity sev = effective(cfg, wrong ? "REFERENCE_WRONG_KIND" : "REFERENCE_NOT_FOUND",
+                                     wrong || sqlite3_column_int(s, 11) ? "error" : "info");
+        if (sev != AMX_SEV_OFF && sev > g->severity)
+            g->severity = sev;
+        if (strcmp(g->name, key) == 0 && g->references == 0)
+            snprintf(g->name, sizeof g->name, "%s", col_or(s, 6, key)); /* as first written */
+        g->references++;
+        int64_t fid = sqlite3_column_int64(s, 10);
+        if (fid != g->last_file)
+            g->files++;
+        g->last_file = fid;
+        if (g->n < MAX_REFERRERS) {
+            char **own = g->owned[g->n];
+            const int cols[6] = { 3, 4, 5, 6, 7, 0 };
+            for (int k = 0; k < 6; k++)
+                own[k] = col(s, cols[k]) ? strdup(col(s, cols[k])) : NULL;
+            g->rows[g->n] = (amx_ref_row){
+                .root = own[0] ? own[0] : "", .path = own[1] ? own[1] : "",
+                .tag = own[2] ? own[2] : "", .name = own[3] ? own[3] : "", .object = own[4],
+                .kind = g->kind, .resolution = g->resolution,
+                .line = sqlite3_column_int64(s, 8), .offset = sqlite3_column_int64(s, 9) };
+            g->n++;
+        }
+    }
+    if (rc == SQLITE_DONE)
+        group_emit(g, row, user);
+    group_clear(g);
+    free(g);
+    return finish(db, s, rc, err, errlen);
+}

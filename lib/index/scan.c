@@ -515,6 +515,8 @@ static amx_status write_result(scanner *s, result *r)
         .has_hash = r->has_hash,
         .hash = r->hash,
         .parent_id = r->member_path ? j->file_id : 0,
+        /* member paths are "ARCHIVE#NAME" */
+        .member_name = r->member_path ? r->member_path + strlen(j->rel_path) + 1 : NULL,
     };
     int64_t id = 0;
     switch (r->kind) {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <zlib.h>
 
 /* The file name part of a path written with either separator. */
 static const char *file_part(const char *name)
@@ -72,4 +73,145 @@ const char *amx__override_model_tag(const char *override_tag)
     if (strcasecmp(override_tag, "Space_Model_Anim_Override_Name") == 0)
         return "Space_Model_Name";
     return NULL;
+}
+
+int64_t amx__name_crc(const char *name)
+{
+    uLong crc = crc32(0L, Z_NULL, 0);
+    for (const char *p = name; p && *p; p++) {
+        unsigned char c = (unsigned char)(*p == '/' ? '\\' : toupper((unsigned char)*p));
+        crc = crc32(crc, &c, 1);
+    }
+    return (int64_t)(crc & 0xFFFFFFFFu);
+}
+
+/* Adds a candidate unless it is already there or too long. */
+static size_t add_key(char out[][AMX_LKEY_MAX], size_t n, size_t max, const char *key)
+{
+    if (n >= max || !key[0])
+        return n;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(out[i], key) == 0)
+            return n;
+    snprintf(out[n], AMX_LKEY_MAX, "%s", key);
+    return n + 1;
+}
+
+size_t amx__texture_lkeys(const char *name, bool w3d, char out[][AMX_LKEY_MAX], size_t max)
+{
+    char key[AMX_LKEY_MAX], file[AMX_LKEY_MAX];
+    if (!name || !*name)
+        return 0;
+    const char *f = file_part(name);
+    put_path(file, 0, sizeof file, f, strlen(f));
+    size_t n = 0;
+    if (w3d) {
+        /* the DDS variant first: the last three characters replaced */
+        size_t len = strlen(file);
+        snprintf(key, sizeof key, "ART/TEXTURES/%.990s", file);
+        if (len > 3) {
+            char dds[AMX_LKEY_MAX];
+            snprintf(dds, sizeof dds, "ART/TEXTURES/%.*sDDS", (int)(len - 3 < 990 ? len - 3 : 990), file);
+            n = add_key(out, n, max, dds);
+        }
+        return add_key(out, n, max, key);
+    }
+    char as_written[AMX_LKEY_MAX] = "";
+    if (f != name) /* a path: from the game's root */
+        put_path(as_written, 0, sizeof as_written, name, strlen(name));
+    snprintf(key, sizeof key, "DATA/ART/TEXTURES/%.990s", file);
+    n = add_key(out, n, max, as_written);
+    n = add_key(out, n, max, key);
+    /* the same with the extension replaced by .DDS (cut at the first '.') */
+    for (int pass = 0; pass < 2; pass++) {
+        const char *src = pass == 0 ? as_written : key;
+        if (!src[0])
+            continue;
+        char dds[AMX_LKEY_MAX];
+        const char *slash = strrchr(src, '/');
+        const char *dot = strchr(slash ? slash : src, '.');
+        size_t keep = dot ? (size_t)(dot - src) : strlen(src);
+        snprintf(dds, sizeof dds, "%.*s.DDS", (int)(keep < 1010 ? keep : 1010), src);
+        n = add_key(out, n, max, dds);
+    }
+    return n;
+}
+
+size_t amx__shader_lkeys(const char *name, char out[][AMX_LKEY_MAX], size_t max)
+{
+    if (!name || !*name)
+        return 0;
+    const char *f = file_part(name);
+    const char *dot = strchr(f, '.');
+    char stem[AMX_LKEY_MAX];
+    put_path(stem, 0, sizeof stem, f, dot ? (size_t)(dot - f) : strlen(f));
+    static const char *const dirs[] = { "", "DATA/ART/SHADERS/", "DATA/ART/SHADERS/TERRAIN/" };
+    static const char *const exts[] = { ".FX", ".FXO" };
+    size_t n = 0;
+    for (size_t e = 0; e < 2; e++)
+        for (size_t d = 0; d < 3; d++) {
+            char key[AMX_LKEY_MAX];
+            snprintf(key, sizeof key, "%s%.990s%s", dirs[d], stem, exts[e]);
+            n = add_key(out, n, max, key);
+        }
+    return n;
+}
+
+/* The shaders of the stock game (Data/Art/Shaders in its archives): the list the Blender ALAMO
+ * plugin (Gaukler/Blender-ALAMO-Plugin, io_alamo_tools/settings.py) carries for Petroglyph's
+ * shaders, plus alDefault.fx, which ModVerify skips as built in. */
+static const char *const builtin_shaders[] = {
+    "alDefault", "BatchMeshAlpha", "BatchMeshGloss", "Grass", "MeshAdditive", "MeshAlpha",
+    "MeshAlphaScroll", "MeshBumpColorize", "MeshBumpColorizeVertex", "MeshBumpColorizeDetail",
+    "MeshBumpLight", "MeshCollision", "MeshGloss", "MeshGlossColorize", "MeshShadowVolume",
+    "MeshShield", "Nebula", "Planet", "RSkinAdditive", "RSkinAlpha", "RSkinBumpColorize",
+    "RSkinGloss", "RSkinGlossColorize", "RSkinShadowVolume", "Skydome", "TerrainMeshBump",
+    "TerrainMeshGloss", "Tree", "LightProxy",
+};
+
+bool amx__shader_builtin(const char *name)
+{
+    const char *f = file_part(name ? name : "");
+    const char *dot = strchr(f, '.');
+    size_t n = dot ? (size_t)(dot - f) : strlen(f);
+    for (size_t i = 0; i < sizeof builtin_shaders / sizeof builtin_shaders[0]; i++)
+        if (strlen(builtin_shaders[i]) == n && strncasecmp(builtin_shaders[i], f, n) == 0)
+            return true;
+    return false;
+}
+
+void amx__proxy_name(const char *name, char *out, size_t outlen)
+{
+    snprintf(out, outlen, "%s", name ? name : "");
+    char *alt = strstr(out, "_ALT");
+    if (!alt || !alt[4])
+        return;
+    char *lod = strstr(out, "_LOD");
+    if (lod)
+        *lod = '\0';
+    if ((alt = strstr(out, "_ALT")))
+        *alt = '\0';
+}
+
+void amx__root_lkey_prefix(const char *abs_root, char *out, size_t outlen)
+{
+    if (!outlen)
+        return;
+    out[0] = '\0';
+    const char *from = NULL;
+    for (const char *p = abs_root; p && *p; p++) {
+        if (*p != '/' || strncasecmp(p + 1, "Data", 4) != 0)
+            continue;
+        const char *after = p + 5;
+        if (*after == '\0' || (*after == '/' && strncasecmp(after + 1, "Art", 3) == 0 &&
+                                (after[4] == '\0' || after[4] == '/')))
+            from = p + 1;
+    }
+    if (!from)
+        return;
+    size_t n = put_path(out, 0, outlen, from, strlen(from));
+    if (n + 1 < outlen && (n == 0 || out[n - 1] != '/')) {
+        out[n] = '/';
+        out[n + 1] = '\0';
+    }
 }

@@ -29,6 +29,41 @@ size_t amx__model_lkeys(const char *name, char out[2][AMX_LKEY_MAX]);
  * Land_Model_Name, Space_... -> Space_Model_Name; NULL for other tags. */
 const char *amx__override_model_tag(const char *override_tag);
 
+/* The prefix a root's loose files are looked up with: "DATA/" for a root that is a Data
+ * directory, "DATA/ART/MODELS/" for .../Data/Art/Models, and so on from the last "Data" that
+ * ends the path or is followed by "Art"; "" otherwise (the root holds Data, or is no game's). */
+void amx__root_lkey_prefix(const char *abs_root, char *out, size_t outlen);
+
+/* The CRC-32 by which a MEG finds a member: of the name upper-cased with '\' separators
+ * (EmpireAtWarMegDataEntryPathNormalizer, MegFileConstants). */
+int64_t amx__name_crc(const char *name);
+
+/* ---- references ---- */
+
+/* The longest paths the engine looks up (PGConstants): textures, models and shaders 259,
+ * animations 255. */
+#define AMX_MAX_ASSET_PATH 259
+#define AMX_MAX_ANIM_PATH 255
+
+/* The logical paths (as files.lkey) tried, in order, for a texture a file names. Alamo
+ * (TextureRepository): the name as written when it has a directory, then
+ * DATA/ART/TEXTURES/<file name>, then both with the extension replaced by .DDS (TGA before DDS).
+ * W3D (textureloader.cpp, W3DFileSystem): ART/TEXTURES/<file name> with its last three
+ * characters made DDS, then as written (DDS before TGA). Returns how many. */
+size_t amx__texture_lkeys(const char *name, bool w3d, char out[][AMX_LKEY_MAX], size_t max);
+
+/* The paths tried for an Alamo shader (EffectsRepository): the name cut at the first '.' of its
+ * file name, with .FX then .FXO, each bare and in DATA/ART/SHADERS/ and DATA/ART/SHADERS/TERRAIN/. */
+size_t amx__shader_lkeys(const char *name, char out[][AMX_LKEY_MAX], size_t max);
+
+/* True for the shaders every Empire at War / Forces of Corruption install carries (so a model
+ * may name them without the mod or a base layer shipping them). */
+bool amx__shader_builtin(const char *name);
+
+/* The particle a proxy shows (ModelClass): a name with "_ALT" followed by more is cut at
+ * "_LOD", then at "_ALT" (case-sensitive, as the engine). */
+void amx__proxy_name(const char *name, char *out, size_t outlen);
+
 /* ---- layers ---- */
 
 /* A root and the bases it declares, in order. */

@@ -8,6 +8,7 @@ under $AMX_CORPUS. TAP on stdout.
 """
 import json
 import os
+import struct
 import subprocess
 import re
 import shutil
@@ -56,6 +57,71 @@ def scan(root, db, rc=0):
     return ax.json("scan", root, "--db", db, "--json", "--quiet", want_rc=rc)
 
 
+def chunks(b, start, end):
+    """The chunks of an Alamo or W3D body: (type, body start, body end), clamped to the parent."""
+    o = start
+    while o + 8 <= end:
+        t, n = struct.unpack_from("<II", b, o)
+        n &= 0x7FFFFFFF
+        yield t, o + 8, min(o + 8 + n, end)
+        o += 8 + n
+
+
+def minis(b, start, end):
+    o = start
+    while o + 2 <= end:
+        t, n = b[o], b[o + 1]
+        yield t, o + 2, min(o + 2 + n, end)
+        o += 2 + n
+
+
+def cstr(b, a, z):
+    return b[a:z].split(b"\0")[0].decode("latin-1")
+
+
+def w3d_textures(path):
+    """Texture names of a W3D file's meshes: 0x0 mesh > 0x30 > 0x31 > 0x32 (w3d_file.h)."""
+    b = open(path, "rb").read()
+    out = []
+    for t, a, z in chunks(b, 0, len(b)):
+        if t == 0:
+            for t2, a2, z2 in chunks(b, a, z):
+                if t2 == 0x30:
+                    for t3, a3, z3 in chunks(b, a2, z2):
+                        if t3 == 0x31:
+                            out += [cstr(b, a4, z4) for t4, a4, z4 in chunks(b, a3, z3) if t4 == 0x32]
+    return out
+
+
+def alo_references(path):
+    """(kind, name) of an ALO file, read independently of animidx: model meshes 0x400 >
+    0x10100 > shader 0x10101 and texture parameters 0x10105 (mini 2); connections 0x600 > proxy
+    0x603 (mini 5); particles 0x900 > 0x800 > 0x700 > colour 0x3 and bump 0x45 textures."""
+    b = open(path, "rb").read()
+    out = []
+    for t, a, z in chunks(b, 0, len(b)):
+        if t == 0x400:
+            for t2, a2, z2 in chunks(b, a, z):
+                if t2 == 0x10100:
+                    for t3, a3, z3 in chunks(b, a2, z2):
+                        if t3 == 0x10101:
+                            out.append(("shader", cstr(b, a3, z3)))
+                        elif t3 == 0x10105:
+                            out += [("texture", cstr(b, a4, z4)) for t4, a4, z4 in minis(b, a3, z3) if t4 == 2]
+        elif t == 0x600:
+            for t2, a2, z2 in chunks(b, a, z):
+                if t2 == 0x603:
+                    out += [("particle", cstr(b, a3, z3)) for t3, a3, z3 in minis(b, a2, z2) if t3 == 5]
+        elif t == 0x900:
+            for t2, a2, z2 in chunks(b, a, z):
+                if t2 == 0x800:
+                    for t3, a3, z3 in chunks(b, a2, z2):
+                        if t3 == 0x700:
+                            out += [("texture", cstr(b, a4, z4)) for t4, a4, z4 in chunks(b, a3, z3)
+                                    if t4 in (0x3, 0x45)]
+    return out
+
+
 def test_w3d(manifest):
     """Every real W3D file decodes cleanly and binds where its skeleton is in the corpus; the same
     files inside a BIG archive are indexed as members; a Shockwave .w3d is named for what it is."""
@@ -65,8 +131,17 @@ def test_w3d(manifest):
     with case(tap, "W3D corpus: every file decodes, every binding resolves") as c:
         s = scan(root, db)
         c.eq(s["files"].get("w3d"), len(w3d), "w3d files (MANIFEST)")
-        c.eq(s["findings"], {"error": 0, "warning": 0, "info": 0}, "findings")
+        c.eq((s["findings"]["error"], s["findings"]["warning"]), (0, 0), "error and warning findings")
+        # the textures the meshes name are the game's: without a base layer, info only
+        iss = ax.json("issues", "--db", db, "--json")
+        c.eq(sorted({(i["code"], i["severity"]) for i in iss}), [("REFERENCE_NOT_FOUND", "info")]
+             if iss else [], "the only findings: textures of the game, at info")
         c.eq(s["clips_unbound"], 0, "clips without their hierarchy")
+        for name in sorted(w3d):
+            want = w3d_textures(os.path.join(root, name))
+            got = [r["name"] for f in ax.json("refs", name, "--db", db, "--json")
+                   for r in f["references"] if r["kind"] == "texture"]
+            c.eq(got, want, name + ": texture references (an independent chunk walk)")
         hier = {}
         for name, desc in w3d.items():
             for m in re.finditer(r"HIERARCHY (\w+) v[\d.]+ (\d+) pivots", desc):
@@ -115,6 +190,96 @@ def test_w3d(manifest):
         iss = ax.json("issues", "--db", sdb, "--json")
         c.eq([(i["code"], i["severity"]) for i in iss], [("NOT_RECOGNISED", "warning")], "findings")
         c.that(iss and "Shockwave 3D" in iss[0]["message"], "message: %s" % iss)
+
+
+def test_mod():
+    """The real submod in the corpus: its parent mod and the game are absent, as for most users."""
+    mod = os.path.join(CORPUS, "mods", "CIS_PROTEUS")
+    if not os.path.isdir(mod):
+        tap.skip("mod", "no mods/CIS_PROTEUS in the corpus")
+        return
+    db = os.path.join(TMP, "mod.db")
+    s = scan(mod, db)
+    iss = ax.json("issues", "--db", db, "--json")
+    clips = {}
+    for sk in ax.json("skeletons", "--db", db, "--json"):
+        for r in ax.json("clips", "--skeleton", sk["skeleton"], "--db", db, "--json"):
+            clips.setdefault(r["path"], []).append(r)
+    with case(tap, "mod: kalani_Die_00.ALA keeps its real BONE_INDEX_MISMATCH findings") as c:
+        k = [i for i in iss if i["path"].endswith("kalani_Die_00.ALA")]
+        c.eq(len(k), 16, "kalani_Die_00 findings")
+        c.that(all(i["code"] == "BONE_INDEX_MISMATCH" and "'kalani'" in i["message"] for i in k),
+               "all BONE_INDEX_MISMATCH against kalani: %s" % short(k))
+    with case(tap, "mod: bone findings only against the model the clip's name or the XML gives") as c:
+        bone = [i for i in iss if i["code"].startswith("BONE_")]
+        c.that(bone, "bone findings")
+        for i in bone:
+            name = stem(i["path"])
+            m = re.search(r"in skeleton '([^']+)'", i["message"])
+            model = m.group(1) if m else ""
+            by_name = name.upper().startswith(model.upper() + "_")
+            by_xml = " via Data/XML/" in i["context"]
+            c.that(by_name or by_xml, "%s: a bone finding against %s (%s)" % (i["path"], model, i["context"]))
+        xml = [i for i in bone if " via Data/XML/" in i["context"]]
+        c.eq(sorted({(stem(i["path"]), re.search(r"skeleton '([^']+)'", i["message"]).group(1)) for i in xml}),
+             [("Confederate_Super_Tank_Deploy_00", "Hero_Super_Tank"),
+              ("Confederate_Super_Tank_Idle_00", "Hero_Super_Tank"),
+              ("Confederate_Super_Tank_Undeploy_00", "Hero_Super_Tank")],
+             "the override of Super_Tank inherited by Drogen_Hosh_Supertank onto a re-rigged model")
+    with case(tap, "mod: every clip whose model is missing gets exactly one SKELETON_NOT_FOUND") as c:
+        nf = {}
+        for i in iss:
+            if i["code"] == "SKELETON_NOT_FOUND":
+                nf[i["path"]] = nf.get(i["path"], 0) + 1
+        c.eq(sorted(set(nf.values())), [1], "SKELETON_NOT_FOUND per clip")
+        c.eq(len(nf), s["clips_unbound"], "clips_unbound")
+        bound = {p for p, rows in clips.items() if any(r["bound"] for r in rows)}
+        c.eq(sorted(set(nf) & bound), [], "a clip both bound and not found")
+        c.eq(len(nf) + len(bound), s["clips"], "every clip is bound or says why not")
+        for p in nf:
+            m = [i["message"] for i in iss if i["path"] == p and i["code"] == "SKELETON_NOT_FOUND"][0]
+            c.that("no base layer declared" in m, "%s: %s" % (p, m))
+    with case(tap, "mod: the XML's game objects and references are indexed (equal to ElementTree)") as c:
+        import xml.etree.ElementTree as ET
+        tags = {"Land_Model_Name", "Space_Model_Name", "Galactic_Model_Name",
+                "Destroyed_Galactic_Model_Name", "Galactic_Fleet_Override_Model_Name", "GUI_Model_Name",
+                "Damaged_Smoke_Asset_Name", "Model_To_Attach", "Model_Name", "Land_Terrain_Model_Mapping",
+                "Land_Model_Anim_Override_Name", "Space_Model_Anim_Override_Name"}
+        objects = refs = 0
+        for dirpath, _, files in os.walk(os.path.join(mod, "Data", "XML")):
+            for f in files:
+                r = ET.parse(os.path.join(dirpath, f)).getroot()
+                for o in r:
+                    if o.get("Name") is None:
+                        continue
+                    objects += 1
+                    for t in o:
+                        if t.tag == "Land_Terrain_Model_Mapping":
+                            refs += len((t.text or "").split(",")) // 2
+                        elif t.tag in tags:
+                            refs += 1
+        got = [ax.json("show", "CIS_Ground_Units.xml", "--db", db, "--json")]
+        import sqlite3
+        con = sqlite3.connect(db)
+        c.eq(con.execute("SELECT count(*) FROM game_objects").fetchone()[0], objects, "game objects")
+        c.eq(con.execute("SELECT count(*) FROM refs r JOIN files f ON f.id = r.file_id "
+                         "WHERE f.format = 'alamo-xml'").fetchone()[0], refs, "XML references")
+        con.close()
+        sh = ax.json("show", "Hero_Super_Tank.alo", "--db", db, "--json")
+        users = [(u["name"], u["tag"]) for u in (sh[0].get("used_by", []) if sh else [])]
+        c.eq(users, [("Drogen_Hosh_Supertank", "Land_Model_Name")], "show on a model: who uses it")
+        c.that(got and got[0] and got[0][0].get("game_objects"), "show on an XML file: its objects")
+    with case(tap, "mod: missing references are info without a base layer, grouped by name") as c:
+        refs_err = [i for i in iss if i["code"].startswith("REFERENCE") and i["severity"] != "info"]
+        c.eq(refs_err, [], "reference findings above info")
+        missing = ax.json("refs", "--missing", "--db", db, "--json")
+        names = {(m["kind"], m["name"].upper()) for m in missing}
+        # models the XML names that live in the parent mod (checked by hand: not in the tree)
+        for want in (("model-or-particle", "MULTI-TROOP_TRANSPORT.ALO"), ("model-or-particle", "HMP_LANDER.ALO"),
+                     ("model-or-particle", "TF_PAC.ALO")):
+            c.that(want in names, "%s is in refs --missing" % (want,))
+        c.that(all(m["severity"] == "info" for m in missing), "severities")
+        c.that(missing[0]["references"] >= missing[-1]["references"], "most referenced first")
 
 
 def main():
@@ -319,7 +484,26 @@ def main():
         other = [i for i in mi if not i["path"].lower().endswith(OUR_EXT)]
         c.eq([(i["path"], i["code"], i["severity"]) for i in other], [], "findings of non-Alamo members")
 
+    with case(tap, "alamo corpus: texture, shader and proxy references listed as an independent reader "
+                   "finds them; without a base layer, no error finding from them") as c:
+        n = 0
+        for f in sorted(models) + sorted(particles):
+            want = alo_references(os.path.join(root, f))
+            rows = ax.json("refs", f, "--db", db, "--json")
+            got = [(r["kind"], r["name"]) for x in rows for r in x["references"]
+                   if r["kind"] in ("texture", "shader", "particle")]
+            # dazzle textures are references too; the independent reader leaves dazzles out
+            got = [g for g, r in zip(got, [r for x in rows for r in x["references"]
+                                           if r["kind"] in ("texture", "shader", "particle")])
+                   if not r["tag"].startswith("dazzle")]
+            c.eq(got, want, f + ": references")
+            n += len(want)
+        c.that(n > 100, "references in the corpus: %d" % n)
+        ref_errors = [i for i in issues if i["code"].startswith("REFERENCE") and i["severity"] != "info"]
+        c.eq(ref_errors, [], "reference findings above info")
+
     test_w3d(manifest)
+    test_mod()
     return tap.finish()
 
 

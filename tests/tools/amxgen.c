@@ -5,6 +5,8 @@
  *   amxgen demo DIR                       a small Data tree with matched, mismatched and
  *                                         broken files, a particle system, a MEG archive and
  *                                         a MechWarrior 3 anim.zbd
+ *   amxgen assets DIR                     the textures and the particle the writer's models
+ *                                         and particles name, in DIR/Data/Art
  *   amxgen mp-pak FILE                    a Metroid Prime PAK: a skeleton, a character set and
  *                                         three animations (one bad bone id, one unplayed)
  *   amxgen bench DIR [--models N] [--vertices V] [--seed S]
@@ -130,6 +132,37 @@ static void write_mp_pak(amxw_buf *out)
     amxw_buf_free(&a3);
 }
 
+/* What the writer's models and particles name, so that every reference resolves: the textures
+ * of their meshes (mesh N's texture is MESH_NN.tga), the particles' textures, and the particle
+ * system of the models' proxy (P_SMOKE_01). */
+static int cmd_assets(const char *root)
+{
+    char *models = join(root, "Data/Art/Models");
+    if (!models)
+        return 1;
+    int rc = 0;
+    amxw_buf b = { 0 };
+    char *p;
+    static const char *const textures[] = { "MESH_00.tga", "MESH_01.tga", "MESH_02.tga",
+                                            "p_particle_master.tga", "p_particle_depth_master.tga" };
+    for (size_t i = 0; i < sizeof textures / sizeof textures[0]; i++) {
+        static const uint8_t tga_header[18] = { 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 32, 8 };
+        char name[96];
+        snprintf(name, sizeof name, "Data/Art/Textures/%s", textures[i]);
+        amxw_bytes(&b, tga_header, sizeof tga_header);
+        p = join(root, name);
+        rc |= p ? save(&b, p) : 1;
+        free(p);
+    }
+    amxw_alo_particle(&b, "P_SMOKE_01", 1, false);
+    p = join(models, "P_SMOKE_01.ALO");
+    rc |= p ? save(&b, p) : 1;
+    free(p);
+
+    free(models);
+    return rc ? 1 : 0;
+}
+
 static int cmd_demo(const char *root)
 {
     char *models = join(root, "Data/Art/Models");
@@ -194,7 +227,9 @@ static int cmd_demo(const char *root)
     rc |= p ? save(&b, p) : 1;
     free(p);
 
-    /* A file of another kind, skipped by the scanner. */
+    rc |= cmd_assets(root);
+
+    /* The game object list (XML). */
     amxw_bytes(&b, "<?xml version=\"1.0\"?>\n<GameObjectFiles/>\n", 41);
     p = join(root, "Data/XML/GameObjectFiles.xml");
     rc |= p ? save(&b, p) : 1;
@@ -322,7 +357,7 @@ static int cmd_meg(int argc, char **argv)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fputs("usage: amxgen demo DIR | bench DIR [--models N] [--vertices V] [--seed S]\n"
+        fputs("usage: amxgen demo DIR | assets DIR | bench DIR [--models N] [--vertices V] [--seed S]\n"
               "       amxgen model FILE --bones a,b,c [--meshes N] [--vertices V]\n"
               "       amxgen clip FILE --bones a,b,c [--indices 0,1,2] [--format 1|2] [--frames F] [--fps R]\n"
               "       amxgen particle FILE NAME [--emitters N]\n"
@@ -335,6 +370,8 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (strcmp(cmd, "demo") == 0)
         return cmd_demo(argv[2]);
+    if (strcmp(cmd, "assets") == 0)
+        return cmd_assets(argv[2]);
     if (strcmp(cmd, "bench") == 0)
         return cmd_bench(argv[2], opt_u32(argc, argv, "--models", 1500),
                          opt_u32(argc, argv, "--vertices", 400), opt_u32(argc, argv, "--seed", 1));

@@ -85,6 +85,50 @@ typedef struct amx_scan_stats {
 amx_status amx_scan(amx_db *db, const amx_scan_opts *opts, amx_scan_stats *stats, char *err,
                     size_t errlen);
 
+/* ---- asset references ---- */
+
+/* A reference of one file to another (README "Asset references"). */
+typedef struct amx_ref_row {
+    const char *root, *path;      /* the file that names the other */
+    const char *kind;             /* what it expects: model, model-or-particle, particle,
+                                   * texture, shader, anim-override */
+    const char *tag;              /* where: "mesh 'HULL' submesh 0 param 'BaseTexture'",
+                                   * "Land_Model_Name", "proxy 2 'p_smoke'" */
+    const char *name;             /* as written */
+    const char *object;           /* the XML game object, or NULL */
+    int64_t line, offset;         /* 0 / -1 when none */
+    const char *resolution;       /* found, builtin (an engine shader), skipped (an empty XML tag,
+                                   * a texture named None), missing, wrong-kind, empty, too-long;
+                                   * NULL before the link pass looked */
+    const char *target_root, *target_path; /* the file found (NULL when none) */
+    bool target_base;             /* it is in a base layer of the referring file's root */
+} amx_ref_row;
+
+/* What the files matching `path` (as amx_query_show) name, and what names them. `out` is called
+ * for each reference of a matching file, `in` for each reference to it; `file` first for each
+ * matching file. *found = the files matched. */
+amx_status amx_query_refs(amx_db *db, const char *path,
+                          void (*file)(const char *root, const char *path, void *user),
+                          void (*out)(const amx_ref_row *r, void *user),
+                          void (*in)(const amx_ref_row *r, void *user), void *user, int *found,
+                          char *err, size_t errlen);
+
+/* One name that no layer provides (or provides as the wrong kind), with who names it. */
+typedef struct amx_missing_row {
+    const char *kind, *name, *resolution;  /* resolution: missing or wrong-kind */
+    amx_severity severity;        /* effective: error where the tree declares base layers, info
+                                   * where it does not (REFERENCE_NOT_FOUND); config overrides */
+    int64_t references, files;    /* how many references, from how many files */
+    const amx_ref_row *referrers; /* the first of them (at most 20), in path order */
+    size_t referrer_count;
+} amx_missing_row;
+
+/* Missing names grouped by kind and name, most referenced first. Roots scanned only as base
+ * layers are left out unless include_base. */
+amx_status amx_query_missing(amx_db *db, const amx_config *config, bool include_base,
+                             void (*row)(const amx_missing_row *r, void *user), void *user,
+                             char *err, size_t errlen);
+
 /* Every root of the index with its role ("target": scanned for itself; "base": scanned as
  * another root's base layer) and its base layers in lookup order, in path order. */
 typedef struct amx_root_row {
