@@ -333,6 +333,17 @@ size_t amxw_w3d_mesh_write(amxw_buf *b, const amxw_w3d_mesh *m)
         size_t v = amxw_chunk_begin(b, m->extra_child, false);
         amxw_chunk_end(b, v);
     }
+    if (m->texture_count) { /* W3D_CHUNK_TEXTURES > TEXTURE > TEXTURE_NAME */
+        size_t ts = begin(b, 0x030, true, m->legacy);
+        for (uint32_t i = 0; i < m->texture_count; i++) {
+            size_t t = begin(b, 0x031, true, m->legacy);
+            size_t nm = amxw_chunk_begin(b, 0x032, false);
+            amxw_bytes(b, m->textures[i], strlen(m->textures[i]) + 1);
+            amxw_chunk_end(b, nm);
+            amxw_chunk_end(b, t);
+        }
+        amxw_chunk_end(b, ts);
+    }
     amxw_chunk_end(b, c);
     return start_of(c);
 }

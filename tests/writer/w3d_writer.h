@@ -169,6 +169,8 @@ typedef struct amxw_w3d_mesh {
     bool influences;                    /* write 0x0E (vertices x 8 bytes) */
     bool vertices_chunk;                /* write 0x02 (vertices x 12 bytes) after the header */
     uint32_t extra_child;               /* != 0: an extra empty child chunk with this id */
+    const char *const *textures;        /* 0x30 > 0x31 > 0x32 texture names (NUL-terminated) */
+    uint32_t texture_count;
     bool legacy;
 } amxw_w3d_mesh;
 

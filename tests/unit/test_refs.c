@@ -1,0 +1,311 @@
+/* Asset references on writer-built trees: present, missing (info without base layers, error
+ * with), wrong kind, empty names, the engine's shaders, TGA before DDS (Alamo) and DDS before
+ * TGA (W3D), loose files before archive contents, base layers, a CRC-32 collision in MEGs, and
+ * resolution done again when a missing file appears and when it goes. */
+#include "test.h"
+
+#include "alo_writer.h"
+#include "buf.h"
+#include "meg_writer.h"
+#include "w3d_writer.h"
+
+#include "animidx/index.h"
+#include "resolve.h"
+
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char top[256], dbpath[300];
+
+static void fresh(void)
+{
+    snprintf(top, sizeof top, "/tmp/amx_refs_test_%d", (int)getpid());
+    snprintf(dbpath, sizeof dbpath, "%s.db", top);
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' '%s-wal' '%s-shm'", top, dbpath, dbpath, dbpath);
+    CHECK(system(cmd) == 0);
+}
+
+static const char *at(const char *rel)
+{
+    static char buf[1400];
+    snprintf(buf, sizeof buf, "%s/%s", top, rel);
+    return buf;
+}
+
+static void put(const char *rel, amxw_buf *b)
+{
+    CHECK_EQ(amxw_write_file(b, at(rel)), 0);
+    amxw_buf_free(b);
+}
+
+static void put_bytes(const char *rel, const char *bytes)
+{
+    amxw_buf b = { 0 };
+    amxw_bytes(&b, bytes, strlen(bytes));
+    put(rel, &b);
+}
+
+/* A model whose one sub-mesh uses `shader` with a BaseTexture `texture`, and a proxy. */
+static void model(const char *rel, const char *shader, const char *texture, const char *proxy)
+{
+    static const amxw_alo_bone bones[] = { { .name = "Root", .parent = -1, .visible = 1 } };
+    amxw_alo_param param = { .type = AMXW_ALO_TEXTURE, .name = "BaseTexture", .texture = texture };
+    amxw_alo_submesh sub = { .shader = shader, .params = &param, .param_count = 1, .vertices = 3,
+                             .triangles = 1 };
+    amxw_alo_mesh mesh = { .name = "HULL", .submeshes = &sub, .submesh_count = 1 };
+    amxw_alo_conn conn = { 0, 0 };
+    amxw_alo_proxy px = { .name = proxy, .bone = 0 };
+    amxw_alo_spec spec = { .bones = bones, .bone_count = 1, .meshes = &mesh, .mesh_count = 1,
+                           .conns = &conn, .conn_count = 1, .proxies = proxy ? &px : NULL,
+                           .proxy_count = proxy ? 1 : 0 };
+    amxw_buf b = { 0 };
+    amxw_alo_model(&b, &spec);
+    put(rel, &b);
+}
+
+static void particle(const char *rel, const char *name)
+{
+    amxw_buf b = { 0 };
+    amxw_alo_particle(&b, name, 1, false);
+    put(rel, &b);
+}
+
+static int64_t q_int(amx_db *db, const char *fmt, ...)
+{
+    char sql[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(sql, sizeof sql, fmt, ap);
+    va_end(ap);
+    sqlite3_stmt *s = NULL;
+    int64_t v = -1;
+    if (sqlite3_prepare_v2(amx_db_handle(db), sql, -1, &s, NULL) == SQLITE_OK &&
+        sqlite3_step(s) == SQLITE_ROW)
+        v = sqlite3_column_int64(s, 0);
+    else
+        printf("# query failed: %s: %s\n", sql, sqlite3_errmsg(amx_db_handle(db)));
+    sqlite3_finalize(s);
+    return v;
+}
+
+/* The resolution of the reference named `name` of file `file`, with its target's path. */
+static const char *resolution(amx_db *db, const char *file, const char *name)
+{
+    static char out[1200];
+    snprintf(out, sizeof out, "(none)");
+    char sql[1024];
+    snprintf(sql, sizeof sql, "SELECT coalesce(r.resolution, '?') || ' ' || coalesce(t.path, '-') "
+             "FROM refs r JOIN files f ON f.id = r.file_id LEFT JOIN files t ON t.id = r.target_id "
+             "WHERE f.path LIKE '%%%s' AND r.name = '%s' ORDER BY r.id", file, name);
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(amx_db_handle(db), sql, -1, &s, NULL) == SQLITE_OK &&
+        sqlite3_step(s) == SQLITE_ROW)
+        snprintf(out, sizeof out, "%s", (const char *)sqlite3_column_text(s, 0));
+    sqlite3_finalize(s);
+    return out;
+}
+
+static int64_t findings(amx_db *db, const char *file, const char *code, const char *sev)
+{
+    return q_int(db, "SELECT count(*) FROM findings i JOIN files f ON f.id = i.file_id WHERE "
+                     "f.path LIKE '%%%s' AND i.code = '%s' AND i.severity LIKE '%s'", file, code,
+                 sev ? sev : "%");
+}
+
+static amx_db *open_db(void)
+{
+    amx_db *db = NULL;
+    char err[512];
+    CHECK_EQ(amx_db_open(dbpath, 0, &db, err, sizeof err), AMX_OK);
+    return db;
+}
+
+static void scan(amx_db *db, const char *root, const char *base)
+{
+    char r[1400], b[1400];
+    snprintf(r, sizeof r, "%s/%s", top, root);
+    snprintf(b, sizeof b, "%s/%s", top, base ? base : "");
+    const char *bp[1] = { b };
+    amx_scan_opts o = { .root = r, .jobs = 2, .bases = bp, .base_count = base ? 1 : 0,
+                        .set_bases = base != NULL };
+    char err[512] = "";
+    amx_status st = amx_scan(db, &o, NULL, err, sizeof err);
+    if (st)
+        printf("# scan of %s: %s\n", root, err);
+    CHECK_EQ(st, AMX_OK);
+}
+
+#define M "Mod/Data/Art/Models/"
+#define T "Mod/Data/Art/Textures/"
+
+static void test_rules(void)
+{
+    fresh();
+    model(M "SHIP.ALO", "MeshBumpColorize.fx", "ship.tga", "P_SMOKE_ALT1");   /* all present */
+    model(M "GONE.ALO", "Custom.fx", "gone.tga", "P_GONE");                  /* all missing */
+    model(M "WRONG.ALO", "MeshGloss.fx", "None", "SHIP");                    /* proxy: a model */
+    model(M "EMPTY.ALO", "", "", NULL);                                      /* empty names */
+    model(M "DDS.ALO", "Custom.fx", "dds_only.tga", NULL);                   /* .dds for .tga */
+    particle(M "P_SMOKE.ALO", "P_SMOKE");
+    put_bytes(T "ship.tga", "tga");
+    put_bytes(T "dds_only.dds", "dds");
+    put_bytes(T "p_particle_master.tga", "tga");
+    put_bytes(T "p_particle_depth_master.tga", "tga");
+    put_bytes("Mod/Data/Art/Shaders/Custom.fx", "float4 x;");
+    put_bytes("Mod/Data/XML/Units.xml",
+              "<Units>\n<SpaceUnit Name=\"S\">\n<Space_Model_Name>SHIP.ALO</Space_Model_Name>\n"
+              "<GUI_Model_Name>P_SMOKE.ALO</GUI_Model_Name>\n"
+              "<Galactic_Model_Name>Ship_Galactic.alo</Galactic_Model_Name>\n"
+              "<Damaged_Smoke_Asset_Name>P_SMOKE.ALO</Damaged_Smoke_Asset_Name>\n"
+              "<Land_Model_Name/>\n</SpaceUnit>\n</Units>\n");
+    amx_db *db = open_db();
+    scan(db, "Mod", NULL);
+    /* present: texture, an engine shader, the particle a proxy's _ALT name stands for */
+    CHECK_STR(resolution(db, "SHIP.ALO", "ship.tga"), "found Data/Art/Textures/ship.tga");
+    CHECK_STR(resolution(db, "SHIP.ALO", "MeshBumpColorize.fx"), "builtin -");
+    CHECK_STR(resolution(db, "SHIP.ALO", "P_SMOKE_ALT1"), "found Data/Art/Models/P_SMOKE.ALO");
+    CHECK_EQ(findings(db, "SHIP.ALO", "REFERENCE%", NULL), 0);
+    /* a shader the mod ships, in the engine's shader folder */
+    CHECK_STR(resolution(db, "DDS.ALO", "Custom.fx"), "found Data/Art/Shaders/Custom.fx");
+    /* .dds for .tga */
+    CHECK_STR(resolution(db, "DDS.ALO", "dds_only.tga"), "found Data/Art/Textures/dds_only.dds");
+    /* missing: one finding per name, info without a base layer, saying so */
+    CHECK_STR(resolution(db, "GONE.ALO", "gone.tga"), "missing -");
+    CHECK_EQ(findings(db, "GONE.ALO", "REFERENCE_NOT_FOUND", "info"), 2); /* texture, proxy */
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE message LIKE '%%gone.tga%%no base "
+                       "layer declared%%DATA/ART/TEXTURES/GONE.TGA, DATA/ART/TEXTURES/GONE.DDS%%'"), 1);
+    /* wrong kind: a proxy that finds a model; a GUI model that finds a particle */
+    CHECK_STR(resolution(db, "WRONG.ALO", "SHIP"), "wrong-kind Data/Art/Models/SHIP.ALO");
+    CHECK_EQ(findings(db, "WRONG.ALO", "REFERENCE_WRONG_KIND", "error"), 1);
+    CHECK_STR(resolution(db, "WRONG.ALO", "None"), "skipped -");
+    CHECK_STR(resolution(db, "Units.xml", "P_SMOKE.ALO"), "wrong-kind Data/Art/Models/P_SMOKE.ALO");
+    CHECK_EQ(findings(db, "Units.xml", "REFERENCE_WRONG_KIND", "error"), 1); /* GUI, not the smoke */
+    CHECK(q_int(db, "SELECT count(*) FROM findings WHERE code = 'REFERENCE_WRONG_KIND' AND "
+                    "context = 'GUI_Model_Name of ''S'', line 4'") == 1);
+    CHECK_STR(resolution(db, "Units.xml", "SHIP.ALO"), "found Data/Art/Models/SHIP.ALO");
+    CHECK_EQ(findings(db, "Units.xml", "REFERENCE_NOT_FOUND", "info"), 1); /* Ship_Galactic */
+    CHECK_STR(resolution(db, "Units.xml", ""), "skipped -"); /* an empty tag clears */
+    /* empty names where one is needed */
+    CHECK_EQ(findings(db, "EMPTY.ALO", "REFERENCE_EMPTY", "warning"), 2);
+    /* the missing texture appears: resolved again, the finding goes */
+    put_bytes(T "gone.dds", "dds");
+    scan(db, "Mod", NULL);
+    CHECK_STR(resolution(db, "GONE.ALO", "gone.tga"), "found Data/Art/Textures/gone.dds");
+    CHECK_EQ(findings(db, "GONE.ALO", "REFERENCE_NOT_FOUND", NULL), 1);
+    /* and a TGA beside it wins (the engine tries TGA before DDS) */
+    put_bytes(T "gone.tga", "tga");
+    scan(db, "Mod", NULL);
+    CHECK_STR(resolution(db, "GONE.ALO", "gone.tga"), "found Data/Art/Textures/gone.tga");
+    /* it goes again: missing again */
+    CHECK(unlink(at(T "gone.tga")) == 0);
+    CHECK(unlink(at(T "gone.dds")) == 0);
+    scan(db, "Mod", NULL);
+    CHECK_STR(resolution(db, "GONE.ALO", "gone.tga"), "missing -");
+    CHECK_EQ(findings(db, "GONE.ALO", "REFERENCE_NOT_FOUND", NULL), 2);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM refs WHERE linked = 0"), 0);
+    amx_db_close(db);
+}
+
+/* Base layers: a reference the mod does not satisfy is an error once the game is declared, and
+ * resolves when the game has the file: loose files of every layer before archive contents. */
+static void test_layers_and_archives(void)
+{
+    fresh();
+    model(M "SHIP.ALO", "MeshGloss.fx", "game.tga", "P_GAME");
+    model(M "LOST.ALO", "MeshGloss.fx", "nowhere.tga", NULL);
+    put_bytes("Game/Data/Art/Textures/game.tga", "tga");
+    amxw_buf p = { 0 }, meg = { 0 };
+    amxw_alo_particle(&p, "P_GAME", 1, false);
+    amxw_meg_file files[] = { { "DATA\\ART\\MODELS\\P_GAME.ALO", p.data, p.len } };
+    amxw_meg(&meg, 1, files, 1);
+    put("Game/Data/Particles.meg", &meg);
+    amxw_buf_free(&p);
+    amx_db *db = open_db();
+    scan(db, "Mod", "Game");
+    CHECK_STR(resolution(db, "SHIP.ALO", "game.tga"), "found Data/Art/Textures/game.tga");
+    CHECK_STR(resolution(db, "SHIP.ALO", "P_GAME"),
+              "found Data/Particles.meg#DATA/ART/MODELS/P_GAME.ALO");
+    CHECK_EQ(findings(db, "LOST.ALO", "REFERENCE_NOT_FOUND", "error"), 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'REFERENCE_NOT_FOUND' AND "
+                       "message LIKE '%%base layers%%/Game%%'"), 1);
+    /* a loose copy in the mod beats the game's archive */
+    particle(M "P_GAME.ALO", "P_GAME");
+    scan(db, "Mod", NULL);
+    CHECK_STR(resolution(db, "SHIP.ALO", "P_GAME"), "found Data/Art/Models/P_GAME.ALO");
+    /* without the base layer the mod's own files still resolve; the rest becomes info */
+    scan(db, "Mod", NULL);
+    amx_db_close(db);
+    db = open_db();
+    char r[1400];
+    snprintf(r, sizeof r, "%s/Mod", top);
+    amx_scan_opts o = { .root = r, .jobs = 1, .set_bases = true };
+    char err[512];
+    CHECK_EQ(amx_scan(db, &o, NULL, err, sizeof err), AMX_OK);
+    CHECK_STR(resolution(db, "SHIP.ALO", "game.tga"), "missing -");
+    CHECK_EQ(findings(db, "LOST.ALO", "REFERENCE_NOT_FOUND", "info"), 1);
+    amx_db_close(db);
+}
+
+/* Two MEG members whose names hash to the same CRC-32: the one a reference finds may not be
+ * what the game loads. */
+static void test_crc_collision(void)
+{
+    /* no two short real names collide: the second member is given the first one's CRC */
+    fresh();
+    model(M "SHIP.ALO", "MeshGloss.fx", "hit.tga", NULL);
+    amxw_buf meg = { 0 };
+    amxw_meg_file files[] = { { "DATA\\ART\\TEXTURES\\HIT.TGA", (const uint8_t *)"tga", 3 },
+                              { "DATA\\ART\\TEXTURES\\OTHER.TGA", (const uint8_t *)"tga", 3 } };
+    amxw_meg(&meg, 1, files, 2);
+    put("Mod/Data/Textures.meg", &meg);
+    amx_db *db = open_db();
+    scan(db, "Mod", NULL);
+    CHECK_STR(resolution(db, "SHIP.ALO", "hit.tga"), "found Data/Textures.meg#DATA/ART/TEXTURES/HIT.TGA");
+    CHECK_EQ(findings(db, "SHIP.ALO", "ARCHIVE_CRC_COLLISION", NULL), 0);
+    CHECK_EQ(q_int(db, "SELECT name_crc FROM files WHERE path LIKE '%%HIT.TGA'"),
+             amx__name_crc("DATA\\ART\\TEXTURES\\HIT.TGA"));
+    sqlite3_exec(amx_db_handle(db),
+                 "UPDATE files SET name_crc = (SELECT name_crc FROM files WHERE path LIKE '%HIT.TGA') "
+                 "WHERE path LIKE '%OTHER.TGA'; UPDATE refs SET linked = 0",
+                 NULL, NULL, NULL);
+    char err[512];
+    CHECK_EQ(amx_link(db, NULL, err, sizeof err), AMX_OK);
+    CHECK_EQ(findings(db, "SHIP.ALO", "ARCHIVE_CRC_COLLISION", "warning"), 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'ARCHIVE_CRC_COLLISION' AND "
+                       "message LIKE '%%Textures.meg#DATA/ART/TEXTURES/OTHER.TGA%%'"), 1);
+    amx_db_close(db);
+}
+
+/* W3D meshes: ART/TEXTURES, the DDS variant first. */
+static void test_w3d_textures(void)
+{
+    fresh();
+    amxw_buf b = { 0 };
+    amxw_w3d_mesh mesh = { .name = "BOX", .container = "BOX", .textures = (const char *const[]){
+                               "box.tga", "lid.tga" }, .texture_count = 2 };
+    amxw_w3d_mesh_write(&b, &mesh);
+    put("Gen/Art/W3D/box.w3d", &b);
+    put_bytes("Gen/Art/Textures/box.dds", "dds");
+    put_bytes("Gen/Art/Textures/box.tga", "tga");
+    amx_db *db = open_db();
+    scan(db, "Gen", NULL);
+    CHECK_STR(resolution(db, "box.w3d", "box.tga"), "found Art/Textures/box.dds");
+    CHECK_STR(resolution(db, "box.w3d", "lid.tga"), "missing -");
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'REFERENCE_NOT_FOUND' AND "
+                       "message LIKE '%%ART/TEXTURES/LID.DDS, ART/TEXTURES/LID.TGA%%'"), 1);
+    amx_db_close(db);
+}
+
+int main(void)
+{
+    test_run("test_rules", test_rules);
+    test_run("test_layers_and_archives", test_layers_and_archives);
+    test_run("test_crc_collision", test_crc_collision);
+    test_run("test_w3d_textures", test_w3d_textures);
+    return test_done();
+}
