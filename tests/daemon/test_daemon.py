@@ -265,6 +265,10 @@ def db_rows(db):
         out["findings"] = sorted(con.execute(
             "SELECT f.path, i.code, i.severity, i.message, coalesce(i.context, '') "
             "FROM findings i JOIN files f ON f.id = i.file_id"))
+        out["refs"] = sorted(con.execute(
+            "SELECT f.path, r.kind, r.tag, r.name, coalesce(r.resolution, ''), coalesce(t.path, ''), "
+            "r.linked FROM refs r JOIN files f ON f.id = r.file_id "
+            "LEFT JOIN files t ON t.id = r.target_id"))
         out["duplicate_paths"] = con.execute(
             "SELECT count(*) FROM (SELECT root_id, path FROM files GROUP BY 1, 2 "
             "HAVING count(*) > 1)").fetchone()[0]
@@ -285,7 +289,7 @@ def compare_with_fresh_scan(c, d, tag):
     a, b = db_rows(d.db), db_rows(fresh)
     c.eq(a["duplicate_paths"], 0, "%s: duplicate paths in the daemon's index" % tag)
     c.eq(a["fk_violations"], 0, "%s: foreign key violations" % tag)
-    for k in ("files", "skeletons", "clips", "findings"):
+    for k in ("files", "skeletons", "clips", "findings", "refs"):
         if a[k] != b[k]:
             sa, sb = set(a[k]), set(b[k])
             c.that(False, "%s: %s differ from a fresh scan (%d vs %d rows)\n  only in the daemon's: "
@@ -822,12 +826,46 @@ def test_watch_command():
         c.that("no animidxd is running" in p.stderr, "message: %r" % p.stderr)
 
 
+def test_references():
+    with case(tap, "references under the daemon: a missing texture and particle resolve when they "
+                   "appear, and are missing again when they go; the index equals a fresh scan's") as c:
+        root = os.path.join(TMP, "tree7")
+        alo = "Data/Art/Models/UV_WALKER.ALO"
+        model(os.path.join(root, alo), WALKER)  # names MESH_00.tga and the proxy P_SMOKE_01
+        d = Daemon("refs", [root]).start()
+
+        def resolution(name):
+            rows = d.query("refs", alo)
+            refs = [r for r in (rows[0]["references"] if rows else []) if r["name"] == name]
+            return refs[0]["resolution"] + " " + (refs[0]["target_path"] or "-") if refs else None
+
+        def missing():
+            return sorted(m["name"] for m in d.query("refs", "--missing"))
+
+        c.eq(resolution("MESH_00.tga"), "missing -", "texture before")
+        c.eq(missing(), ["MESH_00.tga", "P_SMOKE_01"], "the missing list")
+        write(os.path.join(root, "Data/Art/Textures/MESH_00.dds"), b"DDS ")
+        amxgen("particle", os.path.join(root, "Data/Art/Models/P_SMOKE_01.ALO"), "P_SMOKE_01")
+        d.sync()
+        c.eq(resolution("MESH_00.tga"), "found Data/Art/Textures/MESH_00.dds",
+             "the texture appears (DDS for TGA)")
+        c.eq(resolution("P_SMOKE_01"), "found Data/Art/Models/P_SMOKE_01.ALO", "the particle appears")
+        c.that("MESH_00.tga" not in missing(), "the texture left the missing list")
+        compare_with_fresh_scan(c, d, "refs-appear")
+        os.remove(os.path.join(root, "Data/Art/Textures/MESH_00.dds"))
+        d.sync()
+        c.eq(resolution("MESH_00.tga"), "missing -", "the texture goes")
+        c.that("MESH_00.tga" in missing(), "back in the missing list")
+        compare_with_fresh_scan(c, d, "refs-gone")
+        d.check_clean_stop(c)
+
+
 def main():
     tap.diag("animidx %s, animidxd %s, daemon commands in the CLI: %s" % (ANIMIDX, ANIMIDXD, HAVE_CLI))
     tests = [test_start, test_cli_commands_registered, test_create_modify, test_rename_move_delete,
              test_deep_trees, test_pause_resume, test_burst, test_overflow, test_second_instance,
              test_reload, test_stop_main, test_sigterm_during_burst, test_watch_limit,
-             test_index_inside_root, test_watch_command]
+             test_index_inside_root, test_watch_command, test_references]
     try:
         for t in tests:
             if t is not test_start and t is not test_cli_commands_registered and MAIN is None:
