@@ -528,6 +528,7 @@ typedef struct clip_ctx {
     char name[256], key[256], format[32], hint[256];
     char dir_key[1024];       /* the clip's directory as the game sees it (lkey's directory) */
     char path[1024];
+    size_t lkey_len;          /* the length of the path the engine loads it by */
 } clip_ctx;
 
 /* The directory part of a logical key ("DATA/ART/MODELS/X.ALA" -> "DATA/ART/MODELS"). */
@@ -837,6 +838,18 @@ static int link_alamo_clip(linker *l, const clip_ctx *c)
         free(b);
         return rc;
     }
+    if (c->lkey_len > AMX_MAX_ANIM_PATH) {
+        /* the engine's animation paths hold 255 characters (PGConstants): it never loads this */
+        char msg[600];
+        snprintf(msg, sizeof msg, "clip '%.250s' is loaded as a path of %zu characters; the "
+                 "engine accepts at most %d for animations and will not load it", c->name,
+                 c->lkey_len, AMX_MAX_ANIM_PATH);
+        if (add_finding(l, c->file_id, "link", AMX_C_REFERENCE_PATH_TOO_LONG, -1, "clip path",
+                        msg)) {
+            free(b);
+            return -1;
+        }
+    }
     for (size_t i = 0; i < nn && !rc; i++) {
         char *mkey = amx__upper(names[i].model);
         char lkey[AMX_LKEY_MAX + 300];
@@ -977,6 +990,7 @@ static int link_clip(linker *l, int64_t file_id, sqlite3_stmt *q)
     snprintf(c.format, sizeof c.format, "%s", col_or(q, 3, ""));
     snprintf(c.name, sizeof c.name, "%s", col_or(q, 6, ""));
     lkey_dir(col_or(q, 8, ""), c.dir_key, sizeof c.dir_key);
+    c.lkey_len = strlen(col_or(q, 8, ""));
     snprintf(c.path, sizeof c.path, "%s", col_or(q, 9, ""));
 
     amx_format fmt = AMX_FMT_UNKNOWN;

@@ -581,5 +581,6 @@ int main(void)
     test_run("test_xml_malformed", test_xml_malformed);
     test_run("test_w3d_own_hierarchy", test_w3d_own_hierarchy);
     test_run("test_resolve_rules", test_resolve_rules);
+    fresh(); /* removes the last test's tree and database */
     return test_done();
 }

@@ -4,6 +4,7 @@
  * resolution done again when a missing file appears and when it goes. */
 #include "test.h"
 
+#include "ala_writer.h"
 #include "alo_writer.h"
 #include "buf.h"
 #include "meg_writer.h"
@@ -301,11 +302,54 @@ static void test_w3d_textures(void)
     amx_db_close(db);
 }
 
+/* Paths longer than the engine takes: 259 characters for textures, 255 for animations. */
+static void test_too_long(void)
+{
+    fresh();
+    char tex[300], dir[300], rel[1200];
+    memset(tex, 'T', 236);
+    snprintf(tex + 236, sizeof tex - 236, ".tga"); /* DATA/ART/TEXTURES/ + 240 = 258: fits */
+    model(M "FITS.ALO", "MeshGloss.fx", tex, NULL);
+    memset(tex, 'T', 238);
+    snprintf(tex + 238, sizeof tex - 238, ".tga"); /* 18 + 242 = 260: one too many */
+    model(M "LONG.ALO", "MeshGloss.fx", tex, NULL);
+    /* a clip at DATA/ART/MODELS/<dir>/SHIP_IDLE_00.ALA: 16 + 226 + 1 + 16 = 259 > 255 */
+    memset(dir, 'D', 226);
+    dir[226] = '\0';
+    snprintf(rel, sizeof rel, M "%s/SHIP.ALO", dir);
+    model(rel, "MeshGloss.fx", "ship.tga", NULL);
+    static const char *const bone[] = { "Root" };
+    amxw_buf b = { 0 };
+    amxw_ala_simple(&b, 2, 10, 30.0f, 1, bone, NULL, 1);
+    snprintf(rel, sizeof rel, M "%s/SHIP_IDLE_00.ALA", dir);
+    put(rel, &b);
+    dir[222] = '\0'; /* 255: loads */
+    snprintf(rel, sizeof rel, M "%s/SHIP.ALO", dir);
+    model(rel, "MeshGloss.fx", "ship.tga", NULL);
+    amxw_ala_simple(&b, 2, 10, 30.0f, 1, bone, NULL, 1);
+    snprintf(rel, sizeof rel, M "%s/SHIP_IDLE_00.ALA", dir);
+    put(rel, &b);
+    amx_db *db = open_db();
+    scan(db, "Mod", NULL);
+    CHECK_EQ(findings(db, "FITS.ALO", "REFERENCE_PATH_TOO_LONG", NULL), 0);
+    CHECK_STR(resolution(db, "FITS.ALO", "MeshGloss.fx"), "builtin -");
+    CHECK_EQ(findings(db, "LONG.ALO", "REFERENCE_PATH_TOO_LONG", "error"), 1);
+    CHECK(q_int(db, "SELECT count(*) FROM refs WHERE resolution = 'too-long'") == 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings i JOIN files f ON f.id = i.file_id WHERE "
+                       "i.code = 'REFERENCE_PATH_TOO_LONG' AND f.path LIKE '%%_IDLE_00.ALA' AND "
+                       "i.severity = 'error' AND i.message LIKE '%%259 characters%%at most 255%%'"),
+             1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'REFERENCE_PATH_TOO_LONG'"), 2);
+    amx_db_close(db);
+}
+
 int main(void)
 {
     test_run("test_rules", test_rules);
     test_run("test_layers_and_archives", test_layers_and_archives);
     test_run("test_crc_collision", test_crc_collision);
     test_run("test_w3d_textures", test_w3d_textures);
+    test_run("test_too_long", test_too_long);
+    fresh(); /* removes the last test's tree and database */
     return test_done();
 }
