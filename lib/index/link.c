@@ -473,7 +473,7 @@ static void add_binding(bindings *b, const pick *p, const char *how, const char 
         return;
     b->p[b->n] = *p;
     snprintf(b->p[b->n].how, sizeof b->p[b->n].how, "%s", how);
-    snprintf(b->p[b->n].via, sizeof b->p[b->n].via, "%s", via);
+    snprintf(b->p[b->n].via, sizeof b->p[b->n].via, "%.500s", via); /* a detail, cut if it must be */
     b->n++;
 }
 

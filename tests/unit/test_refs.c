@@ -33,7 +33,7 @@ static void fresh(void)
 
 static const char *at(const char *rel)
 {
-    static char buf[1400];
+    static char buf[1700];
     snprintf(buf, sizeof buf, "%s/%s", top, rel);
     return buf;
 }
