@@ -735,7 +735,7 @@ amx_status amx_query_refs(amx_db *db, const char *path,
 #define MAX_REFERRERS 20
 
 typedef struct missing_group {
-    char kind[32], name[512], resolution[16];
+    char kind[32], key[512], name[512], resolution[16]; /* name: as first written */
     amx_severity severity;
     int64_t references, files;
     int64_t last_file;
@@ -796,11 +796,12 @@ amx_status amx_query_missing(amx_db *db, const amx_config *cfg, bool include_bas
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         const char *kind = col_or(s, 0, ""), *key = col_or(s, 1, "");
-        if (strcmp(kind, g->kind) != 0 || strcmp(key, g->name) != 0 || !g->references) {
+        if (strcmp(kind, g->kind) != 0 || strcmp(key, g->key) != 0 || !g->references) {
             group_emit(g, row, user);
             group_clear(g);
             snprintf(g->kind, sizeof g->kind, "%s", kind);
-            snprintf(g->name, sizeof g->name, "%s", key);
+            snprintf(g->key, sizeof g->key, "%s", key);
+            snprintf(g->name, sizeof g->name, "%s", col_or(s, 6, key));
             snprintf(g->resolution, sizeof g->resolution, "%s", col_or(s, 2, ""));
             g->severity = AMX_SEV_INFO;
         }
@@ -810,8 +811,6 @@ amx_status amx_query_missing(amx_db *db, const amx_config *cfg, bool include_bas
                                      wrong || sqlite3_column_int(s, 11) ? "error" : "info");
         if (sev != AMX_SEV_OFF && sev > g->severity)
             g->severity = sev;
-        if (strcmp(g->name, key) == 0 && g->references == 0)
-            snprintf(g->name, sizeof g->name, "%s", col_or(s, 6, key)); /* as first written */
         g->references++;
         int64_t fid = sqlite3_column_int64(s, 10);
         if (fid != g->last_file)

@@ -12,6 +12,7 @@ import struct
 import subprocess
 import re
 import shutil
+import sqlite3
 import sys
 import tempfile
 
@@ -280,6 +281,14 @@ def test_mod():
             c.that(want in names, "%s is in refs --missing" % (want,))
         c.that(all(m["severity"] == "info" for m in missing), "severities")
         c.that(missing[0]["references"] >= missing[-1]["references"], "most referenced first")
+        keys = [(m["kind"], m["name"].upper().strip()) for m in missing]
+        c.eq(len(keys), len(set(keys)), "one group per kind and name (names differ in case)")
+        con = sqlite3.connect(db)
+        want = con.execute("SELECT count(*) FROM refs r JOIN files f ON f.id = r.file_id JOIN roots t "
+                           "ON t.id = f.root_id WHERE r.resolution IN ('missing', 'wrong-kind') "
+                           "AND t.role = 'target'").fetchone()[0]
+        con.close()
+        c.eq(sum(m["references"] for m in missing), want, "the groups hold every unresolved reference")
 
 
 def main():
