@@ -135,12 +135,36 @@ bool amx__ala_probe(const uint8_t *data, size_t len)
     return len >= 8 && amx_load_u32le(data) == ALA_ROOT && (amx_load_u32le(data + 4) & 0x80000000u);
 }
 
+/* "bone 3 'name'" (the name cut at 480 bytes), or "bone 3": made for every bone of every clip,
+ * so without printf. */
 static const char *bone_ctx(amx_dec *d, ala_bone *b)
 {
-    if (!b->ctx)
-        b->ctx = b->name && b->name[0] ? amx__sprintf(d, "bone %u '%s'", b->pos, b->name)
-                                       : amx__sprintf(d, "bone %u", b->pos);
-    return b->ctx;
+    if (b->ctx)
+        return b->ctx;
+    char digits[10];
+    size_t nd = 0;
+    uint32_t v = b->pos;
+    do
+        digits[nd++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    size_t nl = b->name ? strnlen(b->name, 480) : 0;
+    while (nl && ((unsigned char)b->name[nl] & 0xC0) == 0x80)
+        nl--; /* not inside a UTF-8 sequence */
+    size_t len = 5 + nd + (nl ? nl + 3 : 0);
+    char *out = amx__alloc(d, len + 1);
+    if (!out)
+        return "bone";
+    memcpy(out, "bone ", 5);
+    for (size_t i = 0; i < nd; i++)
+        out[5 + i] = digits[nd - 1 - i];
+    if (nl) {
+        out[5 + nd] = ' ';
+        out[6 + nd] = '\'';
+        memcpy(out + 7 + nd, b->name, nl);
+        out[7 + nd + nl] = '\'';
+    }
+    out[len] = '\0';
+    return b->ctx = out;
 }
 
 /* Reads n floats from a mini-chunk; non-finite values become `fallback`. False when too short. */

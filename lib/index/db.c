@@ -43,6 +43,7 @@ amx_status amx__db_begin(amx_db *db, char *err, size_t errlen)
     amx_status st = amx__db_exec(db, "BEGIN IMMEDIATE", err, errlen);
     if (st == AMX_OK)
         db->in_tx = true;
+    db->linked_state = -1;
     return st;
 }
 
@@ -51,6 +52,7 @@ amx_status amx__db_commit(amx_db *db, char *err, size_t errlen)
     amx_status st = amx__db_exec(db, "COMMIT", err, errlen);
     if (st == AMX_OK)
         db->in_tx = false;
+    db->linked_state = -1;
     return st;
 }
 
@@ -59,6 +61,34 @@ void amx__db_rollback(amx_db *db)
     if (db->in_tx)
         sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
     db->in_tx = false;
+    db->linked_state = -1;
+}
+
+/* Whether any row is marked linked. Every UPDATE ... SET linked = 0 that marks what a change
+ * may affect is a no-op when none is: then it is not run (an index built from scratch links
+ * only at the end of the scan). Known within one write transaction; the link pass, which sets
+ * rows linked, forgets it (amx__db_forget_linked). */
+static bool anything_linked(amx_db *db)
+{
+    if (db->linked_state >= 0 && db->in_tx)
+        return db->linked_state != 0;
+    static const char sql[] =
+        "SELECT EXISTS (SELECT 1 FROM clips WHERE linked = 1) OR "
+        "EXISTS (SELECT 1 FROM refs WHERE linked = 1) OR "
+        "EXISTS (SELECT 1 FROM skeleton_refs WHERE linked = 1) OR "
+        "EXISTS (SELECT 1 FROM skeletons WHERE linked = 1)";
+    sqlite3_stmt *s = NULL;
+    int v = 1; /* when in doubt, mark */
+    if (sqlite3_prepare_v2(db->db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+        v = sqlite3_column_int(s, 0);
+    sqlite3_finalize(s);
+    db->linked_state = db->in_tx ? v : -1;
+    return v != 0;
+}
+
+void amx__db_forget_linked(amx_db *db)
+{
+    db->linked_state = -1;
 }
 
 char *amx__upper(const char *s)
@@ -68,8 +98,19 @@ char *amx__upper(const char *s)
     if (!u)
         return NULL;
     for (size_t i = 0; i <= n; i++)
-        u[i] = (char)toupper((unsigned char)s[i]);
+        u[i] = s[i] >= 'a' && s[i] <= 'z' ? (char)(s[i] - 32) : s[i];
     return u;
+}
+
+int amx__ascii_casecmp(const char *a, const char *b)
+{
+    for (;; a++, b++) {
+        int x = (unsigned char)*a, y = (unsigned char)*b;
+        x = x >= 'a' && x <= 'z' ? x - 32 : x;
+        y = y >= 'a' && y <= 'z' ? y - 32 : y;
+        if (x != y || !x)
+            return x - y;
+    }
 }
 
 static amx_status migrate(amx_db *db, char *err, size_t errlen)
@@ -227,8 +268,7 @@ static amx_status prepare_writes(amx_db *db, char *err, size_t errlen)
         S(ins_clip, "INSERT INTO clips(file_id, name, name_key, skeleton_hint, skeleton_key, "
                     "frames, fps, duration, track_count, details, root_bone) "
                     "VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"),
-        S(ins_track, "INSERT INTO tracks(clip_id, idx, bone_name, bone_index, channels, offset) "
-                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
+        S(ins_tracks, "INSERT INTO clip_tracks(clip_id, data) VALUES (?1, ?2)"),
         S(ins_model, "INSERT INTO models(file_id, kind, name, mesh_count, submesh_count, "
                      "vertex_count, triangle_count, light_count, proxy_count, dazzle_count, "
                      "emitter_count) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"),
@@ -266,6 +306,7 @@ amx_status amx_db_open(const char *path, int flags, amx_db **out, char *err, siz
     if (!db)
         return AMX_E_NOMEM;
     db->readonly = ro;
+    db->linked_state = -1;
     int oflags = ro ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
     if (sqlite3_open_v2(path, &db->db, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s: cannot open the index: %s", path,
@@ -275,6 +316,8 @@ amx_status amx_db_open(const char *path, int flags, amx_db **out, char *err, siz
     }
     sqlite3_busy_timeout(db->db, 10000);
     amx_status st = amx__db_exec(db, "PRAGMA foreign_keys = ON", err, errlen);
+    if (!st && amx__tracks_register(db->db) != SQLITE_OK)
+        st = amx__db_error(db, "index: registering functions", err, errlen);
     if (!st && !ro)
         st = amx__db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL", err, errlen);
     if (!st) {
@@ -311,6 +354,7 @@ void amx_db_close(amx_db *db)
     if (db->db && !db->readonly && db->dirty)
         sqlite3_exec(db->db, "PRAGMA optimize", NULL, NULL, NULL);
     sqlite3_close(db->db);
+    amx__tracks_buf_free(&db->packed);
     free(db);
 }
 
@@ -406,6 +450,8 @@ static int mark_prefixes_of(amx_db *db, sqlite3_stmt *keys)
  * on it, and the skeletons of the same name (DUPLICATE_NAME). */
 static int mark_for_skeleton(amx_db *db, const char *key)
 {
+    if (!anything_linked(db))
+        return SQLITE_OK;
     sqlite3_stmt *by_key[] = { db->mark_clips_for_skeleton, db->mark_refs_for_skeleton,
                                db->mark_skeletons_named };
     int rc = SQLITE_OK;
@@ -422,6 +468,8 @@ static int mark_for_skeleton(amx_db *db, const char *key)
 
 int amx__db_unlink_dependents(amx_db *db, int64_t id)
 {
+    if (!anything_linked(db))
+        return SQLITE_OK;
     sqlite3_stmt *s = db->file_skeleton_names;
     sqlite3_bind_int64(s, 1, id);
     int rc;
@@ -510,25 +558,6 @@ void amx__db_path_keys(const char *path, char **dir_key, char **stem_key)
     *stem_key = amx__upper(stem);
 }
 
-static const char *channel_list(uint32_t ch, char *buf, size_t n)
-{
-    static const struct { uint32_t bit; const char *name; } names[] = {
-        { AMX_CH_ROTATION, "rotation" }, { AMX_CH_TRANSLATION, "translation" },
-        { AMX_CH_SCALE, "scale" }, { AMX_CH_VISIBILITY, "visibility" }, { AMX_CH_STEP, "step" },
-    };
-    buf[0] = '\0';
-    size_t len = 0;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        if (!(ch & names[i].bit))
-            continue;
-        int w = snprintf(buf + len, n - len, "%s%s", len ? "," : "", names[i].name);
-        if (w < 0 || (size_t)w >= n - len)
-            break;
-        len += (size_t)w;
-    }
-    return buf;
-}
-
 static int put_finding(amx_db *db, int64_t file_id, const char *origin, const char *code,
                        const char *severity, const char *message, int64_t offset, const char *context)
 {
@@ -615,19 +644,12 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a)
         free(key);
         free(hint);
         int64_t clip_id = sqlite3_last_insert_rowid(db->db);
-        for (uint32_t t = 0; rc == SQLITE_OK && t < c->track_count; t++) {
-            const amx_track *tr = &c->tracks[t];
-            char ch[96];
-            s = db->ins_track;
+        if (rc == SQLITE_OK && c->track_count) {
+            if (amx__tracks_pack(c->tracks, c->track_count, &db->packed))
+                return SQLITE_NOMEM;
+            s = db->ins_tracks;
             sqlite3_bind_int64(s, 1, clip_id);
-            sqlite3_bind_int64(s, 2, t);
-            bind_text_or_null(s, 3, tr->bone);
-            sqlite3_bind_int64(s, 4, tr->bone_index);
-            sqlite3_bind_text(s, 5, channel_list(tr->channels, ch, sizeof ch), -1, SQLITE_TRANSIENT);
-            if (tr->offset >= 0)
-                sqlite3_bind_int64(s, 6, tr->offset);
-            else
-                sqlite3_bind_null(s, 6);
+            sqlite3_bind_blob(s, 2, db->packed.data, (int)db->packed.len, SQLITE_STATIC);
             rc = amx__db_run(s);
         }
     }
@@ -846,7 +868,7 @@ amx_status amx__db_put(amx_db *db, const amx__file_meta *m, const amx_asset *ass
     if (rc == SQLITE_OK && asset)
         rc = put_asset(db, id, asset);
     /* references that name this file look again (its old name was marked by clear_file) */
-    if (rc == SQLITE_OK) {
+    if (rc == SQLITE_OK && anything_linked(db)) {
         sqlite3_bind_int64(db->mark_refs_of_names, 1, id);
         rc = amx__db_run(db->mark_refs_of_names);
     }

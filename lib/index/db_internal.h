@@ -16,6 +16,11 @@ typedef struct amx__migration {
 extern const amx__migration amx__migrations[];
 extern const int amx__migration_count;
 
+typedef struct amx__tracks_buf {
+    uint8_t *data;
+    size_t len, cap;
+} amx__tracks_buf;
+
 struct amx_db {
     sqlite3 *db;
     bool readonly;
@@ -27,13 +32,15 @@ struct amx_db {
     sqlite3_stmt *file_skeleton_names, *mark_clips_for_skeleton;
     sqlite3_stmt *del_skeletons, *del_clips, *del_models, *del_meshes, *del_findings, *del_members;
     sqlite3_stmt *del_file;
-    sqlite3_stmt *ins_skeleton, *ins_bone, *ins_clip, *ins_track, *ins_model, *ins_mesh, *ins_finding;
+    sqlite3_stmt *ins_skeleton, *ins_bone, *ins_clip, *ins_tracks, *ins_model, *ins_mesh, *ins_finding;
     sqlite3_stmt *ins_anim_set, *del_anim_sets, *mark_clips_of_sets;
     sqlite3_stmt *ins_skeleton_ref, *del_skeleton_refs, *mark_refs_for_skeleton, *mark_refs_of_file;
     sqlite3_stmt *mark_skeletons_named, *mark_clips_bound_to_file, *mark_clips_prefix;
     sqlite3_stmt *overrides_for_model, *overrides_of_file;
     sqlite3_stmt *ins_object, *del_objects, *ins_ref, *del_refs, *mark_refs_of_names,
         *mark_asset_refs_of_file;
+    amx__tracks_buf packed;    /* reused for each clip's tracks */
+    int linked_state;          /* anything_linked(): -1 unknown, 0 no row linked, 1 some */
 };
 
 /* Fills err with "what: sqlite message" and returns AMX_E_DB. */
@@ -42,6 +49,8 @@ amx_status amx__db_exec(amx_db *db, const char *sql, char *err, size_t errlen);
 amx_status amx__db_begin(amx_db *db, char *err, size_t errlen);  /* BEGIN IMMEDIATE */
 amx_status amx__db_commit(amx_db *db, char *err, size_t errlen);
 void amx__db_rollback(amx_db *db);
+/* The link pass has set rows linked: the write path asks again before it skips marking. */
+void amx__db_forget_linked(amx_db *db);
 
 /* Returns the root's id, adding it with `role` ("target" or "base") when it is new. */
 amx_status amx__db_root_id(amx_db *db, const char *abs_root, const char *role, int64_t *id,
@@ -82,6 +91,39 @@ amx_status amx__db_touch(amx_db *db, int64_t id, int64_t size, int64_t mtime_ns,
 /* Removes a file (and its archive members, and what was indexed for them). */
 amx_status amx__db_remove(amx_db *db, int64_t id, char *err, size_t errlen);
 
+/* ---- a clip's tracks in one blob (tracks.c) ---- */
+
+/* Packs a clip's tracks (the layout is at the top of tracks.c). 0, or -1 out of memory. */
+int amx__tracks_pack(const amx_track *tracks, uint32_t count, amx__tracks_buf *out);
+void amx__tracks_buf_free(amx__tracks_buf *b);
+
+typedef struct amx__track_row {
+    int64_t idx;              /* position in the clip */
+    const char *bone;         /* NULL: the format gives an index or id only; valid until next */
+    int64_t bone_index;
+    uint32_t channels;        /* AMX_CH_* */
+    int64_t offset;           /* -1 unknown */
+} amx__track_row;
+
+typedef struct amx__tracks_iter {
+    const uint8_t *p, *end;
+    uint64_t left;
+    int64_t next_idx, prev_off;
+    char *name;
+    size_t name_len, name_cap;
+    bool bad;                 /* the blob is damaged (or out of memory): stop */
+} amx__tracks_iter;
+
+/* Reads a packed blob (NULL/0: no tracks): begin, next until false, then end (always). After
+ * the loop, it.bad tells a damaged blob from the end. */
+bool amx__tracks_begin(amx__tracks_iter *it, const void *data, size_t len);
+bool amx__tracks_next(amx__tracks_iter *it, amx__track_row *row);
+void amx__tracks_end(amx__tracks_iter *it);
+/* "rotation,translation" for AMX_CH_* bits. */
+const char *amx__channel_list(uint32_t channels, char *buf, size_t n);
+/* amx_tracks_have_bone() and amx_pack_track() on a connection. */
+int amx__tracks_register(sqlite3 *db);
+
 /* ---- layers (layers.c) ---- */
 
 /* Sets a root's role ("target" or "base"). */
@@ -111,5 +153,7 @@ int amx__db_unlink_dependents(amx_db *db, int64_t id);
 
 /* Upper-cases ASCII into a new string (caller frees). */
 char *amx__upper(const char *s);
+/* strcmp of the ASCII upper-cased strings (names in the index compare so). */
+int amx__ascii_casecmp(const char *a, const char *b);
 
 #endif

@@ -46,6 +46,18 @@
 
 typedef struct bone { int64_t idx; char *name, *key; } bone;
 
+/* A skeleton's bones with two hash tables: by index (or id) and by upper-cased name. The link
+ * pass keeps the last few skeletons it checked clips against: a model's clips come together. */
+typedef struct skeleton_bones {
+    int64_t id;               /* 0: the slot is empty */
+    bone *bones;
+    size_t n;
+    int32_t *by_idx, *by_key; /* slots hold an index into bones, -1 empty */
+    size_t mask;
+} skeleton_bones;
+
+#define SKELETON_CACHE 4
+
 typedef struct root_info {
     int64_t id;
     char *path;
@@ -64,6 +76,8 @@ typedef struct linker {
         *same_name_in_root, *del_name_findings, *skeletons_done, *winner_check,
         *file_info, *asset_refs, *del_ref_findings, *update_asset_ref, *files_at, *crc_twins,
         *clips_named;
+    skeleton_bones cache[SKELETON_CACHE];
+    unsigned cache_next;
     root_info *roots;
     size_t root_count;
     char *err;
@@ -271,6 +285,104 @@ static int load_bones(linker *l, int64_t skel_id, bone **out, size_t *count)
     return 0;
 }
 
+static size_t hash_idx(int64_t idx)
+{
+    return (size_t)(((uint64_t)idx * 0x9E3779B97F4A7C15ull) >> 32);
+}
+
+static size_t hash_key(const char *key) /* FNV-1a over the ASCII upper-cased bytes */
+{
+    uint32_t h = 2166136261u;
+    for (; *key; key++) {
+        unsigned c = (unsigned char)*key;
+        h = (h ^ (c >= 'a' && c <= 'z' ? c - 32 : c)) * 16777619u;
+    }
+    return h;
+}
+
+static void forget_skeleton(skeleton_bones *k)
+{
+    free_bones(k->bones, k->n);
+    free(k->by_idx);
+    free(k->by_key);
+    *k = (skeleton_bones){ 0 };
+}
+
+/* The bones of skeleton `id`, from the cache or the index; NULL on an error. */
+static const skeleton_bones *skeleton_of(linker *l, int64_t id)
+{
+    for (size_t i = 0; i < SKELETON_CACHE; i++)
+        if (l->cache[i].id == id)
+            return &l->cache[i];
+    skeleton_bones *k = &l->cache[l->cache_next++ % SKELETON_CACHE];
+    forget_skeleton(k);
+    if (load_bones(l, id, &k->bones, &k->n))
+        return NULL;
+    size_t slots = 16;
+    while (slots < 2 * k->n)
+        slots *= 2;
+    k->mask = slots - 1;
+    k->by_idx = malloc(slots * sizeof *k->by_idx);
+    k->by_key = malloc(slots * sizeof *k->by_key);
+    if (!k->by_idx || !k->by_key) {
+        forget_skeleton(k);
+        return NULL;
+    }
+    memset(k->by_idx, 0xFF, slots * sizeof *k->by_idx);
+    memset(k->by_key, 0xFF, slots * sizeof *k->by_key);
+    for (size_t b = 0; b < k->n; b++) {
+        /* a repeated index: the last bone wins; a repeated name: the first */
+        size_t h = hash_idx(k->bones[b].idx) & k->mask;
+        while (k->by_idx[h] >= 0 && k->bones[k->by_idx[h]].idx != k->bones[b].idx)
+            h = (h + 1) & k->mask;
+        k->by_idx[h] = (int32_t)b;
+        h = hash_key(k->bones[b].key) & k->mask;
+        while (k->by_key[h] >= 0 && strcmp(k->bones[k->by_key[h]].key, k->bones[b].key) != 0)
+            h = (h + 1) & k->mask;
+        if (k->by_key[h] < 0)
+            k->by_key[h] = (int32_t)b;
+    }
+    k->id = id;
+    return k;
+}
+
+static const bone *bone_at(const skeleton_bones *k, int64_t idx)
+{
+    for (size_t h = hash_idx(idx) & k->mask; k->by_idx[h] >= 0; h = (h + 1) & k->mask)
+        if (k->bones[k->by_idx[h]].idx == idx)
+            return &k->bones[k->by_idx[h]];
+    return NULL;
+}
+
+/* The first bone named `name` (compared upper-cased). */
+static const bone *bone_named(const skeleton_bones *k, const char *name)
+{
+    for (size_t h = hash_key(name) & k->mask; k->by_key[h] >= 0; h = (h + 1) & k->mask)
+        if (amx__ascii_casecmp(k->bones[k->by_key[h]].key, name) == 0)
+            return &k->bones[k->by_key[h]];
+    return NULL;
+}
+
+/* A clip's packed tracks (clip_tracks.data): begins `it` on them. The statement stays active
+ * until tracks_done. */
+static bool tracks_of(linker *l, int64_t clip_id, amx__tracks_iter *it)
+{
+    sqlite3_stmt *s = l->tracks;
+    sqlite3_bind_int64(s, 1, clip_id);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        return amx__tracks_begin(it, sqlite3_column_blob(s, 0), (size_t)sqlite3_column_bytes(s, 0));
+    amx__tracks_begin(it, NULL, 0);
+    it->bad = rc != SQLITE_DONE;
+    return !it->bad;
+}
+
+static void tracks_done(linker *l, amx__tracks_iter *it)
+{
+    amx__tracks_end(it);
+    sqlite3_reset(l->tracks);
+}
+
 /* "'kalani' (Data/Art/Models/kalani.ALO)" */
 static void skeleton_label(const pick *p, const linker *l, int64_t clip_root, char *out, size_t n)
 {
@@ -287,92 +399,60 @@ static void skeleton_label(const pick *p, const linker *l, int64_t clip_root, ch
 static int64_t check_bones(linker *l, int64_t file_id, int64_t clip_id, const pick *p,
                            int64_t clip_root, int64_t root_bone, bool ctx_via)
 {
-    bone *bones = NULL;
-    size_t nb = 0;
-    if (load_bones(l, p->id, &bones, &nb))
+    const skeleton_bones *k = skeleton_of(l, p->id);
+    if (!k)
         return -1;
-    char label[1200];
-    skeleton_label(p, l, clip_root, label, sizeof label);
+    size_t nb = k->n;
+    char label[1200] = "";
     int64_t bad = 0;
     char ctx[600], msg[2048];
-    if (root_bone >= 0) {
-        bool found = false;
-        for (size_t i = 0; i < nb && !found; i++)
-            found = bones[i].idx == root_bone;
-        if (!found) {
-            snprintf(msg, sizeof msg, "the clip's root bone id %lld is not in skeleton %s",
-                     (long long)root_bone, label);
-            snprintf(ctx, sizeof ctx, "root bone%s%.500s", ctx_via ? " via " : "",
-                     ctx_via ? p->via : "");
-            bad++;
-            if (add_finding(l, file_id, "link", AMX_C_BONE_NOT_IN_SKELETON, -1, ctx, msg)) {
-                free_bones(bones, nb);
-                return -1;
-            }
-        }
-    }
-    sqlite3_stmt *s = l->tracks;
-    sqlite3_bind_int64(s, 1, clip_id);
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        const char *name = col_text(s, 0);
-        int64_t idx = sqlite3_column_int64(s, 1);
-        int64_t off = sqlite3_column_type(s, 2) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 2);
-        snprintf(ctx, sizeof ctx, "bone %lld%s%.500s", (long long)idx, ctx_via ? " via " : "",
+    if (root_bone >= 0 && !bone_at(k, root_bone)) {
+        skeleton_label(p, l, clip_root, label, sizeof label);
+        snprintf(msg, sizeof msg, "the clip's root bone id %lld is not in skeleton %s",
+                 (long long)root_bone, label);
+        snprintf(ctx, sizeof ctx, "root bone%s%.500s", ctx_via ? " via " : "",
                  ctx_via ? p->via : "");
-        const bone *at = NULL;
-        for (size_t i = 0; i < nb; i++)
-            if (bones[i].idx == idx)
-                at = &bones[i];
-        if (!name) {
-            if (at)
-                continue;
-            snprintf(msg, sizeof msg, "bone id %lld is not in skeleton %s", (long long)idx, label);
-            bad++;
-            if (add_finding(l, file_id, "link", AMX_C_BONE_NOT_IN_SKELETON, off, ctx, msg))
-                rc = SQLITE_ERROR;
-            continue;
-        }
-        char *key = amx__upper(name);
-        if (!key) {
-            rc = SQLITE_NOMEM;
-            break;
-        }
-        if (at && strcmp(at->key, key) == 0) {
-            free(key);
-            continue;
-        }
-        const bone *elsewhere = NULL;
-        for (size_t i = 0; i < nb && !elsewhere; i++)
-            if (strcmp(bones[i].key, key) == 0)
-                elsewhere = &bones[i];
-        free(key);
         bad++;
-        amx_code code;
-        if (elsewhere) {
-            code = AMX_C_BONE_INDEX_MISMATCH;
-            if (at)
-                snprintf(msg, sizeof msg, "bone %lld '%s' is bone %lld in skeleton %s, where "
-                         "index %lld is '%s'", (long long)idx, name, (long long)elsewhere->idx,
-                         label, (long long)idx, at->name);
-            else
-                snprintf(msg, sizeof msg, "bone %lld '%s' is bone %lld in skeleton %s, which has "
-                         "%zu bones", (long long)idx, name, (long long)elsewhere->idx, label, nb);
-        } else {
-            code = AMX_C_BONE_NOT_IN_SKELETON;
-            if (at)
-                snprintf(msg, sizeof msg, "bone %lld '%s' is '%s' in skeleton %s", (long long)idx,
-                         name, at->name, label);
-            else
-                snprintf(msg, sizeof msg, "bone %lld '%s' is not in skeleton %s (%zu bones)",
-                         (long long)idx, name, label, nb);
-        }
-        if (add_finding(l, file_id, "link", code, off, ctx, msg))
-            rc = SQLITE_ERROR;
+        if (add_finding(l, file_id, "link", AMX_C_BONE_NOT_IN_SKELETON, -1, ctx, msg))
+            return -1;
     }
-    sqlite3_reset(s);
-    free_bones(bones, nb);
-    return rc == SQLITE_DONE ? bad : -1;
+    amx__tracks_iter it;
+    amx__track_row t;
+    bool failed = !tracks_of(l, clip_id, &it);
+    while (!failed && amx__tracks_next(&it, &t)) {
+        const bone *at = bone_at(k, t.bone_index);
+        if (t.bone ? at && amx__ascii_casecmp(at->key, t.bone) == 0 : at != NULL)
+            continue; /* the common case: no formatting, no allocation */
+        bad++;
+        if (!label[0])
+            skeleton_label(p, l, clip_root, label, sizeof label);
+        snprintf(ctx, sizeof ctx, "bone %lld%s%.500s", (long long)t.bone_index,
+                 ctx_via ? " via " : "", ctx_via ? p->via : "");
+        long long idx = t.bone_index;
+        amx_code code = AMX_C_BONE_NOT_IN_SKELETON;
+        const bone *elsewhere = t.bone ? bone_named(k, t.bone) : NULL;
+        if (!t.bone)
+            snprintf(msg, sizeof msg, "bone id %lld is not in skeleton %s", idx, label);
+        else if (elsewhere && at)
+            snprintf(msg, sizeof msg, "bone %lld '%s' is bone %lld in skeleton %s, where index "
+                     "%lld is '%s'", idx, t.bone, (long long)elsewhere->idx, label, idx, at->name);
+        else if (elsewhere)
+            snprintf(msg, sizeof msg, "bone %lld '%s' is bone %lld in skeleton %s, which has %zu "
+                     "bones", idx, t.bone, (long long)elsewhere->idx, label, nb);
+        else if (at)
+            snprintf(msg, sizeof msg, "bone %lld '%s' is '%s' in skeleton %s", idx, t.bone,
+                     at->name, label);
+        else
+            snprintf(msg, sizeof msg, "bone %lld '%s' is not in skeleton %s (%zu bones)", idx,
+                     t.bone, label, nb);
+        if (elsewhere)
+            code = AMX_C_BONE_INDEX_MISMATCH;
+        if (add_finding(l, file_id, "link", code, t.offset, ctx, msg))
+            failed = true;
+    }
+    failed |= it.bad;
+    tracks_done(l, &it);
+    return failed ? -1 : bad;
 }
 
 /* ---- finding skeletons ---- */
@@ -744,33 +824,38 @@ static int not_loaded(linker *l, const clip_ctx *c)
     typedef struct tr { int64_t idx; char key[256]; } tr;
     tr *t = NULL;
     size_t nt = 0, cap = 0;
-    sqlite3_stmt *s = l->tracks;
-    sqlite3_bind_int64(s, 1, c->id);
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        const char *name = col_text(s, 0);
-        if (!name)
+    amx__tracks_iter it;
+    amx__track_row row;
+    bool failed = !tracks_of(l, c->id, &it);
+    while (!failed && amx__tracks_next(&it, &row)) {
+        if (!row.bone)
             continue;
         if (nt == cap) {
             cap = cap ? cap * 2 : 64;
             tr *g = realloc(t, cap * sizeof *g);
             if (!g) {
-                rc = SQLITE_NOMEM;
+                failed = true;
                 break;
             }
             t = g;
         }
-        t[nt].idx = sqlite3_column_int64(s, 1);
-        char *k = amx__upper(name);
-        snprintf(t[nt].key, sizeof t[nt].key, "%s", k ? k : "");
-        free(k);
+        t[nt].idx = row.bone_index;
+        size_t k = 0;
+        for (; row.bone[k] && k + 1 < sizeof t[nt].key; k++) {
+            char ch = row.bone[k];
+            t[nt].key[k] = ch >= 'a' && ch <= 'z' ? (char)(ch - 32) : ch;
+        }
+        t[nt].key[k] = '\0';
         nt++;
     }
-    sqlite3_reset(s);
-    if (rc != SQLITE_DONE) {
+    failed |= it.bad;
+    tracks_done(l, &it);
+    if (failed) {
         free(t);
         return -1;
     }
+    sqlite3_stmt *s;
+    int rc;
     char fits[600] = "";
     size_t nfit = 0, at = 0;
     if (nt) {
@@ -790,20 +875,16 @@ static int not_loaded(linker *l, const clip_ctx *c)
         }
         sqlite3_reset(s);
         for (size_t i = 0; i < nc && nfit < 3; i++) {
-            bone *bones = NULL;
-            size_t nb = 0;
-            if (load_bones(l, cand[i], &bones, &nb)) {
+            const skeleton_bones *k = skeleton_of(l, cand[i]);
+            if (!k) {
                 free(t);
                 return -1;
             }
             bool all = true;
-            for (size_t k = 0; k < nt && all; k++) {
-                bool ok = false;
-                for (size_t j = 0; j < nb && !ok; j++)
-                    ok = bones[j].idx == t[k].idx && strcmp(bones[j].key, t[k].key) == 0;
-                all = ok;
+            for (size_t j = 0; j < nt && all; j++) {
+                const bone *b = bone_at(k, t[j].idx);
+                all = b && strcmp(b->key, t[j].key) == 0;
             }
-            free_bones(bones, nb);
             if (all && at < sizeof fits)
                 at += (size_t)snprintf(fits + at, sizeof fits - at, "%s'%s'", nfit++ ? ", " : "",
                                        names[i]);
@@ -1498,6 +1579,7 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
     if (!linked)
         linked = &local;
     *linked = 0;
+    amx__db_forget_linked(db); /* rows become linked here */
     linker l = { .db = db, .err = err, .errlen = errlen };
     static const char *const sql[] = {
         "SELECT file_id FROM clips WHERE linked = 0 UNION "
@@ -1519,7 +1601,7 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
         "ORDER BY f.path, s.id",
         /* a bone is known by its id where the format has ids (Metroid Prime), else its index */
         "SELECT coalesce(bone_id, idx), name, name_key FROM bones WHERE skeleton_id = ?1 ORDER BY idx",
-        "SELECT bone_name, bone_index, offset FROM tracks WHERE clip_id = ?1 ORDER BY idx",
+        "SELECT data FROM clip_tracks WHERE clip_id = ?1",
         "UPDATE clips SET skeleton_id = ?2, skeleton_name = ?3, skeleton_key = ?4, "
         "bones_missing = ?5, linked = 1 WHERE id = ?1",
         "DELETE FROM findings WHERE file_id = ?1 AND origin = 'link'",
@@ -1629,6 +1711,8 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
             amx__db_rollback(db);
     }
     free_roots(&l);
+    for (size_t i = 0; i < SKELETON_CACHE; i++)
+        forget_skeleton(&l.cache[i]);
     for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++)
         sqlite3_finalize(*slots[i]);
     return st;

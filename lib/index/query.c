@@ -520,32 +520,43 @@ static amx_status show_one(amx_db *db, const amx_config *cfg, int64_t id,
 
     /* clips and tracks */
     if ((st = prep(db,
-                   "SELECT c.id, " CLIP_COLUMNS ", t.idx, t.bone_name, t.bone_index, t.channels "
+                   "SELECT c.id, " CLIP_COLUMNS ", t.data "
                    "FROM clips c JOIN files f ON f.id = c.file_id JOIN roots r ON r.id = f.root_id "
-                   "LEFT JOIN tracks t ON t.clip_id = c.id WHERE c.file_id = ?1 ORDER BY c.id, t.idx",
+                   "LEFT JOIN clip_tracks t ON t.clip_id = c.id WHERE c.file_id = ?1 ORDER BY c.id",
                    &s, err, errlen)))
         return st;
     sqlite3_bind_int64(s, 1, id);
-    last = -1;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (sqlite3_column_int64(s, 0) != last) {
-            last = sqlite3_column_int64(s, 0);
-            amx_clip_row c;
-            read_clip(s, 1, &c);
-            if (cb->clip)
-                cb->clip(&c, user);
-            if (cb->binding && (st = show_bindings(db, last, cb, user, err, errlen))) {
-                sqlite3_finalize(s);
-                return st;
-            }
-            if (c.details && cb->detail && (st = show_details(db, last, cb, user, err, errlen))) {
-                sqlite3_finalize(s);
-                return st;
-            }
+        int64_t clip_id = sqlite3_column_int64(s, 0);
+        amx_clip_row c;
+        read_clip(s, 1, &c);
+        if (cb->clip)
+            cb->clip(&c, user);
+        if (cb->binding && (st = show_bindings(db, clip_id, cb, user, err, errlen))) {
+            sqlite3_finalize(s);
+            return st;
         }
-        if (sqlite3_column_type(s, 13) != SQLITE_NULL && cb->track)
-            cb->track(sqlite3_column_int64(s, 13), col(s, 14), sqlite3_column_int64(s, 15),
-                      col_or(s, 16, ""), user);
+        if (c.details && cb->detail && (st = show_details(db, clip_id, cb, user, err, errlen))) {
+            sqlite3_finalize(s);
+            return st;
+        }
+        if (!cb->track)
+            continue;
+        amx__tracks_iter it;
+        amx__track_row t;
+        char channels[64];
+        amx__tracks_begin(&it, sqlite3_column_blob(s, 13), (size_t)sqlite3_column_bytes(s, 13));
+        while (amx__tracks_next(&it, &t))
+            cb->track(t.idx, t.bone, t.bone_index,
+                      amx__channel_list(t.channels, channels, sizeof channels), user);
+        bool bad = it.bad;
+        amx__tracks_end(&it);
+        if (bad) {
+            sqlite3_finalize(s);
+            snprintf(err, errlen, "index: the tracks of clip %lld are damaged; delete the index and "
+                     "scan again to rebuild it", (long long)clip_id);
+            return AMX_E_DB;
+        }
     }
     if ((st = finish(db, s, rc, err, errlen)))
         return st;

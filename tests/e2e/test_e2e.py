@@ -139,7 +139,7 @@ def db_counts(db):
     con = sqlite3.connect(db)
     try:
         out = {}
-        for t in ("files", "skeletons", "bones", "clips", "tracks", "models", "meshes", "findings"):
+        for t in ("files", "skeletons", "bones", "clips", "clip_tracks", "models", "meshes", "findings"):
             out[t] = con.execute("SELECT count(*) FROM %s" % t).fetchone()[0]
         out["fk_violations"] = len(con.execute("PRAGMA foreign_key_check").fetchall())
         out["duplicate_paths"] = con.execute(

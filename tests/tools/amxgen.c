@@ -11,6 +11,8 @@
  *                                         three animations (one bad bone id, one unplayed)
  *   amxgen bench DIR [--models N] [--vertices V] [--seed S]
  *                                         a large tree: N models, each with 2 clips
+ *   amxgen mod DIR [--models N] [--seed S]
+ *                                         a tree shaped like a real mod (see cmd_mod)
  *   amxgen model FILE --bones a,b,c [--meshes N] [--vertices V]
  *   amxgen clip FILE --bones a,b,c [--indices 0,1,2] [--format 1|2] [--frames F] [--fps R]
  *   amxgen particle FILE NAME [--emitters N]
@@ -26,6 +28,7 @@
 #include "w3d_writer.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,6 +265,130 @@ static int cmd_bench(const char *root, uint32_t models, uint32_t vertices, uint3
     return 0;
 }
 
+
+/* ---- a tree shaped like a real mod ---- */
+
+static uint64_t mod_state;
+
+static uint32_t mod_rand(void) /* xorshift64* */
+{
+    mod_state ^= mod_state >> 12;
+    mod_state ^= mod_state << 25;
+    mod_state ^= mod_state >> 27;
+    return (uint32_t)((mod_state * 0x2545F4914F6CDD1DULL) >> 32);
+}
+
+static double mod_unit(void) /* (0, 1) */
+{
+    return ((double)mod_rand() + 0.5) / 4294967296.0;
+}
+
+/* A log-normal draw with the given median whose lower and upper halves have their own spread,
+ * so that the 10th and 90th percentiles come out as given. */
+static uint32_t mod_draw(double median, double p10, double p90, uint32_t lo, uint32_t hi)
+{
+    double z = sqrt(-2.0 * log(mod_unit())) * cos(6.283185307179586 * mod_unit());
+    double sigma = z < 0 ? log(median / p10) / 1.2815515655 : log(p90 / median) / 1.2815515655;
+    double v = exp(log(median) + z * sigma);
+    uint32_t n = v < lo ? lo : v > hi ? hi : (uint32_t)lrint(v);
+    return n;
+}
+
+/* One model and, when animated, its clips. Bone names as exporters write them. */
+static int mod_model(const char *models, uint32_t i, bool animated, FILE *xml)
+{
+    static const char *const parts[] = { "Spine", "Neck", "Head", "Arm_L", "Arm_R", "Hand_L",
+                                         "Hand_R", "Leg_L", "Leg_R", "Foot_L", "Turret", "Barrel",
+                                         "Hatch", "Wheel", "Light", "MuzzleA", "MuzzleB" };
+    static const char *const types[] = { "IDLE", "MOVE", "ATTACK", "DIE", "DEPLOY", "UNDEPLOY",
+                                         "SPECIAL", "SELECTED", "HARDPOINT", "CINEMATIC" };
+    uint32_t nb = animated ? mod_draw(73, 19, 143, 2, 381) : mod_draw(6, 1.5, 31, 1, 176);
+    char (*names)[40] = calloc(nb, sizeof *names);
+    const char **bones = calloc(nb, sizeof *bones);
+    uint32_t *idx = calloc(nb, sizeof *idx);
+    if (!names || !bones || !idx)
+        return 1;
+    for (uint32_t b = 0; b < nb; b++) {
+        if (b == 0)
+            snprintf(names[b], sizeof names[b], "Root");
+        else
+            snprintf(names[b], sizeof names[b], "Bip01_%s_%02u", parts[b % 17], b);
+        bones[b] = names[b];
+        idx[b] = b;
+    }
+    /* the ALO: median 290 KB, p90 1.8 MB, at most 4 MB (144 bytes a vertex, 2 meshes) */
+    uint32_t bytes = mod_draw(290e3, 60e3, 1.8e6, 8000, 4000000);
+    char name[96];
+    snprintf(name, sizeof name, "UM_MOD_%05u.ALO", i);
+    int rc = write_model(models, name, bones, nb, 2, bytes / 288, i + 1);
+    fprintf(xml, "  <GroundInfantry Name=\"Mod_Unit_%05u\">\n"
+                 "    <Land_Model_Name>UM_MOD_%05u.ALO</Land_Model_Name>\n"
+                 "  </GroundInfantry>\n", i, i);
+    /* about 25 clips per animated model (10 a model over the tree), each with a track for every
+     * bone of the skeleton; a few of them still move the bones of an older rig */
+    uint32_t clips = animated ? 10 + mod_rand() % 31 : 0;
+    for (uint32_t k = 0; k < clips && !rc; k++) {
+        const char *saved[2] = { NULL, NULL };
+        char old[2][40];
+        bool stale = mod_rand() % 20 == 0 && nb > 4; /* 5%: two bones renamed since */
+        if (stale)
+            for (int r = 0; r < 2; r++) {
+                uint32_t b = 1 + (uint32_t)r * (nb / 2);
+                snprintf(old[r], sizeof old[r], "Old_%s", names[b]);
+                saved[r] = bones[b];
+                bones[b] = old[r];
+            }
+        bool lost = mod_rand() % 50 == 0; /* 2%: for a model the mod does not have */
+        snprintf(name, sizeof name, "UM_MOD_%05u%s_%s_%02u.ALA", i, lost ? "_OLD" : "",
+                 types[k % 10], k / 10);
+        uint32_t frames = 20 + mod_rand() % 100;
+        uint32_t moving = 1 + nb / 10 + mod_rand() % (1 + nb / 10); /* most tracks stand still */
+        amxw_buf b = { 0 };
+        amxw_ala_shaped(&b, 2, frames, 30.0f, nb, bones, idx, moving, i * 1000 + k);
+        char *p = join(models, name);
+        rc = p ? save(&b, p) : 1;
+        free(p);
+        if (stale)
+            for (int r = 0; r < 2; r++)
+                bones[1 + (uint32_t)r * (nb / 2)] = saved[r];
+    }
+    free(idx);
+    free(bones);
+    free(names);
+    return rc;
+}
+
+/* A tree shaped like a real Empire at War mod (facts from 6,000 real files): a flat
+ * Data/Art/Models with ALO models (60% static props: median 6 bones; animated ones: bones as
+ * clips' tracks, median 73, p10 19, p90 143), ALA clips (median ~15 KB, a track per bone, most
+ * tracks still), about 10 clips per model over the tree, the textures and proxies the models name
+ * left to the base game, and game object XML naming every model. */
+static int cmd_mod(const char *root, uint32_t models, uint32_t seed)
+{
+    mod_state = 0x9E3779B97F4A7C15ULL ^ ((uint64_t)seed * 0xD1B54A32D192ED03ULL);
+    char *dir = join(root, "Data/Art/Models");
+    char *xml_path = join(root, "Data/XML/ModUnits.xml");
+    if (!dir || !xml_path)
+        return 1;
+    amxw_buf b = { 0 };
+    amxw_bytes(&b, "", 0);
+    int rc = save(&b, xml_path); /* creates Data/XML */
+    FILE *xml = rc ? NULL : fopen(xml_path, "w");
+    if (!xml) {
+        free(dir);
+        free(xml_path);
+        return 1;
+    }
+    fputs("<?xml version=\"1.0\"?>\n<GroundInfantries>\n", xml);
+    for (uint32_t i = 0; i < models && !rc; i++)
+        rc = mod_model(dir, i, mod_rand() % 10 < 4, xml);
+    fputs("</GroundInfantries>\n", xml);
+    rc |= fclose(xml) != 0;
+    free(dir);
+    free(xml_path);
+    return rc ? 1 : 0;
+}
+
 /* Splits "a,b,c" into an array (the string is modified). */
 static uint32_t split(char *s, const char **out, uint32_t max)
 {
@@ -358,6 +485,7 @@ int main(int argc, char **argv)
 {
     if (argc < 3) {
         fputs("usage: amxgen demo DIR | assets DIR | bench DIR [--models N] [--vertices V] [--seed S]\n"
+              "       amxgen mod DIR [--models N] [--seed S]\n"
               "       amxgen model FILE --bones a,b,c [--meshes N] [--vertices V]\n"
               "       amxgen clip FILE --bones a,b,c [--indices 0,1,2] [--format 1|2] [--frames F] [--fps R]\n"
               "       amxgen particle FILE NAME [--emitters N]\n"
@@ -375,6 +503,8 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "bench") == 0)
         return cmd_bench(argv[2], opt_u32(argc, argv, "--models", 1500),
                          opt_u32(argc, argv, "--vertices", 400), opt_u32(argc, argv, "--seed", 1));
+    if (strcmp(cmd, "mod") == 0)
+        return cmd_mod(argv[2], opt_u32(argc, argv, "--models", 300), opt_u32(argc, argv, "--seed", 1));
     if (strcmp(cmd, "meg") == 0)
         return cmd_meg(argc, argv);
     if (strcmp(cmd, "big") == 0)

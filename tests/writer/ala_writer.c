@@ -274,6 +274,13 @@ static float random_unit(uint32_t *state) /* [-1, 1) */
 void amxw_ala_simple(amxw_buf *b, int format, uint32_t frames, float fps, uint32_t bone_count,
                      const char *const *bone_names, const uint32_t *bone_indices, uint32_t seed)
 {
+    amxw_ala_shaped(b, format, frames, fps, bone_count, bone_names, bone_indices, bone_count, seed);
+}
+
+void amxw_ala_shaped(amxw_buf *b, int format, uint32_t frames, float fps, uint32_t bone_count,
+                     const char *const *bone_names, const uint32_t *bone_indices, uint32_t animated,
+                     uint32_t seed)
+{
     uint32_t state = seed ? seed : 0x9E3779B9u;
     size_t vis_bytes = ((size_t)frames + 7) / 8;
     amxw_ala_bone *bones = calloc(bone_count ? bone_count : 1, sizeof *bones);
@@ -299,6 +306,9 @@ void amxw_ala_simple(amxw_buf *b, int format, uint32_t frames, float fps, uint32
             bone->trans_scale[k] = 20.0f / 65535.0f;
             bone->scale_offset[k] = 1.0f;
         }
+        bone->default_rotation[3] = 32767;
+        if (i >= animated)
+            continue; /* a bone the clip keeps still: its default rotation only */
         int16_t *r = rot + 4 * (size_t)frames * i;
         float q[4] = { 0, 0, 0, 1 };
         for (uint32_t f = 0; f < frames; f++) {

@@ -108,5 +108,10 @@ void amxw_ala_ex(amxw_buf *b, const amxw_ala_spec *spec, amxw_ala_layout *layout
  * Same arguments, same bytes. */
 void amxw_ala_simple(amxw_buf *b, int format, uint32_t frames, float fps, uint32_t bone_count,
                      const char *const *bone_names, const uint32_t *bone_indices, uint32_t seed);
+/* As amxw_ala_simple, but only the first `animated` bones move; the others keep their default
+ * rotation and have no per-frame data (as most tracks of real clips). */
+void amxw_ala_shaped(amxw_buf *b, int format, uint32_t frames, float fps, uint32_t bone_count,
+                     const char *const *bone_names, const uint32_t *bone_indices, uint32_t animated,
+                     uint32_t seed);
 
 #endif
