@@ -163,14 +163,16 @@ static int prepare(amx_db *db, sqlite3_stmt **stmt, const char *sql)
     return sqlite3_prepare_v3(db->db, sql, -1, SQLITE_PREPARE_PERSISTENT, stmt, NULL);
 }
 
-static amx_status prepare_writes(amx_db *db, char *err, size_t errlen)
-{
-    static const struct { size_t off; const char *sql; } stmts[] = {
-#define S(field, sql) { offsetof(amx_db, field), sql }
-        S(root_get, "SELECT id FROM roots WHERE path = ?1"),
-        S(root_add, "INSERT INTO roots(path, role, lkey_prefix) VALUES (?1, ?2, ?3)"),
+/* The write statements. Those a scan needs to find what changed are prepared when the index is
+ * opened; the others (what a change writes) on the first change (amx__db_writes): a rescan
+ * that finds nothing changed, or a query, never parses them. */
+static const struct { size_t off; bool core; const char *sql; } write_stmts[] = {
+#define S(field, sql) { offsetof(amx_db, field), false, sql }
+#define CORE(field, sql) { offsetof(amx_db, field), true, sql }
+        CORE(root_get, "SELECT id FROM roots WHERE path = ?1"),
+        CORE(root_add, "INSERT INTO roots(path, role, lkey_prefix) VALUES (?1, ?2, ?3)"),
         /* files_lookup covers every column: one index seek per file on a rescan. */
-        S(file_lookup, "SELECT id, size, mtime_ns, hash, decoder_version, format FROM files "
+        CORE(file_lookup, "SELECT id, size, mtime_ns, hash, decoder_version, format FROM files "
                        "INDEXED BY files_lookup WHERE root_id = ?1 AND path = ?2"),
         /* dir_path (?14): the loose file's directory, for the scanner's per-directory reads */
         /* lkey: the path the game looks the file up by (the root's prefix and the loose
@@ -200,10 +202,10 @@ static amx_status prepare_writes(amx_db *db, char *err, size_t errlen)
                               "skeleton_key IS NOT NULL)"),
         S(mark_asset_refs_of_file, "UPDATE refs SET linked = 0 WHERE file_id = ?1 OR file_id IN "
                                    "(SELECT id FROM files WHERE parent_id = ?1)"),
-        S(dir_rows, "SELECT path, id, size, mtime_ns, hash, decoder_version, format FROM files "
+        CORE(dir_rows, "SELECT path, id, size, mtime_ns, hash, decoder_version, format FROM files "
                     "INDEXED BY files_dir WHERE root_id = ?1 AND dir_path = ?2 AND "
                     "parent_id IS NULL ORDER BY path"),
-        S(file_touch, "UPDATE files SET size = ?2, mtime_ns = ?3 WHERE id = ?1"),
+        CORE(file_touch, "UPDATE files SET size = ?2, mtime_ns = ?3 WHERE id = ?1"),
         S(file_skeleton_names, "SELECT name_key FROM skeletons WHERE file_id = ?1 UNION "
                                "SELECT s.name_key FROM skeletons s JOIN files m ON m.id = s.file_id "
                                "WHERE m.parent_id = ?1"),
@@ -277,13 +279,29 @@ static amx_status prepare_writes(amx_db *db, char *err, size_t errlen)
         S(ins_finding, "INSERT INTO findings(file_id, origin, code, severity, message, offset, "
                        "context) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
 #undef S
-    };
-    for (size_t i = 0; i < sizeof stmts / sizeof stmts[0]; i++) {
-        sqlite3_stmt **slot = (sqlite3_stmt **)(void *)((char *)db + stmts[i].off);
-        if (prepare(db, slot, stmts[i].sql) != SQLITE_OK)
-            return amx__db_error(db, "index: preparing a statement", err, errlen);
+#undef CORE
+};
+
+static int prepare_writes(amx_db *db, bool core)
+{
+    for (size_t i = 0; i < sizeof write_stmts / sizeof write_stmts[0]; i++) {
+        if (write_stmts[i].core != core)
+            continue;
+        sqlite3_stmt **slot = (sqlite3_stmt **)(void *)((char *)db + write_stmts[i].off);
+        int rc = prepare(db, slot, write_stmts[i].sql);
+        if (rc != SQLITE_OK)
+            return rc;
     }
-    return AMX_OK;
+    return SQLITE_OK;
+}
+
+int amx__db_writes(amx_db *db)
+{
+    if (db->writes_ready)
+        return SQLITE_OK;
+    int rc = prepare_writes(db, false);
+    db->writes_ready = rc == SQLITE_OK;
+    return rc;
 }
 
 amx_status amx_db_open(const char *path, int flags, amx_db **out, char *err, size_t errlen)
@@ -332,8 +350,8 @@ amx_status amx_db_open(const char *path, int flags, amx_db **out, char *err, siz
     }
     if (!st)
         st = migrate(db, err, errlen);
-    if (!st && !ro)
-        st = prepare_writes(db, err, errlen);
+    if (!st && !ro && prepare_writes(db, true) != SQLITE_OK)
+        st = amx__db_error(db, "index: preparing a statement", err, errlen);
     if (st) {
         amx_db_close(db);
         return st;
@@ -468,6 +486,9 @@ static int mark_for_skeleton(amx_db *db, const char *key)
 
 int amx__db_unlink_dependents(amx_db *db, int64_t id)
 {
+    int w = amx__db_writes(db);
+    if (w != SQLITE_OK)
+        return w;
     if (!anything_linked(db))
         return SQLITE_OK;
     sqlite3_stmt *s = db->file_skeleton_names;
@@ -512,7 +533,9 @@ static int clear_file(amx_db *db, int64_t id)
 amx_status amx__db_remove(amx_db *db, int64_t id, char *err, size_t errlen)
 {
     db->dirty = true;
-    int rc = clear_file(db, id);
+    int rc = amx__db_writes(db);
+    if (rc == SQLITE_OK)
+        rc = clear_file(db, id);
     if (rc == SQLITE_OK) {
         sqlite3_bind_int64(db->del_file, 1, id);
         rc = amx__db_run(db->del_file);
@@ -821,6 +844,8 @@ amx_status amx__db_put(amx_db *db, const amx__file_meta *m, const amx_asset *ass
     amx_status st = amx__db_lookup(db, m->root_id, m->path, &old, err, errlen);
     if (st)
         return st;
+    if (amx__db_writes(db) != SQLITE_OK)
+        return amx__db_error(db, "index: preparing a statement", err, errlen);
     db->dirty = true;
     char *dir_key = NULL, *stem_key = NULL;
     amx__db_path_keys(m->path, &dir_key, &stem_key);

@@ -40,8 +40,14 @@ struct amx_db {
     sqlite3_stmt *ins_object, *del_objects, *ins_ref, *del_refs, *mark_refs_of_names,
         *mark_asset_refs_of_file;
     amx__tracks_buf packed;    /* reused for each clip's tracks */
+    bool writes_ready;         /* amx__db_writes() has prepared the change statements */
     int linked_state;          /* anything_linked(): -1 unknown, 0 no row linked, 1 some */
 };
+
+/* Prepares the statements that write changes, once (a connection that never changes anything
+ * never parses them). SQLITE_OK or the SQLite error. amx__db_put, amx__db_remove and
+ * amx__db_unlink_dependents call it; other users of those statements call it first. */
+int amx__db_writes(amx_db *db);
 
 /* Fills err with "what: sqlite message" and returns AMX_E_DB. */
 amx_status amx__db_error(amx_db *db, const char *what, char *err, size_t errlen);

@@ -1580,6 +1580,22 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
         linked = &local;
     *linked = 0;
     amx__db_forget_linked(db); /* rows become linked here */
+    /* Nothing to do (a rescan that changed nothing): return before preparing the pass's
+     * statements. Each test is a seek on a partial index of the unlinked rows. */
+    sqlite3_stmt *todo = NULL;
+    int todo_rc = sqlite3_prepare_v2(db->db,
+        "SELECT EXISTS (SELECT 1 FROM clips WHERE linked = 0) OR "
+        "EXISTS (SELECT 1 FROM skeleton_refs WHERE linked = 0) OR "
+        "EXISTS (SELECT 1 FROM refs WHERE linked = 0) OR "
+        "EXISTS (SELECT 1 FROM skeletons WHERE linked = 0)", -1, &todo, NULL);
+    if (todo_rc == SQLITE_OK)
+        todo_rc = sqlite3_step(todo);
+    bool nothing = todo_rc == SQLITE_ROW && sqlite3_column_int(todo, 0) == 0;
+    sqlite3_finalize(todo);
+    if (todo_rc != SQLITE_ROW)
+        return amx__db_error(db, "index: link pass", err, errlen);
+    if (nothing)
+        return AMX_OK;
     linker l = { .db = db, .err = err, .errlen = errlen };
     static const char *const sql[] = {
         "SELECT file_id FROM clips WHERE linked = 0 UNION "

@@ -12,3 +12,4 @@ INSERT INTO clip_tracks(clip_id, data)
     FROM tracks GROUP BY clip_id;
 
 DROP TABLE tracks;
+
