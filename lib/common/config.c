@@ -669,6 +669,8 @@ static bool glob_match(const char *glob, const char *s)
 
 bool amx_config_ignored(const amx_config *c, const char *relpath)
 {
+    if (c->ignore_count == 0)
+        return false;
     size_t len = strlen(relpath);
     char *buf = malloc(len + 1);
     if (!buf)

@@ -338,6 +338,8 @@ amx_status amx_db_open(const char *path, int flags, amx_db **out, char *err, siz
         st = amx__db_error(db, "index: registering functions", err, errlen);
     if (!st && !ro)
         st = amx__db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL", err, errlen);
+    if (!st && !ro) /* amx_db_close checkpoints only after changes */
+        sqlite3_db_config(db->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
     if (!st) {
         /* A file that is not a database shows up here. */
         sqlite3_stmt *s = NULL;
@@ -367,10 +369,13 @@ void amx_db_close(amx_db *db)
     sqlite3_stmt *s;
     while ((s = sqlite3_next_stmt(db->db, NULL)) != NULL)
         sqlite3_finalize(s);
-    /* Keep the planner's statistics fresh, but only after changes: a no-change rescan should
-     * cost no more than its stat walk. */
-    if (db->db && !db->readonly && db->dirty)
+    /* Keep the planner's statistics fresh, and fold the write-ahead log into the database,
+     * but only after changes: a no-change rescan should cost no more than its stat walk (its
+     * scan record stays in the log until the next change or checkpoint). */
+    if (db->db && !db->readonly && db->dirty) {
         sqlite3_exec(db->db, "PRAGMA optimize", NULL, NULL, NULL);
+        sqlite3_wal_checkpoint_v2(db->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+    }
     sqlite3_close(db->db);
     amx__tracks_buf_free(&db->packed);
     free(db);

@@ -49,10 +49,26 @@ static amx_severity effective(const amx_config *cfg, const char *code, const cha
 /* The findings of roots scanned only as base layers are left out unless asked. */
 #define TARGETS_ONLY "f.root_id IN (SELECT id FROM roots WHERE role = 'target')"
 
+/* True when every root is a scan target (no base layers): then leaving base layers out is a
+ * no-op, and the counts need no join with files. */
+static bool all_targets(amx_db *db)
+{
+    sqlite3_stmt *s = NULL;
+    bool yes = false;
+    if (sqlite3_prepare_v2(amx_db_handle(db), "SELECT NOT EXISTS (SELECT 1 FROM roots WHERE "
+                           "role <> 'target')", -1, &s, NULL) == SQLITE_OK &&
+        sqlite3_step(s) == SQLITE_ROW)
+        yes = sqlite3_column_int(s, 0) != 0;
+    sqlite3_finalize(s);
+    return yes;
+}
+
 amx_status amx_query_summary(amx_db *db, const amx_config *cfg, bool include_base,
                              amx_summary *out, char *err, size_t errlen)
 {
     *out = (amx_summary){ 0 };
+    if (!include_base && all_targets(db))
+        include_base = true; /* the same counts, without the joins */
     sqlite3_stmt *s = NULL;
     amx_status st = prep(db, "SELECT format, status, count(*) FROM files GROUP BY format, status", &s,
                          err, errlen);
@@ -79,11 +95,12 @@ amx_status amx_query_summary(amx_db *db, const amx_config *cfg, bool include_bas
              "(SELECT count(*) FROM models WHERE kind = 'particle'), "
              /* clips that should have a skeleton and have none (MW3 definitions have none by
               * design and get no such finding), and clips no model loads by name */
-             "(SELECT count(*) FROM findings i JOIN files f ON f.id = i.file_id WHERE "
-             "i.code = 'SKELETON_NOT_FOUND' %s), "
-             "(SELECT count(*) FROM findings i JOIN files f ON f.id = i.file_id WHERE "
-             "i.code = 'CLIP_NOT_LOADED_BY_NAME' %s)",
-             include_base ? "" : "AND " TARGETS_ONLY, include_base ? "" : "AND " TARGETS_ONLY);
+             "(SELECT count(*) FROM findings i %s WHERE i.code = 'SKELETON_NOT_FOUND' %s), "
+             "(SELECT count(*) FROM findings i %s WHERE i.code = 'CLIP_NOT_LOADED_BY_NAME' %s)",
+             include_base ? "" : "JOIN files f ON f.id = i.file_id",
+             include_base ? "" : "AND " TARGETS_ONLY,
+             include_base ? "" : "JOIN files f ON f.id = i.file_id",
+             include_base ? "" : "AND " TARGETS_ONLY);
     if ((st = prep(db, sql, &s, err, errlen)))
         return st;
     if ((rc = sqlite3_step(s)) == SQLITE_ROW) {

@@ -439,6 +439,7 @@ typedef struct scanner {
     const char *scope;            /* relative file or subtree being scanned; NULL = all */
     uint8_t *seen;                /* bitmap over file ids at the start of the scan */
     int64_t seen_max;
+    int64_t seen_count;           /* bits set in it */
     size_t batch_files;
     int64_t batch_start;
     int64_t last_progress;
@@ -454,8 +455,10 @@ typedef struct scanner {
 
 static void mark_seen(scanner *s, int64_t id)
 {
-    if (id > 0 && id <= s->seen_max)
+    if (id > 0 && id <= s->seen_max && !(s->seen[id >> 3] & (1u << (id & 7)))) {
         s->seen[id >> 3] |= (uint8_t)(1u << (id & 7));
+        s->seen_count++;
+    }
 }
 
 static bool was_seen(const scanner *s, int64_t id)
@@ -731,6 +734,7 @@ typedef struct dir_rows {
     size_t *path_at;              /* offsets into paths */
     amx__file_row *rows;
     size_t n;
+    size_t next;                  /* dir_rows_find's cursor */
 } dir_rows;
 
 static void dir_rows_free(dir_rows *d)
@@ -777,8 +781,10 @@ static bool dir_rows_load(scanner *s, const char *rel, dir_rows *out)
             .hash = sqlite3_column_int64(q, 4),
             .decoder_version = sqlite3_column_int64(q, 5),
         };
-        const unsigned char *f = sqlite3_column_text(q, 6);
-        snprintf(r->format, sizeof r->format, "%s", f ? (const char *)f : "");
+        const char *f = (const char *)sqlite3_column_text(q, 6);
+        size_t fl = f ? strnlen(f, sizeof r->format - 1) : 0;
+        memcpy(r->format, f ? f : "", fl);
+        r->format[fl] = '\0';
         const unsigned char *path = sqlite3_column_text(q, 0);
         if (!pool_add(&out->paths, path ? (const char *)path : "", &out->path_at[out->n])) {
             rc = SQLITE_NOMEM;
@@ -796,18 +802,17 @@ static bool dir_rows_load(scanner *s, const char *rel, dir_rows *out)
     return true;
 }
 
-static const amx__file_row *dir_rows_find(const dir_rows *d, const char *path)
+/* The row of `path`. The walk asks in sorted order, the rows are in path order (the same
+ * byte order), so a cursor moves forward: one pass over the directory, not a search per file. */
+static const amx__file_row *dir_rows_find(dir_rows *d, const char *path)
 {
-    size_t lo = 0, hi = d->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = strcmp(d->paths.buf + d->path_at[mid], path);
+    while (d->next < d->n) {
+        int c = strcmp(d->paths.buf + d->path_at[d->next], path);
         if (c == 0)
-            return &d->rows[mid];
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
+            return &d->rows[d->next++];
+        if (c > 0)
+            return NULL;
+        d->next++;
     }
     return NULL;
 }
@@ -862,14 +867,19 @@ static void walk(scanner *s, const char *abs, const char *rel, int depth)
         qsort(names, n, sizeof *names, cmp_names);
     int dfd = dirfd(d);
     char r[PATH_MAX];
+    size_t prefix = strlen(rel); /* r is "rel/" + the entry's name */
+    memcpy(r, rel, prefix);
+    if (prefix)
+        r[prefix++] = '/';
     dir_rows known;
     dir_rows_load(s, rel, &known); /* on failure s->failed says why, and the loop stops */
     for (size_t i = 0; i < n && !s->failed; i++) {
-        int rl = snprintf(r, sizeof r, "%s%s%s", rel, *rel ? "/" : "", names[i]);
-        if (rl < 0 || (size_t)rl >= sizeof r) {
+        size_t nl = strlen(names[i]);
+        if (prefix + nl >= sizeof r) {
             notice(s, rel, AMX_C_IO_ERROR, "a path in this directory is longer than PATH_MAX; skipped");
             continue;
         }
+        memcpy(r + prefix, names[i], nl + 1);
         if (s->opts->config && amx_config_ignored(s->opts->config, r))
             continue;
         struct stat st, lst;
@@ -968,6 +978,24 @@ static amx_status sweep(scanner *s)
               "dir_path = ?3 AND parent_id IS NULL AND id <= ?2 UNION "
               "SELECT id FROM files WHERE root_id = ?1 AND parent_id IS NULL AND id <= ?2 AND "
               "path = ?4";
+    }
+    if (!s->scope && !s->opts->shallow) {
+        /* a whole root: when every row it had was seen, nothing went (one count on the
+         * covering index instead of a step per row) */
+        if (sqlite3_prepare_v2(s->db->db, "SELECT count(*) FROM files INDEXED BY files_dir "
+                               "WHERE root_id = ?1 AND parent_id IS NULL AND id <= ?2", -1, &q,
+                               NULL) != SQLITE_OK)
+            return amx__db_error(s->db, "index: listing files", s->err, s->errlen);
+        sqlite3_bind_int64(q, 1, s->root_id);
+        sqlite3_bind_int64(q, 2, s->seen_max);
+        int rc = sqlite3_step(q);
+        int64_t rows = rc == SQLITE_ROW ? sqlite3_column_int64(q, 0) : -1;
+        sqlite3_finalize(q);
+        q = NULL;
+        if (rc != SQLITE_ROW)
+            return amx__db_error(s->db, "index: listing files", s->err, s->errlen);
+        if (rows == s->seen_count)
+            return AMX_OK;
     }
     if (sqlite3_prepare_v2(s->db->db, sql, -1, &q, NULL) != SQLITE_OK)
         return amx__db_error(s->db, "index: listing files", s->err, s->errlen);
