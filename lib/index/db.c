@@ -263,8 +263,9 @@ static const struct { size_t off; bool core; const char *sql; } write_stmts[] = 
         S(del_findings, "DELETE FROM findings WHERE file_id = ?1"),
         S(del_members, "DELETE FROM files WHERE parent_id = ?1"),
         S(del_file, "DELETE FROM files WHERE id = ?1"),
-        S(ins_skeleton, "INSERT INTO skeletons(file_id, name, name_key, bone_count) "
-                        "VALUES (?1, ?2, ?3, ?4)"),
+        S(ins_skeleton, "INSERT INTO skeletons(file_id, name, name_key, bone_count, root_id, "
+                        "dir_key) SELECT ?1, ?2, ?3, ?4, root_id, dir_key FROM files "
+                        "WHERE id = ?1"),
         S(ins_bone, "INSERT INTO bones(skeleton_id, idx, name, name_key, parent, bone_id) "
                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
         S(ins_clip, "INSERT INTO clips(file_id, name, name_key, skeleton_hint, skeleton_key, "

@@ -69,11 +69,12 @@ typedef struct root_info {
 
 typedef struct linker {
     amx_db *db;
-    sqlite3_stmt *files_todo, *clips_of_file, *sets_of_clip, *by_name, *by_lkey, *bones,
+    sqlite3_stmt *files_todo, *clips_of_file, *sets_of_clip, *named_own, *named_dir,
+        *named_in_root, *by_lkey, *bones,
         *tracks, *update_clip, *del_link_findings, *ins_finding, *refs_of_file, *update_ref,
         *del_bindings, *ins_binding, *overrides, *object_model, *objects_named,
         *variants_of, *fit_candidates, *skeletons_todo,
-        *same_name_in_root, *del_name_findings, *skeletons_done, *winner_check,
+        *names_of_file, *same_name_in_root, *del_name_findings, *skeletons_done, *winner_check,
         *file_info, *asset_refs, *del_ref_findings, *update_asset_ref, *files_at, *crc_twins,
         *clips_named;
     skeleton_bones cache[SKELETON_CACHE];
@@ -498,43 +499,61 @@ static int find_by_lkey(linker *l, const char *lkey, int64_t root, pick *p, bool
     return best >= 0 && has_skel;
 }
 
-/* The skeleton named `key` for a file in directory `dir_key` of root `root` (own file `file_id`
- * first, then the directory, the tree, the base layers). Returns 1/0/-1 and, in *dups, how many
- * other files of the winner's tree define the name (W3D: DUPLICATE_NAME is reported there). */
+/* One candidate query of find_named: binds, steps once, fills `out` when a row comes. */
+static int named_step(sqlite3_stmt *s, pick *out)
+{
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        read_candidate(s, out);
+    sqlite3_reset(s);
+    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The skeleton named `key` for a file in directory `dir_key` of root `root`: in its own file
+ * `file_id`, then its directory, then its tree (loose files before archive members), then the
+ * base layers (loose files of every layer, in layer order, before their archives); the first
+ * by path where one place holds several. Each step is a seek on skeletons(name_key, root_id,
+ * dir_key), so many directories holding a hierarchy of one name cost no more than one.
+ * Returns 1 found, 0 none, -1 error. */
 static int find_named(linker *l, const char *key, int64_t file_id, const char *dir_key,
                       int64_t root, pick *out)
 {
-    sqlite3_stmt *s = l->by_name;
-    sqlite3_bind_text(s, 1, key, -1, SQLITE_TRANSIENT);
-    int best = -1, rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        int64_t fid = sqlite3_column_int64(s, 3), rid = sqlite3_column_int64(s, 4);
-        int layer = layer_of(l, root, rid);
-        if (layer < 0)
-            continue;
-        bool in_archive = sqlite3_column_int(s, 5) != 0;
-        const char *dir = col_or(s, 7, "");
-        int rank;
-        const char *how;
-        if (fid == file_id)
-            rank = 0, how = "own file";
-        else if (layer == 0 && strcmp(dir, dir_key) == 0)
-            rank = 1, how = "same directory";
-        else if (layer == 0)
-            rank = 2 + in_archive, how = "same tree";
-        else
-            rank = 4 + amx__lookup_rank((size_t)layer, in_archive), how = "base layer";
-        if (best >= 0 && rank >= best)
-            continue;
-        best = rank;
-        read_candidate(s, out);
-        out->rank = rank;
-        snprintf(out->via, sizeof out->via, "%s", how);
+    sqlite3_stmt *s = l->named_own;
+    sqlite3_bind_int64(s, 1, file_id);
+    sqlite3_bind_text(s, 2, key, -1, SQLITE_TRANSIENT);
+    int found = named_step(s, out);
+    const char *how = "own file";
+    if (!found) {
+        s = l->named_dir;
+        sqlite3_bind_text(s, 1, key, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(s, 2, root);
+        sqlite3_bind_text(s, 3, dir_key, -1, SQLITE_TRANSIENT);
+        found = named_step(s, out);
+        how = "same directory";
     }
-    sqlite3_reset(s);
-    if (rc != SQLITE_DONE)
-        return -1;
-    return best >= 0;
+    const root_info *ri = root_of(l, root);
+    int64_t self[1] = { root };
+    const int64_t *stack = ri ? ri->stack : self;
+    size_t layers = ri ? ri->stack_len : 1;
+    /* the tree (loose files, then archives), then the base layers: loose files of every
+     * layer, in layer order, before their archives */
+    static const struct { bool base, archived; } steps[] = {
+        { false, false }, { false, true }, { true, false }, { true, true },
+    };
+    for (size_t k = 0; k < sizeof steps / sizeof steps[0] && !found; k++)
+        for (size_t layer = steps[k].base ? 1 : 0; layer < (steps[k].base ? layers : 1) && !found;
+             layer++) {
+            bool archived = steps[k].archived;
+            s = l->named_in_root;
+            sqlite3_bind_text(s, 1, key, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_int64(s, 2, stack[layer]);
+            sqlite3_bind_int(s, 3, archived);
+            found = named_step(s, out);
+            how = layer ? "base layer" : "same tree";
+        }
+    if (found == 1)
+        snprintf(out->via, sizeof out->via, "%s", how);
+    return found;
 }
 
 /* ---- bindings ---- */
@@ -1544,28 +1563,36 @@ static int link_names(linker *l)
             rc = SQLITE_ERROR;
             break;
         }
-        /* rows come grouped by hierarchy name: one finding per name, listing the other files */
-        s = l->same_name_in_root;
+        /* one finding per hierarchy name, naming up to 8 other files that define it */
+        s = l->names_of_file;
         sqlite3_bind_int64(s, 1, files[i]);
-        char name[256] = "", others[1500] = "";
-        size_t at = 0;
-        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-            const char *nm = col_or(s, 0, "");
-            if (strcmp(nm, name) != 0) {
-                if (at && report_duplicate(l, files[i], name, others)) {
-                    rc = SQLITE_ERROR;
-                    break;
-                }
-                snprintf(name, sizeof name, "%s", nm);
-                at = 0;
+        while (rc == SQLITE_DONE && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+            sqlite3_stmt *o = l->same_name_in_root;
+            sqlite3_bind_text(o, 1, col_or(s, 1, ""), -1, SQLITE_TRANSIENT);
+            sqlite3_bind_int64(o, 2, sqlite3_column_int64(s, 2));
+            sqlite3_bind_int64(o, 3, files[i]);
+            char others[1500] = "";
+            size_t at = 0, count = 0;
+            int orc;
+            while ((orc = sqlite3_step(o)) == SQLITE_ROW) {
+                if (++count <= 8 && at < sizeof others)
+                    at += (size_t)snprintf(others + at, sizeof others - at, "%s%.300s",
+                                           at ? ", " : "", col_or(o, 0, ""));
             }
-            if (at < sizeof others)
-                at += (size_t)snprintf(others + at, sizeof others - at, "%s%s", at ? ", " : "",
-                                       col_or(s, 1, ""));
+            sqlite3_reset(o);
+            if (orc != SQLITE_DONE) {
+                rc = orc;
+                break;
+            }
+            if (count > 8 && at < sizeof others)
+                snprintf(others + at, sizeof others - at, " and others");
+            if (count && report_duplicate(l, files[i], col_or(s, 0, ""), others)) {
+                rc = SQLITE_ERROR;
+                break;
+            }
+            rc = SQLITE_DONE;
         }
         sqlite3_reset(s);
-        if (rc == SQLITE_DONE && at && report_duplicate(l, files[i], name, others))
-            rc = SQLITE_ERROR;
     }
     free(files);
     if (rc != SQLITE_DONE)
@@ -1598,9 +1625,13 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
         return AMX_OK;
     linker l = { .db = db, .err = err, .errlen = errlen };
     static const char *const sql[] = {
-        "SELECT file_id FROM clips WHERE linked = 0 UNION "
-        "SELECT file_id FROM skeleton_refs WHERE linked = 0 UNION "
-        "SELECT file_id FROM refs WHERE linked = 0 LIMIT 256",
+        /* the next files with unlinked rows: three short ranges of the partial indexes */
+        "SELECT file_id FROM (SELECT DISTINCT file_id FROM clips WHERE linked = 0 "
+        "ORDER BY file_id LIMIT 256) UNION "
+        "SELECT file_id FROM (SELECT DISTINCT file_id FROM skeleton_refs WHERE linked = 0 "
+        "ORDER BY file_id LIMIT 256) UNION "
+        "SELECT file_id FROM (SELECT DISTINCT file_id FROM refs WHERE linked = 0 "
+        "ORDER BY file_id LIMIT 256)",
         "SELECT c.id, c.name_key, c.skeleton_hint, f.format, f.dir_key, f.root_id, c.name, "
         "c.root_bone, f.lkey, f.path FROM clips c JOIN files f ON f.id = c.file_id "
         "WHERE c.file_id = ?1",
@@ -1609,8 +1640,14 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
         /* candidates by skeleton name: s.id, s.name, s.bone_count, f.id, f.root_id,
          * in_archive, f.path, f.dir_key */
         "SELECT s.id, s.name, s.bone_count, f.id, f.root_id, f.parent_id IS NOT NULL, f.path, "
-        "f.dir_key FROM skeletons s JOIN files f ON f.id = s.file_id WHERE s.name_key = ?1 "
-        "ORDER BY f.path, s.id",
+        "f.dir_key FROM skeletons s JOIN files f ON f.id = s.file_id WHERE s.file_id = ?1 AND "
+        "s.name_key = ?2 ORDER BY s.id LIMIT 1",
+        "SELECT s.id, s.name, s.bone_count, f.id, f.root_id, f.parent_id IS NOT NULL, f.path, "
+        "f.dir_key FROM skeletons s JOIN files f ON f.id = s.file_id WHERE s.name_key = ?1 AND "
+        "s.root_id = ?2 AND s.dir_key = ?3 ORDER BY f.path, s.id LIMIT 1",
+        "SELECT s.id, s.name, s.bone_count, f.id, f.root_id, f.parent_id IS NOT NULL, f.path, "
+        "f.dir_key FROM skeletons s JOIN files f ON f.id = s.file_id WHERE s.name_key = ?1 AND "
+        "s.root_id = ?2 AND (f.parent_id IS NOT NULL) = ?3 ORDER BY f.path, s.id LIMIT 1",
         /* the files at a logical path, with their first skeleton (NULL: none) */
         "SELECT s.id, s.name, s.bone_count, f.id, f.root_id, f.parent_id IS NOT NULL, f.path, "
         "f.format FROM files f LEFT JOIN skeletons s ON s.file_id = f.id WHERE f.lkey = ?1 "
@@ -1651,11 +1688,13 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
         /* W3D files with skeletons to look at for DUPLICATE_NAME */
         "SELECT DISTINCT s.file_id FROM skeletons s JOIN files f ON f.id = s.file_id "
         "WHERE s.linked = 0 AND f.format = 'w3d'",
-        /* for each hierarchy of file ?1: the other files of its tree that define the name */
-        "SELECT s.name, o.path FROM skeletons s JOIN files f ON f.id = s.file_id "
-        "JOIN skeletons t ON t.name_key = s.name_key AND t.file_id <> s.file_id "
-        "JOIN files o ON o.id = t.file_id AND o.root_id = f.root_id AND o.format = 'w3d' "
-        "WHERE s.file_id = ?1 ORDER BY s.name_key, o.path",
+        /* the hierarchies of file ?1 */
+        "SELECT DISTINCT name, name_key, root_id FROM skeletons WHERE file_id = ?1 "
+        "ORDER BY name_key",
+        /* other W3D files of root ?2 that define name ?1 (index order; a few are enough) */
+        "SELECT DISTINCT o.path FROM skeletons t JOIN files o ON o.id = t.file_id "
+        "WHERE t.name_key = ?1 AND t.root_id = ?2 AND t.file_id <> ?3 AND o.format = 'w3d' "
+        "LIMIT 9",
         "DELETE FROM findings WHERE file_id = ?1 AND origin = 'names'",
         "UPDATE skeletons SET linked = 1 WHERE linked = 0",
         /* every file at a logical path: id, root, in_archive */
@@ -1680,10 +1719,11 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
         "c.name_key > ?1 || '_' AND c.name_key < ?1 || '`' LIMIT 256",
     };
     sqlite3_stmt **slots[] = {
-        &l.files_todo, &l.clips_of_file, &l.sets_of_clip, &l.by_name, &l.by_lkey, &l.bones,
+        &l.files_todo, &l.clips_of_file, &l.sets_of_clip, &l.named_own, &l.named_dir,
+        &l.named_in_root, &l.by_lkey, &l.bones,
         &l.tracks, &l.update_clip, &l.del_link_findings, &l.ins_finding, &l.refs_of_file,
         &l.update_ref, &l.del_bindings, &l.ins_binding, &l.overrides, &l.object_model,
-        &l.objects_named, &l.variants_of, &l.fit_candidates, &l.skeletons_todo, &l.same_name_in_root, &l.del_name_findings,
+        &l.objects_named, &l.variants_of, &l.fit_candidates, &l.skeletons_todo, &l.names_of_file, &l.same_name_in_root, &l.del_name_findings,
         &l.skeletons_done, &l.winner_check, &l.file_info, &l.asset_refs, &l.del_ref_findings,
         &l.update_asset_ref, &l.files_at, &l.crc_twins, &l.clips_named,
     };
@@ -1695,11 +1735,11 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
             st = amx__db_error(db, "index: preparing the link pass", err, errlen);
     if (!st && load_roots(&l))
         st = amx__db_error(db, "index: reading the roots' layers", err, errlen);
-    int64_t batch[256];
+    int64_t batch[3 * 256];
     while (!st) {
         size_t n = 0;
         int rc;
-        while ((rc = sqlite3_step(l.files_todo)) == SQLITE_ROW && n < 256)
+        while ((rc = sqlite3_step(l.files_todo)) == SQLITE_ROW && n < 3 * 256)
             batch[n++] = sqlite3_column_int64(l.files_todo, 0);
         sqlite3_reset(l.files_todo);
         if (rc != SQLITE_DONE && rc != SQLITE_ROW) {

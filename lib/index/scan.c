@@ -60,6 +60,7 @@ typedef struct job {
     int64_t size, mtime_ns;       /* from the walk */
     int64_t file_id;              /* set by the writer when the (archive) row is written */
     int pending;                  /* results not yet written; the job is freed at 0 */
+    struct job *next_done;        /* the writer's list of jobs to free */
 } job;
 
 typedef struct result {
@@ -545,41 +546,54 @@ static amx_status write_result(scanner *s, result *r)
     return AMX_OK;
 }
 
-/* Takes one result off the queue (waiting when `wait`), writes it and frees it. Returns false
- * when there was nothing to take. */
+/* Takes every result off the queue (waiting for one when `wait`), writes them and frees them.
+ * The whole list is taken under one lock and given back under one: when the writer is the
+ * slower side, results queue up and cost no lock traffic each. Returns false when there was
+ * nothing to take. */
 static bool drain_one(scanner *s, bool wait)
 {
     scan_ctx *c = &s->q;
     pthread_mutex_lock(&c->mu);
     while (wait && !c->res_head && (c->job_count || c->busy))
         pthread_cond_wait(&c->result_cv, &c->mu);
-    result *r = c->res_head;
-    if (r) {
-        c->res_head = r->next;
-        if (!c->res_head)
-            c->res_tail = NULL;
-        c->res_count--;
+    result *list = c->res_head;
+    if (list) {
+        c->res_head = c->res_tail = NULL;
+        c->res_count = 0;
         pthread_cond_broadcast(&c->space_cv);
     }
     pthread_mutex_unlock(&c->mu);
-    if (!r)
+    if (!list)
         return false;
-    /* A cancelled scan still writes what its workers finished (each file is whole). */
-    if (!s->failed || s->failed == AMX_E_CANCELLED) {
-        amx_status st = write_result(s, r);
-        if (!st)
-            st = maybe_commit(s, false);
-        if (st)
-            s->failed = st;
+    for (result *r = list; r; r = r->next) {
+        /* A cancelled scan still writes what its workers finished (each file is whole). */
+        if (!s->failed || s->failed == AMX_E_CANCELLED) {
+            amx_status st = write_result(s, r);
+            if (!st)
+                st = maybe_commit(s, false);
+            if (st)
+                s->failed = st;
+        }
     }
-    job *j = r->job;
+    /* the jobs the results belong to: freed with their last result */
+    job *done = NULL;
     pthread_mutex_lock(&c->mu);
-    j->pending--;
-    bool free_job = j->pending == 0;
+    for (result *r = list; r; r = r->next)
+        if (--r->job->pending == 0) {
+            r->job->next_done = done;
+            done = r->job;
+        }
     pthread_mutex_unlock(&c->mu);
-    result_free(r);
-    if (free_job)
-        job_free(j);
+    while (list) {
+        result *next = list->next;
+        result_free(list);
+        list = next;
+    }
+    while (done) {
+        job *next = done->next_done;
+        job_free(done);
+        done = next;
+    }
     report_progress(s, NULL, false);
     return true;
 }

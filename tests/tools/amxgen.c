@@ -13,6 +13,8 @@
  *                                         a large tree: N models, each with 2 clips
  *   amxgen mod DIR [--models N] [--seed S]
  *                                         a tree shaped like a real mod (see cmd_mod)
+ *   amxgen w3d-pair DIR [--name H]        W3D hierarchy H (DIR/H.w3d, 3 pivots) and an animation
+ *                                         of it (DIR/H_anim.w3d)
  *   amxgen model FILE --bones a,b,c [--meshes N] [--vertices V]
  *   amxgen clip FILE --bones a,b,c [--indices 0,1,2] [--format 1|2] [--frames F] [--fps R]
  *   amxgen particle FILE NAME [--emitters N]
@@ -389,6 +391,39 @@ static int cmd_mod(const char *root, uint32_t models, uint32_t seed)
     return rc ? 1 : 0;
 }
 
+
+/* A W3D hierarchy and an animation that names it, in DIR. */
+static int cmd_w3d_pair(const char *dir, const char *name)
+{
+    static const amxw_w3d_pivot pivots[] = {
+        { .name = "ROOTTRANSFORM", .parent = 0xFFFFFFFFu, .rotation = { 0, 0, 0, 1 } },
+        { .name = "BODY", .parent = 0, .rotation = { 0, 0, 0, 1 } },
+        { .name = "HEAD", .parent = 1, .rotation = { 0, 0, 0, 1 } },
+    };
+    static const float xs[] = { 0.0f, 0.5f, 1.0f };
+    static const amxw_w3d_channel channels[] = {
+        { .first = 0, .last = 2, .vector_len = 1, .type = 0, .pivot = 1, .data = xs, .data_count = 3 },
+        { .first = 0, .last = 2, .vector_len = 1, .type = 1, .pivot = 2, .data = xs, .data_count = 3 },
+    };
+    char anim_name[80], file[120];
+    snprintf(anim_name, sizeof anim_name, "%.40s.ANIM", name);
+    amxw_buf b = { 0 };
+    amxw_w3d_hierarchy_write(&b, &(amxw_w3d_hierarchy){ .name = name, .pivots = pivots,
+                                                        .pivot_count = 3 }, NULL);
+    snprintf(file, sizeof file, "%.60s.w3d", name);
+    char *p = join(dir, file);
+    int rc = p ? save(&b, p) : 1;
+    free(p);
+    amxw_w3d_anim_write(&b, &(amxw_w3d_anim){ .name = anim_name, .hierarchy = name, .frames = 3,
+                                              .fps = 15, .channels = channels, .channel_count = 2 },
+                        NULL);
+    snprintf(file, sizeof file, "%.60s_anim.w3d", name);
+    p = join(dir, file);
+    rc |= p ? save(&b, p) : 1;
+    free(p);
+    return rc;
+}
+
 /* Splits "a,b,c" into an array (the string is modified). */
 static uint32_t split(char *s, const char **out, uint32_t max)
 {
@@ -486,6 +521,7 @@ int main(int argc, char **argv)
     if (argc < 3) {
         fputs("usage: amxgen demo DIR | assets DIR | bench DIR [--models N] [--vertices V] [--seed S]\n"
               "       amxgen mod DIR [--models N] [--seed S]\n"
+              "       amxgen w3d-pair DIR [--name H]\n"
               "       amxgen model FILE --bones a,b,c [--meshes N] [--vertices V]\n"
               "       amxgen clip FILE --bones a,b,c [--indices 0,1,2] [--format 1|2] [--frames F] [--fps R]\n"
               "       amxgen particle FILE NAME [--emitters N]\n"
@@ -503,6 +539,8 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "bench") == 0)
         return cmd_bench(argv[2], opt_u32(argc, argv, "--models", 1500),
                          opt_u32(argc, argv, "--vertices", 400), opt_u32(argc, argv, "--seed", 1));
+    if (strcmp(cmd, "w3d-pair") == 0)
+        return cmd_w3d_pair(argv[2], opt(argc, argv, "--name", "SKL"));
     if (strcmp(cmd, "mod") == 0)
         return cmd_mod(argv[2], opt_u32(argc, argv, "--models", 300), opt_u32(argc, argv, "--seed", 1));
     if (strcmp(cmd, "meg") == 0)

@@ -570,6 +570,115 @@ static void test_resolve_rules(void)
     CHECK(amx__lookup_rank(0, false) < amx__lookup_rank(1, false));
 }
 
+/* A hierarchy of 3 pivots named `name` (with `pivots` pivots), or an animation of it. */
+static void w3d_hierarchy(amxw_buf *b, const char *name, uint32_t pivots)
+{
+    static const char *const pn[] = { "ROOT", "A", "B", "C", "D", "E" };
+    amxw_w3d_pivot piv[6];
+    memset(piv, 0, sizeof piv);
+    for (uint32_t i = 0; i < pivots && i < 6; i++)
+        piv[i] = (amxw_w3d_pivot){ .name = pn[i], .parent = i ? 0 : 0xFFFFFFFFu,
+                                   .rotation = { 0, 0, 0, 1 } };
+    amxw_w3d_hierarchy_write(b, &(amxw_w3d_hierarchy){ .name = name, .pivots = piv,
+                                                       .pivot_count = pivots }, NULL);
+}
+
+static void w3d_anim(amxw_buf *b, const char *hierarchy)
+{
+    static const float xs[] = { 0, 1 };
+    amxw_w3d_channel ch = { .first = 0, .last = 1, .vector_len = 1, .type = 0, .pivot = 2,
+                            .data = xs, .data_count = 2 };
+    char name[64];
+    snprintf(name, sizeof name, "%s.ANIM", hierarchy);
+    amxw_w3d_anim_write(b, &(amxw_w3d_anim){ .name = name, .hierarchy = hierarchy, .frames = 2,
+                                             .fps = 15, .channels = &ch, .channel_count = 1 },
+                        NULL);
+}
+
+/* How clip `clip` is bound and the path of the skeleton's file ("how|via|path"). */
+static const char *bound_to(amx_db *db, const char *clip)
+{
+    static char out[1200];
+    snprintf(out, sizeof out, "(unbound)");
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(amx_db_handle(db),
+                           "SELECT b.how || '|' || b.via || '|' || f.path FROM clip_bindings b "
+                           "JOIN clips c ON c.id = b.clip_id JOIN skeletons k ON k.id = b.skeleton_id "
+                           "JOIN files f ON f.id = k.file_id JOIN files cf ON cf.id = c.file_id "
+                           "WHERE cf.path = ?1", -1, &s, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(s, 1, clip, -1, SQLITE_STATIC);
+        if (sqlite3_step(s) == SQLITE_ROW)
+            snprintf(out, sizeof out, "%s", (const char *)sqlite3_column_text(s, 0));
+    }
+    sqlite3_finalize(s);
+    return out;
+}
+
+/* The hierarchy a W3D animation finds, step by step: its directory, its tree (loose files
+ * before the tree's archives), then the base layers; and in many directories that each hold a
+ * hierarchy of one name, each animation its own directory's (an index seek each). */
+static void test_w3d_lookup_order(void)
+{
+    fresh();
+    amxw_buf b = { 0 }, member = { 0 }, big = { 0 };
+    w3d_anim(&b, "H");
+    put("Mod/Art/Anims/H_A.W3D", &b);
+    w3d_hierarchy(&b, "H", 3);
+    put("Mod/Art/Other/H.W3D", &b);
+    w3d_hierarchy(&member, "H", 3);
+    amxw_big_file files[] = { { "Art\\Packed\\H.W3D", member.data, member.len } };
+    amxw_big(&big, files, 1, NULL, NULL);
+    put("Mod/Pack.big", &big);
+    amxw_buf_free(&member);
+    w3d_hierarchy(&b, "H", 3);
+    put("Game/Art/H.W3D", &b);
+    const char *base[] = { "Game" };
+    amx_db *db = open_db();
+    scan(db, "Mod", base, 1, true);
+    CHECK_STR(bound_to(db, "Art/Anims/H_A.W3D"), "w3d-header|same tree|Art/Other/H.W3D");
+    /* the tree's archive before the base layer's loose file */
+    CHECK(unlink(at("Mod/Art/Other/H.W3D")) == 0);
+    scan(db, "Mod", NULL, 0, false);
+    CHECK(strstr(bound_to(db, "Art/Anims/H_A.W3D"), "w3d-header|same tree|Pack.big#") != NULL);
+    CHECK(unlink(at("Mod/Pack.big")) == 0);
+    scan(db, "Mod", NULL, 0, false);
+    CHECK_STR(bound_to(db, "Art/Anims/H_A.W3D"), "w3d-header|base layer|Art/H.W3D");
+    /* one in the animation's own directory wins over all of them */
+    w3d_hierarchy(&b, "H", 3);
+    put("Mod/Art/Anims/H.W3D", &b);
+    scan(db, "Mod", NULL, 0, false);
+    CHECK_STR(bound_to(db, "Art/Anims/H_A.W3D"), "w3d-header|same directory|Art/Anims/H.W3D");
+    amx_db_close(db);
+
+    /* 60 directories, each with H and an animation of it */
+    fresh();
+    char rel[128];
+    for (int i = 0; i < 60; i++) {
+        snprintf(rel, sizeof rel, "Mod/D%02d/H.W3D", i);
+        w3d_hierarchy(&b, "H", 3);
+        put(rel, &b);
+        snprintf(rel, sizeof rel, "Mod/D%02d/H_A.W3D", i);
+        w3d_anim(&b, "H");
+        put(rel, &b);
+    }
+    db = open_db();
+    scan(db, "Mod", NULL, 0, false);
+    int own = 0;
+    for (int i = 0; i < 60; i++) {
+        char want[160];
+        snprintf(rel, sizeof rel, "D%02d/H_A.W3D", i);
+        snprintf(want, sizeof want, "w3d-header|same directory|D%02d/H.W3D", i);
+        own += strcmp(bound_to(db, rel), want) == 0;
+    }
+    CHECK_EQ(own, 60);
+    /* each of the 60 hierarchies is a DUPLICATE_NAME naming at most 8 others */
+    CHECK_EQ(findings(db, "", "DUPLICATE_NAME"), 60);
+    CHECK(strstr(message(db, "D00/H.W3D", "DUPLICATE_NAME"), "D01/H.W3D") != NULL);
+    CHECK(strstr(message(db, "D00/H.W3D", "DUPLICATE_NAME"), "and others") != NULL);
+    CHECK(strstr(message(db, "D00/H.W3D", "DUPLICATE_NAME"), "D09/H.W3D") == NULL);
+    amx_db_close(db);
+}
+
 int main(void)
 {
     test_run("test_names", test_names);
@@ -580,6 +689,7 @@ int main(void)
     test_run("test_xml_override", test_xml_override);
     test_run("test_xml_malformed", test_xml_malformed);
     test_run("test_w3d_own_hierarchy", test_w3d_own_hierarchy);
+    test_run("test_w3d_lookup_order", test_w3d_lookup_order);
     test_run("test_resolve_rules", test_resolve_rules);
     fresh(); /* removes the last test's tree and database */
     return test_done();
