@@ -39,16 +39,36 @@ typedef struct cli_opts {
     bool set_bases;           /* --base or --no-base given */
     bool include_base;        /* --include-base: findings of base layers too */
     bool missing;             /* refs --missing */
+    int max_results;          /* lint --max-results, -1 = not given */
+    const char *group_by;     /* lint --group-by file|code */
+    int limit;                /* issues --limit, -1 = not given */
+    const char *bone;         /* clips/skeletons --bone */
+    const char *since;        /* changes --since */
+    const char *plots;        /* report --plots findings|all|none */
+    const char *color;        /* --color auto|always|never */
     const char **args;        /* positional arguments */
     int nargs;
 } cli_opts;
 
+/* An option a command takes, with its help line for that command (NULL: the option's usual
+ * text from the option table in main.c). */
+typedef struct cli_opt {
+    const char *name;         /* "--db" */
+    const char *help;
+} cli_opt;
+
+enum { CLI_MAX_OPTS = 20 };
+
+/* One command: a row of the table in main.c. Adding a command is one row: its name, usage,
+ * summary, help text, function and the options it takes (--config and --help are implied;
+ * any other option is a usage error naming the commands that take it). */
 typedef struct cli_cmd {
     const char *name;
     const char *usage;        /* "scan DIR... [--db FILE] [--jobs N]" */
     const char *summary;      /* one line */
-    const char *help;         /* the rest of --help */
+    const char *help;         /* the description in --help; the options are listed after it */
     int (*run)(cli_opts *o, amx_config *cfg);
+    cli_opt opts[CLI_MAX_OPTS]; /* ends at the first { NULL } */
 } cli_cmd;
 
 int cmd_scan(cli_opts *o, amx_config *cfg);
@@ -64,6 +84,13 @@ int cmd_report(cli_opts *o, amx_config *cfg);
 
 /* Opens the index read-only for a query; prints the error and returns NULL on failure. */
 amx_db *cli_open_db_readonly(const amx_config *cfg);
+/* Colours on a terminal (--color, NO_COLOR): set by main before the command runs. */
+extern bool cli_use_color;
+/* The escape sequence that starts the colour of a severity, and the one that ends it ("" when
+ * colours are off). */
+const char *cli_sev_on(amx_severity sev);
+const char *cli_color_off(void);
+int cmd_changes(cli_opts *o, amx_config *cfg);
 /* Prints "animidx: <msg>" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The progress line of a scan on a terminal (scan and lint): an amx_scan_opts.progress. */

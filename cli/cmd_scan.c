@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The first Ctrl-C (or SIGTERM) ends the scan between files, keeping what is written; the
@@ -149,6 +150,15 @@ int cmd_scan(cli_opts *o, amx_config *cfg)
                   "[scan] roots in the config");
         return EXIT_USAGE;
     }
+    for (size_t i = 0; i < nroots; i++) {
+        struct stat st;
+        if (stat(roots[i], &st) == 0 && !S_ISDIR(st.st_mode)) {
+            cli_error("scan: %s is not a directory; scan takes the directories to index (e.g. "
+                      "its Data directory), and 'animidx lint %s' checks one file", roots[i],
+                      roots[i]);
+            return EXIT_USAGE;
+        }
+    }
     amx_db *db = NULL;
     char err[1024];
     if (amx_db_open(cfg->db_path, 0, &db, err, sizeof err) != AMX_OK) {
@@ -193,7 +203,8 @@ int cmd_scan(cli_opts *o, amx_config *cfg)
     }
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    if (rc != EXIT_INTERRUPTED && (rc == EXIT_OK || total.files_seen))
+    /* --quiet: nothing on success (errors still go to stderr) */
+    if (rc != EXIT_INTERRUPTED && (rc == EXIT_OK || total.files_seen) && !(o->quiet && !o->json))
         if (cli_print_summary(db, cfg, o->json, o->include_base, &total) != EXIT_OK)
             rc = EXIT_IO;
     amx_db_close(db);

@@ -1,15 +1,68 @@
 /*
- * animidx: the command line. Dispatches to the commands, parses the options they share, loads
- * the config (defaults < config file < flags) and maps failures to the documented exit codes.
+ * animidx: the command line. Dispatches to the commands, parses their options (each command
+ * takes only the options its row lists: anything else is a usage error), loads the config
+ * (defaults < config file < flags) and maps failures to the documented exit codes.
  */
 #include "cli.h"
 #include "cmd_daemon.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* Every option of the command line: its name, the value it takes (NULL for a flag) and the
+ * help line commands show unless their row gives their own. */
+typedef enum { O_FLAG, O_STR, O_INT, O_BASE, O_NO_BASE } opt_kind;
+
+typedef struct opt_def {
+    const char *name;
+    const char *value;          /* the value's name in help, NULL for a flag */
+    const char *help;
+    opt_kind kind;
+    size_t field;               /* offsetof(cli_opts, ...) */
+    int lo, hi;                 /* O_INT: the range */
+} opt_def;
+
+#define FLAG(f) O_FLAG, offsetof(cli_opts, f), 0, 0
+#define STR(f) O_STR, offsetof(cli_opts, f), 0, 0
+#define INT(f, lo, hi) O_INT, offsetof(cli_opts, f), lo, hi
+
+static const opt_def options[] = {
+    { "--db", "FILE", "the index (default: the config's [index] database)", STR(db) },
+    { "--json", NULL, "print JSON (docs/json.md)", FLAG(json) },
+    { "--quiet", NULL, "print nothing on success", FLAG(quiet) },
+    { "--jobs", "N", "decoder threads (default: one per CPU)", INT(jobs, 0, 256) },
+    { "--base", "DIR", "a base layer: the game or parent mod the tree sits on (repeatable)", O_BASE, 0, 0, 0 },
+    { "--no-base", NULL, "the tree sits on nothing (forget the recorded layers)", O_NO_BASE, 0, 0, 0 },
+    { "--include-base", NULL, "also the files and findings of roots scanned only as base layers", FLAG(include_base) },
+    { "--missing", NULL, "the missing names instead of one file's references", FLAG(missing) },
+    { "--samples", NULL, "every channel of every clip evaluated at every frame", FLAG(samples) },
+    { "--skeleton", "NAME", "the skeleton (case-insensitive)", STR(skeleton) },
+    { "--bone", "NAME", "only what has a bone of this name (case-insensitive)", STR(bone) },
+    { "--severity", "S", "only findings at or above S (info, warning, error)", STR(severity) },
+    { "--code", "C", "only findings of code C ('animidx rules' lists them)", STR(code) },
+    { "--limit", "N", "show at most N findings (the summary still counts all)", INT(limit, 0, 100000000) },
+    { "--fail-on", "S", "exit 1 when a finding is at or above S (default: error)", STR(fail_on) },
+    { "--format", "F", "text (default), json, sarif or junit", STR(format) },
+    { "--max-results", "N", "SARIF: at most N results, the most severe first (default 5000)", INT(max_results, 0, 100000000) },
+    { "--group-by", "WHAT", "SARIF: one result per file or per code (file|code)", STR(group_by) },
+    { "--baseline", "FILE", "count only findings that are not in FILE", STR(baseline) },
+    { "--write-baseline", "FILE", "record the current findings in FILE and exit 0", STR(write_baseline) },
+    { "--suppressions", "FILE", "ignore findings matching {code, path glob, reason} entries", STR(suppressions) },
+    { "--out", "DIR", "where to write (default: the current directory; created if needed)", STR(out) },
+    { "--previous", "FILE", "an earlier report.json: say what is new, fixed and still open", STR(previous) },
+    { "--plots", "WHICH", "clip plots: findings (default: clips with findings), all, none", STR(plots) },
+    { "--since", "SCAN", "the changes of every scan after SCAN (a scan id, or a date "
+                         "YYYY-MM-DD[THH:MM:SS])", STR(since) },
+    { "--color", "WHEN", "colour severities: auto (on a terminal, unless NO_COLOR is set), "
+                         "always, never", STR(color) },
+};
+
+#define NOPTIONS (sizeof options / sizeof options[0])
 
 static const cli_cmd commands[] = {
     { "scan", "scan [DIR...] [--base DIR]... [--no-base] [--db FILE] [--jobs N] [--json] [--quiet]",
@@ -21,126 +74,154 @@ static const cli_cmd commands[] = {
       "with their findings; the scan goes on. Ctrl-C stops it between files: what was decoded\n"
       "is kept, nothing is removed, and the next scan completes the index (exit status 130).\n"
       "Clips bind only within their own DIR and the base layers it sits on: a mod's clips find\n"
-      "the models of the game it extends when that game is given as a base layer.\n"
-      "  --base DIR     a base layer of every DIR (the game or parent mod it extends, in lookup\n"
-      "                 order; repeatable). Base layers are scanned too, and their own findings\n"
-      "                 are left out of issues, lint and report unless --include-base. Without\n"
-      "                 --base, [root DIR] base = ... of the config applies, else the layers the\n"
-      "                 index recorded for DIR\n"
-      "  --no-base      DIR sits on nothing (forget the recorded layers)\n"
-      "  --include-base the summary's findings count the base layers' too\n"
-      "  --db FILE      the index (default: the config's [index] database)\n"
-      "  --jobs N       decoder threads (default: one per CPU)\n"
-      "  --json         print the summary as JSON\n"
-      "  --quiet        no progress line\n",
-      cmd_scan },
+      "the models of the game it extends when that game is given as a base layer. A DIR must\n"
+      "be a directory (to check single files, use 'animidx lint FILE...').\n",
+      cmd_scan,
+      { { "--base", "a base layer of every DIR (the game or parent mod it extends, in lookup\n"
+                    "order; repeatable). Base layers are scanned too, and their own findings\n"
+                    "are left out of issues, lint and report unless --include-base. Without\n"
+                    "--base, [root DIR] base = ... of the config applies, else the layers the\n"
+                    "index recorded for DIR" },
+        { "--no-base", "DIR sits on nothing (forget the recorded layers)" },
+        { "--include-base", "the summary's findings count the base layers' too" },
+        { "--db", NULL }, { "--jobs", NULL },
+        { "--json", "print the summary as JSON" },
+        { "--quiet", "print nothing on success (no progress line, no summary)" } } },
     { "dump", "dump [--json] [--samples] FILE...",
       "decode files without an index and print what they hold",
       "Decodes each FILE (a member of an archive as ARCHIVE#NAME) and prints its skeletons,\n"
       "clips, model data and findings. With --json, one JSON object per file per line, as in\n"
       "docs/json.md. With --samples, every channel of every clip evaluated at every frame.\n"
       "Exit status: 0 no error findings, 1 an error finding, 2 usage, 3 unreadable file.\n",
-      cmd_dump },
-    { "clips", "clips --skeleton NAME [--db FILE] [--json]",
-      "list the clips that target a skeleton",
+      cmd_dump,
+      { { "--json", "one JSON object per file per line" }, { "--samples", NULL },
+        { "--color", NULL } } },
+    { "clips", "clips --skeleton NAME | --bone NAME [--db FILE] [--json]",
+      "list the clips that target a skeleton, or that animate a bone",
       "Lists every indexed clip bound to skeleton NAME (case-insensitive), with its frames, fps,\n"
       "the number of its bones that do not fit the skeleton, the skeleton's file and how the\n"
       "binding was made (the engine's naming convention, an XML animation override, the\n"
       "W3D header, an ANCS character set); then the clips that target NAME but found no such\n"
-      "skeleton.\n",
-      cmd_clips },
-    { "skeletons", "skeletons [--db FILE] [--json]",
-      "list the skeletons in the index, with their bone and clip counts", "", cmd_skeletons },
-    { "issues", "issues [--severity S] [--code C] [PATH] [--include-base] [--db FILE] [--json]",
-      "list findings in the index",
-      "Lists findings at or above severity S (info, warning, error), of code C, under PATH.\n"
-      "Severity overrides from the config apply. Roots scanned only as base layers (scan\n"
-      "--base) are left out unless --include-base.\n",
-      cmd_issues },
+      "skeleton. A clip whose file has error findings says so. With --bone, the clips that\n"
+      "animate a bone of that name (with --skeleton: only those bound to that skeleton).\n",
+      cmd_clips,
+      { { "--skeleton", "the skeleton (case-insensitive; 'animidx skeletons' lists them)" },
+        { "--bone", "only the clips with a track for a bone of this name" },
+        { "--db", NULL }, { "--json", NULL }, { "--color", NULL } } },
+    { "skeletons", "skeletons [--bone NAME] [--db FILE] [--json]",
+      "list the skeletons in the index, with their bone and clip counts",
+      "Lists every skeleton with its bone count, the clips bound to it and its file.\n",
+      cmd_skeletons,
+      { { "--bone", "only the skeletons that have a bone of this name" },
+        { "--db", NULL }, { "--json", NULL } } },
+    { "issues", "issues [PATH] [--severity S] [--code C] [--limit N] [--include-base] [--db FILE] [--json]",
+      "list findings in the index, grouped by file",
+      "Lists findings at or above severity S (info, warning, error), of code C, under PATH (a\n"
+      "file or directory, as you would type it: relative to the current directory or to the\n"
+      "scanned root, absolute, with ./ or a trailing slash). Findings are grouped by file;\n"
+      "when a file has more than three of one code the rest are counted in one line. The last\n"
+      "lines count the findings per code. Severity overrides from the config apply. Roots\n"
+      "scanned only as base layers (scan --base) are left out unless --include-base.\n",
+      cmd_issues,
+      { { "--severity", NULL }, { "--code", NULL }, { "--limit", NULL },
+        { "--include-base", "also the findings of roots scanned only as base layers" },
+        { "--db", NULL }, { "--json", "every finding as a JSON array (not grouped or limited "
+                                      "unless --limit)" },
+        { "--color", NULL } } },
     { "show", "show PATH [--db FILE] [--json]",
       "everything the index knows about a file",
-      "PATH is relative to the scanned root, or just the end of it (a file name). A clip shows\n"
-      "every skeleton it is checked against and why; a model, the game objects that use it;\n"
-      "an XML file, its game objects and the files they name.\n", cmd_show },
-    { "refs", "refs PATH | --missing [--include-base] [--db FILE] [--json]",
-      "what a file names (models, textures, shaders, particles) and what names it; what is missing",
-      "With PATH (relative to the scanned root, or just the file name): every file the file\n"
-      "names, where it is named and what it resolved to through the root's layers (loose files\n"
-      "before archive contents), and every file that names it. With --missing: the names no\n"
-      "layer provides (or provides as the wrong kind), grouped by name, most referenced first,\n"
-      "with the files that name them: the list to fix from. Without base layers (scan --base)\n"
-      "most of a mod's references to the game's own assets are missing by design.\n"
-      "  --missing        the missing names instead of one file's references\n"
-      "  --include-base   also the references of roots scanned only as base layers\n"
-      "  --db FILE        the index (default: the config's [index] database)\n"
-      "  --json           JSON (docs/json.md)\n",
-      cmd_refs },
-    { "rules", "rules [--json]", "list every issue code with its severity and meaning",
-      "The same catalogue as docs/rules.md.\n", cmd_rules },
+      "PATH is the file as you would type it: relative to the current directory or to the\n"
+      "scanned root, absolute, or just the end of it (a file name); case-insensitive for Alamo\n"
+      "and W3D files. A clip shows every skeleton it is checked against and why; a model, the\n"
+      "game objects that use it; an XML file, its game objects and the files they name. Exit\n"
+      "status 1 when nothing indexed matches (the closest indexed paths are suggested).\n",
+      cmd_show,
+      { { "--db", NULL }, { "--json", NULL }, { "--color", NULL } } },
+    { "rules", "rules [CODE] [--json]", "list every issue code, or explain one",
+      "Without CODE, the catalogue of docs/rules.md with each code's effective severity (the\n"
+      "config's [severity] overrides applied). With CODE, that rule: its severity, what it\n"
+      "means, how to fix it and where it comes from.\n",
+      cmd_rules,
+      { { "--json", NULL }, { "--color", NULL } } },
+    { "changes", "changes [--since SCAN] [--db FILE] [--json]",
+      "what the last scan (or the scans since SCAN) added, changed and removed",
+      "Lists the files the last scan of each root added, changed (new content) and removed,\n"
+      "from what the index recorded during the scans. With --since, every change of the scans\n"
+      "after SCAN (a scan id as printed here, or a date). Renames by the daemon are listed as\n"
+      "a removal and an addition.\n",
+      cmd_changes,
+      { { "--since", NULL }, { "--db", NULL }, { "--json", NULL }, { "--color", NULL } } },
     { "watch", "watch DIR... [--base DIR]... [--no-base] [--db FILE] [--jobs N]",
       "keep the index current while files change (animidxd in the foreground)",
       "Scans each DIR (the configured roots when none is given) like 'scan', then watches the\n"
       "trees and indexes every change a settle period ([daemon] settle_ms) after the file was\n"
       "written. Runs animidxd --foreground (next to this binary, else from PATH); stop it with\n"
-      "Ctrl-C. 'animidx status', 'pause', 'resume' and 'sync' talk to it.\n"
-      "  --base DIR   a base layer of every DIR, as for scan (scanned with every whole scan,\n"
-      "               not watched)\n"
-      "  --no-base    DIR sits on nothing\n"
-      "  --db FILE    the index (default: the config's [index] database)\n"
-      "  --jobs N     decoder threads (default: one per CPU)\n",
-      cmd_watch },
+      "Ctrl-C. 'animidx status', 'pause', 'resume' and 'sync' talk to it.\n",
+      cmd_watch,
+      { { "--base", "a base layer of every DIR, as for scan (scanned with every whole scan,\n"
+                    "not watched)" },
+        { "--no-base", "DIR sits on nothing" }, { "--db", NULL }, { "--jobs", NULL } } },
     { "status", "status [--json]", "what the watcher daemon (animidxd) is doing",
       "Prints the daemon's state (scanning, watching, paused), the files indexed, the queue,\n"
       "files/s, overflows and the last error. Exit status 3 when no daemon answers on the\n"
       "socket ([daemon] socket).\n",
-      cmd_status },
+      cmd_status, { { "--json", "print the daemon's reply (JSON)" } } },
     { "pause", "pause [--json] [--quiet]", "stop indexing changes until 'resume' (a mod install)",
-      "The daemon keeps watching and queues the changes; 'resume' indexes them.\n", cmd_pause },
-    { "resume", "resume [--json] [--quiet]", "index the changes queued since 'pause'", "",
-      cmd_resume },
+      "The daemon keeps watching and queues the changes; 'resume' indexes them.\n", cmd_pause,
+      { { "--json", "print the daemon's reply (JSON)" }, { "--quiet", NULL } } },
+    { "resume", "resume [--json] [--quiet]", "index the changes queued since 'pause'",
+      "Ends a pause: the changes queued meanwhile are indexed.\n", cmd_resume,
+      { { "--json", "print the daemon's reply (JSON)" }, { "--quiet", NULL } } },
     { "sync", "sync [--json] [--quiet]", "wait until every change made so far is indexed",
       "Returns once every change made before it is in the index, so a query run after it sees\n"
       "them. Exit status 3 when the daemon is not running, paused, or a scan failed.\n",
-      cmd_sync },
+      cmd_sync, { { "--json", "print the daemon's reply (JSON)" }, { "--quiet", NULL } } },
     { "lint", "lint [PATH...] [--base DIR]... [--include-base] [--db FILE] [--fail-on error|warning|info]\n"
-              "              [--format text|json|sarif|junit] [--baseline FILE | --write-baseline FILE]\n"
-              "              [--suppressions FILE] [--quiet]",
+              "              [--format text|json|sarif|junit] [--max-results N] [--group-by file|code]\n"
+              "              [--baseline FILE | --write-baseline FILE] [--suppressions FILE] [--quiet]",
       "check a tree for CI: scan it and fail on findings at or above a severity",
       "Scans each PATH (the configured roots when none is given) incrementally and reports its\n"
-      "findings, grouped by file. A PATH that is a file: its directory is scanned (so clips bind\n"
-      "to the models beside them) and only that file's findings are reported. Without --db, lint keeps its own index per set of paths in\n"
-      "$XDG_CACHE_HOME/animidx (~/.cache/animidx), so repeated runs only re-read changed files.\n"
-      "Severity overrides and ignore globs from the config apply. See docs/lint.md.\n"
-      "  --fail-on S          exit 1 when a finding is at or above S (default: error)\n"
-      "  --format F           text (default), json, sarif (SARIF 2.1.0 for GitHub code\n"
-      "                       scanning) or junit (JUnit XML: one testcase per asset)\n"
-      "  --baseline FILE      count only findings that are not in FILE\n"
-      "  --write-baseline FILE  record the current findings in FILE and exit 0\n"
-      "  --suppressions FILE  ignore findings matching {code, path glob, reason} entries;\n"
-      "                       entries that match nothing are reported\n"
-      "  --base DIR           the game (or parent mod) the PATHs sit on, repeatable: their\n"
-      "                       models resolve the mod's clips; their own findings do not count\n"
-      "  --no-base            the PATHs sit on nothing\n"
-      "  --include-base       report and count the base layers' findings too\n"
-      "  --db FILE            use this index instead of lint's own\n"
-      "  --quiet              no progress line; no summary on stderr with --format json|sarif|junit\n"
+      "findings, grouped by file, then one line per code with its counts and, last, the verdict\n"
+      "with the reason it failed. A PATH that is a file: its directory is scanned (so clips\n"
+      "bind to the models beside them) and only that file's findings are reported. Without\n"
+      "--db, lint keeps its own index per set of paths in $XDG_CACHE_HOME/animidx\n"
+      "(~/.cache/animidx), so repeated runs only re-read changed files. Severity overrides and\n"
+      "ignore globs from the config apply. See docs/lint.md.\n"
       "Exit status: 0 nothing at or above the gate, 1 something is, 2 usage or config error\n"
       "(including a malformed baseline or suppression file), 3 I/O or database error.\n",
-      cmd_lint },
-    { "report", "report [--db FILE] [--out DIR] [--previous FILE] [--include-base]",
+      cmd_lint,
+      { { "--fail-on", NULL },
+        { "--format", "text (default), json, sarif (SARIF 2.1.0 for GitHub code\n"
+                      "scanning) or junit (JUnit XML: one testcase per asset)" },
+        { "--max-results", "SARIF: at most N results (default 5000, GitHub shows no more;\n"
+                           "a run may hold 25000), the most severe first; what is left out is\n"
+                           "said in a run notification and on stderr. 0: no limit" },
+        { "--group-by", "SARIF: one result per file (file) or per code (code), with the\n"
+                        "count and the first locations, instead of one per finding" },
+        { "--baseline", NULL }, { "--write-baseline", NULL },
+        { "--suppressions", "ignore findings matching {code, path glob, reason} entries;\n"
+                            "entries that match nothing are reported" },
+        { "--base", "the game (or parent mod) the PATHs sit on, repeatable: their\n"
+                    "models resolve the mod's clips; their own findings do not count" },
+        { "--no-base", "the PATHs sit on nothing" },
+        { "--include-base", "report and count the base layers' findings too" },
+        { "--db", "use this index instead of lint's own" }, { "--jobs", NULL },
+        { "--json", "the same as --format json" },
+        { "--quiet", "no progress line; no summary on stderr with --format json|sarif|junit" },
+        { "--color", NULL } } },
+    { "report", "report [--db FILE] [--out DIR] [--previous FILE] [--plots WHICH] [--include-base]",
       "write report.json and a self-contained report.html of the index",
       "Writes DIR/report.json (every finding, totals per format and severity, tool and decoder\n"
       "versions, the effective config, scan times; schema in docs/report.schema.json) and\n"
-      "DIR/report.html, a page with no external assets: totals, findings by severity and code,\n"
-      "each skeleton with its clips, their compatibility, a plot of every clip's channels and\n"
-      "the bone hierarchy with the bones a clip does not match marked. Clips are decoded again\n"
-      "from the scanned files for the plots.\n"
-      "  --out DIR        where to write (default: the current directory; created if needed)\n"
-      "  --previous FILE  an earlier report.json: the report then says what is new, what was\n"
-      "                   fixed and what is still open\n"
-      "  --include-base   also the files and findings of roots scanned only as base layers\n"
-      "  --db FILE        the index (default: the config's [index] database)\n",
-      cmd_report },
+      "DIR/report.html, a page with no external assets: a table of contents, totals, findings\n"
+      "by code and by file (with counts; long sections collapsed), each skeleton with its\n"
+      "clips, their compatibility, a plot of the channels of the clips with findings and the\n"
+      "bone hierarchy with the bones a clip does not match marked. Clips are decoded again\n"
+      "from the scanned files for the plots.\n",
+      cmd_report,
+      { { "--out", NULL }, { "--previous", NULL }, { "--plots", NULL },
+        { "--include-base", NULL }, { "--db", NULL },
+        { "--quiet", "no line saying what was written" } } },
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
@@ -155,6 +236,46 @@ void cli_error(const char *fmt, ...)
     va_end(ap);
 }
 
+/* ---- colours ---- */
+
+bool cli_use_color;
+
+const char *cli_sev_on(amx_severity sev)
+{
+    if (!cli_use_color)
+        return "";
+    switch (sev) {
+    case AMX_SEV_ERROR: return "\033[1;31m";
+    case AMX_SEV_WARNING: return "\033[33m";
+    case AMX_SEV_INFO: return "\033[36m";
+    case AMX_SEV_OFF: break;
+    }
+    return "";
+}
+
+const char *cli_color_off(void)
+{
+    return cli_use_color ? "\033[0m" : "";
+}
+
+/* --color WHEN: always, never, or auto (standard output is a terminal and NO_COLOR is unset
+ * or empty, https://no-color.org). */
+static bool choose_color(const char *when, bool *on)
+{
+    const char *no = getenv("NO_COLOR");
+    if (!when || strcmp(when, "auto") == 0)
+        *on = isatty(STDOUT_FILENO) && !(no && no[0]);
+    else if (strcmp(when, "always") == 0)
+        *on = true;
+    else if (strcmp(when, "never") == 0)
+        *on = false;
+    else
+        return false;
+    return true;
+}
+
+/* ---- help ---- */
+
 static void usage(FILE *out)
 {
     fputs("animidx " AMX_VERSION_STRING
@@ -164,31 +285,163 @@ static void usage(FILE *out)
           out);
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fputs("\ncommon options:\n"
+    fputs("\nevery command takes:\n"
           "  --config FILE  config file (default: ./animidx.ini, else ~/.config/animidx/animidx.ini)\n"
-          "  --db FILE      index database\n"
-          "  --help         help for a command: animidx COMMAND --help\n"
-          "  --version      print the version\n"
+          "  --help         the command's usage and every option it takes: animidx COMMAND --help\n"
+          "\n  --version      print the version\n"
           "\nexit status: 0 ok, 1 findings at or above the gate, 2 usage or config error,\n"
-          "3 I/O or database error\n",
+          "3 I/O or database error\n"
+          "\nmanual: man animidx (docs: README.md, docs/lint.md, docs/json.md, docs/rules.md)\n",
           out);
+}
+
+static const opt_def *find_option(const char *name)
+{
+    for (size_t i = 0; i < NOPTIONS; i++)
+        if (strcmp(options[i].name, name) == 0)
+            return &options[i];
+    return NULL;
+}
+
+static const cli_opt *command_option(const cli_cmd *c, const char *name)
+{
+    for (size_t k = 0; k < CLI_MAX_OPTS && c->opts[k].name; k++)
+        if (strcmp(c->opts[k].name, name) == 0)
+            return &c->opts[k];
+    return NULL;
+}
+
+/* One option line of --help: "  --name VALUE   help", the help's further lines indented. */
+static void option_line(const char *name, const char *value, const char *help)
+{
+    char left[40];
+    snprintf(left, sizeof left, "%s%s%s", name, value ? " " : "", value ? value : "");
+    printf("  %-22s ", left);
+    for (const char *p = help; *p; p++) {
+        putchar(*p);
+        if (*p == '\n' && p[1])
+            printf("  %-22s ", "");
+    }
+    putchar('\n');
 }
 
 static void command_help(const cli_cmd *c)
 {
-    printf("usage: animidx %s\n\n%s.\n\n%s", c->usage, c->summary, c->help);
-    printf("  --config FILE  config file\n  --help         this help\n");
+    printf("usage: animidx %s\n\n%s.\n\n%s\noptions:\n", c->usage, c->summary, c->help);
+    for (size_t k = 0; k < CLI_MAX_OPTS && c->opts[k].name; k++) {
+        const opt_def *d = find_option(c->opts[k].name);
+        if (d)
+            option_line(d->name, d->value, c->opts[k].help ? c->opts[k].help : d->help);
+    }
+    option_line("--config", "FILE", "config file (default: ./animidx.ini, else "
+                                     "~/.config/animidx/animidx.ini)");
+    option_line("--help", NULL, "this help");
 }
 
-static bool parse_int(const char *s, int lo, int hi, int *out)
+/* "lint" / "scan and lint" / "scan, lint and report": the commands that take an option. */
+static void commands_taking(const char *name, char *buf, size_t len)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi)
-        return false;
-    *out = (int)v;
-    return true;
+    const char *names[NCOMMANDS];
+    size_t n = 0;
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (command_option(&commands[i], name))
+            names[n++] = commands[i].name;
+    buf[0] = '\0';
+    size_t used = 0;
+    for (size_t i = 0; i < n && used < len; i++) {
+        const char *sep = i == 0 ? "" : i + 1 == n ? " and " : ", ";
+        int w = snprintf(buf + used, len - used, "%s%s", sep, names[i]);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+}
+
+/* Parses the arguments after the command into o; returns EXIT_OK, or a usage error (printed),
+ * or -1 when --help was given (and printed). */
+static int parse_args(const cli_cmd *cmd, int argc, char **argv, cli_opts *o)
+{
+    bool only_args = false;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (only_args || a[0] != '-' || strcmp(a, "-") == 0) {
+            o->args[o->nargs++] = a;
+            continue;
+        }
+        if (strcmp(a, "--") == 0) {
+            only_args = true;
+            continue;
+        }
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            command_help(cmd);
+            return -1;
+        }
+        /* --name=value or --name value */
+        char name[32];
+        const char *eq = strchr(a, '=');
+        size_t nlen = eq ? (size_t)(eq - a) : strlen(a);
+        if (nlen >= sizeof name)
+            nlen = sizeof name - 1;
+        memcpy(name, a, nlen);
+        name[nlen] = '\0';
+        if (strcmp(name, "-q") == 0)
+            snprintf(name, sizeof name, "--quiet");
+        const opt_def *d = find_option(name);
+        bool is_config = strcmp(name, "--config") == 0;
+        if (!d && !is_config) {
+            cli_error("unknown option '%s'; see 'animidx %s --help'", a, cmd->name);
+            return EXIT_USAGE;
+        }
+        if (d && !command_option(cmd, name)) {
+            char who[256];
+            commands_taking(name, who, sizeof who);
+            cli_error("%s does not take %s (%s %s it); see 'animidx %s --help'", cmd->name, name,
+                      who, strchr(who, ' ') ? "take" : "takes", cmd->name);
+            return EXIT_USAGE;
+        }
+        bool takes_value = is_config || d->value;
+        const char *value = NULL;
+        if (takes_value) {
+            if (eq)
+                value = eq + 1;
+            else if (i + 1 < argc)
+                value = argv[++i];
+            else {
+                cli_error("%s needs a value; see 'animidx %s --help'", name, cmd->name);
+                return EXIT_USAGE;
+            }
+        } else if (eq) {
+            cli_error("%s takes no value", name);
+            return EXIT_USAGE;
+        }
+        if (is_config) {
+            o->config_path = value;
+            continue;
+        }
+        char *field = (char *)o + d->field;
+        switch (d->kind) {
+        case O_FLAG: *(bool *)(void *)field = true; break;
+        case O_STR: *(const char **)(void *)field = value; break;
+        case O_INT: {
+            char *end;
+            errno = 0;
+            long v = strtol(value, &end, 10);
+            if (errno || end == value || *end || v < d->lo || v > d->hi) {
+                cli_error("%s: expected a whole number from %d to %d, got '%s'", name, d->lo,
+                          d->hi, value);
+                return EXIT_USAGE;
+            }
+            *(int *)(void *)field = (int)v;
+            break;
+        }
+        case O_BASE:
+            o->bases[o->nbases++] = value;
+            o->set_bases = true;
+            break;
+        case O_NO_BASE: o->set_bases = true; break;
+        }
+    }
+    return EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -219,7 +472,7 @@ int main(int argc, char **argv)
         cli_error("unknown command '%s'; run 'animidx --help' for the list", argv[1]);
         return EXIT_USAGE;
     }
-    cli_opts o = { .jobs = -1 };
+    cli_opts o = { .jobs = -1, .max_results = -1, .limit = -1 };
     amx_config cfg = { 0 }; /* amx_config_finish of a zeroed config is a no-op */
     const char **args = calloc((size_t)argc, sizeof *args);
     const char **bases = calloc((size_t)argc, sizeof *bases);
@@ -230,104 +483,15 @@ int main(int argc, char **argv)
     }
     o.args = args;
     o.bases = bases;
-    bool only_args = false;
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        if (only_args || a[0] != '-' || strcmp(a, "-") == 0) {
-            args[o.nargs++] = a;
-            continue;
-        }
-        if (strcmp(a, "--") == 0) {
-            only_args = true;
-            continue;
-        }
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            command_help(cmd);
-            rc = EXIT_OK;
-            goto out;
-        }
-        /* --name=value or --name value */
-        char name[32];
-        const char *value = NULL;
-        const char *eq = strchr(a, '=');
-        size_t nlen = eq ? (size_t)(eq - a) : strlen(a);
-        if (nlen >= sizeof name)
-            nlen = sizeof name - 1;
-        memcpy(name, a, nlen);
-        name[nlen] = '\0';
-        static const char *const valued[] = { "--config", "--db", "--jobs", "--skeleton",
-                                              "--severity", "--code", "--fail-on", "--format",
-                                              "--baseline", "--write-baseline", "--suppressions",
-                                              "--out", "--previous", "--base" };
-        bool takes_value = false;
-        for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
-            if (strcmp(name, valued[k]) == 0)
-                takes_value = true;
-        if (takes_value) {
-            if (eq)
-                value = eq + 1;
-            else if (i + 1 < argc)
-                value = argv[++i];
-            else {
-                cli_error("%s needs a value; see 'animidx %s --help'", name, cmd->name);
-                rc = EXIT_USAGE;
-                goto out;
-            }
-        } else if (eq) {
-            cli_error("%s takes no value", name);
-            rc = EXIT_USAGE;
-            goto out;
-        }
-        if (strcmp(name, "--config") == 0)
-            o.config_path = value;
-        else if (strcmp(name, "--db") == 0)
-            o.db = value;
-        else if (strcmp(name, "--skeleton") == 0)
-            o.skeleton = value;
-        else if (strcmp(name, "--severity") == 0)
-            o.severity = value;
-        else if (strcmp(name, "--code") == 0)
-            o.code = value;
-        else if (strcmp(name, "--fail-on") == 0)
-            o.fail_on = value;
-        else if (strcmp(name, "--format") == 0)
-            o.format = value;
-        else if (strcmp(name, "--baseline") == 0)
-            o.baseline = value;
-        else if (strcmp(name, "--write-baseline") == 0)
-            o.write_baseline = value;
-        else if (strcmp(name, "--suppressions") == 0)
-            o.suppressions = value;
-        else if (strcmp(name, "--out") == 0)
-            o.out = value;
-        else if (strcmp(name, "--previous") == 0)
-            o.previous = value;
-        else if (strcmp(name, "--base") == 0) {
-            bases[o.nbases++] = value;
-            o.set_bases = true;
-        } else if (strcmp(name, "--no-base") == 0)
-            o.set_bases = true;
-        else if (strcmp(name, "--include-base") == 0)
-            o.include_base = true;
-        else if (strcmp(name, "--missing") == 0)
-            o.missing = true;
-        else if (strcmp(name, "--jobs") == 0) {
-            if (!parse_int(value, 0, 256, &o.jobs)) {
-                cli_error("--jobs: expected a whole number from 0 to 256, got '%s'", value);
-                rc = EXIT_USAGE;
-                goto out;
-            }
-        } else if (strcmp(name, "--json") == 0)
-            o.json = true;
-        else if (strcmp(name, "--samples") == 0)
-            o.samples = true;
-        else if (strcmp(name, "--quiet") == 0 || strcmp(name, "-q") == 0)
-            o.quiet = true;
-        else {
-            cli_error("unknown option '%s'; see 'animidx %s --help'", a, cmd->name);
-            rc = EXIT_USAGE;
-            goto out;
-        }
+    rc = parse_args(cmd, argc, argv, &o);
+    if (rc != EXIT_OK) {
+        rc = rc < 0 ? EXIT_OK : rc;
+        goto out;
+    }
+    if (!choose_color(o.color, &cli_use_color)) {
+        cli_error("--color: expected auto, always or never, got '%s'", o.color);
+        rc = EXIT_USAGE;
+        goto out;
     }
 
     if (amx_config_init(&cfg) != 0) {
