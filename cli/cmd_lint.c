@@ -161,6 +161,95 @@ static void write_text(const lint_run *r)
                    r->supp.v[k].path, r->supp.v[k].reason);
 }
 
+/* One line per code that counts, the most severe first: its severity, how many findings in
+ * how many files, and whether it fails the gate. */
+typedef struct code_count {
+    const char *code;
+    amx_severity sev;
+    size_t findings, files;
+} code_count;
+
+static int cmp_count(const void *a, const void *b)
+{
+    const code_count *x = a, *y = b;
+    if (x->sev != y->sev)
+        return x->sev > y->sev ? -1 : 1;
+    if (x->findings != y->findings)
+        return x->findings > y->findings ? -1 : 1;
+    return strcmp(x->code, y->code);
+}
+
+/* Counts the findings that count per code (at most `max` codes); returns how many codes. */
+static size_t count_codes(const lint_run *r, code_count *out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->findings.n; i++) {
+        const cli_finding *f = &r->findings.v[i];
+        if (!lint_counts(f) || f->severity > AMX_SEV_ERROR)
+            continue;
+        size_t k = 0;
+        while (k < n && strcmp(out[k].code, f->code) != 0)
+            k++;
+        if (k == n) {
+            if (n == max)
+                continue;
+            out[n++] = (code_count){ f->code, f->severity, 0, 0 };
+        }
+        out[k].findings++;
+        if (f->severity > out[k].sev)
+            out[k].sev = f->severity;
+        /* findings come grouped by file: a new file when the previous finding was elsewhere */
+        bool same = false;
+        for (size_t p = i; p-- > 0;) {
+            const cli_finding *g = &r->findings.v[p];
+            if (strcmp(g->path, f->path) || strcmp(g->root, f->root))
+                break;
+            if (lint_counts(g) && strcmp(g->code, f->code) == 0) {
+                same = true;
+                break;
+            }
+        }
+        out[k].files += !same;
+    }
+    qsort(out, n, sizeof *out, cmp_count);
+    return n;
+}
+
+static void write_code_summary(FILE *say, const lint_run *r)
+{
+    code_count counts[AMX_CODE_COUNT + 8];
+    size_t n = count_codes(r, counts, sizeof counts / sizeof counts[0]);
+    for (size_t k = 0; k < n; k++)
+        fprintf(say, "%s%-24s %-7s%s %6zu finding%s in %zu file%s%s\n", cli_sev_on(counts[k].sev),
+                counts[k].code, amx_severity_name(counts[k].sev), cli_color_off(),
+                counts[k].findings, counts[k].findings == 1 ? " " : "s", counts[k].files,
+                counts[k].files == 1 ? "" : "s",
+                counts[k].sev >= r->gate ? "  (fails --fail-on)" : "");
+}
+
+/* "5 findings at or above error: 3 BONE_NOT_IN_SKELETON, 2 TRUNCATED" */
+static void write_fail_reason(FILE *say, const lint_run *r)
+{
+    code_count counts[AMX_CODE_COUNT + 8];
+    size_t n = count_codes(r, counts, sizeof counts / sizeof counts[0]), total = 0;
+    for (size_t k = 0; k < n; k++)
+        total += counts[k].sev >= r->gate ? counts[k].findings : 0;
+    fprintf(say, ": %zu finding%s at or above %s (", total, total == 1 ? "" : "s",
+            amx_severity_name(r->gate));
+    const char *sep = "";
+    for (size_t k = 0, shown = 0; k < n; k++) {
+        if (counts[k].sev < r->gate)
+            continue;
+        if (shown++ == 4) {
+            fprintf(say, ", ...");
+            break;
+        }
+        fprintf(say, "%s%zu %s", sep, counts[k].findings, counts[k].code);
+        sep = ", ";
+    }
+    fputc(')', say);
+}
+
 /* ---- json ---- */
 
 static void write_json(const lint_run *r, bool passed, const uint64_t totals[3], size_t baselined,
@@ -230,6 +319,15 @@ static int parse_options(const cli_opts *o, amx_severity *gate, out_format *fmt)
             return EXIT_USAGE;
         }
         *fmt = (out_format)k;
+    }
+    if ((o->max_results >= 0 || o->group_by) && *fmt != FMT_SARIF) {
+        cli_error("lint: --%s shapes the SARIF output; use it with --format sarif",
+                  o->group_by ? "group-by" : "max-results");
+        return EXIT_USAGE;
+    }
+    if (o->group_by && strcmp(o->group_by, "file") != 0 && strcmp(o->group_by, "code") != 0) {
+        cli_error("--group-by: expected file or code, got '%s'", o->group_by);
+        return EXIT_USAGE;
     }
     if (o->baseline && o->write_baseline) {
         cli_error("lint: --baseline and --write-baseline do not go together; write the baseline "
@@ -550,10 +648,14 @@ int cmd_lint(cli_opts *o, amx_config *cfg)
     for (int s = gate; s <= AMX_SEV_ERROR; s++)
         if (totals[s])
             passed = false;
+    sarif_opts so = { .max_results = o->max_results > 0 ? o->max_results : SARIF_DEFAULT_MAX,
+                      .group = !o->group_by                       ? SARIF_EACH
+                               : strcmp(o->group_by, "file") == 0 ? SARIF_BY_FILE
+                                                                  : SARIF_BY_CODE };
     switch (fmt) {
     case FMT_TEXT: write_text(&r); break;
     case FMT_JSON: write_json(&r, passed, totals, baselined, suppressed); break;
-    case FMT_SARIF: lint_write_sarif(stdout, &r, cfg); break;
+    case FMT_SARIF: lint_write_sarif(stdout, &r, cfg, &so); break;
     case FMT_JUNIT: rc = lint_write_junit(stdout, &r); break;
     }
     /* The verdict: on stdout with text, on stderr with the machine formats (stdout is theirs). */
@@ -563,7 +665,14 @@ int cmd_lint(cli_opts *o, amx_config *cfg)
             if (!r.supp.v[k].used)
                 fprintf(stderr, "animidx: unused suppression: %s %s (%s)\n", r.supp.v[k].code,
                         r.supp.v[k].path, r.supp.v[k].reason);
+    if (fmt == FMT_SARIF && so.written < so.results)
+        fprintf(stderr, "animidx: SARIF: %zu of %zu results written (--max-results %d, the most "
+                        "severe first); left out: %zu errors, %zu warnings, %zu notes; "
+                        "--group-by file|code aggregates them\n",
+                so.written, so.results, so.max_results, so.left[AMX_SEV_ERROR],
+                so.left[AMX_SEV_WARNING], so.left[AMX_SEV_INFO]);
     if (fmt == FMT_TEXT || !o->quiet) {
+        write_code_summary(say, &r);
         fprintf(say, "lint: %llu files, %llu errors, %llu warnings, %llu info",
                 (unsigned long long)files_seen, (unsigned long long)totals[AMX_SEV_ERROR],
                 (unsigned long long)totals[AMX_SEV_WARNING],
@@ -572,7 +681,10 @@ int cmd_lint(cli_opts *o, amx_config *cfg)
             fprintf(say, " (new since the baseline; %zu in it)", baselined);
         if (suppressed)
             fprintf(say, ", %zu suppressed", suppressed);
-        fprintf(say, "; --fail-on %s: %s\n", amx_severity_name(gate), passed ? "passed" : "FAILED");
+        fprintf(say, "; --fail-on %s: %s", amx_severity_name(gate), passed ? "passed" : "FAILED");
+        if (!passed)
+            write_fail_reason(say, &r);
+        fputc('\n', say);
     }
     fflush(stdout);
     lint_free(&r);

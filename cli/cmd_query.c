@@ -3,6 +3,7 @@
 
 #include "animidx/json.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -844,8 +845,52 @@ int cmd_refs(cli_opts *o, amx_config *cfg)
 
 /* ---- rules ---- */
 
+/* `rules CODE`: one rule, its effective severity, what it means and how to fix it. */
+static int one_rule(cli_opts *o, const amx_config *cfg, const char *name)
+{
+    amx_code code;
+    if (!amx_code_parse(name, &code)) {
+        cli_error("rules: no issue code '%s'; 'animidx rules' lists them", name);
+        return EXIT_USAGE;
+    }
+    const amx_code_info *ci = amx_code_get(code);
+    amx_severity eff = cfg->severity_set[code] ? cfg->severity[code] : ci->severity;
+    if (o->json) {
+        amx_json j;
+        amx_json_init(&j, stdout, true);
+        amx_json_begin_object(&j);
+        amx_json_kstring(&j, "code", ci->name);
+        amx_json_kstring(&j, "severity", amx_severity_name(eff));
+        amx_json_kstring(&j, "default_severity", amx_severity_name(ci->severity));
+        amx_json_kstring(&j, "summary", ci->summary);
+        amx_json_kstring(&j, "help", ci->help);
+        amx_json_end_object(&j);
+        fputc('\n', stdout);
+        return EXIT_OK;
+    }
+    printf("%s\n\n  severity  %s%s%s", ci->name, cli_sev_on(eff), amx_severity_name(eff),
+           cli_color_off());
+    if (cfg->severity_set[code])
+        printf(" (set by the config %s; the default is %s)", cfg->source ? cfg->source : "",
+               amx_severity_name(ci->severity));
+    char anchor[64];
+    size_t n = 0;
+    for (const char *c = ci->name; *c && n + 1 < sizeof anchor; c++)
+        anchor[n++] = (char)tolower((unsigned char)*c);
+    anchor[n] = '\0';
+    printf("\n  means     %s\n  fix       %s\n  docs      docs/rules.md#%s\n", ci->summary,
+           ci->help, anchor);
+    return EXIT_OK;
+}
+
 int cmd_rules(cli_opts *o, amx_config *cfg)
 {
+    if (o->nargs > 1) {
+        cli_error("rules: give at most one code, e.g. 'animidx rules TRUNCATED'");
+        return EXIT_USAGE;
+    }
+    if (o->nargs == 1)
+        return one_rule(o, cfg, o->args[0]);
     amx_json j;
     if (o->json) {
         amx_json_init(&j, stdout, true);
@@ -863,7 +908,8 @@ int cmd_rules(cli_opts *o, amx_config *cfg)
             amx_json_kstring(&j, "help", ci->help);
             amx_json_end_object(&j);
         } else {
-            printf("%-24s %-8s %s%s\n", ci->name, amx_severity_name(eff), ci->summary,
+            printf("%-24s %s%-8s%s %s%s\n", ci->name, cli_sev_on(eff), amx_severity_name(eff),
+                   cli_color_off(), ci->summary,
                    cfg->severity_set[i] ? " (severity set by the config)" : "");
         }
     }

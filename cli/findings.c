@@ -151,6 +151,8 @@ static void collect_row(const amx_issue_row *r, void *user)
     if (wanted && cli_findings_add(c->out, r->root, r->path, r->code, r->severity, r->message,
                                    r->offset, r->context, r->format) != 0)
         c->oom = true;
+    else if (wanted && r->container)
+        c->out->v[c->out->n - 1].archive_len = strlen(r->container);
 }
 
 int cli_findings_from_index(amx_db *db, const amx_config *cfg, bool include_base,
@@ -193,6 +195,13 @@ void cli_finding_json(amx_json *j, const cli_finding *f, const char *state)
     if (state)
         amx_json_kstring(j, "state", state);
     amx_json_end_object(j);
+}
+
+amx_severity cli_effective_severity(const amx_config *cfg, amx_code code)
+{
+    if (cfg && cfg->severity_set[code])
+        return cfg->severity[code];
+    return amx_code_get(code)->severity;
 }
 
 void cli_findings_totals(const cli_findings *l, uint64_t totals[3])

@@ -132,9 +132,19 @@ int lint_write_junit(FILE *out, const lint_run *r)
             rc = EXIT_IO;
         }
         fclose(s.body);
+        /* The suite is the directory as given from the working directory (no checkout path:
+         * CI servers compare suites across runs and machines), else its last component. */
+        char name[4096];
+        const char *prefix = r->uri_prefix[i];
+        if (prefix)
+            snprintf(name, sizeof name, "%.*s", prefix[0] ? (int)strlen(prefix) - 1 : 1,
+                     prefix[0] ? prefix : ".");
+        else
+            snprintf(name, sizeof name, "%s", strrchr(r->roots[i], '/') && r->roots[i][1]
+                                                  ? strrchr(r->roots[i], '/') + 1 : r->roots[i]);
         fputs("  <testsuite name=\"", suites);
         cli_xml_escape(suites, "animidx lint ");
-        cli_xml_escape(suites, r->roots[i]);
+        cli_xml_escape(suites, name);
         fprintf(suites, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\" time=\"0\" "
                         "timestamp=\"%s\">\n",
                 s.tests, s.failures, stamp);
@@ -148,7 +158,7 @@ int lint_write_junit(FILE *out, const lint_run *r)
     if (rc == EXIT_OK) {
         fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                      "<testsuites name=\"animidx lint\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
-                     "skipped=\"0\" time=\"0\">\n",
+                     "time=\"0\">\n",
                 tests, failures);
         fputs(all ? all : "", out);
         fputs("</testsuites>\n", out);

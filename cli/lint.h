@@ -18,6 +18,8 @@ typedef struct cli_finding {
     char *code, *message, *context, *format;
     amx_severity severity;   /* effective: the config's overrides applied */
     int64_t offset;          /* -1 when none */
+    size_t archive_len;      /* an archive member: the length of its archive's path in `path`
+                              * (the member's name follows its '#'); 0 for a file of its own */
     /* The identity: code + path + logical context, never the message or the offset, so a
      * finding keeps it when a file is edited elsewhere. Set by cli_findings_add. */
     char *key;
@@ -117,6 +119,8 @@ typedef struct lint_run {
     amx_db *db;
 } lint_run;
 
+/* The effective severity of a code: the config's override, else its default. */
+amx_severity cli_effective_severity(const amx_config *cfg, amx_code code);
 /* True when the finding counts: neither suppressed nor in the baseline. */
 bool lint_counts(const cli_finding *f);
 /* True when a file (path relative to roots[root]) is one lint was asked about: any under a
@@ -124,7 +128,25 @@ bool lint_counts(const cli_finding *f);
 bool lint_path_given(const lint_run *r, size_t root, const char *path);
 /* The index of the root a finding lies under (0 when unknown). */
 size_t lint_root_of(const lint_run *r, const cli_finding *f);
-void lint_write_sarif(FILE *out, const lint_run *r, const amx_config *cfg);
+/* SARIF: the cap on results and their grouping (--max-results, --group-by), and what was
+ * written (for the stderr line). */
+typedef enum { SARIF_EACH, SARIF_BY_FILE, SARIF_BY_CODE } sarif_grouping;
+
+enum { SARIF_DEFAULT_MAX = 5000, SARIF_RUN_MAX = 25000 };
+
+typedef struct sarif_opts {
+    int max_results;              /* at most this many results (1..SARIF_RUN_MAX) */
+    sarif_grouping group;
+    size_t results, written;      /* out: the results there were, and those written */
+    size_t left[3];               /* out: left out, by level (info/note, warning, error) */
+} sarif_opts;
+
+void lint_write_sarif(FILE *out, const lint_run *r, const amx_config *cfg, sarif_opts *so);
+/* The rule name of a code in SARIF: "BONE_NOT_IN_SKELETON" -> "BoneNotInSkeleton". */
+void cli_rule_name(const char *code, char *buf, size_t len);
+/* The URL of the documentation (README.md, docs/) the SARIF rules link to: the build's
+ * docs_url option, else the installed documentation (file://PREFIX/share/doc/animidx). */
+const char *cli_docs_url(void);
 /* Returns EXIT_OK or EXIT_IO (the index could not be read). */
 int lint_write_junit(FILE *out, const lint_run *r);
 

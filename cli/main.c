@@ -48,7 +48,7 @@ static const opt_def options[] = {
     { "--limit", "N", "show at most N findings (the summary still counts all)", INT(limit, 0, 100000000) },
     { "--fail-on", "S", "exit 1 when a finding is at or above S (default: error)", STR(fail_on) },
     { "--format", "F", "text (default), json, sarif or junit", STR(format) },
-    { "--max-results", "N", "SARIF: at most N results, the most severe first (default 5000)", INT(max_results, 0, 100000000) },
+    { "--max-results", "N", "SARIF: at most N results, the most severe first (default 5000)", INT(max_results, 1, 25000) },
     { "--group-by", "WHAT", "SARIF: one result per file or per code (file|code)", STR(group_by) },
     { "--baseline", "FILE", "count only findings that are not in FILE", STR(baseline) },
     { "--write-baseline", "FILE", "record the current findings in FILE and exit 0", STR(write_baseline) },

@@ -439,11 +439,13 @@ static void read_issue(sqlite3_stmt *s, int base, const amx_config *cfg, amx_iss
         .offset = sqlite3_column_type(s, base + 5) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, base + 5),
         .context = col_or(s, base + 6, ""),
         .format = col_or(s, base + 7, ""),
+        .container = col(s, base + 8),
     };
     r->severity = effective(cfg, r->code, col_or(s, base + 3, ""));
 }
 
-#define ISSUE_COLUMNS "r.path, f.path, i.code, i.severity, i.message, i.offset, i.context, f.format"
+#define ISSUE_COLUMNS "r.path, f.path, i.code, i.severity, i.message, i.offset, i.context, f.format, " \
+                      "(SELECT a.path FROM files a WHERE a.id = f.parent_id)"
 
 amx_status amx_query_issues(amx_db *db, const amx_config *cfg, const amx_issue_filter *filter,
                             void (*row)(const amx_issue_row *r, void *user), void *user, char *err,

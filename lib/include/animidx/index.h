@@ -235,6 +235,8 @@ amx_status amx_query_skeletons(amx_db *db,
 
 typedef struct amx_issue_row {
     const char *root, *path, *code, *message, *context, *format;
+    const char *container;        /* an archive member's archive (its path; the member's path
+                                   * is the archive's, '#' and the member's name); else NULL */
     amx_severity severity;        /* effective (config overrides applied) */
     int64_t offset;               /* -1 when none */
 } amx_issue_row;
