@@ -29,6 +29,15 @@ const char *cli_docs_url(void)
 
 void cli_rule_name(const char *code, char *buf, size_t len)
 {
+    /* A one-word code would give a name that differs from the id only in case, which SARIF
+     * readers treat as the same: those say what they are about. */
+    static const struct { const char *code, *name; } one_word[] = {
+        { "TRUNCATED", "TruncatedData" }, { "UNSUPPORTED", "UnsupportedVariant" } };
+    for (size_t i = 0; i < sizeof one_word / sizeof one_word[0]; i++)
+        if (strcmp(code, one_word[i].code) == 0) {
+            snprintf(buf, len, "%s", one_word[i].name);
+            return;
+        }
     size_t n = 0;
     bool up = true;
     for (const char *p = code; *p && n + 1 < len; p++) {
@@ -39,6 +48,8 @@ void cli_rule_name(const char *code, char *buf, size_t len)
         buf[n++] = (char)(up ? toupper((unsigned char)*p) : tolower((unsigned char)*p));
         up = false;
     }
+    if (!strchr(code, '_') && n + sizeof "Finding" <= len) /* a one-word code not above */
+        memcpy(buf + n, "Finding", sizeof "Finding"), n += sizeof "Finding" - 1;
     buf[n] = '\0';
 }
 

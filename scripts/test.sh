@@ -6,7 +6,10 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 # chromium: the report test renders report.html in a real browser (it skips without one).
-scripts/deps.sh chromium || exit 1
+# libxml2-utils (xmllint) and python3-jsonschema: the lint test validates JUnit and SARIF.
+scripts/deps.sh chromium libxml2-utils python3-jsonschema || exit 1
+# The SARIF multitool and the SARIF 2.1.0 schema (npm), into build-tools/.
+scripts/test-tools.sh >/dev/null || exit 1
 
 run_suite() { # name, meson setup args...
     local dir=$1

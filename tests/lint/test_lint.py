@@ -9,7 +9,9 @@ and the config's severity overrides.
 """
 import json
 import os
+import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
@@ -421,6 +423,179 @@ with case(tap, "sarif: a root outside the working directory uses a uriBaseId") a
     loc = run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
     c.eq(loc.get("uriBaseId"), "ROOT0", "uriBaseId")
     c.that(loc["uri"].startswith("Art/"), "uri relative to the base: %r" % loc["uri"])
+
+# ---------------------------------------------------------------- sarif and junit, validated
+
+SOURCE = os.environ.get("AMX_SOURCE_ROOT") or os.path.normpath(os.path.join(HERE, "..", ".."))
+
+
+def test_tools():
+    """The validators (scripts/test-tools.sh installs them into build-tools/, once)."""
+    p = subprocess.run(["bash", os.path.join(SOURCE, "scripts", "test-tools.sh")],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                       timeout=900)
+    if p.returncode != 0:
+        raise AssertionError("scripts/test-tools.sh failed: %s" % p.stderr[-2000:])
+    return p.stdout.strip().splitlines()[-1]
+
+
+TOOLS = test_tools()
+MULTITOOL = os.path.join(TOOLS, "npm", "node_modules", "@microsoft", "sarif-multitool-linux",
+                         "Sarif.Multitool")
+SARIF_SCHEMA = os.path.join(TOOLS, "sarif-schema-2.1.0.json")
+JSONSCHEMA = "/usr/bin/jsonschema" if os.path.exists("/usr/bin/jsonschema") else "jsonschema"
+JUNIT_XSD = os.path.join(SOURCE, "tests", "lint", "schemas", "jenkins-junit.xsd")
+
+
+def sarif_problems(text):
+    """What the SARIF 2.1.0 JSON schema (jsonschema) and the SARIF multitool (its built-in
+    schema, the SARIF rules and GitHub's ingestion rules) say about a log: a list of lines."""
+    path = os.path.join(TMP, "check.sarif")
+    with open(path, "w") as f:
+        f.write(text)
+    problems = []
+    p = subprocess.run([JSONSCHEMA, "-i", path, SARIF_SCHEMA], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True, timeout=300)
+    if p.returncode != 0:
+        problems += ["jsonschema: " + l for l in (p.stdout + p.stderr).splitlines()
+                     if l.strip() and "DeprecationWarning" not in l and "from jsonschema" not in l]
+    out = os.path.join(TMP, "check.out.sarif")
+    env = dict(os.environ, DOTNET_SYSTEM_GLOBALIZATION_INVARIANT="1", DOTNET_CLI_TELEMETRY_OPTOUT="1")
+    p = subprocess.run([MULTITOOL, "validate", path, "--rule-kind", "Gh;Sarif", "-o", out, "--log",
+                        "ForceOverwrite"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True, timeout=300, env=env)
+    if p.returncode != 0:
+        problems.append("multitool exit %d: %s" % (p.returncode, (p.stdout + p.stderr)[-1500:]))
+    else:
+        for r in json.load(open(out))["runs"][0].get("results", []):
+            if r.get("level", "warning") in ("error", "warning"):
+                msg = r.get("message", {})
+                problems.append("multitool %s: %s" % (r.get("ruleId"), msg.get("text") or msg.get("arguments")))
+    return problems
+
+
+def junit_problems(text):
+    path = os.path.join(TMP, "check.xml")
+    with open(path, "w") as f:
+        f.write(text)
+    p = subprocess.run(["xmllint", "--noout", "--schema", JUNIT_XSD, path], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True, timeout=300)
+    return [] if p.returncode == 0 else p.stderr.strip().splitlines()
+
+
+with case(tap, "the validators catch what they should (a broken SARIF log, a broken JUnit file)") as c:
+    good = lint(DEMO, "--format", "sarif").stdout
+    bad = json.loads(good)
+    bad["runs"][0]["results"][0]["level"] = "fatal"
+    c.that(any(l.startswith("jsonschema") for l in sarif_problems(json.dumps(bad))),
+           "jsonschema rejects a level outside the enum")
+    bad = json.loads(good)
+    del bad["runs"][0]["results"][0]["message"]
+    c.that(any("JSON1002" in l for l in sarif_problems(json.dumps(bad))),
+           "the multitool rejects a result without a message")
+    bad = json.loads(good)
+    for r in bad["runs"][0]["tool"]["driver"]["rules"]:
+        r["name"] = r["id"]
+    c.that(any("SARIF1001" in l for l in sarif_problems(json.dumps(bad))),
+           "the multitool's rules flag rule names equal to their ids")
+    junit = lint(DEMO, "--format", "junit").stdout
+    c.that(junit_problems(junit.replace("<testsuites ", '<testsuites skipped="0" ')),
+           "xmllint rejects skipped on <testsuites> (Jenkins schema)")
+
+with case(tap, "sarif validates against the SARIF 2.1.0 schema and GitHub's rules (each, capped, grouped)") as c:
+    for args in ([], ["--max-results", "2"], ["--group-by", "file"], ["--group-by", "code"],
+                 ["--group-by", "code", "--max-results", "1"]):
+        for tree in (DEMO, MANY):
+            p = lint(tree, "--format", "sarif", *args)
+            c.eq(p.returncode, 1, "exit status (%s)" % " ".join(args))
+            c.eq(sarif_problems(p.stdout), [], "%s %s" % (os.path.basename(tree), " ".join(args)))
+            check_sarif(c, json.loads(p.stdout))
+
+with case(tap, "sarif: rule names differ from ids, helpUri is the rule's section of docs/rules.md") as c:
+    s = json.loads(lint(DEMO, "--format", "sarif").stdout)
+    driver = s["runs"][0]["tool"]["driver"]
+    c.that(driver.get("informationUri", "").endswith("/README.md"), "informationUri: %r" % driver.get("informationUri"))
+    rules_md = open(os.path.join(SOURCE, "docs", "rules.md"), encoding="utf-8").read()
+    for r in driver["rules"]:
+        c.that(r["name"].lower() != r["id"].lower() and re.match(r"^[A-Z][A-Za-z0-9]+$", r["name"]), "name of %s: %r" % (r["id"], r["name"]))
+        c.that(r.get("helpUri", "").endswith("/docs/rules.md#" + r["id"].lower()), "helpUri of %s" % r["id"])
+        c.that(re.search(r"^### %s$" % r["id"], rules_md, re.M), "docs/rules.md has a section for %s" % r["id"])
+    c.eq(driver["rules"][0]["name"], "TruncatedData", "a one-word code's name")
+    names = {r["id"]: r["name"] for r in driver["rules"]}
+    c.eq(names["BONE_NOT_IN_SKELETON"], "BoneNotInSkeleton", "a longer name")
+
+with case(tap, "sarif --max-results: the most severe first, the rest said in a notification and on stderr") as c:
+    full = json.loads(lint(DEMO, "--format", "sarif").stdout)["runs"][0]["results"]
+    levels = [r["level"] for r in full]
+    order = {"error": 0, "warning": 1, "note": 2}
+    c.eq(levels, sorted(levels, key=order.get), "results sorted by severity: %s" % levels)
+    c.that(levels[0] == "error" and levels[-1] == "warning", "errors first, warnings last")
+    p = lint(DEMO, "--format", "sarif", "--max-results", "5")
+    run = json.loads(p.stdout)["runs"][0]
+    c.eq([r["level"] for r in run["results"]], ["error"] * 5, "the five errors are kept")
+    notes = run["invocations"][0]["toolExecutionNotifications"]
+    left = [n for n in notes if n.get("descriptor", {}).get("id") == "animidx/results-left-out"]
+    c.eq(len(left), 1, "one notification: %s" % short(notes))
+    c.that(left and "2 of 7 results left out" in left[0]["message"]["text"] and
+           "0 errors, 2 warnings, 0 notes" in left[0]["message"]["text"], "what was left out: %s" % short(left))
+    c.that("SARIF: 5 of 7 results written (--max-results 5" in p.stderr, "stderr says so: %r" % p.stderr)
+    p = lint(DEMO, "--format", "sarif", "--max-results", "7")
+    c.that("results written" not in p.stderr and not [n for n in json.loads(p.stdout)["runs"][0]["invocations"][0]
+           ["toolExecutionNotifications"] if n.get("descriptor")], "nothing said when nothing is left out")
+    c.eq(lint(DEMO, "--format", "sarif", "--max-results", "0").returncode, 2, "--max-results 0 is a usage error")
+    c.eq(lint(DEMO, "--format", "sarif", "--max-results", "25001").returncode, 2, "over 25000: usage error")
+    c.eq(lint(DEMO, "--max-results", "5").returncode, 2, "--max-results without sarif")
+    c.eq(lint(DEMO, "--group-by", "file").returncode, 2, "--group-by without sarif")
+    c.eq(lint(DEMO, "--format", "sarif", "--group-by", "dir").returncode, 2, "--group-by dir")
+    c.that("--max-results" in ax.run("lint", "--help").stdout and "--group-by" in ax.run("lint", "--help").stdout,
+           "lint --help lists them")
+
+with case(tap, "sarif --group-by file|code: one result per file or code, with the count and first locations") as c:
+    run = json.loads(lint(DEMO, "--format", "sarif", "--group-by", "file").stdout)["runs"][0]
+    res = run["results"]
+    c.eq(len(res), 4, "one result per file with findings: %s" % short([r["properties"]["path"] for r in res]))
+    by = {r["properties"]["path"]: r for r in res}
+    t = by["Art/Models/VSF_DEMO_XWING_ATTACK_00.ALA"]
+    c.eq((t["ruleId"], t["level"], t["properties"]["count"]), ("TRUNCATED", "error", 3), "the truncated clip")
+    c.that(t["message"]["text"].startswith("3 findings in this file: 2 TRUNCATED, 1 SIZE_MISMATCH. First: "),
+           "message: %r" % t["message"]["text"])
+    c.eq(sum(r["properties"]["count"] for r in res), 7, "the counts add up")
+    run = json.loads(lint(MANY, "--format", "sarif", "--group-by", "code").stdout)["runs"][0]
+    c.eq([(r["ruleId"], r["properties"]["count"], r["properties"]["files"]) for r in run["results"]],
+         [("BONE_NOT_IN_SKELETON", 6, 1)], "one result per code")
+    run = json.loads(lint(DEMO, "--format", "sarif", "--group-by", "code").stdout)["runs"][0]
+    c.eq(sorted(r["ruleId"] for r in run["results"]), sorted(["TRUNCATED", "SIZE_MISMATCH", "BONE_INDEX_MISMATCH",
+         "BONE_NOT_IN_SKELETON", "PARTICLE_NAME_MISMATCH", "SKELETON_NOT_FOUND"]), "codes")
+    fps = [r["partialFingerprints"]["primaryLocationLineHash"] for r in run["results"]]
+    c.eq(len(set(fps)), len(fps), "one fingerprint per group")
+
+with case(tap, "junit validates against the Jenkins JUnit schema, suites named without the checkout path") as c:
+    for tree, args in ((DEMO, []), (DEMO, ["--fail-on", "warning"]), (CLEAN, []), (MANY, [])):
+        p = lint(tree, "--format", "junit", *args)
+        c.eq(junit_problems(p.stdout), [], "%s %s" % (os.path.basename(tree), args))
+        x = ET.fromstring(p.stdout)
+        c.that("skipped" not in x.attrib, "no skipped on <testsuites>")
+        for s_ in x.findall("testsuite"):
+            c.eq(s_.get("name"), "animidx lint Data", "suite name")
+            c.that(TMP not in p.stdout, "no absolute path of the checkout")
+    p = ax.run("lint", os.path.join(DEMO, "Data"), "--format", "junit", cwd=new_tree("elsewhere-junit"))
+    c.eq([s_.get("name") for s_ in ET.fromstring(p.stdout).findall("testsuite")], ["animidx lint Data"],
+         "a root outside the working directory: its name")
+
+with case(tap, "lint text: a line per code with counts, the fail reason last") as c:
+    p = lint(DEMO)
+    lines = p.stdout.strip().splitlines()
+    c.that(re.match(r"^TRUNCATED\s+error\s+2 findings in 1 file\s+\(fails --fail-on\)$", lines[-7]), "TRUNCATED line: %r" % lines[-7])
+    c.that(re.match(r"^SKELETON_NOT_FOUND\s+warning\s+1 finding\s+in 1 file$", lines[-2]), "warning line: %r" % lines[-2])
+    c.eq(lines[-1], "lint: 12 files, 5 errors, 2 warnings, 0 info; --fail-on error: FAILED: 5 findings at or above "
+         "error (2 TRUNCATED, 1 BONE_INDEX_MISMATCH, 1 BONE_NOT_IN_SKELETON, 1 SIZE_MISMATCH)", "the verdict with its reason")
+    p = lint(DEMO, "--format", "sarif")
+    c.that(p.stderr.strip().splitlines()[-1].startswith("lint: 12 files") and "FAILED: 5 findings" in p.stderr,
+           "with a machine format, on stderr: %r" % p.stderr[-300:])
+    p = lint(DEMO, "--fail-on", "warning")
+    c.that(p.stdout.strip().splitlines()[-1].endswith("FAILED: 7 findings at or above warning (2 TRUNCATED, "
+           "1 BONE_INDEX_MISMATCH, 1 BONE_NOT_IN_SKELETON, 1 SIZE_MISMATCH, ...)"), "at the warning gate: %r" % p.stdout[-200:])
+    c.that(lint(CLEAN).stdout.strip().splitlines()[-1].endswith("--fail-on error: passed"), "a pass says passed")
 
 # ---------------------------------------------------------------- junit
 
