@@ -84,6 +84,8 @@ int cmd_report(cli_opts *o, amx_config *cfg);
 
 /* Opens the index read-only for a query; prints the error and returns NULL on failure. */
 amx_db *cli_open_db_readonly(const amx_config *cfg);
+/* The effective severity of a code: the config's override, else its default. */
+amx_severity cli_effective_severity_of(const amx_config *cfg, amx_code code);
 /* Colours on a terminal (--color, NO_COLOR): set by main before the command runs. */
 extern bool cli_use_color;
 /* The escape sequence that starts the colour of a severity, and the one that ends it ("" when
@@ -91,6 +93,27 @@ extern bool cli_use_color;
 const char *cli_sev_on(amx_severity sev);
 const char *cli_color_off(void);
 int cmd_changes(cli_opts *o, amx_config *cfg);
+/* An indexed file (or directory of files) a path typed on the command line names. */
+typedef struct cli_path {
+    char *root;               /* absolute, as the index has it */
+    char *path;               /* relative to the root ("" for the root itself) */
+    bool dir;                 /* a directory: every file under it */
+} cli_path;
+
+typedef struct cli_paths {
+    cli_path *v;
+    size_t n;
+} cli_paths;
+
+/* Resolves a path as typed (relative to the current directory or to a root, absolute, "./",
+ * a trailing slash for a directory, or the end of a path; case-insensitive for Alamo and W3D
+ * files) to what is indexed; directories only with allow_dir. Returns EXIT_OK with one match
+ * in out; EXIT_FINDINGS (printed) when nothing matches (the closest indexed paths are
+ * suggested) or several do (they are listed, out keeps them); EXIT_IO. `cmd` prefixes the
+ * messages. */
+int cli_resolve_path(amx_db *db, const char *cmd, const char *typed, bool allow_dir,
+                     cli_paths *out);
+void cli_paths_free(cli_paths *p);
 /* Prints "animidx: <msg>" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The progress line of a scan on a terminal (scan and lint): an amx_scan_opts.progress. */

@@ -185,7 +185,8 @@ static void issue_json(amx_json *j, const amx_issue_row *r)
 
 static void issue_text(const amx_issue_row *r)
 {
-    printf("  %-7s %s", amx_severity_name(r->severity), r->code);
+    printf("  %s%-7s%s %s", cli_sev_on(r->severity), amx_severity_name(r->severity), cli_color_off(),
+           r->code);
     if (r->offset >= 0)
         printf(" @%lld", (long long)r->offset);
     if (r->context[0])
@@ -193,52 +194,167 @@ static void issue_text(const amx_issue_row *r)
     printf(": %s\n", r->message);
 }
 
-static void issue_row(const amx_issue_row *r, void *user)
+/* Findings of one code shown per file before the rest are collapsed (as lint does). */
+enum { SHOWN_PER_CODE = 3 };
+
+typedef struct issues_ctx {
+    const amx_config *cfg;
+    amx_issue_filter filter;
+    const cli_paths *where;      /* PATH: the root and the file or directory; NULL: all */
+    bool json;
+    int limit;                   /* -1: none */
+    amx_json j;
+    /* text: the current file's findings are printed as they come, collapsed per code */
+    char root[4096], path[4096];
+    size_t per_code[AMX_CODE_COUNT + 1];
+    size_t shown, total, files, by_sev[3];
+    size_t code_total[AMX_CODE_COUNT + 1], code_files[AMX_CODE_COUNT + 1];
+    bool code_in_file[AMX_CODE_COUNT + 1];
+} issues_ctx;
+
+static void end_file(issues_ctx *c)
 {
-    out_ctx *o = user;
-    o->count++;
-    if (o->json) {
-        issue_json(&o->j, r);
-        return;
+    for (size_t k = 0; k <= AMX_CODE_COUNT; k++) {
+        if (c->per_code[k] > SHOWN_PER_CODE)
+            printf("  ... and %zu more %s\n", c->per_code[k] - SHOWN_PER_CODE,
+                   k < AMX_CODE_COUNT ? amx_code_get((amx_code)k)->name : "findings");
+        c->per_code[k] = 0;
+        c->code_in_file[k] = false;
     }
-    if (strcmp(o->last_path, r->path) != 0) {
-        snprintf(o->last_path, sizeof o->last_path, "%s", r->path);
-        printf("%s\n", r->path);
-    }
-    issue_text(r);
 }
 
-typedef struct issues_arg { const amx_config *cfg; amx_issue_filter filter; } issues_arg;
-
-static amx_status query_issues(amx_db *db, out_ctx *ctx, const void *arg, char *err, size_t errlen)
+static void issue_row(const amx_issue_row *r, void *user)
 {
-    const issues_arg *a = arg;
-    return amx_query_issues(db, a->cfg, &a->filter, issue_row, ctx, err, errlen);
+    issues_ctx *c = user;
+    if (c->where && strcmp(c->where->v[0].root, r->root) != 0)
+        return; /* the same path under another root */
+    c->total++;
+    if (r->severity <= AMX_SEV_ERROR)
+        c->by_sev[r->severity]++;
+    amx_code code;
+    size_t slot = amx_code_parse(r->code, &code) ? (size_t)code : AMX_CODE_COUNT;
+    bool new_file = strcmp(c->path, r->path) != 0 || strcmp(c->root, r->root) != 0;
+    if (new_file) {
+        if (!c->json && c->path[0])
+            end_file(c);
+        snprintf(c->root, sizeof c->root, "%s", r->root);
+        snprintf(c->path, sizeof c->path, "%s", r->path);
+        c->files++;
+    }
+    c->code_total[slot]++;
+    if (!c->code_in_file[slot])
+        c->code_files[slot]++;
+    c->code_in_file[slot] = true;
+    if (c->limit >= 0 && c->shown >= (size_t)c->limit)
+        return;
+    if (c->json) {
+        issue_json(&c->j, r);
+        c->shown++;
+        return;
+    }
+    if (new_file)
+        printf("%s\n", r->path);
+    if (++c->per_code[slot] <= SHOWN_PER_CODE) {
+        issue_text(r);
+        c->shown++;
+    }
+}
+
+static int cmp_slot(const void *a, const void *b, void *arg)
+{
+    const issues_ctx *c = arg;
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    if (c->code_total[x] != c->code_total[y])
+        return c->code_total[x] > c->code_total[y] ? -1 : 1;
+    return (x > y) - (x < y);
 }
 
 int cmd_issues(cli_opts *o, amx_config *cfg)
 {
-    issues_arg f = { .cfg = cfg, .filter = { .code = o->code, .path_prefix = o->nargs ? o->args[0] : NULL,
-                                             .include_base = o->include_base } };
+    issues_ctx c = { .cfg = cfg, .json = o->json, .limit = o->limit,
+                     .filter = { .code = o->code, .include_base = o->include_base } };
     if (o->severity) {
-        if (!amx_severity_parse(o->severity, &f.filter.min_severity) || f.filter.min_severity == AMX_SEV_OFF) {
+        if (!amx_severity_parse(o->severity, &c.filter.min_severity) || c.filter.min_severity == AMX_SEV_OFF) {
             cli_error("--severity: expected info, warning or error, got '%s'", o->severity);
             return EXIT_USAGE;
         }
-        f.filter.has_min_severity = true;
+        c.filter.has_min_severity = true;
     }
     amx_code code;
     if (o->code && !amx_code_parse(o->code, &code)) {
         cli_error("--code: unknown issue code '%s'; 'animidx rules' lists them", o->code);
         return EXIT_USAGE;
     }
-    return run_list(o, cfg, query_issues, &f, "findings");
+    if (o->nargs > 1) {
+        cli_error("issues: give at most one PATH (a file or a directory)");
+        return EXIT_USAGE;
+    }
+    amx_db *db = cli_open_db_readonly(cfg);
+    if (!db)
+        return EXIT_IO;
+    cli_paths where = { 0 };
+    if (o->nargs) {
+        int rc = cli_resolve_path(db, "issues", o->args[0], true, &where);
+        if (rc != EXIT_OK) {
+            cli_paths_free(&where);
+            amx_db_close(db);
+            if (o->json && rc == EXIT_FINDINGS)
+                printf("[]\n");
+            return rc;
+        }
+        c.where = &where;
+        if (where.v[0].path[0])
+            c.filter.path_prefix = where.v[0].path;
+    }
+    if (o->json) {
+        amx_json_init(&c.j, stdout, true);
+        amx_json_begin_array(&c.j);
+    }
+    char err[1024];
+    amx_status st = amx_query_issues(db, cfg, &c.filter, issue_row, &c, err, sizeof err);
+    amx_db_close(db);
+    cli_paths_free(&where);
+    if (o->json) {
+        amx_json_end_array(&c.j);
+        fputc('\n', stdout);
+    }
+    if (st) {
+        cli_error("%s", err);
+        return EXIT_IO;
+    }
+    if (o->json)
+        return EXIT_OK;
+    if (c.path[0])
+        end_file(&c);
+    if (c.limit >= 0 && c.total > c.shown)
+        printf("... %zu more findings not listed (--limit %d)\n", c.total - c.shown, c.limit);
+    /* a line per code, the most frequent first, then the count */
+    size_t slots[AMX_CODE_COUNT + 1], n = 0;
+    for (size_t k = 0; k <= AMX_CODE_COUNT; k++)
+        if (c.code_total[k])
+            slots[n++] = k;
+    qsort_r(slots, n, sizeof *slots, cmp_slot, &c);
+    if (n)
+        printf("by code:\n");
+    for (size_t i = 0; i < n; i++) {
+        size_t k = slots[i];
+        const char *name = k < AMX_CODE_COUNT ? amx_code_get((amx_code)k)->name : "other";
+        amx_severity sev = k < AMX_CODE_COUNT ? cli_effective_severity_of(cfg, (amx_code)k)
+                                              : AMX_SEV_INFO;
+        printf("  %-24s %s%-7s%s %6zu in %zu file%s\n", name, cli_sev_on(sev),
+               amx_severity_name(sev), cli_color_off(), c.code_total[k], c.code_files[k],
+               c.code_files[k] == 1 ? "" : "s");
+    }
+    printf("%zu findings (%zu errors, %zu warnings, %zu info) in %zu files\n", c.total,
+           c.by_sev[AMX_SEV_ERROR], c.by_sev[AMX_SEV_WARNING], c.by_sev[AMX_SEV_INFO], c.files);
+    return EXIT_OK;
 }
 
 /* ---- show ---- */
 
 typedef struct show_ctx {
     out_ctx o;
+    amx_file_summary sum;   /* the file's findings by effective severity */
     int open;       /* 0 none, 1 in the file object */
     bool in_bones, in_clips, in_bindings, in_tracks, in_meshes, in_objects, in_used_by,
         in_members, in_issues;
@@ -285,12 +401,32 @@ static void show_file(const amx_show_file *f, void *user)
         snprintf(hex, sizeof hex, "%016llx", (unsigned long long)f->hash);
         amx_json_kstring(&s->o.j, "xxh3", hex);
         amx_json_kint(&s->o.j, "decoder_version", f->decoder_version);
+        amx_json_key(&s->o.j, "findings"); /* by effective severity, the config applied */
+        amx_json_begin_object(&s->o.j);
+        amx_json_kint(&s->o.j, "error", (int64_t)s->sum.findings[AMX_SEV_ERROR]);
+        amx_json_kint(&s->o.j, "warning", (int64_t)s->sum.findings[AMX_SEV_WARNING]);
+        amx_json_kint(&s->o.j, "info", (int64_t)s->sum.findings[AMX_SEV_INFO]);
+        amx_json_end_object(&s->o.j);
         amx_json_key(&s->o.j, "skeletons");
         amx_json_begin_array(&s->o.j);
         return;
     }
+    /* "ok" only for a file decoded completely that has no error finding (a bone check of
+     * the link pass counts too) */
+    const uint64_t *n = s->sum.findings;
+    char verdict[160];
+    if (n[AMX_SEV_ERROR])
+        snprintf(verdict, sizeof verdict, "%s%llu error%s%s (%s)", cli_sev_on(AMX_SEV_ERROR),
+                 (unsigned long long)n[AMX_SEV_ERROR], n[AMX_SEV_ERROR] == 1 ? "" : "s",
+                 cli_color_off(), strcmp(f->status, "ok") == 0 ? "decoded completely" : f->status);
+    else if (n[AMX_SEV_WARNING])
+        snprintf(verdict, sizeof verdict, "%s, %s%llu warning%s%s", f->status,
+                 cli_sev_on(AMX_SEV_WARNING), (unsigned long long)n[AMX_SEV_WARNING],
+                 n[AMX_SEV_WARNING] == 1 ? "" : "s", cli_color_off());
+    else
+        snprintf(verdict, sizeof verdict, "%s", f->status);
     printf("%s  (root %s)\n  format %s%s%s, %s; %lld bytes; xxh3 %016llx; decoder v%lld\n", f->path,
-           f->root, f->format, f->version[0] ? " version " : "", f->version, f->status,
+           f->root, f->format, f->version[0] ? " version " : "", f->version, verdict,
            (long long)f->size, (unsigned long long)f->hash, (long long)f->decoder_version);
     if (f->container)
         printf("  inside archive %s\n", f->container);
@@ -610,7 +746,18 @@ int cmd_show(cli_opts *o, amx_config *cfg)
     };
     char err[1024];
     int found = 0;
-    amx_status st = amx_query_show(db, cfg, o->args[0], &cb, &s, &found, err, sizeof err);
+    cli_paths where;
+    int rc = cli_resolve_path(db, "show", o->args[0], false, &where);
+    amx_status st = AMX_OK;
+    if (rc == EXIT_OK) {
+        bool have = false;
+        st = amx_query_file_summary(db, cfg, where.v[0].root, where.v[0].path, &s.sum, &have, err,
+                                    sizeof err);
+        if (!st)
+            st = amx_query_show_file(db, cfg, where.v[0].root, where.v[0].path, &cb, &s, &found,
+                                     err, sizeof err);
+    }
+    cli_paths_free(&where);
     if (o->json) {
         amx_json_end_array(&s.o.j);
         fputc('\n', stdout);
@@ -620,13 +767,7 @@ int cmd_show(cli_opts *o, amx_config *cfg)
         cli_error("%s", err);
         return EXIT_IO;
     }
-    if (!found) {
-        cli_error("show: nothing indexed at '%s'; paths are relative to the scanned root "
-                  "(try the file name alone, or 'animidx issues' to list indexed paths)",
-                  o->args[0]);
-        return EXIT_FINDINGS;
-    }
-    return EXIT_OK;
+    return rc;
 }
 
 /* ---- refs ---- */

@@ -199,6 +199,11 @@ void cli_finding_json(amx_json *j, const cli_finding *f, const char *state)
 
 amx_severity cli_effective_severity(const amx_config *cfg, amx_code code)
 {
+    return cli_effective_severity_of(cfg, code);
+}
+
+amx_severity cli_effective_severity_of(const amx_config *cfg, amx_code code)
+{
     if (cfg && cfg->severity_set[code])
         return cfg->severity[code];
     return amx_code_get(code)->severity;

@@ -137,6 +137,19 @@ static const cli_cmd commands[] = {
       "status 1 when nothing indexed matches (the closest indexed paths are suggested).\n",
       cmd_show,
       { { "--db", NULL }, { "--json", NULL }, { "--color", NULL } } },
+    { "refs", "refs PATH | --missing [--include-base] [--db FILE] [--json]",
+      "what a file names (models, textures, shaders, particles) and what names it; what is missing",
+      "With PATH (as for show: relative to the current directory or the scanned root, absolute,\n"
+      "or just the file name): every file the file names, where it is named and what it\n"
+      "resolved to through the root's layers (loose files before archive contents), and every\n"
+      "file that names it. With --missing: the names no layer provides (or provides as the\n"
+      "wrong kind), grouped by name, most referenced first, with the files that name them: the\n"
+      "list to fix from. Without base layers (scan --base) most of a mod's references to the\n"
+      "game's own assets are missing by design.\n",
+      cmd_refs,
+      { { "--missing", NULL },
+        { "--include-base", "also the references of roots scanned only as base layers" },
+        { "--db", NULL }, { "--json", "JSON (docs/json.md)" } } },
     { "rules", "rules [CODE] [--json]", "list every issue code, or explain one",
       "Without CODE, the catalogue of docs/rules.md with each code's effective severity (the\n"
       "config's [severity] overrides applied). With CODE, that rule: its severity, what it\n"

@@ -865,3 +865,27 @@ amx_status amx_query_missing(amx_db *db, const amx_config *cfg, bool include_bas
     free(g);
     return finish(db, s, rc, err, errlen);
 }
+
+amx_status amx_query_show_file(amx_db *db, const amx_config *cfg, const char *root,
+                               const char *path, const amx_show_callbacks *cb, void *user,
+                               int *found, char *err, size_t errlen)
+{
+    *found = 0;
+    sqlite3_stmt *s = NULL;
+    amx_status st = prep(db,
+                         "SELECT f.id FROM files f JOIN roots r ON r.id = f.root_id "
+                         "WHERE r.path = ?1 AND f.path = ?2",
+                         &s, err, errlen);
+    if (st)
+        return st;
+    sqlite3_bind_text(s, 1, root, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 2, path, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(s);
+    int64_t id = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+    if ((st = finish(db, s, rc == SQLITE_ROW ? SQLITE_DONE : rc, err, errlen)))
+        return st;
+    if (!id)
+        return AMX_OK;
+    *found = 1;
+    return show_one(db, cfg, id, cb, user, err, errlen);
+}

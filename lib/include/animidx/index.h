@@ -312,6 +312,11 @@ typedef struct amx_show_callbacks {
     void (*end)(void *user);
 } amx_show_callbacks;
 
+/* `show` of one file: the file at `path` (exactly) under the absolute `root`. */
+amx_status amx_query_show_file(amx_db *db, const amx_config *config, const char *root,
+                               const char *path, const amx_show_callbacks *cb, void *user,
+                               int *found, char *err, size_t errlen);
+
 /* Returns AMX_OK and *found = number of files shown. */
 amx_status amx_query_show(amx_db *db, const amx_config *config, const char *path,
                           const amx_show_callbacks *cb, void *user, int *found, char *err,
