@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 static const char *const sev_color[] = { "#2874a6", "#b9770e", "#c0392b" };
 
@@ -40,9 +41,22 @@ static void decoder_drop(decoder *d)
  * cannot be read or decoded any more (it changed since the scan). */
 static amx_asset *decode_clip(decoder *d, const char *root, const char *path)
 {
+    /* A file of its own (its name may hold a '#'), else the member of the archive whose path
+     * is the part before a '#' */
     char file[8192];
-    size_t flen = strcspn(path, "#");
-    if (snprintf(file, sizeof file, "%s/%.*s", root, (int)flen, path) >= (int)sizeof file)
+    size_t flen = strlen(path);
+    struct stat st;
+    if (snprintf(file, sizeof file, "%s/%s", root, path) >= (int)sizeof file)
+        return NULL;
+    if (stat(file, &st) != 0 || !S_ISREG(st.st_mode))
+        for (const char *h = strchr(path, '#'); h; h = strchr(h + 1, '#')) {
+            flen = (size_t)(h - path);
+            snprintf(file, sizeof file, "%s/%.*s", root, (int)flen, path);
+            if (stat(file, &st) == 0 && S_ISREG(st.st_mode))
+                break;
+            flen = strlen(path);
+        }
+    if (!path[flen] && snprintf(file, sizeof file, "%s/%s", root, path) >= (int)sizeof file)
         return NULL;
     char err[1024];
     amx_asset *a = NULL;

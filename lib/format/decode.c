@@ -102,7 +102,7 @@ bool amx_extension_known(const char *path)
 {
     const char *base = path;
     for (const char *p = path; *p; p++)
-        if (*p == '/' || *p == '\\' || *p == '#')
+        if (*p == '/' || *p == '\\')
             base = p + 1;
     const char *dot = strrchr(base, '.');
     size_t n = dot ? strlen(dot) : 0, nb = strlen(base);
@@ -501,7 +501,7 @@ size_t amx_path_stem(const char *path, char *buf, size_t buflen)
         return 0;
     const char *base = path;
     for (const char *p = path; *p; p++)
-        if (*p == '/' || *p == '\\' || *p == '#')
+        if (*p == '/' || *p == '\\')
             base = p + 1;
     const char *dot = strrchr(base, '.');
     size_t n = dot && dot != base ? (size_t)(dot - base) : strlen(base);

@@ -577,10 +577,10 @@ static void bind_text_or_null(sqlite3_stmt *s, int i, const char *v)
         sqlite3_bind_null(s, i);
 }
 
-void amx__db_path_keys(const char *path, char **dir_key, char **stem_key)
+void amx__db_path_keys(const char *path, size_t member_at, char **dir_key, char **stem_key)
 {
-    const char *logical = strrchr(path, '#');
-    logical = logical ? logical + 1 : path;
+    /* a member's logical path is its name in the archive; a loose file's '#' is a character */
+    const char *logical = member_at ? path + member_at + 1 : path;
     const char *slash = strrchr(logical, '/');
     size_t dlen = slash ? (size_t)(slash - logical) : 0;
     char *dir = malloc(dlen + 1);
@@ -591,7 +591,7 @@ void amx__db_path_keys(const char *path, char **dir_key, char **stem_key)
             dir[i] = (char)toupper((unsigned char)dir[i]);
     }
     char stem[1024];
-    amx_path_stem(path, stem, sizeof stem);
+    amx_path_stem(logical, stem, sizeof stem);
     *dir_key = dir;
     *stem_key = amx__upper(stem);
 }
@@ -863,7 +863,7 @@ amx_status amx__db_put(amx_db *db, const amx__file_meta *m, const amx_asset *ass
         return amx__db_error(db, "index: preparing a statement", err, errlen);
     db->dirty = true;
     char *dir_key = NULL, *stem_key = NULL;
-    amx__db_path_keys(m->path, &dir_key, &stem_key);
+    amx__db_path_keys(m->path, m->member_at, &dir_key, &stem_key);
     if (!dir_key || !stem_key) {
         free(dir_key);
         free(stem_key);

@@ -75,6 +75,9 @@ amx_status amx__db_lookup(amx_db *db, int64_t root_id, const char *path, amx__fi
 typedef struct amx__file_meta {
     int64_t root_id, parent_id;   /* parent_id 0 = none */
     const char *path;             /* relative to the root */
+    size_t member_at;             /* a member: the length of its archive's path ("A.meg" of
+                                   * "A.meg#DATA/X.ALO"); 0 for a file of its own, whose name
+                                   * may hold a '#' */
     int64_t size, mtime_ns;
     bool has_hash;
     uint64_t hash;
@@ -150,7 +153,7 @@ int amx__db_run(sqlite3_stmt *s);
 /* dir_key: the upper-cased directory of the logical path (inside an archive, the member's own
  * directory); stem_key: the upper-cased file name without extension. Both malloc'd (NULL when
  * out of memory); the caller frees. */
-void amx__db_path_keys(const char *path, char **dir_key, char **stem_key);
+void amx__db_path_keys(const char *path, size_t member_at, char **dir_key, char **stem_key);
 
 /* Marks the clips (and models) that might bind to the skeletons of file `id` (and its members)
  * as unlinked: called before the file's skeletons are replaced, removed or renamed. Returns

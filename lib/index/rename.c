@@ -10,15 +10,18 @@
 #include <string.h>
 #include <strings.h>
 
-/* Rows of root_id at `rel` or below it (a directory, or an archive's members). */
+/* Rows of root_id at `rel` or below it: a directory's files (and their members), or an
+ * archive's members. A member is found by its parent row, never by its name: a loose file
+ * "A.ALA#b_IDLE_00.ALA" is not below "A.ALA" (issue 16 item 5). */
 #define SUBTREE "root_id = ?1 AND (path = ?2 OR (path > ?2 || '/' AND path < ?2 || '0') OR " \
-                "(path > ?2 || '#' AND path < ?2 || '$'))"
+                "parent_id IN (SELECT id FROM files WHERE root_id = ?1 AND path = ?2))"
 
-static bool same_stem(const char *a, const char *b)
+/* The stem of a file (of a member: of its name in the archive, after member_at). */
+static bool same_stem(const char *a, size_t a_at, const char *b, size_t b_at)
 {
     char sa[1024], sb[1024];
-    amx_path_stem(a, sa, sizeof sa);
-    amx_path_stem(b, sb, sizeof sb);
+    amx_path_stem(a_at ? a + a_at + 1 : a, sa, sizeof sa);
+    amx_path_stem(b_at ? b + b_at + 1 : b, sb, sizeof sb);
     return strcasecmp(sa, sb) == 0;
 }
 
@@ -33,12 +36,13 @@ amx_status amx_index_rename(amx_db *db, const char *root, const char *old_rel, c
     if (strcmp(old_rel, new_rel) == 0)
         return AMX_OK;
     size_t ol = strlen(old_rel);
-    if (strncmp(new_rel, old_rel, ol) == 0 && (new_rel[ol] == '/' || new_rel[ol] == '#')) {
+    if (strncmp(new_rel, old_rel, ol) == 0 && new_rel[ol] == '/') {
         snprintf(err, errlen, "index: cannot move '%s' into itself", old_rel);
         return AMX_E_INVALID_ARG;
     }
     sqlite3_stmt *find = NULL, *upd = NULL, *gone = NULL, *rootq = NULL, *clips = NULL;
     int64_t *ids = NULL;
+    size_t *member_at = NULL;
     char **paths = NULL;
     size_t n = 0, cap = 0;
     amx_status st = amx__db_begin(db, err, errlen);
@@ -83,8 +87,9 @@ amx_status amx_index_rename(amx_db *db, const char *root, const char *old_rel, c
     free(ids); /* the arrays are filled again below, with paths */
     ids = NULL;
     n = cap = 0;
-    if ((rc = sqlite3_prepare_v2(db->db, "SELECT id, path FROM files WHERE " SUBTREE, -1, &find,
-                                 NULL)) != SQLITE_OK)
+    if ((rc = sqlite3_prepare_v2(db->db, "SELECT id, path, (SELECT length(a.path) FROM files a "
+                                         "WHERE a.id = files.parent_id) FROM files WHERE " SUBTREE,
+                                 -1, &find, NULL)) != SQLITE_OK)
         goto out;
     sqlite3_bind_int64(find, 1, root_id);
     sqlite3_bind_text(find, 2, old_rel, -1, SQLITE_STATIC);
@@ -93,16 +98,20 @@ amx_status amx_index_rename(amx_db *db, const char *root, const char *old_rel, c
             size_t c = cap ? cap * 2 : 64;
             int64_t *gi = realloc(ids, c * sizeof *gi);
             char **gp = gi ? realloc(paths, c * sizeof *gp) : NULL;
+            size_t *gm = gp ? realloc(member_at, c * sizeof *gm) : NULL;
             if (gi)
                 ids = gi;
-            if (!gi || !gp) {
+            if (gp)
+                paths = gp;
+            if (!gi || !gp || !gm) {
                 rc = SQLITE_NOMEM;
                 break;
             }
-            paths = gp;
+            member_at = gm;
             cap = c;
         }
         ids[n] = sqlite3_column_int64(find, 0);
+        member_at[n] = (size_t)sqlite3_column_int64(find, 2); /* 0 (NULL) for a file of its own */
         if (!(paths[n] = strdup((const char *)sqlite3_column_text(find, 1)))) {
             rc = SQLITE_NOMEM;
             break;
@@ -137,7 +146,10 @@ amx_status amx_index_rename(amx_db *db, const char *root, const char *old_rel, c
             break;
         }
         snprintf(np, len, "%s%s", new_rel, paths[i] + ol);
-        amx__db_path_keys(np, &dir_key, &stem_key);
+        /* a member of a moved archive (or of one in a moved directory): its archive's path
+         * changed length with the prefix */
+        size_t np_at = member_at[i] ? member_at[i] - ol + strlen(new_rel) : 0;
+        amx__db_path_keys(np, np_at, &dir_key, &stem_key);
         if (!dir_key || !stem_key) {
             free(np), free(dir_key), free(stem_key);
             rc = SQLITE_NOMEM;
@@ -147,7 +159,7 @@ amx_status amx_index_rename(amx_db *db, const char *root, const char *old_rel, c
         sqlite3_bind_text(upd, 2, np, -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(upd, 3, dir_key, -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(upd, 4, stem_key, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_int(upd, 5, !same_stem(paths[i], np));
+        sqlite3_bind_int(upd, 5, !same_stem(paths[i], member_at[i], np, np_at));
         rc = amx__db_run(upd);
         if (rc == SQLITE_OK) {
             sqlite3_bind_int64(clips, 1, ids[i]);
@@ -168,6 +180,7 @@ out:
         free(paths[i]);
     free(paths);
     free(ids);
+    free(member_at);
     sqlite3_finalize(rootq);
     sqlite3_finalize(gone);
     sqlite3_finalize(find);

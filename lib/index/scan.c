@@ -521,6 +521,7 @@ static amx_status write_result(scanner *s, result *r)
         .parent_id = r->member_path ? j->file_id : 0,
         /* member paths are "ARCHIVE#NAME" */
         .member_name = r->member_path ? r->member_path + strlen(j->rel_path) + 1 : NULL,
+        .member_at = r->member_path ? strlen(j->rel_path) : 0,
     };
     int64_t id = 0;
     switch (r->kind) {

@@ -468,6 +468,86 @@ static void test_rename(void)
     amx_db_close(db);
 }
 
+/* '#' in a loose file's name: only an archive's members are ARCHIVE#MEMBER. The file keeps
+ * its whole name as its stem and directory, and a rename of a file whose path is the part
+ * before its '#' leaves it alone (issue 16 item 5), in both orders. */
+static void test_hash_names(void)
+{
+    make_tree();
+    write_model("Data/M/A.ALO");
+    write_clip("Data/M/A.ALA");
+    write_clip("Data/M/A.ALA#b_IDLE_00.ALA");
+    write_clip("Data/M/Z.ALA");
+    write_clip("Data/M/Y.ALA");
+    {
+        amxw_buf m = { 0 }, c = { 0 }, meg = { 0 };
+        amxw_alo_simple(&m, 3, bones, 1, 12, 1);
+        amxw_ala_simple(&c, 2, 10, 30.0f, 3, bones, idx, 2);
+        amxw_meg_file files[] = { { "DATA\\ART\\MODELS\\W.ALO", m.data, m.len },
+                                  { "DATA\\ART\\MODELS\\W_IDLE_00.ALA", c.data, c.len } };
+        amxw_meg(&meg, 1, files, 2);
+        put("Data/Models.meg", &meg);
+        amxw_buf_free(&m);
+        amxw_buf_free(&c);
+    }
+    amx_db *db = NULL;
+    char err[512];
+    CHECK_EQ(amx_db_open(dbpath, 0, &db, err, sizeof err), AMX_OK);
+    scan(db);
+    int64_t hash_id = id_of(db, "Data/M/A.ALA#b_IDLE_00.ALA");
+    CHECK(hash_id > 0);
+    /* a file of its own: no parent, its own stem and directory */
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files WHERE path = 'Data/M/A.ALA#b_IDLE_00.ALA' AND "
+                       "parent_id IS NULL AND stem_key = 'A.ALA#B_IDLE_00' AND dir_key = 'DATA/M'"), 1);
+    /* the clip is named after the whole stem, and does not bind to A */
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM clips WHERE name = 'A.ALA#b_IDLE_00'"), 1);
+    /* members still are members, with their own stems */
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files WHERE parent_id IS NOT NULL AND "
+                       "stem_key IN ('W', 'W_IDLE_00') AND dir_key = 'DATA/ART/MODELS'"), 2);
+
+    /* mv Z.ALA A.ALA: A.ALA is replaced; A.ALA#b_IDLE_00.ALA is untouched */
+    uint64_t moved = 0;
+    int64_t z_id = id_of(db, "Data/M/Z.ALA");
+    move("Data/M/Z.ALA", "Data/M/A.ALA");
+    CHECK_EQ(rename_rel(db, "Data/M/Z.ALA", "Data/M/A.ALA", &moved), AMX_OK);
+    CHECK_EQ(moved, 1);
+    CHECK_EQ(id_of(db, "Data/M/A.ALA"), z_id);
+    CHECK_EQ(id_of(db, "Data/M/A.ALA#b_IDLE_00.ALA"), hash_id);
+    amx_scan_stats st = scan(db);
+    CHECK_EQ(st.files_removed, 0);
+    CHECK_EQ(id_of(db, "Data/M/A.ALA#b_IDLE_00.ALA"), hash_id);
+
+    /* the other order: mv Y.ALA A.ALA#b_IDLE_00.ALA replaces the '#' file, A.ALA stays */
+    int64_t y_id = id_of(db, "Data/M/Y.ALA");
+    move("Data/M/Y.ALA", "Data/M/A.ALA#b_IDLE_00.ALA");
+    CHECK_EQ(rename_rel(db, "Data/M/Y.ALA", "Data/M/A.ALA#b_IDLE_00.ALA", &moved), AMX_OK);
+    CHECK_EQ(moved, 1);
+    CHECK_EQ(id_of(db, "Data/M/A.ALA#b_IDLE_00.ALA"), y_id);
+    CHECK_EQ(id_of(db, "Data/M/A.ALA"), z_id);
+    /* and renaming A.ALA away does not take the '#' file with it */
+    move("Data/M/A.ALA", "Data/M/Q.ALA");
+    CHECK_EQ(rename_rel(db, "Data/M/A.ALA", "Data/M/Q.ALA", &moved), AMX_OK);
+    CHECK_EQ(moved, 1);
+    CHECK_EQ(id_of(db, "Data/M/A.ALA#b_IDLE_00.ALA"), y_id);
+    st = scan(db);
+    CHECK_EQ(st.files_removed, 0);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files WHERE path LIKE 'Data/M/%'"), 3);
+
+    /* an archive renamed takes its members along, with their names */
+    int64_t meg_id = id_of(db, "Data/Models.meg");
+    move("Data/Models.meg", "Data/Other.meg");
+    CHECK_EQ(rename_rel(db, "Data/Models.meg", "Data/Other.meg", &moved), AMX_OK);
+    CHECK_EQ(moved, 3);
+    CHECK_EQ(id_of(db, "Data/Other.meg"), meg_id);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files WHERE path LIKE 'Data/Other.meg#%' AND "
+                       "stem_key IN ('W', 'W_IDLE_00') AND dir_key = 'DATA/ART/MODELS'"), 2);
+    st = scan(db); /* its name changed: decoded again (members included), nothing removed */
+    CHECK_EQ(st.files_removed, 0);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files WHERE parent_id = (SELECT id FROM files "
+                       "WHERE path = 'Data/Other.meg')"), 2);
+    amx_db_close(db);
+}
+
 static int polls_left;
 
 static bool cancel_after(void *user)
@@ -575,6 +655,7 @@ int main(void)
     RUN(test_scoped_scan);
     RUN(test_shallow_scan);
     RUN(test_rename);
+    RUN(test_hash_names);
     RUN(test_cancelled_scan);
     RUN(test_memory_budget);
     return test_done();

@@ -247,8 +247,11 @@ static void test_codes_table(void)
     char stem[64];
     amx_path_stem("Data/Art/Models/VSF_X_DEPLOY_00.ala", stem, sizeof stem);
     CHECK_STR(stem, "VSF_X_DEPLOY_00");
-    amx_path_stem("Data/Models.meg#DATA\\ART\\MODELS\\X.ALO", stem, sizeof stem);
+    amx_path_stem("DATA\\ART\\MODELS\\X.ALO", stem, sizeof stem);
     CHECK_STR(stem, "X");
+    /* '#' belongs to a loose file's name; members are named by their own names */
+    amx_path_stem("Data/Art/Models/X#old.ALA", stem, sizeof stem);
+    CHECK_STR(stem, "X#old");
 }
 
 /* docs/rules.md documents every code with its default severity, as `animidx rules` prints. */

@@ -456,7 +456,8 @@ bool amx_alamo_anim_type_known(const char *type, size_t len);
  * ATTACKIDLE): fills out with the model and the type the engine knows and returns true. */
 bool amx_alamo_anim_near_miss(const char *stem, amx_alamo_anim_name *out);
 
-/* Extracts the file stem of a path: "a/b/VSF_X_DEPLOY_00.ala" -> "VSF_X_DEPLOY_00", into buf. */
+/* Extracts the file stem of a path: "a/b/VSF_X_DEPLOY_00.ala" -> "VSF_X_DEPLOY_00", into buf.
+ * A '#' is part of the name ("a/X#old.ALA" -> "X#old"): pass an archive member's own name. */
 size_t amx_path_stem(const char *path, char *buf, size_t buflen);
 
 #ifdef __cplusplus
