@@ -547,6 +547,14 @@ int cmd_report(cli_opts *o, amx_config *cfg)
     }
     const char *dir = o->out ? o->out : ".";
     report r = { .cfg = cfg, .include_base = o->include_base };
+    if (o->plots && strcmp(o->plots, "all") == 0)
+        r.plots = PLOTS_ALL;
+    else if (o->plots && strcmp(o->plots, "none") == 0)
+        r.plots = PLOTS_NONE;
+    else if (o->plots && strcmp(o->plots, "findings") != 0) {
+        cli_error("--plots: expected findings, all or none, got '%s'", o->plots);
+        return EXIT_USAGE;
+    }
     cli_iso_time((int64_t)time(NULL), r.generated_at, sizeof r.generated_at);
     int rc = EXIT_OK;
     if (o->previous)

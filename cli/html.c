@@ -20,6 +20,17 @@ static void esc(FILE *out, const char *s)
     cli_xml_escape(out, s ? s : "");
 }
 
+/* What the page has drawn so far (for the budgets on plots and open sections). */
+typedef struct render {
+    size_t plots, trees;       /* clip plots and marked hierarchies drawn */
+    size_t nskels;             /* skeletons with clips */
+    size_t open_skels;         /* skeleton sections left open */
+} render;
+
+/* Up to this many skeletons the sections are open; beyond, collapsed (but the first this many
+ * with incompatible clips). */
+enum { SKELETONS_OPEN = 12 };
+
 /* ---- clips decoded again for their samples (the last archive read is kept) ---- */
 
 typedef struct decoder {
@@ -96,7 +107,7 @@ static amx_asset *decode_clip(decoder *d, const char *root, const char *path)
 
 /* ---- the channel plot of a clip ---- */
 
-enum { PLOT_W = 360, PLOT_LEFT = 74, BAND_H = 46, BAND_GAP = 8, MAX_SERIES = 24, MAX_POINTS = 120 };
+enum { PLOT_W = 360, PLOT_LEFT = 74, BAND_H = 46, BAND_GAP = 8, MAX_SERIES = 12, MAX_POINTS = 60 };
 
 static const char *const comp_color[] = { "#c0392b", "#229954", "#2e86c1", "#7f8c8d" };
 static const char *const comp_name[] = { "x", "y", "z", "w" };
@@ -222,7 +233,7 @@ static void plot_clip(FILE *out, const amx_clip *c)
                         continue;
                     double x = PLOT_LEFT + plot_w * f / (c->frames - 1);
                     double y = y0 + BAND_H - (v - lo) / (hi - lo) * (BAND_H - 2) - 1;
-                    fprintf(out, "%.1f,%.1f ", x, y);
+                    fprintf(out, "%.0f,%.0f ", x, y); /* whole pixels: a plot is not a chart */
                 }
                 fputs("\"><title>", out);
                 esc(out, tr->bone ? tr->bone : "");
@@ -300,7 +311,7 @@ static int load(const report *r, const char *root, const char *path, loaded *l)
     amx_show_callbacks cb = { .file = on_file, .bone = on_bone, .track = on_track };
     char err[1024];
     int found = 0;
-    if (amx_query_show(r->db, r->cfg, path, &cb, l, &found, err, sizeof err) != AMX_OK) {
+    if (amx_query_show_file(r->db, r->cfg, root, path, &cb, l, &found, err, sizeof err) != AMX_OK) {
         cli_error("%s", err);
         return EXIT_IO;
     }
@@ -455,13 +466,21 @@ static void card(FILE *out, const char *label, uint64_t n, const char *color)
     fputs("</div>", out);
 }
 
+/* Rows of findings, at most ROWS_MAX (report.json has every one). */
+enum { ROWS_MAX = 200 };
+
 static void finding_rows(FILE *out, const cli_findings *l, const bool *pick, bool want)
 {
     fputs("<table><tr><th>severity</th><th>file</th><th>code</th><th>where</th><th>message</th></tr>\n", out);
+    size_t rows = 0, more = 0;
     for (size_t i = 0; i < l->n; i++) {
         const cli_finding *f = &l->v[i];
         if (pick && pick[i] != want)
             continue;
+        if (rows++ >= ROWS_MAX) {
+            more++;
+            continue;
+        }
         int s = f->severity <= AMX_SEV_ERROR ? (int)f->severity : 0;
         fprintf(out, "<tr><td><span class=\"sev\" style=\"background:%s\">%s</span></td><td>",
                 sev_color[s], amx_severity_name(f->severity));
@@ -477,6 +496,9 @@ static void finding_rows(FILE *out, const cli_findings *l, const bool *pick, boo
         fputs("</td></tr>\n", out);
     }
     fputs("</table>\n", out);
+    if (more)
+        fprintf(out, "<p class=\"dim\">... and %zu more (every finding is in report.json)</p>\n",
+                more);
 }
 
 static void section_diff(FILE *out, const report *r)
@@ -507,48 +529,150 @@ static void section_diff(FILE *out, const report *r)
     }
 }
 
-static void section_findings(FILE *out, const report *r, const uint64_t sev[3])
+/* Findings by code: the code, its effective severity (the config's overrides applied), the
+ * findings and the files they are in. */
+static int section_codes(FILE *out, const report *r, render *rd)
 {
-    uint64_t code[AMX_CODE_COUNT] = { 0 }, most = 1;
+    (void)rd;
+    uint64_t code[AMX_CODE_COUNT] = { 0 }, files[AMX_CODE_COUNT] = { 0 }, most = 1;
     for (size_t i = 0; i < r->findings.n; i++) {
+        const cli_finding *f = &r->findings.v[i];
         amx_code c;
-        if (amx_code_parse(r->findings.v[i].code, &c) && ++code[c] > most)
+        if (!amx_code_parse(f->code, &c))
+            continue;
+        if (++code[c] > most)
             most = code[c];
+        bool seen = false; /* findings come grouped by file */
+        for (size_t p = i; p-- > 0 && !seen;) {
+            const cli_finding *g = &r->findings.v[p];
+            if (strcmp(g->path, f->path) || strcmp(g->root, f->root))
+                break;
+            seen = strcmp(g->code, f->code) == 0;
+        }
+        files[c] += !seen;
     }
-    fputs("<h2 id=\"codes\">Findings by code</h2>\n<table><tr><th>code</th><th>severity</th>"
-          "<th>count</th><th></th><th>meaning</th></tr>\n", out);
+    fputs("<table><tr><th>code</th><th>severity</th><th>findings</th><th>files</th><th></th>"
+          "<th>meaning</th></tr>\n", out);
     for (int c = 0; c < AMX_CODE_COUNT; c++) {
         if (!code[c])
             continue;
         const amx_code_info *ci = amx_code_get((amx_code)c);
-        amx_severity s = r->cfg->severity_set[c] ? r->cfg->severity[c] : ci->severity;
+        amx_severity s = cli_effective_severity_of(r->cfg, (amx_code)c);
         int si = s <= AMX_SEV_ERROR ? (int)s : 0;
         fputs("<tr><td><code>", out);
         esc(out, ci->name);
-        fprintf(out, "</code></td><td>%s</td><td class=\"n\">%llu</td><td>"
+        fprintf(out, "</code></td><td><span class=\"sev\" style=\"background:%s\">%s</span></td>"
+                     "<td class=\"n\">%llu</td><td class=\"n\">%llu</td><td>"
                      "<svg width=\"120\" height=\"10\" xmlns=\"http://www.w3.org/2000/svg\">"
                      "<rect width=\"%.1f\" height=\"10\" fill=\"%s\"/></svg></td><td>",
-                amx_severity_name(s), (unsigned long long)code[c], 120.0 * (double)code[c] / (double)most,
-                sev_color[si]);
+                sev_color[si], amx_severity_name(s), (unsigned long long)code[c],
+                (unsigned long long)files[c], 120.0 * (double)code[c] / (double)most, sev_color[si]);
         esc(out, ci->summary);
         fputs("</td></tr>\n", out);
     }
-    fputs("</table>\n<h2 id=\"findings\">Findings by severity</h2>\n", out);
-    static const char *const title[] = { "Info", "Warnings", "Errors" };
-    for (int s = AMX_SEV_ERROR; s >= AMX_SEV_INFO; s--) {
-        if (!sev[s])
-            continue;
-        bool *pick = calloc(r->findings.n + 1, sizeof *pick);
-        if (!pick)
-            continue;
-        for (size_t i = 0; i < r->findings.n; i++)
-            pick[i] = r->findings.v[i].severity == (amx_severity)s;
-        fprintf(out, "<details%s><summary>%s (%llu)</summary>\n", s == AMX_SEV_ERROR ? " open" : "",
-                title[s], (unsigned long long)sev[s]);
-        finding_rows(out, &r->findings, pick, true);
-        fputs("</details>\n", out);
-        free(pick);
+    fputs("</table>\n", out);
+    return EXIT_OK;
+}
+
+/* Findings by file: one collapsed entry per file (the most errors first) with its counts per
+ * code; opened, its findings, SHOWN_PER_CODE of each code and the rest counted. */
+enum { SHOWN_PER_CODE = 3 };
+
+typedef struct file_group {
+    size_t first, count, by_sev[3];
+} file_group;
+
+static int cmp_group(const void *a, const void *b, void *arg)
+{
+    const file_group *x = a, *y = b;
+    (void)arg;
+    for (int s = AMX_SEV_ERROR; s >= AMX_SEV_INFO; s--)
+        if (x->by_sev[s] != y->by_sev[s])
+            return x->by_sev[s] > y->by_sev[s] ? -1 : 1;
+    return (x->first > y->first) - (x->first < y->first);
+}
+
+static int section_files(FILE *out, const report *r, render *rd)
+{
+    (void)rd;
+    const cli_findings *l = &r->findings;
+    file_group *g = malloc((l->n + 1) * sizeof *g);
+    if (!g)
+        return EXIT_IO;
+    size_t ng = 0;
+    for (size_t i = 0; i < l->n;) {
+        file_group fg = { .first = i };
+        size_t e = i;
+        while (e < l->n && !strcmp(l->v[e].path, l->v[i].path) && !strcmp(l->v[e].root, l->v[i].root)) {
+            if (l->v[e].severity <= AMX_SEV_ERROR)
+                fg.by_sev[l->v[e].severity]++;
+            e++;
+        }
+        fg.count = e - i;
+        g[ng++] = fg;
+        i = e;
     }
+    qsort_r(g, ng, sizeof *g, cmp_group, NULL);
+    /* a long list is collapsed as a whole too */
+    fprintf(out, "<details%s><summary>%zu files with findings, the most errors first; open one for "
+                 "its findings</summary>\n", ng > 50 ? "" : " open", ng);
+    for (size_t k = 0; k < ng; k++) {
+        const cli_finding *v = l->v + g[k].first;
+        fputs("<details class=\"file\"><summary>", out);
+        for (int s = AMX_SEV_ERROR; s >= AMX_SEV_INFO; s--)
+            if (g[k].by_sev[s])
+                fprintf(out, "<span class=\"sev\" style=\"background:%s\">%zu</span> ", sev_color[s],
+                        g[k].by_sev[s]);
+        esc(out, v->path);
+        fputs(" <span class=\"dim\">", out);
+        /* the codes with their counts, in order of first appearance */
+        for (size_t a = 0; a < g[k].count; a++) {
+            bool seen = false;
+            for (size_t b2 = 0; b2 < a && !seen; b2++)
+                seen = strcmp(v[b2].code, v[a].code) == 0;
+            if (seen)
+                continue;
+            size_t n = 0;
+            for (size_t b2 = a; b2 < g[k].count; b2++)
+                n += strcmp(v[b2].code, v[a].code) == 0;
+            fprintf(out, "%s%zu&#215; ", a ? ", " : "", n);
+            esc(out, v[a].code);
+        }
+        fputs("</span></summary><ul>", out);
+        for (size_t a = 0; a < g[k].count; a++) {
+            size_t rank = 0, n = 0;
+            for (size_t b2 = 0; b2 < g[k].count; b2++)
+                if (strcmp(v[b2].code, v[a].code) == 0) {
+                    rank += b2 < a;
+                    n++;
+                }
+            if (rank == SHOWN_PER_CODE) {
+                fprintf(out, "<li class=\"dim\">... and %zu more ", n - SHOWN_PER_CODE);
+                esc(out, v[a].code);
+                fputs("</li>", out);
+            }
+            if (rank >= SHOWN_PER_CODE)
+                continue;
+            int si = v[a].severity <= AMX_SEV_ERROR ? (int)v[a].severity : 0;
+            fprintf(out, "<li><span class=\"sev\" style=\"background:%s\">%s</span> <code>",
+                    sev_color[si], amx_severity_name(v[a].severity));
+            esc(out, v[a].code);
+            fputs("</code> ", out);
+            if (v[a].offset >= 0)
+                fprintf(out, "@%lld ", (long long)v[a].offset);
+            if (v[a].context[0]) {
+                fputs("(", out);
+                esc(out, v[a].context);
+                fputs(") ", out);
+            }
+            esc(out, v[a].message);
+            fputs("</li>", out);
+        }
+        fputs("</ul></details>\n", out);
+    }
+    fputs("</details>\n", out);
+    free(g);
+    return EXIT_OK;
 }
 
 /* The number of error findings of one file other than the bone checks (the compatibility
@@ -572,7 +696,22 @@ static size_t errors_of(const cli_findings *l, const char *root, const char *pat
     return n;
 }
 
-static void clip_table_row(FILE *out, const report *r, const rep_clip *c, decoder *d)
+/* A clip gets a plot with --plots all, or (the default) when it has findings, for the first
+ * PLOT_BUDGET such clips: a plot is 5-30 kB of SVG, and a mod has thousands of clips. */
+enum { PLOT_BUDGET = 50 };
+
+static bool wants_plot(const report *r, render *rd, const rep_clip *c)
+{
+    if (r->plots == PLOTS_NONE)
+        return false;
+    if (r->plots == PLOTS_ALL)
+        return true;
+    if (!c->bound || c->bones_missing || errors_of(&r->findings, c->root, c->path))
+        return rd->plots++ < PLOT_BUDGET;
+    return false;
+}
+
+static void clip_table_row(FILE *out, const report *r, const rep_clip *c, decoder *d, render *rd)
 {
     fputs("<tr><td><b>", out);
     esc(out, c->clip);
@@ -604,6 +743,17 @@ static void clip_table_row(FILE *out, const report *r, const rep_clip *c, decode
         fprintf(out, "<br><span class=\"badge bad\">%zu error%s in the file</span>", errors,
                 errors == 1 ? "" : "s");
     fputs("</td><td>", out);
+    if (!wants_plot(r, rd, c)) {
+        if (r->plots == PLOTS_NONE)
+            fputs("<span class=\"dim\">no plot (--plots none)</span></td></tr>\n", out);
+        else if (!c->bound || c->bones_missing || errors_of(&r->findings, c->root, c->path))
+            fprintf(out, "<span class=\"dim\">no plot: the first %d clips with findings have "
+                         "one (--plots all plots every clip)</span></td></tr>\n", PLOT_BUDGET);
+        else
+            fputs("<span class=\"dim\">no findings, no plot (--plots all plots every clip)"
+                  "</span></td></tr>\n", out);
+        return;
+    }
     amx_asset *a = decode_clip(d, c->root, c->path);
     const amx_clip *clip = NULL;
     for (uint32_t i = 0; a && i < a->clip_count && !clip; i++)
@@ -626,7 +776,7 @@ static const char clip_head[] =
     "<span style=\"color:#7f8c8d\">w</span>)</th></tr>\n";
 
 static int section_skeleton(FILE *out, const report *r, const rep_skeleton *sk, size_t id,
-                            decoder *d)
+                            decoder *d, render *rd)
 {
     size_t nclips = 0, bad = 0;
     for (size_t c = 0; c < r->nclips; c++) {
@@ -636,12 +786,14 @@ static int section_skeleton(FILE *out, const report *r, const rep_skeleton *sk, 
         nclips++;
         bad += cl->bones_missing > 0;
     }
-    fprintf(out, "<section class=\"skel\" id=\"skel%zu\"><h3>", id);
+    /* many skeletons: each collapsed, except while the first few with problems are open */
+    bool open = rd->nskels <= SKELETONS_OPEN || (bad && rd->open_skels++ < SKELETONS_OPEN);
+    fprintf(out, "<details class=\"skel\" id=\"skel%zu\"%s><summary><b>", id, open ? " open" : "");
     esc(out, sk->name);
-    fprintf(out, " <span class=\"dim\">%lld bones, %zu clips", (long long)sk->bones, nclips);
+    fprintf(out, "</b> <span class=\"dim\">%lld bones, %zu clips", (long long)sk->bones, nclips);
     if (bad)
         fprintf(out, ", <span style=\"color:#c0392b\">%zu not compatible</span>", bad);
-    fputs("</span></h3><p class=\"dim\">", out);
+    fputs("</span></summary><p class=\"dim\">", out);
     esc(out, sk->path);
     fputs("</p>\n", out);
     loaded skel;
@@ -655,7 +807,7 @@ static int section_skeleton(FILE *out, const report *r, const rep_skeleton *sk, 
         for (size_t c = 0; c < r->nclips; c++) {
             const rep_clip *cl = &r->clips[c];
             if (cl->skel_path && !strcmp(cl->skel_path, sk->path) && !strcmp(cl->skel_root, sk->root))
-                clip_table_row(out, r, cl, d);
+                clip_table_row(out, r, cl, d, rd);
         }
         fputs("</table>\n", out);
     }
@@ -665,10 +817,15 @@ static int section_skeleton(FILE *out, const report *r, const rep_skeleton *sk, 
         if (!cl->skel_path || strcmp(cl->skel_path, sk->path) || strcmp(cl->skel_root, sk->root) ||
             cl->bones_missing == 0)
             continue;
+        if (r->plots != PLOTS_ALL && rd->trees++ >= PLOT_BUDGET) {
+            fputs("<p class=\"dim\">bone hierarchy not drawn: the report draws it for the first "
+                  "clips that do not match (--plots all draws every one)</p>\n", out);
+            continue;
+        }
         loaded tracks;
         rc = load(r, cl->root, cl->path, &tracks);
         if (rc == EXIT_OK) {
-            fputs("<details open><summary>Bones of ", out);
+            fprintf(out, "<details%s><summary>Bones of ", open ? " open" : "");
             esc(out, sk->name);
             fputs(" against clip ", out);
             esc(out, cl->clip);
@@ -679,21 +836,20 @@ static int section_skeleton(FILE *out, const report *r, const rep_skeleton *sk, 
         }
         loaded_free(&tracks);
     }
-    if (!bad && skel.nbones) {
+    if (!bad && skel.nbones && (r->plots == PLOTS_ALL || rd->nskels <= SKELETONS_OPEN)) {
         fputs("<details><summary>Bone hierarchy</summary>\n", out);
         hierarchy(out, &skel, NULL);
         fputs("</details>\n", out);
     }
-    fputs("</section>\n", out);
+    fputs("</details>\n", out);
     loaded_free(&skel);
     return rc;
 }
 
 /* Missing assets, grouped by name, most referenced first; long lists collapsed. */
-static void section_missing(FILE *out, const report *r)
+static int section_missing(FILE *out, const report *r, render *rd)
 {
-    if (!r->nmissing)
-        return;
+    (void)rd;
     int64_t refs = 0;
     for (size_t i = 0; i < r->nmissing; i++)
         refs += r->missing[i].references;
@@ -731,11 +887,12 @@ static void section_missing(FILE *out, const report *r)
         fputs("</td></tr>\n", out);
     }
     fputs("</table></details>\n", out);
+    return EXIT_OK;
 }
 
 static void section_config(FILE *out, const amx_config *cfg)
 {
-    fputs("<h2 id=\"config\">Effective configuration</h2>\n<table>", out);
+    fputs("<table>", out);
     fputs("<tr><th>config file</th><td>", out);
     esc(out, cfg->source ? cfg->source : "(none: built-in defaults)");
     fputs("</td></tr><tr><th>index</th><td>", out);
@@ -776,27 +933,20 @@ static const char css[] =
     "svg .t-idle{fill:#888}.legend i{display:inline-block;width:9px;height:9px;"
     "border-radius:50%;margin:0 3px 0 10px}.legend i.ok{background:#229954}"
     ".legend i.idle{background:#bbb}.legend i.bad{background:#c0392b}"
-    "summary{cursor:pointer;margin:6px 0}";
+    "summary{cursor:pointer;margin:6px 0}details.file summary{margin:2px 0}"
+    "details.file ul{margin:2px 0 8px}details.skel{margin:10px 0;padding:2px 12px;"
+    "border-left:4px solid #ddd}nav.toc{border:1px solid #ddd;border-radius:6px;padding:6px 14px;"
+    "display:inline-block}nav.toc ol{margin:4px 0}";
 
-int report_write_html(FILE *out, const report *r)
+static int section_summary(FILE *out, const report *r, render *rd)
 {
+    (void)rd;
     uint64_t sev[3] = { 0 };
     for (size_t i = 0; i < r->findings.n; i++)
         if (r->findings.v[i].severity <= AMX_SEV_ERROR)
             sev[r->findings.v[i].severity]++;
-    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-          "<meta name=\"viewport\" content=\"width=device-width\">"
-          "<title>animidx report</title><style>", out);
-    fputs(css, out);
-    fputs("</style></head><body>\n<h1>animidx report</h1>\n<p class=\"dim\">generated ", out);
-    esc(out, r->generated_at);
-    if (r->scanned_at[0]) {
-        fputs(", last scan ", out);
-        esc(out, r->scanned_at);
-    }
-    fputs(", animidx " AMX_VERSION_STRING ", index ", out);
-    esc(out, r->cfg->db_path);
-    fputs("</p>\n<div class=\"cards\">", out);
+    /* the effective severities (config overrides applied) of the findings, as every section */
+    fputs("<div class=\"cards\">", out);
     card(out, "errors", sev[AMX_SEV_ERROR], sev_color[AMX_SEV_ERROR]);
     card(out, "warnings", sev[AMX_SEV_WARNING], sev_color[AMX_SEV_WARNING]);
     card(out, "info", sev[AMX_SEV_INFO], sev_color[AMX_SEV_INFO]);
@@ -822,18 +972,29 @@ int report_write_html(FILE *out, const report *r)
                 (unsigned long long)fs[2], (unsigned long long)fs[1], (unsigned long long)fs[0]);
     }
     fputs("</table>\n", out);
+    return EXIT_OK;
+}
 
-    if (r->have_previous)
-        section_diff(out, r);
-    section_findings(out, r, sev);
+static int section_changes(FILE *out, const report *r, render *rd)
+{
+    (void)rd;
+    section_diff(out, r);
+    return EXIT_OK;
+}
 
-    fputs("<h2 id=\"skeletons\">Skeletons and their clips</h2>\n", out);
+static int section_skeletons(FILE *out, const report *r, render *rd)
+{
     decoder d = { 0 };
     int rc = EXIT_OK;
     size_t idle = 0;
+    for (size_t s = 0; s < r->nskels; s++)
+        rd->nskels += r->skels[s].clips > 0;
+    if (rd->nskels > SKELETONS_OPEN)
+        fprintf(out, "<p class=\"dim\">%zu skeletons with clips, each collapsed (the first with "
+                     "clips that do not match are open).</p>\n", rd->nskels);
     for (size_t s = 0; s < r->nskels && rc == EXIT_OK; s++) {
         if (r->skels[s].clips)
-            rc = section_skeleton(out, r, &r->skels[s], s, &d);
+            rc = section_skeleton(out, r, &r->skels[s], s, &d, rd);
         else
             idle++;
     }
@@ -851,21 +1012,92 @@ int report_write_html(FILE *out, const report *r)
         }
         fputs("</table></details>\n", out);
     }
+    decoder_drop(&d);
+    return rc;
+}
+
+static int section_unbound(FILE *out, const report *r, render *rd)
+{
     size_t unbound = 0;
     for (size_t c = 0; c < r->nclips; c++)
         unbound += r->clips[c].skel_path == NULL;
-    if (unbound && rc == EXIT_OK) {
-        fprintf(out, "<h2 id=\"unbound\">Clips without a skeleton in the index (%zu)</h2>\n", unbound);
-        fputs(clip_head, out);
-        for (size_t c = 0; c < r->nclips; c++)
-            if (!r->clips[c].skel_path)
-                clip_table_row(out, r, &r->clips[c], &d);
-        fputs("</table>\n", out);
-    }
+    decoder d = { 0 };
+    fprintf(out, "<details%s><summary>%zu clips</summary>\n", unbound <= 20 ? " open" : "", unbound);
+    fputs(clip_head, out);
+    for (size_t c = 0; c < r->nclips; c++)
+        if (!r->clips[c].skel_path)
+            clip_table_row(out, r, &r->clips[c], &d, rd);
+    fputs("</table></details>\n", out);
     decoder_drop(&d);
-    if (rc == EXIT_OK)
-        section_missing(out, r);
+    return EXIT_OK;
+}
+
+static int section_config_(FILE *out, const report *r, render *rd)
+{
+    (void)rd;
     section_config(out, r->cfg);
+    return EXIT_OK;
+}
+
+static bool has_previous(const report *r) { return r->have_previous; }
+static bool has_findings(const report *r) { return r->findings.n > 0; }
+static bool has_skeletons(const report *r) { return r->nskels > 0; }
+static bool has_missing(const report *r) { return r->nmissing > 0; }
+static bool has_unbound(const report *r)
+{
+    for (size_t c = 0; c < r->nclips; c++)
+        if (!r->clips[c].skel_path)
+            return true;
+    return false;
+}
+
+/* The page's sections, in order: each is one function (and, optionally, when it is there);
+ * the table of contents lists them. A new section is one row. */
+static const struct {
+    const char *id, *title;
+    int (*write)(FILE *out, const report *r, render *rd);
+    bool (*present)(const report *r);   /* NULL: always */
+    bool own_heading;                   /* the function writes its <h2 id=...> (with counts) */
+} sections[] = {
+    { "summary", "Summary", section_summary, NULL, false },
+    { "diff", "Since the previous report", section_changes, has_previous, true },
+    { "codes", "Findings by code", section_codes, has_findings, false },
+    { "files", "Findings by file", section_files, has_findings, false },
+    { "skeletons", "Skeletons and their clips", section_skeletons, has_skeletons, false },
+    { "unbound", "Clips without a skeleton in the index", section_unbound, has_unbound, false },
+    { "missing", "Missing assets", section_missing, has_missing, true },
+    { "config", "Effective configuration", section_config_, NULL, false },
+};
+
+int report_write_html(FILE *out, const report *r)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+          "<meta name=\"viewport\" content=\"width=device-width\">"
+          "<title>animidx report</title><style>", out);
+    fputs(css, out);
+    fputs("</style></head><body>\n<h1>animidx report</h1>\n<p class=\"dim\">generated ", out);
+    esc(out, r->generated_at);
+    if (r->scanned_at[0]) {
+        fputs(", last scan ", out);
+        esc(out, r->scanned_at);
+    }
+    fputs(", animidx " AMX_VERSION_STRING ", index ", out);
+    esc(out, r->cfg->db_path);
+    fputs("</p>\n<nav class=\"toc\"><b>Contents</b><ol>", out);
+    enum { NSECTIONS = sizeof sections / sizeof sections[0] };
+    for (size_t i = 0; i < NSECTIONS; i++)
+        if (!sections[i].present || sections[i].present(r))
+            fprintf(out, "<li><a href=\"#%s\">%s</a></li>", sections[i].id, sections[i].title);
+    fputs("</ol></nav>\n", out);
+    render rd = { 0 };
+    int rc = EXIT_OK;
+    for (size_t i = 0; i < NSECTIONS && rc == EXIT_OK; i++) {
+        if (sections[i].present && !sections[i].present(r))
+            continue;
+        if (!sections[i].own_heading)
+            fprintf(out, "<h2 id=\"%s\">%s</h2>\n", sections[i].id, sections[i].title);
+        rc = sections[i].write(out, r, &rd);
+    }
     fputs("</body></html>\n", out);
     return rc;
 }

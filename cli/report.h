@@ -35,6 +35,7 @@ typedef struct rep_scan {
 typedef struct report {
     const amx_config *cfg;
     bool include_base;             /* --include-base: the base layers' files and findings too */
+    enum { PLOTS_FINDINGS, PLOTS_ALL, PLOTS_NONE } plots; /* --plots: which clips get plots */
     char **base_roots;             /* roots scanned only as base layers (left out unless asked) */
     size_t nbase_roots;
     amx_db *db;

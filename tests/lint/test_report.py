@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import xml.etree.ElementTree as ET
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -108,16 +109,26 @@ with case(tap, "report.html: self-contained, with totals, plots and marked hiera
     c.that(html.startswith("<!DOCTYPE html>") and html.rstrip().endswith("</html>"), "a whole page")
     c.that("<script" not in html and "<link" not in html and "<img" not in html, "no scripts or linked assets")
     urls = set(re.findall(r'(?:src|href)\s*=\s*"([^"]*)"', html))
-    c.eq(urls, set(), "no src/href at all")
+    c.eq({u for u in urls if not u.startswith("#")}, set(), "no src/href but the table of contents' anchors")
     external = [u for u in re.findall(r"https?://[^\"'<> ]+", html) if u != "http://www.w3.org/2000/svg"]
     c.eq(external, [], "no URL other than the SVG namespace")
     c.that('<div class="num" style="color:#c0392b">5</div>errors' in html, "the error total card")
     c.that("BONE_NOT_IN_SKELETON" in html and "Findings by code" in html, "findings by code")
     plots = html.count('<svg class="plot"')
-    # clips: 6, of which the truncated one still plots its translation; all decode again
-    c.eq(plots, 6, "one channel plot per clip (archive members decoded from the archive)")
-    walker_row = html[html.index("UM_DEMO_WALKER_MOVE_00"):]
+    # by default only the clips with findings (or no skeleton) are plotted: the mismatched,
+    # the truncated (it still plots its translation) and the unbound one
+    c.eq(plots, 3, "a channel plot per clip with findings")
+    c.that("no findings, no plot (--plots all plots every clip)" in html, "the others say why they have none")
+    c.that('<nav class="toc">' in html and '<a href="#files">Findings by file</a>' in html, "a table of contents")
+    c.that('<details class="file"><summary>' in html, "findings grouped by file, collapsed")
+    _, every = report(os.path.join(TMP, "night1-all"), "--plots", "all")
+    c.eq(every.count('<svg class="plot"'), 6, "--plots all: one per clip (archive members decoded from the archive)")
+    walker_row = every[every.index("UM_DEMO_WALKER_MOVE_00"):]
     c.that(walker_row.index('<svg class="plot"') < walker_row.index("</tr>"), "the archive clip has a plot")
+    _, none = report(os.path.join(TMP, "night1-none"), "--plots", "none")
+    c.eq(none.count('<svg class="plot"'), 0, "--plots none")
+    c.eq(ax.run("report", "--db", DB, "--out", os.path.join(TMP, "x"), "--plots", "some").returncode, 2,
+         "--plots some: usage error")
     c.that(html.count('<svg class="tree"') >= 1, "a bone hierarchy")
     c.that("clip names &#39;Wing_R&#39; here, which is bone 3" in html, "the moved bone is marked")
     c.that("clip names &#39;P_smoke_01&#39; here, which the skeleton does not have" in html,
@@ -164,7 +175,7 @@ with case(tap, "two runs with a change between them: new, fixed and still open")
          sorted(ident(f) for f in before["findings"] if not f["path"].endswith("ATTACK_00.ALA")), "open")
     c.that(all(f["state"] == "fixed" for f in d["fixed_findings"]), "fixed findings are marked")
     c.that("Since the previous report" in html, "the HTML has the diff section")
-    diff_part = html[html.index("Since the previous report"):html.index("Findings by code")]
+    diff_part = html[html.index('<h2 id="diff">'):html.index('<h2 id="codes">')]
     c.that("P_DEMO_SPARK.ALO" in diff_part and "VSF_DEMO_XWING_ATTACK_00.ALA" in diff_part,
            "the HTML lists the new and the fixed files")
     # The same report again: nothing new, nothing fixed.
@@ -213,6 +224,63 @@ with case(tap, "report.html renders in headless Chromium (not blank, with red an
     else:
         c.eq(p.returncode, 0, "check_report_html.sh (%s %s)" % (p.stdout.strip(), p.stderr.strip()[-500:]))
         c.note(p.stdout.strip())
+
+# ---------------------------------------------------------------- at mod scale
+
+BIG = os.path.join(TMP, "big")
+BIG_DB = os.path.join(TMP, "big.db")
+amxgen("bench", BIG, "--models", "1000", "--vertices", "24", "--bad", "5")
+must(ax.run("scan", os.path.join(BIG, "Data"), "--db", BIG_DB, "--quiet"), "scan the big tree")
+
+
+def render_seconds(html, png):
+    """Renders a page in headless Chromium; returns (seconds, exit status of the check)."""
+    t0 = time.monotonic()
+    p = subprocess.run(["bash", os.path.join(HERE, "check_report_html.sh"), html, png],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=300)
+    return time.monotonic() - t0, p
+
+
+with case(tap, "a 3,000-file tree with 10,000 findings: report.html stays small and opens fast") as c:
+    files = sum(len(f) for _, _, f in os.walk(BIG))
+    c.that(files >= 3000, "files: %d" % files)
+    out = os.path.join(TMP, "big-report")
+    t0 = time.monotonic()
+    must(ax.run("report", "--db", BIG_DB, "--out", out, "--quiet"), "report of the big tree")
+    took = time.monotonic() - t0
+    j = json.load(open(os.path.join(out, "report.json")))
+    c.eq(len(j["findings"]), 10000, "findings")
+    size = os.path.getsize(os.path.join(out, "report.html"))
+    c.note("report.html: %d bytes (%.1f MB), written in %.1f s" % (size, size / 1e6, took))
+    c.that(size < 6_000_000, "report.html under 6 MB: %d bytes" % size)
+    html = open(os.path.join(out, "report.html"), encoding="utf-8").read()
+    c.that(html.count('<svg class="plot"') <= 50, "plots for the first clips with findings only")
+    c.that('<details><summary>2000 files with findings' in html, "the long list of files is collapsed")
+    c.eq(html.count('<details class="skel" id='), 1000, "a section per skeleton")
+    c.that(html.count('" open><summary><b>') <= 12, "at most 12 skeleton sections open")
+    secs, p = render_seconds(os.path.join(out, "report.html"), os.path.join(TMP, "big.png"))
+    if p.returncode == 77:
+        c.that(False, "chromium is not installed (scripts/test.sh installs it)")
+    else:
+        c.eq(p.returncode, 0, "rendered (%s %s)" % (p.stdout.strip(), p.stderr.strip()[-300:]))
+        c.note("headless Chromium: %.1f s to render and screenshot report.html" % secs)
+        c.that(secs < 20, "renders in under 20 s: %.1f s" % secs)
+
+with case(tap, "a 3,000-file tree: lint's SARIF at the default cap") as c:
+    p = ax.run("lint", os.path.join(BIG, "Data"), "--db", BIG_DB, "--format", "sarif")
+    c.eq(p.returncode, 1, "exit status")
+    s = json.loads(p.stdout)
+    run = s["runs"][0]
+    c.eq(len(run["results"]), 5000, "5,000 results (the default --max-results)")
+    left = [n for n in run["invocations"][0]["toolExecutionNotifications"]
+            if n.get("descriptor", {}).get("id") == "animidx/results-left-out"]
+    c.that(left and left[0]["message"]["text"].startswith("5000 of 10000 results left out"), "the notification")
+    c.that("SARIF: 5000 of 10000 results written" in p.stderr, "the stderr line")
+    c.note("SARIF at the default cap: %d bytes (%.1f MB)" % (len(p.stdout.encode()), len(p.stdout.encode()) / 1e6))
+    g = ax.run("lint", os.path.join(BIG, "Data"), "--db", BIG_DB, "--format", "sarif", "--group-by", "file")
+    gs = json.loads(g.stdout)["runs"][0]
+    c.eq(len(gs["results"]), 2000, "--group-by file: one result per file")
+    c.note("SARIF --group-by file: %d bytes" % len(g.stdout.encode()))
 
 shutil.rmtree(TMP, ignore_errors=True)
 sys.exit(tap.finish())

@@ -9,8 +9,9 @@
  *                                         and particles name, in DIR/Data/Art
  *   amxgen mp-pak FILE                    a Metroid Prime PAK: a skeleton, a character set and
  *                                         three animations (one bad bone id, one unplayed)
- *   amxgen bench DIR [--models N] [--vertices V] [--seed S]
- *                                         a large tree: N models, each with 2 clips
+ *   amxgen bench DIR [--models N] [--vertices V] [--seed S] [--bad B]
+ *                                         a large tree: N models, each with 2 clips (each
+ *                                         clip naming B bones its model does not have)
  *   amxgen mod DIR [--models N] [--seed S]
  *                                         a tree shaped like a real mod (see cmd_mod)
  *   amxgen w3d-pair DIR [--name H]        W3D hierarchy H (DIR/H.w3d, 3 pivots) and an animation
@@ -243,13 +244,24 @@ static int cmd_demo(const char *root)
     return rc ? 1 : 0;
 }
 
-static int cmd_bench(const char *root, uint32_t models, uint32_t vertices, uint32_t seed)
+static int cmd_bench(const char *root, uint32_t models, uint32_t vertices, uint32_t seed,
+                     uint32_t bad)
 {
     static const char *const bones[] = { "Root", "Hull", "Turret_00", "Barrel_00", "Turret_01",
                                          "Barrel_01", "Engine_L", "Engine_R", "Bridge", "Shield",
                                          "P_smoke_00", "P_smoke_01", "P_fire_00", "HP_00", "HP_01",
                                          "Wing_L", "Wing_R", "Antenna", "Dish", "Hangar" };
     static const uint32_t idx[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19 };
+    /* the clips' bones: B of them (after the root) renamed, so each is BONE_NOT_IN_SKELETON */
+    const char *clip_bones[20];
+    char renamed[20][32];
+    for (uint32_t k = 0; k < 20; k++) {
+        clip_bones[k] = bones[k];
+        if (k >= 1 && k <= bad && k < 12) {
+            snprintf(renamed[k], sizeof renamed[k], "%s_OLD", bones[k]);
+            clip_bones[k] = renamed[k];
+        }
+    }
     for (uint32_t i = 0; i < models; i++) {
         char dir[4096], name[64];
         snprintf(dir, sizeof dir, "%s/Data/Art/Models/set_%03u", root, i / 100);
@@ -258,10 +270,10 @@ static int cmd_bench(const char *root, uint32_t models, uint32_t vertices, uint3
         if (write_model(dir, name, bones, 20, 4, vertices, s))
             return 1;
         snprintf(name, sizeof name, "BM_BENCH_%05u_IDLE_00.ALA", i);
-        if (write_clip(dir, name, 2, 150, 30.0f, bones, idx, 20, s + 1))
+        if (write_clip(dir, name, 2, 150, 30.0f, clip_bones, idx, 20, s + 1))
             return 1;
         snprintf(name, sizeof name, "BM_BENCH_%05u_DIE_00.ALA", i);
-        if (write_clip(dir, name, 1, 90, 30.0f, bones, idx, 12, s + 2))
+        if (write_clip(dir, name, 1, 90, 30.0f, clip_bones, idx, 12, s + 2))
             return 1;
     }
     return 0;
@@ -538,7 +550,8 @@ int main(int argc, char **argv)
         return cmd_assets(argv[2]);
     if (strcmp(cmd, "bench") == 0)
         return cmd_bench(argv[2], opt_u32(argc, argv, "--models", 1500),
-                         opt_u32(argc, argv, "--vertices", 400), opt_u32(argc, argv, "--seed", 1));
+                         opt_u32(argc, argv, "--vertices", 400), opt_u32(argc, argv, "--seed", 1),
+                         opt_u32(argc, argv, "--bad", 0));
     if (strcmp(cmd, "w3d-pair") == 0)
         return cmd_w3d_pair(argv[2], opt(argc, argv, "--name", "SKL"));
     if (strcmp(cmd, "mod") == 0)
