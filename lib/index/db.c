@@ -113,23 +113,48 @@ int amx__ascii_casecmp(const char *a, const char *b)
     }
 }
 
+/* The migrations applied to the database: amx_migrations lists them; a database from before
+ * that table has every migration up to its user_version (they were numbered without gaps). */
+static bool applied(amx_db *db, int current, int version)
+{
+    sqlite3_stmt *s = NULL;
+    bool known = false, yes = false;
+    if (sqlite3_prepare_v2(db->db, "SELECT EXISTS (SELECT 1 FROM amx_migrations WHERE version = ?1)",
+                           -1, &s, NULL) == SQLITE_OK) {
+        known = true;
+        sqlite3_bind_int(s, 1, version);
+        yes = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0);
+    }
+    sqlite3_finalize(s);
+    return known ? yes : version <= current;
+}
+
+static int pending_count(amx_db *db, int current)
+{
+    int n = 0;
+    for (int i = 0; i < amx__migration_count; i++)
+        n += !applied(db, current, amx__migrations[i].version);
+    return n;
+}
+
 static amx_status migrate(amx_db *db, char *err, size_t errlen)
 {
+    int latest = amx__migrations[amx__migration_count - 1].version;
     int current = amx_db_schema_version(db);
-    if (current > amx__migration_count) {
+    if (current > latest) {
         snprintf(err, errlen,
                  "index: the database has schema %d, newer than this animidx (schema %d); "
                  "upgrade animidx or scan into a new database",
-                 current, amx__migration_count);
+                 current, latest);
         return AMX_E_DB;
     }
-    if (current == amx__migration_count)
+    if (pending_count(db, current) == 0)
         return AMX_OK;
     if (db->readonly) {
         snprintf(err, errlen,
                  "index: the database has schema %d and this animidx needs %d; run a scan "
                  "(it upgrades the database) and retry",
-                 current, amx__migration_count);
+                 current, latest);
         return AMX_E_DB;
     }
     amx_status st = amx__db_begin(db, err, errlen);
@@ -137,23 +162,51 @@ static amx_status migrate(amx_db *db, char *err, size_t errlen)
         return st;
     /* Re-read under the write lock: another process may have migrated meanwhile. */
     current = amx_db_schema_version(db);
-    for (int i = current; i < amx__migration_count; i++) {
+    bool had_table = false;
+    {
+        sqlite3_stmt *t = NULL;
+        if (sqlite3_prepare_v2(db->db, "SELECT 1 FROM sqlite_schema WHERE name = 'amx_migrations'",
+                               -1, &t, NULL) == SQLITE_OK)
+            had_table = sqlite3_step(t) == SQLITE_ROW;
+        sqlite3_finalize(t);
+    }
+    bool done[256] = { false };
+    for (int i = 0; i < amx__migration_count && i < 256; i++)
+        done[i] = had_table ? applied(db, current, amx__migrations[i].version)
+                            : amx__migrations[i].version <= current;
+    if ((st = amx__db_exec(db, "CREATE TABLE IF NOT EXISTS amx_migrations (version INTEGER "
+                               "PRIMARY KEY, name TEXT NOT NULL) STRICT",
+                           err, errlen))) {
+        amx__db_rollback(db);
+        return st;
+    }
+    int top = current;
+    for (int i = 0; i < amx__migration_count; i++) {
         const amx__migration *m = &amx__migrations[i];
-        char what[160];
-        snprintf(what, sizeof what, "migration %s", m->name);
-        char *msg = NULL;
-        if (sqlite3_exec(db->db, m->sql, NULL, NULL, &msg) != SQLITE_OK) {
-            snprintf(err, errlen, "index: %s failed: %s", m->name, msg ? msg : "?");
-            sqlite3_free(msg);
-            amx__db_rollback(db);
-            return AMX_E_DB;
+        if (!done[i]) {
+            char *msg = NULL;
+            if (sqlite3_exec(db->db, m->sql, NULL, NULL, &msg) != SQLITE_OK) {
+                snprintf(err, errlen, "index: %s failed: %s", m->name, msg ? msg : "?");
+                sqlite3_free(msg);
+                amx__db_rollback(db);
+                return AMX_E_DB;
+            }
         }
-        char pragma[64];
-        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", m->version);
-        if ((st = amx__db_exec(db, pragma, err, errlen))) {
+        char rec[256];
+        snprintf(rec, sizeof rec, "INSERT OR IGNORE INTO amx_migrations(version, name) "
+                                  "VALUES (%d, '%s')", m->version, m->name);
+        if ((st = amx__db_exec(db, rec, err, errlen))) {
             amx__db_rollback(db);
             return st;
         }
+        if (m->version > top)
+            top = m->version;
+    }
+    char pragma[64];
+    snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", top);
+    if ((st = amx__db_exec(db, pragma, err, errlen))) {
+        amx__db_rollback(db);
+        return st;
     }
     return amx__db_commit(db, err, errlen);
 }

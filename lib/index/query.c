@@ -889,3 +889,36 @@ amx_status amx_query_show_file(amx_db *db, const amx_config *cfg, const char *ro
     *found = 1;
     return show_one(db, cfg, id, cb, user, err, errlen);
 }
+
+amx_status amx_query_changes(amx_db *db, int64_t since_scan, int64_t since_time,
+                             void (*row)(const amx_change_row *r, void *user), void *user,
+                             char *err, size_t errlen)
+{
+    const char *which = since_scan >= 0   ? "(c.scan_id > ?1 OR c.scan_id IS NULL)"
+                        : since_time >= 0 ? "c.at >= ?2"
+                                          : "(c.scan_id IS NULL OR c.scan_id = (SELECT max(id) FROM "
+                                            "scans s WHERE s.root_id = c.root_id AND "
+                                            "s.finished_at IS NOT NULL))";
+    char sql[800];
+    snprintf(sql, sizeof sql,
+             "SELECT coalesce(c.scan_id, -1), c.at, r.path, c.path, c.change, c.format "
+             "FROM scan_changes c JOIN roots r ON r.id = c.root_id WHERE %s "
+             "ORDER BY r.path, coalesce(c.scan_id, 9223372036854775807), c.path, c.id",
+             which);
+    sqlite3_stmt *s = NULL;
+    amx_status st = prep(db, sql, &s, err, errlen);
+    if (st)
+        return st;
+    if (since_scan >= 0)
+        sqlite3_bind_int64(s, 1, since_scan);
+    if (since_time >= 0)
+        sqlite3_bind_int64(s, 2, since_time);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        amx_change_row r = { .scan_id = sqlite3_column_int64(s, 0), .at = sqlite3_column_int64(s, 1),
+                             .root = col_or(s, 2, ""), .path = col_or(s, 3, ""),
+                             .change = col_or(s, 4, ""), .format = col_or(s, 5, "") };
+        row(&r, user);
+    }
+    return finish(db, s, rc, err, errlen);
+}

@@ -452,6 +452,7 @@ typedef struct scanner {
     /* directories visited (dev, ino), to break symlink loops */
     struct dir_id { dev_t dev; ino_t ino; } *dirs;
     size_t dir_count, dir_cap;
+    sqlite3_stmt *change_ins;     /* scan_changes: what this scan added, changed, removed */
 } scanner;
 
 static void mark_seen(scanner *s, int64_t id)
@@ -503,6 +504,26 @@ static amx_status maybe_commit(scanner *s, bool force)
     return amx__db_commit(s->db, s->err, s->errlen);
 }
 
+/* Records that a file of its own was added, changed (new content) or removed by this scan
+ * (animidx changes); its scan id is set when the scan finishes. */
+static amx_status record_change(scanner *s, const char *path, const char *change,
+                                const char *format)
+{
+    if (!s->change_ins &&
+        sqlite3_prepare_v2(s->db->db, "INSERT INTO scan_changes(root_id, at, path, change, format) "
+                                      "VALUES (?1, ?2, ?3, ?4, ?5)",
+                           -1, &s->change_ins, NULL) != SQLITE_OK)
+        return amx__db_error(s->db, "index: recording a change", s->err, s->errlen);
+    sqlite3_bind_int64(s->change_ins, 1, s->root_id);
+    sqlite3_bind_int64(s->change_ins, 2, (int64_t)time(NULL));
+    sqlite3_bind_text(s->change_ins, 3, path, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s->change_ins, 4, change, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s->change_ins, 5, format ? format : "", -1, SQLITE_STATIC);
+    return amx__db_run(s->change_ins) == SQLITE_OK
+               ? AMX_OK
+               : amx__db_error(s->db, "index: recording a change", s->err, s->errlen);
+}
+
 static amx_status write_result(scanner *s, result *r)
 {
     job *j = r->job;
@@ -535,13 +556,22 @@ static amx_status write_result(scanner *s, result *r)
     case R_FAILED: {
         s->stats->files_failed++;
         amx__failure f = { r->fail_code, r->fail_msg };
-        return amx__db_put(s->db, &m, NULL, &f, &id, s->err, s->errlen);
+        st = amx__db_put(s->db, &m, NULL, &f, &id, s->err, s->errlen);
+        if (!st && !r->member_path)
+            st = record_change(s, j->rel_path, j->old.id ? "changed" : "added", "unknown");
+        return st;
     }
     case R_ASSET:
         s->stats->files_decoded++;
         st = amx__db_put(s->db, &m, r->asset, NULL, &id, s->err, s->errlen);
-        if (!r->member_path)
+        if (!r->member_path) {
             j->file_id = id;
+            /* a file whose decoder version went up is decoded again, but did not change */
+            if (!st && (!j->old.id || !j->old.has_hash || !r->has_hash ||
+                        j->old.hash != (int64_t)r->hash))
+                st = record_change(s, j->rel_path, j->old.id ? "changed" : "added",
+                                   amx_format_name(r->asset ? r->asset->format : AMX_FMT_UNKNOWN));
+        }
         return st;
     }
     return AMX_OK;
@@ -1045,8 +1075,22 @@ static amx_status sweep(scanner *s)
         free(gone);
         return amx__db_error(s->db, "index: listing files", s->err, s->errlen);
     }
-    for (size_t i = 0; i < n && !st; i++)
-        st = amx__db_remove(s->db, gone[i], s->err, s->errlen);
+    sqlite3_stmt *rec = NULL;
+    if (n && sqlite3_prepare_v2(s->db->db,
+                                "INSERT INTO scan_changes(root_id, at, path, change, format) "
+                                "SELECT root_id, ?2, path, 'removed', format FROM files WHERE "
+                                "id = ?1 AND status <> 'ignored'",
+                                -1, &rec, NULL) != SQLITE_OK)
+        st = amx__db_error(s->db, "index: recording a change", s->err, s->errlen);
+    for (size_t i = 0; i < n && !st; i++) {
+        sqlite3_bind_int64(rec, 1, gone[i]);
+        sqlite3_bind_int64(rec, 2, (int64_t)time(NULL));
+        if (amx__db_run(rec) != SQLITE_OK)
+            st = amx__db_error(s->db, "index: recording a change", s->err, s->errlen);
+        if (!st)
+            st = amx__db_remove(s->db, gone[i], s->err, s->errlen);
+    }
+    sqlite3_finalize(rec);
     s->stats->files_removed += n;
     free(gone);
     return st;
@@ -1217,13 +1261,21 @@ static amx_status scan_root(amx_db *db, const amx_scan_opts *opts, amx_scan_stat
             sqlite3_bind_int64(ins, 4, (int64_t)stats->files_seen);
             sqlite3_bind_int64(ins, 5, (int64_t)stats->files_decoded);
             sqlite3_bind_int64(ins, 6, (int64_t)stats->files_removed);
-            sqlite3_step(ins);
+            if (sqlite3_step(ins) == SQLITE_DONE) {
+                /* the changes this scan recorded are its own */
+                char sql[160];
+                snprintf(sql, sizeof sql, "UPDATE scan_changes SET scan_id = %lld WHERE "
+                                          "root_id = %lld AND scan_id IS NULL",
+                         (long long)sqlite3_last_insert_rowid(db->db), (long long)s.root_id);
+                sqlite3_exec(db->db, sql, NULL, NULL, NULL);
+            }
         }
         sqlite3_finalize(ins);
     }
     if (st)
         amx__db_rollback(db);
     report_progress(&s, NULL, true);
+    sqlite3_finalize(s.change_ins);
     pthread_mutex_destroy(&s.q.mu);
     pthread_cond_destroy(&s.q.job_cv);
     pthread_cond_destroy(&s.q.result_cv);

@@ -224,6 +224,20 @@ amx_status amx_query_scans(amx_db *db,
                                        void *user),
                            void *user, char *err, size_t errlen);
 
+/* What scans added, changed (new content) and removed: files of their own, in root, scan and
+ * path order. scan_id -1: a change of the daemon's rescans (not a whole scan) */
+typedef struct amx_change_row {
+    int64_t scan_id, at;          /* at: unix seconds */
+    const char *root, *path, *change, *format;   /* change: added | changed | removed */
+} amx_change_row;
+
+/* since_scan >= 0: the changes of the scans after that scan id; else since_time >= 0: those
+ * made at or after that time; else those of the last whole scan of each root. The daemon's
+ * changes (after the last whole scan) are included in each case. */
+amx_status amx_query_changes(amx_db *db, int64_t since_scan, int64_t since_time,
+                             void (*row)(const amx_change_row *r, void *user), void *user,
+                             char *err, size_t errlen);
+
 typedef struct amx_skeleton_row {
     const char *root, *path, *skeleton, *format;
     int64_t bones, clips;
