@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 typedef struct out_ctx {
     amx_json j;
@@ -91,9 +92,20 @@ static void print_how(const char *how, const char *via)
         printf(" (%s)", via);
 }
 
+typedef struct clips_ctx {
+    out_ctx o;
+    amx_db *db;
+    const amx_config *cfg;
+    const char *skeleton;        /* with --bone: only clips bound to it (NULL: any) */
+    bool oom;
+} clips_ctx;
+
 static void clip_row(const amx_clip_row *r, void *user)
 {
-    out_ctx *o = user;
+    clips_ctx *c = user;
+    out_ctx *o = &c->o;
+    if (c->skeleton && (!r->skeleton || strcasecmp(r->skeleton, c->skeleton) != 0))
+        return;
     o->count++;
     if (o->json) {
         clip_json(&o->j, r);
@@ -103,36 +115,174 @@ static void clip_row(const amx_clip_row *r, void *user)
     if (r->frames >= 0)
         printf("%5lld frames @ %g fps  ", (long long)r->frames, r->fps);
     printf("%3lld tracks  ", (long long)r->tracks);
+    /* the file's other errors (a truncated clip may still fit its skeleton) */
+    amx_file_summary sum;
+    bool found = false;
+    char err[256];
+    uint64_t errors = 0;
+    if (amx_query_file_summary(c->db, c->cfg, r->root, r->path, &sum, &found, err, sizeof err) == AMX_OK && found)
+        errors = sum.findings[AMX_SEV_ERROR];
     if (!r->bound) {
-        printf("skeleton not indexed\n");
-        return;
-    }
-    if (r->bones_missing)
-        printf("%lld bones do not match", (long long)r->bones_missing);
-    else
+        printf("%sskeleton not indexed%s", cli_sev_on(AMX_SEV_WARNING), cli_color_off());
+    } else if (r->bones_missing) {
+        printf("%s%lld bones do not match%s", cli_sev_on(AMX_SEV_ERROR), (long long)r->bones_missing,
+               cli_color_off());
+    } else if (errors) {
+        printf("%sbones match, but the file has %llu error finding%s%s", cli_sev_on(AMX_SEV_ERROR),
+               (unsigned long long)errors, errors == 1 ? "" : "s", cli_color_off());
+        errors = 0;
+    } else {
         printf("all bones match");
-    printf("  [%s, ", r->skeleton_path ? r->skeleton_path : "?");
-    print_how(r->how, r->via);
-    printf("]\n");
+    }
+    if (errors && !strstr(sum.codes, "BONE_") )
+        printf(", %llu error finding%s in the file", (unsigned long long)errors, errors == 1 ? "" : "s");
+    if (r->bound) {
+        printf("  [%s, ", r->skeleton_path ? r->skeleton_path : "?");
+        print_how(r->how, r->via);
+        printf("]");
+    }
+    printf("\n");
 }
 
-static amx_status query_clips(amx_db *db, out_ctx *ctx, const void *arg, char *err, size_t errlen)
+/* Skeleton names like the one asked for, for "no skeleton X; did you mean ...". */
+typedef struct near_ctx {
+    const char *want;
+    char best[5][256];
+    size_t dist[5], n;
+    bool exact;
+} near_ctx;
+
+static size_t name_distance(const char *a, const char *b)
 {
-    return amx_query_clips(db, arg, clip_row, ctx, err, errlen);
+    size_t n = strlen(a), m = strlen(b);
+    if (n > 255 || m > 255)
+        return (size_t)-1;
+    size_t prev[256], cur[256];
+    for (size_t j = 0; j <= m; j++)
+        prev[j] = j;
+    for (size_t i = 1; i <= n; i++) {
+        cur[0] = i;
+        for (size_t j = 1; j <= m; j++) {
+            size_t sub = prev[j - 1] + (toupper((unsigned char)a[i - 1]) != toupper((unsigned char)b[j - 1]));
+            size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+        }
+        memcpy(prev, cur, (m + 1) * sizeof *prev);
+    }
+    return prev[m];
+}
+
+static void near_row(const amx_skeleton_row *r, void *user)
+{
+    near_ctx *c = user;
+    if (strcasecmp(r->skeleton, c->want) == 0) {
+        c->exact = true;
+        return;
+    }
+    size_t d = name_distance(r->skeleton, c->want);
+    bool contains = strcasestr(r->skeleton, c->want) || strcasestr(c->want, r->skeleton);
+    if (contains)
+        d = d < 2 ? d : 2;
+    if (d > strlen(c->want) / 3 + 2)
+        return;
+    for (size_t k = 0; k < c->n; k++)
+        if (strcasecmp(c->best[k], r->skeleton) == 0)
+            return;
+    size_t k = c->n < 5 ? c->n++ : 5;
+    if (k == 5) {
+        if (d >= c->dist[4])
+            return;
+        k = 4;
+    }
+    while (k > 0 && c->dist[k - 1] > d) {
+        memcpy(c->best[k], c->best[k - 1], sizeof c->best[k]);
+        c->dist[k] = c->dist[k - 1];
+        k--;
+    }
+    snprintf(c->best[k], sizeof c->best[k], "%s", r->skeleton);
+    c->dist[k] = d;
 }
 
 int cmd_clips(cli_opts *o, amx_config *cfg)
 {
-    const char *skel = o->skeleton ? o->skeleton : (o->nargs ? o->args[0] : NULL);
-    if (!skel) {
-        cli_error("clips: which skeleton? e.g. 'animidx clips --skeleton VSF_AUREK' "
-                  "('animidx skeletons' lists them)");
+    if (o->nargs > 1 || (o->nargs && o->skeleton)) {
+        cli_error("clips: give one skeleton, e.g. 'animidx clips --skeleton VSF_AUREK'");
         return EXIT_USAGE;
     }
-    if (!o->json)
+    const char *skel = o->skeleton ? o->skeleton : (o->nargs ? o->args[0] : NULL);
+    if (!skel && !o->bone) {
+        cli_error("clips: which skeleton? e.g. 'animidx clips --skeleton VSF_AUREK' "
+                  "('animidx skeletons' lists them), or which bone: --bone NAME");
+        return EXIT_USAGE;
+    }
+    amx_db *db = cli_open_db_readonly(cfg);
+    if (!db)
+        return EXIT_IO;
+    char err[1024];
+    char from_file[256] = "";
+    near_ctx near = { .want = skel };
+    amx_status st = skel ? amx_query_skeletons(db, near_row, &near, err, sizeof err) : AMX_OK;
+    if (!st && skel && !near.exact && (strchr(skel, '/') || strchr(skel, '.'))) {
+        /* a model's path, as typed: its skeleton */
+        cli_paths where;
+        bool quiet_paths = true;
+        (void)quiet_paths;
+        if (cli_resolve_path(db, "clips", skel, false, &where) == EXIT_OK) {
+            amx_show_callbacks cb = { 0 };
+            (void)cb;
+            char stem[256];
+            amx_path_stem(where.v[0].path, stem, sizeof stem);
+            near_ctx again = { .want = stem };
+            if (amx_query_skeletons(db, near_row, &again, err, sizeof err) == AMX_OK && again.exact) {
+                snprintf(from_file, sizeof from_file, "%s", stem);
+                near.exact = true;
+            }
+        }
+        cli_paths_free(&where);
+    }
+    if (!st && skel && !near.exact) {
+        /* clips may still target a name no skeleton has (they are listed unbound) */
+        clips_ctx probe = { .db = db, .cfg = cfg, .o.json = true };
+        FILE *null = fopen("/dev/null", "w");
+        if (null) {
+            amx_json_init(&probe.o.j, null, false);
+            st = amx_query_clips(db, skel, clip_row, &probe, err, sizeof err);
+            fclose(null);
+        }
+        if (!st && probe.o.count == 0) {
+            /* said on stderr; the (empty) list follows as usual, exit 0 (the JSON contract) */
+            cli_error("clips: no skeleton '%s' in the index, and no clip targets it%s", skel,
+                      near.n ? "; skeletons with close names:" : " ('animidx skeletons' lists them)");
+            for (size_t k = 0; k < near.n; k++)
+                fprintf(stderr, "  %s\n", near.best[k]);
+        }
+    }
+    if (from_file[0])
+        skel = from_file;
+    clips_ctx c = { .db = db, .cfg = cfg, .o.json = o->json, .skeleton = o->bone ? skel : NULL };
+    if (o->json) {
+        amx_json_init(&c.o.j, stdout, true);
+        amx_json_begin_array(&c.o.j);
+    } else if (o->bone) {
+        printf("clips animating bone %s%s%s:\n", o->bone, skel ? " of skeleton " : "", skel ? skel : "");
+    } else {
         printf("clips targeting skeleton %s:\n", skel);
-    return run_list(o, cfg, query_clips, skel,
-                    "clips");
+    }
+    if (!st)
+        st = o->bone ? amx_query_clips_with_bone(db, o->bone, clip_row, &c, err, sizeof err)
+                     : amx_query_clips(db, skel, clip_row, &c, err, sizeof err);
+    if (o->json) {
+        amx_json_end_array(&c.o.j);
+        fputc('\n', stdout);
+    } else if (!st) {
+        printf("%d clips\n", c.o.count);
+    }
+    amx_db_close(db);
+    if (st) {
+        cli_error("%s", err);
+        return EXIT_IO;
+    }
+    return EXIT_OK;
 }
 
 /* ---- skeletons ---- */
@@ -159,13 +309,18 @@ static void skeleton_row(const amx_skeleton_row *r, void *user)
 static amx_status query_skeletons(amx_db *db, out_ctx *ctx, const void *arg, char *err,
                                   size_t errlen)
 {
-    (void)arg;
-    return amx_query_skeletons(db, skeleton_row, ctx, err, errlen);
+    return arg ? amx_query_skeletons_with_bone(db, arg, skeleton_row, ctx, err, errlen)
+               : amx_query_skeletons(db, skeleton_row, ctx, err, errlen);
 }
 
 int cmd_skeletons(cli_opts *o, amx_config *cfg)
 {
-    return run_list(o, cfg, query_skeletons, NULL, "skeletons");
+    if (o->nargs) {
+        cli_error("skeletons: unexpected argument '%s' (--bone NAME lists those with a bone)",
+                  o->args[0]);
+        return EXIT_USAGE;
+    }
+    return run_list(o, cfg, query_skeletons, o->bone, "skeletons");
 }
 
 /* ---- issues ---- */

@@ -405,18 +405,24 @@ amx_status amx_query_scans(amx_db *db,
     return finish(db, s, rc, err, errlen);
 }
 
-amx_status amx_query_skeletons(amx_db *db, void (*row)(const amx_skeleton_row *r, void *user),
-                               void *user, char *err, size_t errlen)
+static amx_status skeletons_where(amx_db *db, const char *bone,
+                                  void (*row)(const amx_skeleton_row *r, void *user), void *user,
+                                  char *err, size_t errlen)
 {
     sqlite3_stmt *s = NULL;
-    amx_status st = prep(db,
-                         "SELECT r.path, f.path, s.name, f.format, s.bone_count, "
-                         "(SELECT count(*) FROM clips c WHERE c.skeleton_id = s.id) "
-                         "FROM skeletons s JOIN files f ON f.id = s.file_id "
-                         "JOIN roots r ON r.id = f.root_id ORDER BY s.name_key, f.path",
-                         &s, err, errlen);
+    char sql[700];
+    snprintf(sql, sizeof sql,
+             "SELECT r.path, f.path, s.name, f.format, s.bone_count, "
+             "(SELECT count(*) FROM clips c WHERE c.skeleton_id = s.id) "
+             "FROM skeletons s JOIN files f ON f.id = s.file_id "
+             "JOIN roots r ON r.id = f.root_id %s ORDER BY s.name_key, f.path",
+             bone ? "WHERE EXISTS (SELECT 1 FROM bones b WHERE b.skeleton_id = s.id AND "
+                    "b.name_key = upper(?1))" : "");
+    amx_status st = prep(db, sql, &s, err, errlen);
     if (st)
         return st;
+    if (bone)
+        sqlite3_bind_text(s, 1, bone, -1, SQLITE_TRANSIENT);
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         amx_skeleton_row r = {
@@ -424,6 +430,52 @@ amx_status amx_query_skeletons(amx_db *db, void (*row)(const amx_skeleton_row *r
             .format = col_or(s, 3, ""), .bones = sqlite3_column_int64(s, 4),
             .clips = sqlite3_column_int64(s, 5),
         };
+        row(&r, user);
+    }
+    return finish(db, s, rc, err, errlen);
+}
+
+amx_status amx_query_skeletons(amx_db *db, void (*row)(const amx_skeleton_row *r, void *user),
+                               void *user, char *err, size_t errlen)
+{
+    return skeletons_where(db, NULL, row, user, err, errlen);
+}
+
+amx_status amx_query_skeletons_with_bone(amx_db *db, const char *bone,
+                                         void (*row)(const amx_skeleton_row *r, void *user),
+                                         void *user, char *err, size_t errlen)
+{
+    return skeletons_where(db, bone, row, user, err, errlen);
+}
+
+amx_status amx_query_clips_with_bone(amx_db *db, const char *bone,
+                                     void (*row)(const amx_clip_row *r, void *user), void *user,
+                                     char *err, size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    amx_status st = prep(db,
+                         "SELECT " CLIP_COLUMNS ", sr.path, sf.path, "
+                         "(SELECT how FROM clip_bindings b WHERE b.clip_id = c.id AND "
+                         "b.skeleton_id = c.skeleton_id), (SELECT via FROM clip_bindings b WHERE "
+                         "b.clip_id = c.id AND b.skeleton_id = c.skeleton_id) FROM clips c "
+                         "JOIN files f ON f.id = c.file_id JOIN roots r ON r.id = f.root_id "
+                         "LEFT JOIN skeletons k ON k.id = c.skeleton_id "
+                         "LEFT JOIN files sf ON sf.id = k.file_id "
+                         "LEFT JOIN roots sr ON sr.id = sf.root_id WHERE EXISTS (SELECT 1 FROM "
+                         "tracks t WHERE t.clip_id = c.id AND upper(t.bone_name) = upper(?1)) "
+                         "ORDER BY r.path, f.path, c.id",
+                         &s, err, errlen);
+    if (st)
+        return st;
+    sqlite3_bind_text(s, 1, bone, -1, SQLITE_TRANSIENT);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        amx_clip_row r;
+        read_clip(s, 0, &r);
+        r.skeleton_root = col(s, 12);
+        r.skeleton_path = col(s, 13);
+        r.how = col(s, 14);
+        r.via = col(s, 15);
         row(&r, user);
     }
     return finish(db, s, rc, err, errlen);

@@ -246,6 +246,15 @@ typedef struct amx_skeleton_row {
 amx_status amx_query_skeletons(amx_db *db,
                                void (*row)(const amx_skeleton_row *r, void *user), void *user,
                                char *err, size_t errlen);
+/* The skeletons that have a bone of this name (case-insensitive). */
+amx_status amx_query_skeletons_with_bone(amx_db *db, const char *bone,
+                                         void (*row)(const amx_skeleton_row *r, void *user),
+                                         void *user, char *err, size_t errlen);
+/* The clips with a track for a bone of this name (case-insensitive), in root and path order,
+ * with the file of the skeleton each is bound to (as amx_query_all_clips). */
+amx_status amx_query_clips_with_bone(amx_db *db, const char *bone,
+                                     void (*row)(const amx_clip_row *r, void *user), void *user,
+                                     char *err, size_t errlen);
 
 typedef struct amx_issue_row {
     const char *root, *path, *code, *message, *context, *format;
