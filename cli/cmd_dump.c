@@ -517,7 +517,8 @@ static void print_text(const char *path, const amx_asset *a, const amx_config *c
             continue;
         if (!shown++)
             printf("  findings:\n");
-        printf("    %-7s %s", amx_severity_name(sev), amx_code_get(f->code)->name);
+        printf("    %s%-7s%s %s", cli_sev_on(sev), amx_severity_name(sev), cli_color_off(),
+               amx_code_get(f->code)->name);
         if (f->offset >= 0)
             printf(" @%lld", (long long)f->offset);
         if (f->context[0])

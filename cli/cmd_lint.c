@@ -112,7 +112,8 @@ static void lint_free(lint_run *r)
 
 static void text_finding(const cli_finding *f)
 {
-    printf("  %-7s %s", amx_severity_name(f->severity), f->code);
+    printf("  %s%-7s%s %s", cli_sev_on(f->severity), amx_severity_name(f->severity), cli_color_off(),
+           f->code);
     if (f->offset >= 0 && f->context[0])
         printf(" (offset %lld, %s)", (long long)f->offset, f->context);
     else if (f->offset >= 0)
