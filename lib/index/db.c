@@ -905,6 +905,34 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a)
     return rc;
 }
 
+/* The archive row a row is a member of (0: a file of its own). */
+static int64_t parent_of(amx_db *db, int64_t id)
+{
+    sqlite3_stmt *s = NULL;
+    int64_t p = 0;
+    if (sqlite3_prepare_v2(db->db, "SELECT coalesce(parent_id, 0) FROM files WHERE id = ?1", -1, &s,
+                           NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(s, 1, id);
+        if (sqlite3_step(s) == SQLITE_ROW)
+            p = sqlite3_column_int64(s, 0);
+    }
+    sqlite3_finalize(s);
+    return p;
+}
+
+/* A loose file named ARCHIVE#MEMBER beside an archive with that member: one path for two files.
+ * The loose file keeps the row (it is what the directory shows); the archive says which
+ * member is not indexed. */
+static int shadowed(amx_db *db, int64_t archive_id, const char *path, size_t member_at)
+{
+    char msg[1024];
+    snprintf(msg, sizeof msg, "member '%s' is not indexed: the loose file '%s' beside the archive "
+                              "has the same path in the index",
+             member_at ? path + member_at + 1 : path, path);
+    return put_finding(db, archive_id, "decode", "MEMBER_SHADOWED", "warning", msg, -1,
+                       member_at ? path + member_at + 1 : "");
+}
+
 amx_status amx__db_put(amx_db *db, const amx__file_meta *m, const amx_asset *asset,
                        const amx__failure *failure, int64_t *file_id, char *err, size_t errlen)
 {
@@ -914,6 +942,27 @@ amx_status amx__db_put(amx_db *db, const amx__file_meta *m, const amx_asset *ass
         return st;
     if (amx__db_writes(db) != SQLITE_OK)
         return amx__db_error(db, "index: preparing a statement", err, errlen);
+    if (old.id) {
+        int64_t old_parent = parent_of(db, old.id);
+        if (m->parent_id && !old_parent) { /* a member, where a loose file is */
+            *file_id = 0;
+            return shadowed(db, m->parent_id, m->path, m->member_at) == SQLITE_OK
+                       ? AMX_OK : amx__db_error(db, "index: writing a file", err, errlen);
+        }
+        if (!m->parent_id && old_parent) { /* a loose file, where a member was */
+            size_t at = strlen(m->path);
+            sqlite3_stmt *q = NULL;
+            if (sqlite3_prepare_v2(db->db, "SELECT length(path) FROM files WHERE id = ?1", -1, &q,
+                                   NULL) == SQLITE_OK) {
+                sqlite3_bind_int64(q, 1, old_parent);
+                if (sqlite3_step(q) == SQLITE_ROW)
+                    at = (size_t)sqlite3_column_int64(q, 0);
+            }
+            sqlite3_finalize(q);
+            if (shadowed(db, old_parent, m->path, at < strlen(m->path) ? at : 0) != SQLITE_OK)
+                return amx__db_error(db, "index: writing a file", err, errlen);
+        }
+    }
     db->dirty = true;
     char *dir_key = NULL, *stem_key = NULL;
     amx__db_path_keys(m->path, m->member_at, &dir_key, &stem_key);
