@@ -104,7 +104,7 @@ static void clip_row(const amx_clip_row *r, void *user)
 {
     clips_ctx *c = user;
     out_ctx *o = &c->o;
-    if (c->skeleton && (!r->skeleton || strcasecmp(r->skeleton, c->skeleton) != 0))
+    if (c->skeleton && (!r->bound || !r->skeleton || strcasecmp(r->skeleton, c->skeleton) != 0))
         return;
     o->count++;
     if (o->json) {

@@ -150,6 +150,7 @@ static void normalise(char *p)
 typedef struct cand {
     const char *root;
     char rel[PATH_MAX];
+    int group;                  /* 0: from the working directory or absolute; 1: root-relative */
 } cand;
 
 static bool path_eq(const char *a, const char *b, bool fold)
@@ -319,7 +320,7 @@ int cli_resolve_path(amx_db *db, const char *cmd, const char *typed, bool allow_
         for (size_t r = 0; r < a.nroots; r++) {
             size_t rl = strlen(a.roots[r]);
             if (strcmp(p, a.roots[r]) == 0)
-                c[nc++] = (cand){ a.roots[r], "" };
+                c[nc++] = (cand){ a.roots[r], "", 0 };
             else if (strncmp(p, a.roots[r], rl) == 0 && p[rl] == '/')
                 snprintf(c[nc].rel, sizeof c[nc].rel, "%s", p + rl + 1), c[nc++].root = a.roots[r];
             if (nc == 2 * a.nroots)
@@ -329,16 +330,23 @@ int cli_resolve_path(amx_db *db, const char *cmd, const char *typed, bool allow_
             break;
     }
     if (typed[0] != '/')
-        for (size_t r = 0; r < a.nroots && nc < 2 * a.nroots; r++)
-            snprintf(c[nc].rel, sizeof c[nc].rel, "%s", norm), c[nc++].root = a.roots[r];
+        for (size_t r = 0; r < a.nroots && nc < 2 * a.nroots; r++) {
+            snprintf(c[nc].rel, sizeof c[nc].rel, "%s", norm);
+            c[nc].group = 1;
+            c[nc++].root = a.roots[r];
+        }
 
-    /* Exact matches first; then, for the case-blind engines, without regard to case; then
-     * the end of a path. The first step that matches decides. */
+    /* From the working directory first, then from each root; exact matches first, then, for
+     * the case-blind engines, without regard to case; then the end of a path. The first step
+     * that matches decides. */
     bool oom = false;
-    for (int step = 0; step < 4 && out->n == 0 && !oom; step++) {
-        bool fold = step == 1 || step == 3;
-        if (step < 2) {
+    for (int step = 0; step < 6 && out->n == 0 && !oom; step++) {
+        bool fold = step % 2 == 1;
+        int group = step / 2;
+        if (step < 4) {
             for (size_t k = 0; k < nc && !oom; k++) {
+                if (c[k].group != group)
+                    continue;
                 if (allow_dir && c[k].rel[0] == '\0') {
                     oom = add_match(out, c[k].root, "", true) != 0;
                     continue;
