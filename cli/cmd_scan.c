@@ -201,12 +201,14 @@ int cmd_scan(cli_opts *o, amx_config *cfg)
         }
         add_stats(&total, &st);
     }
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
     /* --quiet: nothing on success (errors still go to stderr) */
     if (rc != EXIT_INTERRUPTED && (rc == EXIT_OK || total.files_seen) && !(o->quiet && !o->json))
         if (cli_print_summary(db, cfg, o->json, o->include_base, &total) != EXIT_OK)
             rc = EXIT_IO;
     amx_db_close(db);
+    /* Restored only now: a Ctrl-C after the last file (while the summary is printed or the
+     * index closed) must not kill the process with the work done; the scan then exits 0. */
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
     return rc;
 }
