@@ -444,6 +444,34 @@ def test_rename_move_delete():
         # away from its model's directory the engine does not load it: unbound, no bone check
         r = clip_row(d, "UV_WALKER", "Data/Art/Other/UV_WALKER_RUN_00.ALA")
         c.eq(r and (r["frames"], r["bound"], r["bones_missing"]), (16, False, 0), "the moved clip")
+    with case(tap, "'#' in names: mv Z.ALA A.ALA keeps A.ALA#b_IDLE_00.ALA; and the other order") as c:
+        # issue 16 item 5: the rename's subtree matched "A.ALA#..." as members of A.ALA
+        hd = os.path.join(ROOT, "Data/Art/Hash")
+        rel = "Data/Art/Hash/"
+        for name in ("A.ALA#b_IDLE_00.ALA", "Z.ALA", "Y.ALA"):
+            clip(os.path.join(hd, name), ["Root", "Tail"], indices=[0, 1], frames=12)
+        d.sync()
+        hash_id, z_id, y_id = (row_id(d.db, rel + n) for n in ("A.ALA#b_IDLE_00.ALA", "Z.ALA", "Y.ALA"))
+        c.that(hash_id and z_id and y_id, "indexed: %s" % paths_in(d.db, "Data/Art/Hash"))
+        os.rename(os.path.join(hd, "Z.ALA"), os.path.join(hd, "A.ALA"))
+        d.sync()
+        c.eq(paths_in(d.db, "Data/Art/Hash"), [rel + "A.ALA", rel + "A.ALA#b_IDLE_00.ALA", rel + "Y.ALA"],
+             "after mv Z.ALA A.ALA")
+        c.eq((row_id(d.db, rel + "A.ALA"), row_id(d.db, rel + "A.ALA#b_IDLE_00.ALA")), (z_id, hash_id),
+             "Z's row moved; the '#' file's row untouched")
+        os.rename(os.path.join(hd, "Y.ALA"), os.path.join(hd, "A.ALA#b_IDLE_00.ALA"))
+        d.sync()
+        c.eq(paths_in(d.db, "Data/Art/Hash"), [rel + "A.ALA", rel + "A.ALA#b_IDLE_00.ALA"],
+             "after mv Y.ALA A.ALA#b_IDLE_00.ALA")
+        c.eq((row_id(d.db, rel + "A.ALA"), row_id(d.db, rel + "A.ALA#b_IDLE_00.ALA")), (z_id, y_id),
+             "A.ALA untouched; Y's row replaced the '#' file's")
+        os.rename(os.path.join(hd, "A.ALA"), os.path.join(hd, "Q.ALA"))
+        d.sync()
+        c.eq(paths_in(d.db, "Data/Art/Hash"), [rel + "A.ALA#b_IDLE_00.ALA", rel + "Q.ALA"],
+             "after mv A.ALA Q.ALA: the '#' file stays")
+        compare_with_fresh_scan(c, d, "'#' renames")
+        shutil.rmtree(hd)
+        d.sync()
     with case(tap, "delete a file") as c:
         os.remove(os.path.join(ROOT, "Data/Art/Other/UV_WALKER_RUN_00.ALA"))
         d.sync()
