@@ -128,14 +128,12 @@ static void clip_row(const amx_clip_row *r, void *user)
         printf("%s%lld bones do not match%s", cli_sev_on(AMX_SEV_ERROR), (long long)r->bones_missing,
                cli_color_off());
     } else if (errors) {
+        /* a truncated clip may still name its skeleton's bones: not "all bones match" */
         printf("%sbones match, but the file has %llu error finding%s%s", cli_sev_on(AMX_SEV_ERROR),
                (unsigned long long)errors, errors == 1 ? "" : "s", cli_color_off());
-        errors = 0;
     } else {
         printf("all bones match");
     }
-    if (errors && !strstr(sum.codes, "BONE_") )
-        printf(", %llu error finding%s in the file", (unsigned long long)errors, errors == 1 ? "" : "s");
     if (r->bound) {
         printf("  [%s, ", r->skeleton_path ? r->skeleton_path : "?");
         print_how(r->how, r->via);
@@ -225,11 +223,7 @@ int cmd_clips(cli_opts *o, amx_config *cfg)
     if (!st && skel && !near.exact && (strchr(skel, '/') || strchr(skel, '.'))) {
         /* a model's path, as typed: its skeleton */
         cli_paths where;
-        bool quiet_paths = true;
-        (void)quiet_paths;
         if (cli_resolve_path(db, "clips", skel, false, &where) == EXIT_OK) {
-            amx_show_callbacks cb = { 0 };
-            (void)cb;
             char stem[256];
             amx_path_stem(where.v[0].path, stem, sizeof stem);
             near_ctx again = { .want = stem };

@@ -261,10 +261,8 @@ static void suggest(const all_files *a, const char *cmd, const char *typed, cons
               nb ? "; the closest indexed paths:" : "; 'animidx issues' and 'animidx skeletons' "
                                                     "list indexed paths");
     for (size_t k = 0; k < nb; k++)
-        fprintf(stderr, "  %s%s%s\n", a->v[best[k]].path, a->nroots > 1 ? "  (root " : "",
-                a->nroots > 1 ? a->v[best[k]].root : "");
-    if (nb && a->nroots > 1)
-        fputs("", stderr);
+        fprintf(stderr, "  %s%s%s%s\n", a->v[best[k]].path, a->nroots > 1 ? "  (root " : "",
+                a->nroots > 1 ? a->v[best[k]].root : "", a->nroots > 1 ? ")" : "");
 }
 
 int cli_resolve_path(amx_db *db, const char *cmd, const char *typed, bool allow_dir,
@@ -382,9 +380,9 @@ int cli_resolve_path(amx_db *db, const char *cmd, const char *typed, bool allow_
         cli_error("%s: '%s' matches %zu indexed %s; give more of the path:", cmd, typed, out->n,
                   out->v[0].dir ? "directories or files" : "files");
         for (size_t i = 0; i < out->n; i++)
-            fprintf(stderr, "  %s%s%s%s\n", out->v[i].path[0] ? out->v[i].path : ".",
+            fprintf(stderr, "  %s%s%s%s%s\n", out->v[i].path[0] ? out->v[i].path : ".",
                     out->v[i].dir ? "/" : "", a.nroots > 1 ? "  (root " : "",
-                    a.nroots > 1 ? out->v[i].root : "");
+                    a.nroots > 1 ? out->v[i].root : "", a.nroots > 1 ? ")" : "");
         rc = EXIT_FINDINGS;
     }
     if (rc != EXIT_OK && rc != EXIT_FINDINGS)
