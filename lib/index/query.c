@@ -462,7 +462,7 @@ amx_status amx_query_clips_with_bone(amx_db *db, const char *bone,
                          "LEFT JOIN skeletons k ON k.id = c.skeleton_id "
                          "LEFT JOIN files sf ON sf.id = k.file_id "
                          "LEFT JOIN roots sr ON sr.id = sf.root_id WHERE EXISTS (SELECT 1 FROM "
-                         "tracks t WHERE t.clip_id = c.id AND upper(t.bone_name) = upper(?1)) "
+                         "clip_tracks t WHERE t.clip_id = c.id AND amx_tracks_have_bone(t.data, ?1)) "
                          "ORDER BY r.path, f.path, c.id",
                          &s, err, errlen);
     if (st)
