@@ -358,6 +358,7 @@ typedef struct issues_ctx {
     size_t per_code[AMX_CODE_COUNT + 1];
     size_t shown, total, files, by_sev[3];
     size_t code_total[AMX_CODE_COUNT + 1], code_files[AMX_CODE_COUNT + 1];
+    amx_severity code_sev[AMX_CODE_COUNT + 1]; /* the most severe the code's findings have */
     bool code_in_file[AMX_CODE_COUNT + 1];
 } issues_ctx;
 
@@ -390,6 +391,8 @@ static void issue_row(const amx_issue_row *r, void *user)
         snprintf(c->path, sizeof c->path, "%s", r->path);
         c->files++;
     }
+    if (!c->code_total[slot] || (r->severity > c->code_sev[slot] && r->severity <= AMX_SEV_ERROR))
+        c->code_sev[slot] = r->severity;
     c->code_total[slot]++;
     if (!c->code_in_file[slot])
         c->code_files[slot]++;
@@ -488,8 +491,7 @@ int cmd_issues(cli_opts *o, amx_config *cfg)
     for (size_t i = 0; i < n; i++) {
         size_t k = slots[i];
         const char *name = k < AMX_CODE_COUNT ? amx_code_get((amx_code)k)->name : "other";
-        amx_severity sev = k < AMX_CODE_COUNT ? cli_effective_severity_of(cfg, (amx_code)k)
-                                              : AMX_SEV_INFO;
+        amx_severity sev = c.code_sev[k];
         printf("  %-24s %s%-7s%s %6zu in %zu file%s\n", name, cli_sev_on(sev),
                amx_severity_name(sev), cli_color_off(), c.code_total[k], c.code_files[k],
                c.code_files[k] == 1 ? "" : "s");

@@ -535,11 +535,16 @@ static int section_codes(FILE *out, const report *r, render *rd)
 {
     (void)rd;
     uint64_t code[AMX_CODE_COUNT] = { 0 }, files[AMX_CODE_COUNT] = { 0 }, most = 1;
+    /* the effective severity the code's findings have (config overrides applied; a code may
+     * have findings of several, e.g. REFERENCE_NOT_FOUND): the most severe */
+    amx_severity sev_of[AMX_CODE_COUNT] = { AMX_SEV_INFO };
     for (size_t i = 0; i < r->findings.n; i++) {
         const cli_finding *f = &r->findings.v[i];
         amx_code c;
         if (!amx_code_parse(f->code, &c))
             continue;
+        if (!code[c] || (f->severity > sev_of[c] && f->severity <= AMX_SEV_ERROR))
+            sev_of[c] = f->severity;
         if (++code[c] > most)
             most = code[c];
         bool seen = false; /* findings come grouped by file */
@@ -557,7 +562,7 @@ static int section_codes(FILE *out, const report *r, render *rd)
         if (!code[c])
             continue;
         const amx_code_info *ci = amx_code_get((amx_code)c);
-        amx_severity s = cli_effective_severity_of(r->cfg, (amx_code)c);
+        amx_severity s = sev_of[c];
         int si = s <= AMX_SEV_ERROR ? (int)s : 0;
         fputs("<tr><td><code>", out);
         esc(out, ci->name);
@@ -576,7 +581,7 @@ static int section_codes(FILE *out, const report *r, render *rd)
 
 /* Findings by file: one collapsed entry per file (the most errors first) with its counts per
  * code; opened, its findings, SHOWN_PER_CODE of each code and the rest counted. */
-enum { SHOWN_PER_CODE = 3 };
+enum { SHOWN_PER_CODE = 3, FILES_DETAILED = 1000 };
 
 typedef struct file_group {
     size_t first, count, by_sev[3];
@@ -618,7 +623,12 @@ static int section_files(FILE *out, const report *r, render *rd)
                  "its findings</summary>\n", ng > 50 ? "" : " open", ng);
     for (size_t k = 0; k < ng; k++) {
         const cli_finding *v = l->v + g[k].first;
-        fputs("<details class=\"file\"><summary>", out);
+        if (k == FILES_DETAILED)
+            fprintf(out, "<p class=\"dim\">The other %zu files, by their counts only: report.json "
+                         "and <code>animidx issues PATH</code> have their findings.</p>\n",
+                    ng - FILES_DETAILED);
+        bool detailed = k < FILES_DETAILED;
+        fputs(detailed ? "<details class=\"file\"><summary>" : "<div class=\"file\">", out);
         for (int s = AMX_SEV_ERROR; s >= AMX_SEV_INFO; s--)
             if (g[k].by_sev[s])
                 fprintf(out, "<span class=\"sev\" style=\"background:%s\">%zu</span> ", sev_color[s],
@@ -637,6 +647,10 @@ static int section_files(FILE *out, const report *r, render *rd)
                 n += strcmp(v[b2].code, v[a].code) == 0;
             fprintf(out, "%s%zu&#215; ", a ? ", " : "", n);
             esc(out, v[a].code);
+        }
+        if (!detailed) {
+            fputs("</span></div>\n", out);
+            continue;
         }
         fputs("</span></summary><ul>", out);
         for (size_t a = 0; a < g[k].count; a++) {
@@ -747,11 +761,10 @@ static void clip_table_row(FILE *out, const report *r, const rep_clip *c, decode
         if (r->plots == PLOTS_NONE)
             fputs("<span class=\"dim\">no plot (--plots none)</span></td></tr>\n", out);
         else if (!c->bound || c->bones_missing || errors_of(&r->findings, c->root, c->path))
-            fprintf(out, "<span class=\"dim\">no plot: the first %d clips with findings have "
-                         "one (--plots all plots every clip)</span></td></tr>\n", PLOT_BUDGET);
+            fputs("<span class=\"dim\">plotted for the first clips with findings only "
+                  "(--plots all)</span></td></tr>\n", out);
         else
-            fputs("<span class=\"dim\">no findings, no plot (--plots all plots every clip)"
-                  "</span></td></tr>\n", out);
+            fputs("<span class=\"dim\">no findings, no plot (--plots all)</span></td></tr>\n", out);
         return;
     }
     amx_asset *a = decode_clip(d, c->root, c->path);
@@ -934,7 +947,7 @@ static const char css[] =
     "border-radius:50%;margin:0 3px 0 10px}.legend i.ok{background:#229954}"
     ".legend i.idle{background:#bbb}.legend i.bad{background:#c0392b}"
     "summary{cursor:pointer;margin:6px 0}details.file summary{margin:2px 0}"
-    "details.file ul{margin:2px 0 8px}details.skel{margin:10px 0;padding:2px 12px;"
+    "details.file ul{margin:2px 0 8px}div.file{margin:2px 0 2px 14px}details.skel{margin:10px 0;padding:2px 12px;"
     "border-left:4px solid #ddd}nav.toc{border:1px solid #ddd;border-radius:6px;padding:6px 14px;"
     "display:inline-block}nav.toc ol{margin:4px 0}";
 

@@ -587,10 +587,11 @@ with case(tap, "lint text: a line per code with counts, the fail reason last") a
     lines = p.stdout.strip().splitlines()
     c.that(re.match(r"^TRUNCATED\s+error\s+2 findings in 1 file\s+\(fails --fail-on\)$", lines[-7]), "TRUNCATED line: %r" % lines[-7])
     c.that(re.match(r"^SKELETON_NOT_FOUND\s+warning\s+1 finding\s+in 1 file$", lines[-2]), "warning line: %r" % lines[-2])
-    c.eq(lines[-1], "lint: 12 files, 5 errors, 2 warnings, 0 info; --fail-on error: FAILED: 5 findings at or above "
-         "error (2 TRUNCATED, 1 BONE_INDEX_MISMATCH, 1 BONE_NOT_IN_SKELETON, 1 SIZE_MISMATCH)", "the verdict with its reason")
+    c.that(re.match(r"^lint: \d+ files, 5 errors, 2 warnings, 0 info; --fail-on error: FAILED: 5 findings at or "
+                    r"above error \(2 TRUNCATED, 1 BONE_INDEX_MISMATCH, 1 BONE_NOT_IN_SKELETON, 1 SIZE_MISMATCH\)$",
+                    lines[-1]), "the verdict with its reason: %r" % lines[-1])
     p = lint(DEMO, "--format", "sarif")
-    c.that(p.stderr.strip().splitlines()[-1].startswith("lint: 12 files") and "FAILED: 5 findings" in p.stderr,
+    c.that(p.stderr.strip().splitlines()[-1].startswith("lint: ") and "FAILED: 5 findings" in p.stderr,
            "with a machine format, on stderr: %r" % p.stderr[-300:])
     p = lint(DEMO, "--fail-on", "warning")
     c.that(p.stdout.strip().splitlines()[-1].endswith("FAILED: 7 findings at or above warning (2 TRUNCATED, "
