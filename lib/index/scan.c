@@ -504,6 +504,9 @@ static amx_status maybe_commit(scanner *s, bool force)
     return amx__db_commit(s->db, s->err, s->errlen);
 }
 
+/* `animidx changes` keeps what the last this many whole scans of a root changed. */
+enum { CHANGES_KEPT = 20 };
+
 /* Records that a file of its own was added, changed (new content) or removed by this scan
  * (animidx changes); its scan id is set when the scan finishes. */
 static amx_status record_change(scanner *s, const char *path, const char *change,
@@ -1262,11 +1265,16 @@ static amx_status scan_root(amx_db *db, const amx_scan_opts *opts, amx_scan_stat
             sqlite3_bind_int64(ins, 5, (int64_t)stats->files_decoded);
             sqlite3_bind_int64(ins, 6, (int64_t)stats->files_removed);
             if (sqlite3_step(ins) == SQLITE_DONE) {
-                /* the changes this scan recorded are its own */
-                char sql[160];
-                snprintf(sql, sizeof sql, "UPDATE scan_changes SET scan_id = %lld WHERE "
-                                          "root_id = %lld AND scan_id IS NULL",
-                         (long long)sqlite3_last_insert_rowid(db->db), (long long)s.root_id);
+                /* the changes this scan recorded are its own; those of all but the last
+                 * CHANGES_KEPT scans of the root go */
+                char sql[400];
+                snprintf(sql, sizeof sql,
+                         "UPDATE scan_changes SET scan_id = %lld WHERE root_id = %lld AND "
+                         "scan_id IS NULL; DELETE FROM scan_changes WHERE root_id = %lld AND "
+                         "scan_id < (SELECT min(id) FROM (SELECT id FROM scans WHERE root_id = "
+                         "%lld ORDER BY id DESC LIMIT %d))",
+                         (long long)sqlite3_last_insert_rowid(db->db), (long long)s.root_id,
+                         (long long)s.root_id, (long long)s.root_id, CHANGES_KEPT);
                 sqlite3_exec(db->db, sql, NULL, NULL, NULL);
             }
         }

@@ -359,6 +359,13 @@ with case(tap, "changes: what the last scan (or the scans since one) added, chan
     c.eq(ax.run("changes", "--since", "yesterday", "--db", db).returncode, 2, "--since yesterday")
     must(ax.run("scan", os.path.join(tree, "Data"), "--db", db, "--quiet"), "scan 3")
     c.eq(json.loads(ax.run("changes", "--db", db, "--json").stdout), [], "an unchanged scan changed nothing")
+    for _ in range(18):
+        must(ax.run("scan", os.path.join(tree, "Data"), "--db", db, "--quiet"), "another scan")
+    c.eq(len(json.loads(ax.run("changes", "--since", "0", "--db", db, "--json").stdout)), 3,
+         "21 scans: the first scan's changes are gone (the last 20 scans are kept)")
+    must(ax.run("scan", os.path.join(tree, "Data"), "--db", db, "--quiet"), "another scan")
+    c.eq(json.loads(ax.run("changes", "--since", "0", "--db", db, "--json").stdout), [],
+         "and then the second's")
 
 with case(tap, "clips --bone and skeletons --bone") as c:
     rows = json.loads(must(ax.run("clips", "--bone", "gun", "--db", DB, "--json"), "clips --bone").stdout)
