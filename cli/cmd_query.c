@@ -219,15 +219,19 @@ int cmd_clips(cli_opts *o, amx_config *cfg)
     char err[1024];
     char from_file[256] = "";
     near_ctx near = { .want = skel };
-    amx_status st = skel ? amx_query_skeletons(db, near_row, &near, err, sizeof err) : AMX_OK;
+    /* an indexed name is one seek; only a name nothing has is compared with every skeleton */
+    amx_status st = skel ? amx_query_skeleton_exists(db, skel, &near.exact, err, sizeof err)
+                         : AMX_OK;
+    if (!st && skel && !near.exact)
+        st = amx_query_skeletons(db, near_row, &near, err, sizeof err);
     if (!st && skel && !near.exact && (strchr(skel, '/') || strchr(skel, '.'))) {
         /* a model's path, as typed: its skeleton */
         cli_paths where;
         if (cli_resolve_path(db, "clips", skel, false, &where) == EXIT_OK) {
             char stem[256];
             amx_path_stem(where.v[0].path, stem, sizeof stem);
-            near_ctx again = { .want = stem };
-            if (amx_query_skeletons(db, near_row, &again, err, sizeof err) == AMX_OK && again.exact) {
+            bool exists = false;
+            if (amx_query_skeleton_exists(db, stem, &exists, err, sizeof err) == AMX_OK && exists) {
                 snprintf(from_file, sizeof from_file, "%s", stem);
                 near.exact = true;
             }
@@ -352,6 +356,7 @@ typedef struct issues_ctx {
     const cli_paths *where;      /* PATH: the root and the file or directory; NULL: all */
     bool json;
     int limit;                   /* -1: none */
+    bool stop;                   /* the limit is reached: the query ends */
     amx_json j;
     /* text: the current file's findings are printed as they come, collapsed per code */
     char root[4096], path[4096];
@@ -373,14 +378,25 @@ static void end_file(issues_ctx *c)
     }
 }
 
+/* The totals (a line per code, the count), from the index's counts rather than the rows: with
+ * --limit, only the rows shown are read. */
+static void issue_count(const amx_issue_count *n, void *user)
+{
+    issues_ctx *c = user;
+    amx_code code;
+    size_t slot = amx_code_parse(n->code, &code) ? (size_t)code : AMX_CODE_COUNT;
+    c->total += n->findings;
+    if (n->severity <= AMX_SEV_ERROR)
+        c->by_sev[n->severity] += n->findings;
+    if (!c->code_total[slot] || (n->severity > c->code_sev[slot] && n->severity <= AMX_SEV_ERROR))
+        c->code_sev[slot] = n->severity;
+    c->code_total[slot] += n->findings;
+    c->code_files[slot] += n->files;
+}
+
 static void issue_row(const amx_issue_row *r, void *user)
 {
     issues_ctx *c = user;
-    if (c->where && strcmp(c->where->v[0].root, r->root) != 0)
-        return; /* the same path under another root */
-    c->total++;
-    if (r->severity <= AMX_SEV_ERROR)
-        c->by_sev[r->severity]++;
     amx_code code;
     size_t slot = amx_code_parse(r->code, &code) ? (size_t)code : AMX_CODE_COUNT;
     bool new_file = strcmp(c->path, r->path) != 0 || strcmp(c->root, r->root) != 0;
@@ -389,16 +405,8 @@ static void issue_row(const amx_issue_row *r, void *user)
             end_file(c);
         snprintf(c->root, sizeof c->root, "%s", r->root);
         snprintf(c->path, sizeof c->path, "%s", r->path);
-        c->files++;
     }
-    if (!c->code_total[slot] || (r->severity > c->code_sev[slot] && r->severity <= AMX_SEV_ERROR))
-        c->code_sev[slot] = r->severity;
-    c->code_total[slot]++;
-    if (!c->code_in_file[slot])
-        c->code_files[slot]++;
     c->code_in_file[slot] = true;
-    if (c->limit >= 0 && c->shown >= (size_t)c->limit)
-        return;
     if (c->json) {
         issue_json(&c->j, r);
         c->shown++;
@@ -410,6 +418,7 @@ static void issue_row(const amx_issue_row *r, void *user)
         issue_text(r);
         c->shown++;
     }
+    c->stop = c->limit >= 0 && c->shown >= (size_t)c->limit;
 }
 
 static int cmp_slot(const void *a, const void *b, void *arg)
@@ -463,7 +472,20 @@ int cmd_issues(cli_opts *o, amx_config *cfg)
         amx_json_begin_array(&c.j);
     }
     char err[1024];
-    amx_status st = amx_query_issues(db, cfg, &c.filter, issue_row, &c, err, sizeof err);
+    if (c.where)
+        c.filter.root = where.v[0].root; /* not the same path under another root */
+    /* with --limit, the library reads only the first rows by path (json: N rows; text: until N
+     * lines are shown, repeats collapsed); text adds the totals from the counts */
+    if (c.limit > 0 && o->json)
+        c.filter.limit = (size_t)c.limit;
+    else if (c.limit > 0)
+        c.filter.stop = &c.stop;
+    amx_status st = c.limit == 0 ? AMX_OK
+                                 : amx_query_issues(db, cfg, &c.filter, issue_row, &c, err, sizeof err);
+    uint64_t files = 0;
+    if (!st && !o->json)
+        st = amx_query_issue_counts(db, cfg, &c.filter, issue_count, &c, &files, err, sizeof err);
+    c.files = (size_t)files;
     amx_db_close(db);
     cli_paths_free(&where);
     if (o->json) {

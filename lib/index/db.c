@@ -224,9 +224,10 @@ static const struct { size_t off; bool core; const char *sql; } write_stmts[] = 
 #define CORE(field, sql) { offsetof(amx_db, field), true, sql }
         CORE(root_get, "SELECT id FROM roots WHERE path = ?1"),
         CORE(root_add, "INSERT INTO roots(path, role, lkey_prefix) VALUES (?1, ?2, ?3)"),
-        /* files_lookup covers every column: one index seek per file on a rescan. */
+        /* one file: the (root_id, path) key of the table (a whole directory of a scan is read
+         * through files_dir instead) */
         CORE(file_lookup, "SELECT id, size, mtime_ns, hash, decoder_version, format FROM files "
-                       "INDEXED BY files_lookup WHERE root_id = ?1 AND path = ?2"),
+                       "WHERE root_id = ?1 AND path = ?2"),
         /* dir_path (?14): the loose file's directory, for the scanner's per-directory reads */
         /* lkey: the path the game looks the file up by (the root's prefix and the loose
          * path, or the member's name after "ARCHIVE#") */

@@ -367,6 +367,116 @@ amx_status amx_query_file_summary(amx_db *db, const amx_config *cfg, const char 
     return finish(db, s, rc, err, errlen);
 }
 
+/* ---- paths as typed ---- */
+
+#define PATH_COLUMNS "r.path, f.path, f.format, coalesce(length(a.path), 0) "
+#define PATH_FROM                                                                             \
+    "FROM files f JOIN roots r ON r.id = f.root_id LEFT JOIN files a ON a.id = f.parent_id "
+
+static amx_status path_rows(amx_db *db, sqlite3_stmt *s, amx_path_cb row, void *user, char *err,
+                            size_t errlen)
+{
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        amx_path_row r = { .root = col_or(s, 0, ""), .path = col_or(s, 1, ""),
+                           .format = col_or(s, 2, ""),
+                           .member_at = (size_t)sqlite3_column_int64(s, 3) };
+        if (row(&r, user)) {
+            rc = SQLITE_DONE;
+            break;
+        }
+    }
+    return finish(db, s, rc, err, errlen);
+}
+
+amx_status amx_query_path_at(amx_db *db, const char *root, const char *path, bool fold,
+                             amx_path_cb row, void *user, char *err, size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    amx_status st = prep(db, fold
+        ? "SELECT " PATH_COLUMNS PATH_FROM "WHERE f.root_id = (SELECT id FROM roots WHERE "
+          "path = ?1) AND f.path = ?2 COLLATE NOCASE AND f.status <> 'ignored' ORDER BY f.path"
+        : "SELECT " PATH_COLUMNS PATH_FROM "WHERE f.root_id = (SELECT id FROM roots WHERE "
+          "path = ?1) AND f.path = ?2 AND f.status <> 'ignored'", &s, err, errlen);
+    if (st)
+        return st;
+    sqlite3_bind_text(s, 1, root, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 2, path, -1, SQLITE_TRANSIENT);
+    return path_rows(db, s, row, user, err, errlen);
+}
+
+amx_status amx_query_path_under(amx_db *db, const char *root, const char *dir, bool fold,
+                                amx_path_cb row, void *user, char *err, size_t errlen)
+{
+    /* "dir/" < path < "dir0": '0' follows '/' in byte order, with or without case */
+    static const char *const sql[2][2] = {
+        { "SELECT " PATH_COLUMNS PATH_FROM "WHERE f.root_id = (SELECT id FROM roots WHERE "
+          "path = ?1) AND f.parent_id IS NULL AND f.status <> 'ignored' ORDER BY f.path",
+          "SELECT " PATH_COLUMNS PATH_FROM "WHERE f.root_id = (SELECT id FROM roots WHERE "
+          "path = ?1) AND f.path > ?2 AND f.path < ?3 AND f.parent_id IS NULL AND "
+          "f.status <> 'ignored' ORDER BY f.path" },
+        { "SELECT " PATH_COLUMNS PATH_FROM "WHERE f.root_id = (SELECT id FROM roots WHERE "
+          "path = ?1) AND f.parent_id IS NULL AND f.status <> 'ignored' ORDER BY f.path",
+          "SELECT " PATH_COLUMNS PATH_FROM "WHERE f.root_id = (SELECT id FROM roots WHERE "
+          "path = ?1) AND f.path > ?2 COLLATE NOCASE AND f.path < ?3 COLLATE NOCASE AND "
+          "f.parent_id IS NULL AND f.status <> 'ignored' ORDER BY f.path COLLATE NOCASE" },
+    };
+    size_t n = strlen(dir);
+    sqlite3_stmt *s = NULL;
+    amx_status st = prep(db, sql[fold][n > 0], &s, err, errlen);
+    if (st)
+        return st;
+    sqlite3_bind_text(s, 1, root, -1, SQLITE_TRANSIENT);
+    if (n) {
+        char *lo = malloc(n + 2);
+        if (!lo) {
+            sqlite3_finalize(s);
+            snprintf(err, errlen, "out of memory");
+            return AMX_E_NOMEM;
+        }
+        memcpy(lo, dir, n);
+        lo[n] = '/';
+        lo[n + 1] = '\0';
+        sqlite3_bind_text(s, 2, lo, -1, SQLITE_TRANSIENT);
+        lo[n] = '0';
+        sqlite3_bind_text(s, 3, lo, -1, SQLITE_TRANSIENT);
+        free(lo);
+    }
+    return path_rows(db, s, row, user, err, errlen);
+}
+
+amx_status amx_query_path_named(amx_db *db, const char *name, amx_path_cb row, void *user,
+                                char *err, size_t errlen)
+{
+    char stem[1024];
+    amx_path_stem(name, stem, sizeof stem);
+    sqlite3_stmt *s = NULL;
+    amx_status st = prep(db, "SELECT " PATH_COLUMNS PATH_FROM "WHERE f.stem_key = upper(?1) AND "
+                             "f.status <> 'ignored' ORDER BY r.path, f.path", &s, err, errlen);
+    if (st)
+        return st;
+    sqlite3_bind_text(s, 1, stem, -1, SQLITE_TRANSIENT);
+    return path_rows(db, s, row, user, err, errlen);
+}
+
+amx_status amx_query_skeleton_exists(amx_db *db, const char *name, bool *exists, char *err,
+                                     size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    *exists = false;
+    amx_status st = prep(db, "SELECT EXISTS (SELECT 1 FROM skeletons WHERE name_key = upper(?1))",
+                         &s, err, errlen);
+    if (st)
+        return st;
+    sqlite3_bind_text(s, 1, name, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        *exists = sqlite3_column_int(s, 0) != 0;
+        rc = SQLITE_DONE;
+    }
+    return finish(db, s, rc, err, errlen);
+}
+
 amx_status amx_query_files(amx_db *db, const char *root,
                            void (*row)(const char *path, const char *format, void *user),
                            void *user, char *err, size_t errlen)
@@ -499,6 +609,37 @@ static void read_issue(sqlite3_stmt *s, int base, const amx_config *cfg, amx_iss
 #define ISSUE_COLUMNS "r.path, f.path, i.code, i.severity, i.message, i.offset, i.context, f.format, " \
                       "(SELECT a.path FROM files a WHERE a.id = f.parent_id)"
 
+/* The WHERE clause of a filter (?1 code, ?2 path prefix) and whether it needs the roots. */
+static void issue_where(amx_db *db, const amx_issue_filter *f, char *out, size_t n)
+{
+    bool base = f->include_base || all_targets(db);
+    snprintf(out, n, "%s %s %s %s", base ? "" : "AND r.role = 'target'",
+             f->code ? "AND i.code = ?1" : "",
+             f->path_prefix ? "AND (f.path = ?2 OR (f.path > ?2 || '/' AND f.path < ?2 || '0'))"
+                            : "",
+             f->root ? "AND r.path = ?3" : "");
+}
+
+static amx_status bind_issue_filter(sqlite3_stmt *s, const amx_issue_filter *f)
+{
+    if (f->code) {
+        char *code = amx__upper(f->code);
+        if (!code)
+            return AMX_E_NOMEM;
+        sqlite3_bind_text(s, 1, code, -1, SQLITE_TRANSIENT);
+        free(code);
+    }
+    if (f->path_prefix)
+        sqlite3_bind_text(s, 2, f->path_prefix, -1, SQLITE_TRANSIENT);
+    if (f->root)
+        sqlite3_bind_text(s, 3, f->root, -1, SQLITE_TRANSIENT);
+    return AMX_OK;
+}
+
+/* Above this many findings of a code, the first `limit` by path are read in path order from
+ * the files (streaming, stopping early) rather than sorted from the findings of the code. */
+#define ISSUES_SORT_MAX 20000
+
 amx_status amx_query_issues(amx_db *db, const amx_config *cfg, const amx_issue_filter *filter,
                             void (*row)(const amx_issue_row *r, void *user), void *user, char *err,
                             size_t errlen)
@@ -507,30 +648,44 @@ amx_status amx_query_issues(amx_db *db, const amx_config *cfg, const amx_issue_f
     if (!filter)
         filter = &none;
     /* Only the filters given go into the WHERE clause, so each can use its index. */
-    char sql[1024];
-    snprintf(sql, sizeof sql,
-             "SELECT " ISSUE_COLUMNS " FROM findings i JOIN files f ON f.id = i.file_id "
-             "JOIN roots r ON r.id = f.root_id WHERE 1 %s %s %s "
-             "ORDER BY r.path, f.path, coalesce(i.offset, -1), i.id",
-             filter->include_base ? "" : "AND r.role = 'target'",
-             filter->code ? "AND i.code = ?1" : "",
-             filter->path_prefix ? "AND (f.path = ?2 OR substr(f.path, 1, length(?2) + 1) = ?2 || '/')" : "");
+    char where[512], sql[2048];
+    issue_where(db, filter, where, sizeof where);
+    bool stream = filter->limit > 0 || filter->stop;
+    if (stream && filter->code) {
+        /* a rare code: its findings sorted are cheaper than walking the files */
+        sqlite3_stmt *c = NULL;
+        amx_status st = prep(db, "SELECT count(*) FROM findings WHERE code = ?1", &c, err, errlen);
+        if (st || (st = bind_issue_filter(c, filter))) {
+            sqlite3_finalize(c);
+            return st;
+        }
+        int rc = sqlite3_step(c);
+        stream = rc == SQLITE_ROW && sqlite3_column_int64(c, 0) > ISSUES_SORT_MAX;
+        if ((st = finish(db, c, rc == SQLITE_ROW ? SQLITE_DONE : rc, err, errlen)))
+            return st;
+    }
+    if (stream) /* roots, then files in path order (the table's (root_id, path) key, in byte
+                 * order, not the case-blind index), then each file's findings */
+        snprintf(sql, sizeof sql,
+                 "SELECT " ISSUE_COLUMNS " FROM roots r CROSS JOIN files f INDEXED BY "
+                 "sqlite_autoindex_files_1 CROSS JOIN findings i "
+                 "WHERE f.root_id = r.id AND i.file_id = f.id %s "
+                 "ORDER BY r.path, f.path, coalesce(i.offset, -1), i.id", where);
+    else
+        snprintf(sql, sizeof sql,
+                 "SELECT " ISSUE_COLUMNS " FROM findings i JOIN files f ON f.id = i.file_id "
+                 "JOIN roots r ON r.id = f.root_id WHERE 1 %s "
+                 "ORDER BY r.path, f.path, coalesce(i.offset, -1), i.id", where);
     sqlite3_stmt *s = NULL;
     amx_status st = prep(db, sql, &s, err, errlen);
     if (st)
         return st;
-    if (filter->code) {
-        char *code = amx__upper(filter->code);
-        if (!code) {
-            sqlite3_finalize(s);
-            return AMX_E_NOMEM;
-        }
-        sqlite3_bind_text(s, 1, code, -1, SQLITE_TRANSIENT);
-        free(code);
+    if ((st = bind_issue_filter(s, filter))) {
+        sqlite3_finalize(s);
+        return st;
     }
-    if (filter->path_prefix)
-        sqlite3_bind_text(s, 2, filter->path_prefix, -1, SQLITE_TRANSIENT);
     int rc;
+    size_t given = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         amx_issue_row r;
         read_issue(s, 0, cfg, &r);
@@ -539,6 +694,87 @@ amx_status amx_query_issues(amx_db *db, const amx_config *cfg, const amx_issue_f
         if (filter->has_min_severity && r.severity < filter->min_severity)
             continue;
         row(&r, user);
+        if ((filter->limit && ++given >= filter->limit) || (filter->stop && *filter->stop)) {
+            rc = SQLITE_DONE;
+            break;
+        }
+    }
+    return finish(db, s, rc, err, errlen);
+}
+
+amx_status amx_query_issue_counts(amx_db *db, const amx_config *cfg,
+                                  const amx_issue_filter *filter,
+                                  void (*row)(const amx_issue_count *c, void *user), void *user,
+                                  uint64_t *files_total, char *err, size_t errlen)
+{
+    amx_issue_filter none = { 0 };
+    if (!filter)
+        filter = &none;
+    char where[512], sql[4096];
+    issue_where(db, filter, where, sizeof where);
+    bool join = strstr(where, "f.") != NULL;
+    bool roots = strstr(where, "r.") != NULL;
+    bool counted[AMX_CODE_COUNT] = { false }; /* the codes that passed the filters */
+    bool other = false;                       /* a code this animidx does not know */
+    /* with no filter on files or roots, the findings_code index holds all it needs */
+    snprintf(sql, sizeof sql,
+             "SELECT i.code, i.severity, count(*), count(DISTINCT i.file_id) FROM findings i %s %s "
+             "WHERE 1 %s GROUP BY i.code, i.severity",
+             join || roots ? "JOIN files f ON f.id = i.file_id" : "",
+             roots ? "JOIN roots r ON r.id = f.root_id" : "", where);
+    sqlite3_stmt *s = NULL;
+    amx_status st = prep(db, sql, &s, err, errlen);
+    if (st)
+        return st;
+    if ((st = bind_issue_filter(s, filter))) {
+        sqlite3_finalize(s);
+        return st;
+    }
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        amx_issue_count c = { .code = col_or(s, 0, ""),
+                              .findings = (uint64_t)sqlite3_column_int64(s, 2),
+                              .files = (uint64_t)sqlite3_column_int64(s, 3) };
+        c.severity = effective(cfg, c.code, col_or(s, 1, ""));
+        if (c.severity == AMX_SEV_OFF)
+            continue;
+        if (filter->has_min_severity && c.severity < filter->min_severity)
+            continue;
+        row(&c, user);
+        amx_code id;
+        if (amx_code_parse(c.code, &id))
+            counted[id] = true;
+        else
+            other = true;
+    }
+    if ((st = finish(db, s, rc, err, errlen)) || !files_total)
+        return st;
+    /* the files with any finding that counted (severity filters and switched-off codes
+     * apply per code, so the codes that counted are listed) */
+    *files_total = 0;
+    snprintf(sql, sizeof sql, "SELECT count(DISTINCT i.file_id) FROM findings i %s %s WHERE 1 %s",
+             join || roots ? "JOIN files f ON f.id = i.file_id" : "",
+             roots ? "JOIN roots r ON r.id = f.root_id" : "", where);
+    if (!other) { /* only the codes that counted (a filter or the config may leave some out) */
+        size_t at = strlen(sql);
+        at += (size_t)snprintf(sql + at, sizeof sql - at, " AND i.code IN (''");
+        for (size_t k = 0; k < AMX_CODE_COUNT && at < sizeof sql; k++)
+            if (counted[k])
+                at += (size_t)snprintf(sql + at, sizeof sql - at, ", '%s'",
+                                       amx_code_get((amx_code)k)->name);
+        if (at < sizeof sql)
+            snprintf(sql + at, sizeof sql - at, ")");
+    }
+    if ((st = prep(db, sql, &s, err, errlen)))
+        return st;
+    if ((st = bind_issue_filter(s, filter))) {
+        sqlite3_finalize(s);
+        return st;
+    }
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        *files_total = (uint64_t)sqlite3_column_int64(s, 0);
+        rc = SQLITE_DONE;
     }
     return finish(db, s, rc, err, errlen);
 }

@@ -218,6 +218,29 @@ amx_status amx_query_files(amx_db *db, const char *root,
                            void (*row)(const char *path, const char *format, void *user),
                            void *user, char *err, size_t errlen);
 
+/* Indexed look-ups of paths as a user types them (cli/paths.c), each a seek or a range on an
+ * index however large the index is. Files of other kinds are left out. `row` is called for each
+ * file until it returns true (stop). `fold`: compared without regard to ASCII case. */
+typedef struct amx_path_row {
+    const char *root, *path, *format;
+    size_t member_at;             /* an archive member: the length of its archive's path, else 0 */
+} amx_path_row;
+typedef bool (*amx_path_cb)(const amx_path_row *r, void *user);
+
+/* The files of absolute root `root` at `path` (relative to it). */
+amx_status amx_query_path_at(amx_db *db, const char *root, const char *path, bool fold,
+                             amx_path_cb row, void *user, char *err, size_t errlen);
+/* The loose files of `root` under directory `dir` ("" = all), in path order. */
+amx_status amx_query_path_under(amx_db *db, const char *root, const char *dir, bool fold,
+                                amx_path_cb row, void *user, char *err, size_t errlen);
+/* The files of every root whose name (the last part of a path or of a member's name) has the
+ * stem of `name` ("X" of "DIR/X.ALA"), compared upper-cased; the caller checks the rest. */
+amx_status amx_query_path_named(amx_db *db, const char *name, amx_path_cb row, void *user,
+                                char *err, size_t errlen);
+/* Whether a skeleton of this name (compared upper-cased) is indexed. */
+amx_status amx_query_skeleton_exists(amx_db *db, const char *name, bool *exists, char *err,
+                                     size_t errlen);
+
 /* The last finished whole-root scan of every root: root, finished_at (unix seconds), files. */
 amx_status amx_query_scans(amx_db *db,
                            void (*row)(const char *root, int64_t finished_at, int64_t files_seen,
@@ -270,11 +293,30 @@ typedef struct amx_issue_filter {
     const char *code;             /* NULL = every code */
     const char *path_prefix;      /* NULL = every file */
     bool include_base;            /* also the roots scanned only as base layers */
+    size_t limit;                 /* added: at most this many rows (0 = all); the first by path
+                                   * are read from the index without sorting every finding */
+    const char *root;             /* added: only this (absolute) root; NULL = every root */
+    const bool *stop;             /* added: when not NULL, reading ends once the row callback
+                                   * has set *stop (read in path order, like limit) */
 } amx_issue_filter;
 
 amx_status amx_query_issues(amx_db *db, const amx_config *config, const amx_issue_filter *filter,
                             void (*row)(const amx_issue_row *r, void *user), void *user,
                             char *err, size_t errlen);
+
+/* How many findings of each code the filter selects (limit ignored), with the severity the
+ * configuration gives them and how many files have them; codes switched off are left out.
+ * *files_total (when not NULL): the files with any of them. Counted on the indexes of the
+ * findings, not row by row. */
+typedef struct amx_issue_count {
+    const char *code;
+    amx_severity severity;
+    uint64_t findings, files;
+} amx_issue_count;
+amx_status amx_query_issue_counts(amx_db *db, const amx_config *config,
+                                  const amx_issue_filter *filter,
+                                  void (*row)(const amx_issue_count *c, void *user), void *user,
+                                  uint64_t *files_total, char *err, size_t errlen);
 
 /* `show`: everything known about the files whose path (relative to its root) matches `path`
  * exactly, or which end with "/path" (or "#path" for archive members). Calls the callbacks in

@@ -1,0 +1,17 @@
+-- Paths as people type them, answered by index seeks on an index of a million files
+-- (cli/paths.c through amx_query_path_*): a path in any case for the engines whose file systems
+-- ignore it, and a bare file name (its stem). files_lookup, a covering index for the per-file
+-- look-up of the scan, goes: the scan reads each directory's rows through files_dir, and a
+-- single file's look-up takes the (root_id, path) key of the table's unique constraint.
+CREATE INDEX files_path_nocase ON files(root_id, path COLLATE NOCASE);
+CREATE INDEX files_stem ON files(stem_key);
+DROP INDEX files_lookup;
+
+-- An archive's members, in path order. A partial index: on files_parent, where nearly every
+-- row is NULL, the planner's statistics made "the members of X" a scan of every file.
+CREATE INDEX files_members ON files(parent_id, path) WHERE parent_id IS NOT NULL;
+DROP INDEX files_parent;
+
+-- Findings counted per code (issues, lint, the summary) from the index alone, files included.
+DROP INDEX findings_code;
+CREATE INDEX findings_code ON findings(code, severity, file_id);
