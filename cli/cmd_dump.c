@@ -525,8 +525,11 @@ static void print_text(const char *path, const amx_asset *a, const amx_config *c
             printf(" (%s)", f->context);
         printf(": %s\n", f->message);
     }
-    if (a->findings_dropped)
-        printf("    ... and %u more findings\n", a->findings_dropped);
+    if (a->findings_dropped) {
+        char msg[256];
+        amx_findings_dropped_message(a, msg, sizeof msg);
+        printf("    ... %s\n", msg);
+    }
 }
 
 /* Decodes `arg` (a file, or ARCHIVE#MEMBER); returns the exit status for it. */

@@ -248,23 +248,57 @@ const char *amx__sprintf(amx_dec *d, const char *fmt, ...)
 /* ---- findings ---- */
 
 
+/* The finding to give up when the list is full and a finding of severity `sev` comes: the last
+ * kept finding of the lowest severity, when that is below `sev`; -1 when the new one is the
+ * one to drop (nothing kept is less severe). The cap never drops a more severe finding for a
+ * less severe one. */
+static long finding_to_evict(amx_dec *d, amx_severity sev)
+{
+    amx_asset *a = d->asset;
+    int lowest = -1;
+    for (int s = AMX_SEV_INFO; s <= AMX_SEV_ERROR; s++)
+        if (d->kept_by_severity[s]) {
+            lowest = s;
+            break;
+        }
+    if (lowest < 0 || lowest >= (int)sev)
+        return -1;
+    for (uint32_t i = a->finding_count; i-- > 0;)
+        if ((int)a->findings[i].severity == lowest)
+            return (long)i;
+    return -1;
+}
+
+static void count_dropped(amx_asset *a, amx_severity sev)
+{
+    a->findings_dropped++;
+    if (sev <= AMX_SEV_ERROR)
+        a->findings_dropped_by_severity[sev]++;
+}
+
 AMX_PRINTF(6, 0)
 static void add_finding(amx_dec *d, amx_code code, amx_severity sev, int64_t offset,
                         const char *context, const char *fmt, va_list ap)
 {
     amx_asset *a = d->asset;
+    if (sev > AMX_SEV_ERROR)
+        sev = AMX_SEV_ERROR;
     if (sev == AMX_SEV_ERROR && a->status == AMX_ASSET_OK)
         a->status = AMX_ASSET_PARTIAL;
+    long evict = -1;
     if (a->finding_count >= d->max_findings) {
-        a->findings_dropped++;
-        return;
+        evict = finding_to_evict(d, sev);
+        if (evict < 0) {
+            count_dropped(a, sev);
+            return;
+        }
     }
     /* Findings live in a malloc'd array (not the arena) so that a decode that ran out of arena
      * memory can still say so. */
-    if (a->finding_count % 16 == 0) {
+    if (evict < 0 && a->finding_count % 16 == 0) {
         amx_finding *grown = realloc(a->findings, (a->finding_count + 16) * sizeof *grown);
         if (!grown) {
-            a->findings_dropped++;
+            count_dropped(a, sev);
             return;
         }
         a->findings = grown;
@@ -274,14 +308,23 @@ static void add_finding(amx_dec *d, amx_code code, amx_severity sev, int64_t off
     size_t mlen = strlen(msg), clen = context ? strlen(context) : 0;
     char *text = malloc(mlen + clen + 2);
     if (!text) {
-        a->findings_dropped++;
+        count_dropped(a, sev);
         return;
+    }
+    if (evict >= 0) { /* the less severe finding goes; the order of the rest is kept */
+        amx_finding *gone = &a->findings[evict];
+        count_dropped(a, gone->severity);
+        d->kept_by_severity[gone->severity]--;
+        free((void *)gone->message);
+        memmove(gone, gone + 1, (a->finding_count - (uint32_t)evict - 1) * sizeof *gone);
+        a->finding_count--;
     }
     memcpy(text, msg, mlen + 1);
     memcpy(text + mlen + 1, context ? context : "", clen + 1);
     a->findings[a->finding_count++] = (amx_finding){
         .code = code, .severity = sev, .offset = offset, .message = text, .context = text + mlen + 1,
     };
+    d->kept_by_severity[sev]++;
 }
 
 void amx__finding(amx_dec *d, amx_code code, int64_t offset, const char *context,
@@ -427,8 +470,9 @@ amx_status amx_archive_entry_bytes(amx_format fmt, const amx_archive_entry *e, c
         return AMX_E_LIMIT;
     }
     uint8_t *buf = NULL;
-    if (!f->unpack(e, data, len, MEMBER_CAP, &buf, err, errlen))
-        return AMX_E_LIMIT;
+    amx_status st = f->unpack(e, data, len, MEMBER_CAP, &buf, err, errlen);
+    if (st != AMX_OK)
+        return st;
     *out = buf;
     *out_len = (size_t)e->unpacked_size;
     *owned = buf;
@@ -481,6 +525,31 @@ bool amx_ref_kind_parse(const char *name, amx_ref_kind *out)
             return true;
         }
     return false;
+}
+
+amx_severity amx_findings_dropped_severity(const amx_asset *a)
+{
+    for (int s = AMX_SEV_ERROR; s > AMX_SEV_INFO; s--)
+        if (a && a->findings_dropped_by_severity[s])
+            return (amx_severity)s;
+    return AMX_SEV_INFO;
+}
+
+void amx_findings_dropped_message(const amx_asset *a, char *buf, size_t len)
+{
+    static const char *const names[] = { "info", "warnings", "errors" };
+    int n = snprintf(buf, len, "%u more findings in this file were not recorded (",
+                     a ? a->findings_dropped : 0);
+    bool any = false;
+    for (int s = AMX_SEV_ERROR; s >= AMX_SEV_INFO && n >= 0 && (size_t)n < len; s--) {
+        if (!a || !a->findings_dropped_by_severity[s])
+            continue;
+        n += snprintf(buf + n, len - (size_t)n, "%s%u %s", any ? ", " : "",
+                      a->findings_dropped_by_severity[s], names[s]);
+        any = true;
+    }
+    if (n >= 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, "%s; the most severe were kept)", any ? "" : "none");
 }
 
 void amx_asset_free(amx_asset *a)

@@ -40,6 +40,7 @@ typedef struct amx_dec {
     amx_asset *asset;
     amx_arena *arena;
     uint32_t max_findings;
+    uint32_t kept_by_severity[3]; /* findings kept, by severity (info, warning, error) */
     bool out_of_memory;           /* an allocation failed: the decode stops as soon as it can */
     bool fatal;                   /* amx__fatal was called */
 } amx_dec;
@@ -96,10 +97,11 @@ typedef struct amx_format_entry {
     bool (*probe)(const uint8_t *data, size_t len);
     void (*decode)(amx_dec *d);
     /* Archives whose members may be compressed: unpacks entry e of the archive bytes into a
-     * malloc'd buffer of exactly e->unpacked_size bytes (at most `cap`). Returns false with the
-     * reason in err. NULL for archives that only store. */
-    bool (*unpack)(const amx_archive_entry *e, const uint8_t *data, size_t len, size_t cap,
-                   uint8_t **out, char *err, size_t errlen);
+     * malloc'd buffer of exactly e->unpacked_size bytes (at most `cap`). Returns AMX_OK, or with
+     * the reason in err: AMX_E_LIMIT (larger than cap), AMX_E_INVALID_ARG (a damaged or
+     * incomplete member), AMX_E_NOMEM. NULL for archives that only store. */
+    amx_status (*unpack)(const amx_archive_entry *e, const uint8_t *data, size_t len, size_t cap,
+                         uint8_t **out, char *err, size_t errlen);
 } amx_format_entry;
 
 const amx_format_entry *amx__format_entry(amx_format fmt);
@@ -128,7 +130,7 @@ bool amx__mp_pak_probe(const uint8_t *data, size_t len);
 void amx__mp_pak_decode(amx_dec *d);       /* lib/format/mp_pak.c */
 bool amx__xml_probe(const uint8_t *data, size_t len);
 void amx__xml_decode(amx_dec *d);          /* game object XML (xml.c) */
-bool amx__mp_pak_unpack(const amx_archive_entry *e, const uint8_t *data, size_t len, size_t cap,
-                        uint8_t **out, char *err, size_t errlen);
+amx_status amx__mp_pak_unpack(const amx_archive_entry *e, const uint8_t *data, size_t len,
+                              size_t cap, uint8_t **out, char *err, size_t errlen);
 
 #endif

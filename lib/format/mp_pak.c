@@ -26,6 +26,17 @@
  * not overlapping the tables, compressed flag 0/1, printable FourCCs, zlib streams that inflate
  * to exactly their declared size (bounded by that size and a 256 MiB cap; the output is
  * discarded), named entries that name a listed resource of the same type.
+ *
+ * Decompression bombs: records of different asset ids may point at the same stored bytes, and
+ * a few hundred KB of zlib can claim gigabytes. Each distinct stored span is checked once (a
+ * record that repeats the span of an earlier one shares its result), and the bytes inflated
+ * for one archive are bounded by its unpack budget (AMX_UNPACK_ARCHIVE_FLOOR + AMX_UNPACK_RATIO
+ * x the archive's size, at most AMX_UNPACK_ARCHIVE_CAP), charged at the declared size before
+ * inflating: the first member that would overrun it is a LIMIT_EXCEEDED finding, and it and
+ * the compressed members after it are neither inflated nor valid. With
+ * amx_decode_opts.unpack_later (the scanner) the streams are not inflated here at all, only
+ * their headers checked and the budget charged: the caller inflates each member once, through
+ * amx_archive_entry_bytes.
  */
 #include "mp_common.h"
 
@@ -220,23 +231,91 @@ static void read_named(amx_dec *d, named **out, uint32_t *count)
     *out = t;
 }
 
-/* Checks a compressed member; sets e->inflatable. */
-static void check_compressed(amx_dec *d, amx_mp_pak_entry *e, const char *ctx, size_t rec)
+/* The bytes one archive may inflate (see the opening comment). */
+static uint64_t unpack_budget(size_t len)
+{
+    uint64_t b = (uint64_t)len > AMX_UNPACK_ARCHIVE_CAP / AMX_UNPACK_RATIO
+                     ? AMX_UNPACK_ARCHIVE_CAP
+                     : AMX_UNPACK_ARCHIVE_FLOOR + (uint64_t)len * AMX_UNPACK_RATIO;
+    return b < AMX_UNPACK_ARCHIVE_CAP ? b : AMX_UNPACK_ARCHIVE_CAP;
+}
+
+typedef struct budget {
+    uint64_t total, left;
+    bool spent;                   /* a member overran it: no compressed member after it is valid */
+} budget;
+
+/* Distinct stored spans of compressed members: slots hold an entry index + 1. */
+typedef struct span_set {
+    uint32_t *slots;
+    uint32_t mask;
+} span_set;
+
+static uint32_t span_hash(uint64_t offset, uint64_t size, uint32_t mask)
+{
+    uint64_t h = (offset * 0x9E3779B97F4A7C15ull) ^ (size * 0xC2B2AE3D27D4EB4Full);
+    return (uint32_t)(h >> 32) & mask;
+}
+
+/* The entry that stored the same span before entry k, or -1 (then k is recorded). */
+static int64_t span_first(span_set *s, const amx_mp_pak_entry *entries, uint32_t k)
+{
+    if (!s->slots)
+        return -1;
+    const amx_mp_pak_entry *e = &entries[k];
+    for (uint32_t h = span_hash(e->offset, e->size, s->mask);; h = (h + 1) & s->mask) {
+        uint32_t v = s->slots[h];
+        if (!v) {
+            s->slots[h] = k + 1;
+            return -1;
+        }
+        if (entries[v - 1].offset == e->offset && entries[v - 1].size == e->size)
+            return (int64_t)v - 1;
+    }
+}
+
+/* Checks a compressed member; returns true when it can be unpacked (with unpack_later: its
+ * header is right; otherwise it inflated to its declared size, and e->inflatable is set). */
+static bool check_compressed(amx_dec *d, amx_mp_pak_entry *e, const char *ctx, size_t rec,
+                             budget *bud)
 {
     const uint8_t *p = d->r.base + e->offset;
+    if (bud->spent)
+        return false; /* the budget ran out on an earlier member, which says so */
     if (e->size < 4) {
         amx__finding(d, AMX_C_SIZE_MISMATCH, (int64_t)rec + 12, ctx,
                      "a compressed resource of %llu bytes has no room for its size prefix",
                      (unsigned long long)e->size);
-        return;
+        return false;
     }
     e->uncompressed_size = amx_load_u32be(p);
     if (e->uncompressed_size > PAK_MAX_INFLATE) {
         amx__finding(d, AMX_C_BAD_VALUE, (int64_t)e->offset, ctx,
                      "declares %u bytes decompressed, over the %zu-byte limit; not checked",
                      e->uncompressed_size, PAK_MAX_INFLATE);
-        return;
+        return false;
     }
+    if (!is_zlib(p + 4, (size_t)e->size - 4)) {
+        amx__finding(d, AMX_C_UNSUPPORTED, (int64_t)e->offset + 4, ctx,
+                     "not a zlib stream (Echoes' segmented LZO?); the member is not decoded");
+        return false;
+    }
+    if (e->uncompressed_size > bud->left) {
+        bud->spent = true;
+        amx__finding(d, AMX_C_LIMIT_EXCEEDED, (int64_t)e->offset, ctx,
+                     "unpacking its %u bytes would take the archive past its unpack budget of "
+                     "%llu bytes (%llu MiB + %d x the archive's %zu bytes, at most %llu MiB; "
+                     "%llu already unpacked): it and the compressed members after it are not "
+                     "unpacked",
+                     e->uncompressed_size, (unsigned long long)bud->total,
+                     (unsigned long long)(AMX_UNPACK_ARCHIVE_FLOOR >> 20), AMX_UNPACK_RATIO,
+                     d->r.end, (unsigned long long)(AMX_UNPACK_ARCHIVE_CAP >> 20),
+                     (unsigned long long)(bud->total - bud->left));
+        return false;
+    }
+    bud->left -= e->uncompressed_size;
+    if (d->opts->unpack_later)
+        return true;
     size_t got;
     const char *msg;
     inflate_result res = inflate_exact(p + 4, (size_t)e->size - 4, NULL, e->uncompressed_size,
@@ -268,6 +347,7 @@ static void check_compressed(amx_dec *d, amx_mp_pak_entry *e, const char *ctx, s
                      "zlib ran out of memory");
         break;
     }
+    return e->inflatable;
 }
 
 void amx__mp_pak_decode(amx_dec *d)
@@ -327,6 +407,21 @@ void amx__mp_pak_decode(amx_dec *d)
     if (!pak->entries || !ar->entries)
         return;
     mp_idset seen = { 0 };
+    budget bud = { .total = unpack_budget(len) };
+    bud.left = bud.total;
+    span_set spans = { 0 };
+    bool *unpackable = amx__array(d, nres, sizeof *unpackable);
+    if (!unpackable)
+        return;
+    if (nres) {
+        uint32_t slots = 1;
+        while (slots < 2 * (uint64_t)nres)
+            slots *= 2;
+        spans.slots = amx__array(d, slots, sizeof *spans.slots);
+        spans.mask = slots - 1;
+        if (!spans.slots)
+            return;
+    }
     for (uint32_t i = 0; i < nres; i++) {
         size_t rec = amx_reader_tell(r);
         uint32_t compressed = amx_read_u32be(r);
@@ -368,15 +463,25 @@ void amx__mp_pak_decode(amx_dec *d)
         else if (size && offset < tables_end)
             amx__finding(d, AMX_C_BAD_VALUE, (int64_t)rec + 16, ctx,
                          "data at %u overlaps the tables (which end at %zu)", offset, tables_end);
-        if (inside && e->compressed)
-            check_compressed(d, e, ctx, rec);
-        /* A compressed member is valid when its stream inflates to its declared size: the
-         * scanner and `dump` unpack it through amx_archive_member (the registry's unpack). */
+        if (inside && e->compressed) {
+            /* the same stored bytes as an earlier member: checked (and charged) once */
+            int64_t first = span_first(&spans, pak->entries, k);
+            if (first >= 0) {
+                e->uncompressed_size = pak->entries[first].uncompressed_size;
+                e->inflatable = pak->entries[first].inflatable;
+                unpackable[k] = unpackable[first];
+            } else {
+                unpackable[k] = check_compressed(d, e, ctx, rec, &bud);
+            }
+        }
+        /* A compressed member is valid when its stream inflates to its declared size (or,
+         * with unpack_later, when its header is right): the scanner and `dump` unpack it
+         * through amx_archive_member (the registry's unpack). */
         ar->entries[k] = (amx_archive_entry){
             .name = amx__strdup(d, name),
             .offset = offset,
             .size = size,
-            .valid = inside && (!e->compressed || e->inflatable),
+            .valid = inside && (!e->compressed || unpackable[k]),
             .compressed = e->compressed,
             .unpacked_size = e->uncompressed_size,
         };
@@ -409,35 +514,42 @@ void amx__mp_pak_decode(amx_dec *d)
 
 /* ---- public helpers ---- */
 
-bool amx__mp_pak_unpack(const amx_archive_entry *e, const uint8_t *data, size_t len, size_t cap,
-                        uint8_t **out, char *err, size_t errlen)
+amx_status amx__mp_pak_unpack(const amx_archive_entry *e, const uint8_t *data, size_t len,
+                              size_t cap, uint8_t **out, char *err, size_t errlen)
 {
     *out = NULL;
     if (e->offset > len || e->size > len - e->offset || e->size < 4) {
         snprintf(err, errlen, "resource '%s' is not a complete compressed member", e->name);
-        return false;
+        return AMX_E_INVALID_ARG;
     }
     const uint8_t *p = data + e->offset;
     uint32_t want = amx_load_u32be(p);
     if (want != e->unpacked_size || want > cap) {
         snprintf(err, errlen, "resource '%s' declares %u bytes unpacked (limit %zu)", e->name, want,
                  cap);
-        return false;
+        return AMX_E_LIMIT;
     }
     uint8_t *buf = malloc(want ? want : 1);
     if (!buf) {
         snprintf(err, errlen, "out of memory unpacking '%s'", e->name);
-        return false;
+        return AMX_E_NOMEM;
     }
     size_t got;
-    const char *msg = "";
-    if (inflate_exact(p + 4, (size_t)e->size - 4, buf, want, &got, &msg) != INFL_OK) {
-        snprintf(err, errlen, "resource '%s': the zlib stream does not inflate (%s)", e->name, msg);
+    const char *msg = NULL;
+    inflate_result res = inflate_exact(p + 4, (size_t)e->size - 4, buf, want, &got, &msg);
+    if (res != INFL_OK) {
+        if (res == INFL_SIZE && !msg)
+            snprintf(err, errlen, "resource '%s': the zlib stream gives %s%zu bytes, not the %u "
+                     "declared", e->name, got > want ? "more than " : "", got > want ? (size_t)want : got,
+                     want);
+        else
+            snprintf(err, errlen, "resource '%s': the zlib stream does not inflate (%s)", e->name,
+                     msg ? msg : res == INFL_NOT_ZLIB ? "not a zlib stream" : "zlib error");
         free(buf);
-        return false;
+        return res == INFL_NOMEM ? AMX_E_NOMEM : AMX_E_INVALID_ARG;
     }
     *out = buf;
-    return true;
+    return AMX_OK;
 }
 
 bool amx_mp_parse_asset_id(const char *path, uint32_t *out)

@@ -898,10 +898,12 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a)
                          amx_severity_name(f->severity), f->message, f->offset, f->context);
     }
     if (rc == SQLITE_OK && a->findings_dropped) {
-        char msg[128];
-        snprintf(msg, sizeof msg, "%u more findings in this file were not recorded",
-                 a->findings_dropped);
-        rc = put_finding(db, file_id, "decode", "LIMIT_EXCEEDED", "info", msg, -1, "");
+        /* One summary, as severe as the worst finding it stands for (the cap kept the most
+         * severe ones), so a gate on severity still sees the file. */
+        char msg[256];
+        amx_findings_dropped_message(a, msg, sizeof msg);
+        rc = put_finding(db, file_id, "decode", "LIMIT_EXCEEDED",
+                         amx_severity_name(amx_findings_dropped_severity(a)), msg, -1, "");
     }
     return rc;
 }

@@ -84,10 +84,19 @@ typedef struct scan_ctx {
                                    * or a finished job */
     pthread_cond_t space_cv;      /* workers wait here for room in the result queue */
     pthread_cond_t bytes_cv;      /* workers wait here for bytes_held to fall */
-    uint64_t bytes_held;          /* file bytes read into memory by workers ... */
+    uint64_t bytes_held;          /* file bytes read into memory by workers, and the archive
+                                   * members they unpacked ... */
     uint64_t max_bytes_held;      /* ... at most this ([scan] memory_mb), unless one file is
                                    * larger: it is read when nothing else is held, so memory is
                                    * bounded by max(this, the largest file), not jobs x largest */
+    unsigned holders;             /* workers holding a file's bytes */
+    unsigned holders_waiting;     /* ... of them, waiting to hold an unpacked member too */
+    bool overdraft;               /* one of those went past max_bytes_held (all were waiting) */
+    /* The scan's unpack budget: what all archives unpack together (AMX_UNPACK_SCAN_FLOOR +
+     * AMX_UNPACK_RATIO x the archive bytes read). Past it, the first member is a
+     * LIMIT_EXCEEDED finding and no other member is unpacked. */
+    uint64_t unpack_floor, unpack_budget, unpacked;
+    bool unpack_spent;
     job **jobs;                   /* ring */
     size_t job_cap, job_head, job_count;
     result *res_head, *res_tail;
@@ -197,56 +206,213 @@ static long copy_members(const amx_asset *a, amx_archive_entry **out)
     return n;
 }
 
-static void decode_archive_members(scan_ctx *c, job *j, amx_format fmt, const uint8_t *data,
-                                   size_t len, const amx_archive_entry *m, long n)
+/* Holds `size` more bytes for a worker that already holds its file's (an unpacked archive
+ * member): it waits while a holder that is not itself waiting can release bytes; when every
+ * holder waits, one at a time goes over the limit (*over), so none waits for ever. */
+static void hold_more(scan_ctx *c, uint64_t size, bool *over)
 {
-    for (long i = 0; i < n; i++) {
-        size_t plen = strlen(j->rel_path) + 1 + strlen(m[i].name) + 1;
-        result *r = new_result(j, R_ASSET);
-        char *mp = malloc(plen);
-        if (!r || !mp) {
-            free(r);
-            free(mp);
-            continue;
+    *over = false;
+    pthread_mutex_lock(&c->mu);
+    c->holders_waiting++;
+    while (c->bytes_held + size > c->max_bytes_held) {
+        if (c->holders_waiting >= c->holders && !c->overdraft) {
+            c->overdraft = *over = true;
+            break;
         }
-        snprintf(mp, plen, "%s#%s", j->rel_path, m[i].name);
-        r->member_path = mp;
-        r->mtime_ns = j->mtime_ns;
-        const uint8_t *span;
-        size_t span_len;
-        void *owned;
-        char why[200];
-        if (amx_archive_entry_bytes(fmt, &m[i], data, len, &span, &span_len, &owned, why, sizeof why)) {
-            r->kind = R_FAILED;
-            r->fail_code = AMX_C_LIMIT_EXCEEDED;
-            snprintf(r->fail_msg, sizeof r->fail_msg, "cannot unpack the member: %s", why);
-            r->size = -1;
-            push_result(c, r);
-            continue;
-        }
-        r->size = (int64_t)span_len;
-        if (amx_probe(span, span_len) == AMX_FMT_UNKNOWN && !amx_extension_known(m[i].name)) {
-            /* Textures, XML, audio: indexed as members of no known format, like loose files. */
-            r->kind = R_IGNORED;
-            free(owned);
-            push_result(c, r);
-            continue;
-        }
-        amx_decode_opts o = { .file_name = m[i].name, .game = c->game };
-        if (amx_decode(span, span_len, &o, &r->asset) != AMX_OK) {
-            free(owned);
-            result_free(r);
-            continue;
-        }
-        r->has_hash = true;
-        r->hash = XXH3_64bits(span, span_len);
-        free(owned);
-        push_result(c, r);
+        pthread_cond_wait(&c->bytes_cv, &c->mu);
     }
+    c->holders_waiting--;
+    c->bytes_held += size;
+    pthread_mutex_unlock(&c->mu);
+}
+
+static void release_more(scan_ctx *c, uint64_t size, bool over)
+{
+    pthread_mutex_lock(&c->mu);
+    c->bytes_held -= size;
+    if (over)
+        c->overdraft = false;
+    pthread_cond_broadcast(&c->bytes_cv);
+    pthread_mutex_unlock(&c->mu);
+}
+
+/* Charges a member's unpacked size to the scan's budget. Returns 1 when it fits, 0 when it
+ * is the first member past it (it gets the finding), -1 when the budget was already spent. */
+static int charge_unpack(scan_ctx *c, uint64_t size, uint64_t *budget)
+{
+    pthread_mutex_lock(&c->mu);
+    *budget = c->unpack_budget;
+    int rc = 1;
+    if (c->unpack_spent)
+        rc = -1;
+    else if (size > c->unpack_budget - c->unpacked)
+        rc = 0, c->unpack_spent = true;
+    else
+        c->unpacked += size;
+    pthread_mutex_unlock(&c->mu);
+    return rc;
+}
+
+static int cmp_span(const void *a, const void *b)
+{
+    const amx_archive_entry *x = a, *y = b;
+    if (x->offset != y->offset)
+        return x->offset < y->offset ? -1 : 1;
+    if (x->size != y->size)
+        return x->size < y->size ? -1 : 1;
+    return 0;
+}
+
+/* The unpacked bytes of a compressed member, kept while the next members share its stored
+ * span (sorted next to it), so the same bytes are never inflated twice. */
+typedef struct unpacked {
+    uint64_t offset, size;
+    const uint8_t *bytes;
+    size_t len;
+    void *owned;
+    bool over;
+} unpacked;
+
+static void unpacked_drop(scan_ctx *c, unpacked *u)
+{
+    if (u->owned) {
+        free(u->owned);
+        release_more(c, u->len, u->over);
+    }
+    *u = (unpacked){ 0 };
+}
+
+/* A member's row that says why it was not decoded. */
+static void push_member_failure(scan_ctx *c, job *j, const char *name, amx_code code,
+                                const char *msg)
+{
+    result *r = new_result(j, R_FAILED);
+    size_t plen = strlen(j->rel_path) + strlen(name) + 2;
+    char *mp = malloc(plen);
+    if (!r || !mp) {
+        free(r);
+        free(mp);
+        return;
+    }
+    snprintf(mp, plen, "%s#%s", j->rel_path, name);
+    r->member_path = mp;
+    r->fail_code = code;
+    snprintf(r->fail_msg, sizeof r->fail_msg, "%s", msg);
+    r->size = -1;
+    r->mtime_ns = -1;
+    push_result(c, r);
+}
+
+/* Decodes one member of an archive, whose bytes are span/span_len, into a result. */
+static void decode_member(scan_ctx *c, job *j, const amx_archive_entry *m, const uint8_t *span,
+                          size_t span_len)
+{
+    size_t plen = strlen(j->rel_path) + 1 + strlen(m->name) + 1;
+    result *r = new_result(j, R_ASSET);
+    char *mp = malloc(plen);
+    if (!r || !mp) {
+        free(r);
+        free(mp);
+        return;
+    }
+    snprintf(mp, plen, "%s#%s", j->rel_path, m->name);
+    r->member_path = mp;
+    r->mtime_ns = j->mtime_ns;
+    r->size = (int64_t)span_len;
+    if (amx_probe(span, span_len) == AMX_FMT_UNKNOWN && !amx_extension_known(m->name)) {
+        /* Textures, XML, audio: indexed as members of no known format, like loose files. */
+        r->kind = R_IGNORED;
+        push_result(c, r);
+        return;
+    }
+    amx_decode_opts o = { .file_name = m->name, .game = c->game };
+    if (amx_decode(span, span_len, &o, &r->asset) != AMX_OK) {
+        result_free(r);
+        return;
+    }
+    r->has_hash = true;
+    r->hash = XXH3_64bits(span, span_len);
+    push_result(c, r);
+}
+
+/* Unpacks a compressed member into *u (held in the memory budget), charged to the scan's
+ * unpack budget. Returns false when it was not unpacked (a row or the budget says why);
+ * *incomplete is set when the scan's budget left it for the next scan. */
+static bool unpack_member(scan_ctx *c, job *j, amx_format fmt, const uint8_t *data, size_t len,
+                          const amx_archive_entry *m, unpacked *u, bool *incomplete)
+{
+    char msg[400];
+    uint64_t budget;
+    int fits = charge_unpack(c, m->unpacked_size, &budget);
+    if (fits <= 0) {
+        *incomplete = true; /* the archive row stays incomplete: the next scan retries it */
+        if (fits == 0) {
+            snprintf(msg, sizeof msg,
+                     "not unpacked: its %llu bytes would take the scan past its unpack budget "
+                     "(%llu MiB + %d x the archives read, %llu MiB in all); it and the "
+                     "compressed members after it are left for the next scan",
+                     (unsigned long long)m->unpacked_size,
+                     (unsigned long long)(c->unpack_floor >> 20), AMX_UNPACK_RATIO,
+                     (unsigned long long)(budget >> 20));
+            push_member_failure(c, j, m->name, AMX_C_LIMIT_EXCEEDED, msg);
+        }
+        return false;
+    }
+    bool over;
+    hold_more(c, m->unpacked_size, &over);
+    char why[300];
+    const uint8_t *bytes;
+    size_t blen;
+    void *owned;
+    amx_status st = amx_archive_entry_bytes(fmt, m, data, len, &bytes, &blen, &owned, why,
+                                            sizeof why);
+    if (st != AMX_OK || !owned) {
+        release_more(c, m->unpacked_size, over);
+        free(owned);
+        snprintf(msg, sizeof msg, "cannot unpack the member: %s", why);
+        if (st != AMX_OK)
+            push_member_failure(c, j, m->name,
+                                st == AMX_E_INVALID_ARG ? AMX_C_SIZE_MISMATCH : AMX_C_LIMIT_EXCEEDED,
+                                msg);
+        return false;
+    }
+    /* amx_archive_entry_bytes gives exactly the declared size */
+    *u = (unpacked){ .offset = m->offset, .size = m->size, .bytes = bytes, .len = blen,
+                     .owned = owned, .over = over };
+    return true;
+}
+
+/* Decodes the valid members of an archive (a copy of its entries, reordered here): stored ones
+ * as spans of the archive; compressed ones unpacked once per stored span, within the memory
+ * and unpack budgets. Then the row that completes the archive. */
+static void decode_archive_members(scan_ctx *c, job *j, amx_format fmt, const uint8_t *data,
+                                   size_t len, amx_archive_entry *m, long n)
+{
+    bool compressed = false;
+    for (long i = 0; i < n && !compressed; i++)
+        compressed = m[i].compressed;
+    if (compressed) /* the members of one stored span next to each other */
+        qsort(m, (size_t)n, sizeof *m, cmp_span);
+    unpacked cache = { 0 };
+    bool incomplete = false;
+    for (long i = 0; i < n; i++) {
+        if (!m[i].compressed) {
+            if (m[i].offset <= len && m[i].size <= len - m[i].offset)
+                decode_member(c, j, &m[i], data + m[i].offset, (size_t)m[i].size);
+            continue;
+        }
+        if (!(cache.owned && cache.offset == m[i].offset && cache.size == m[i].size)) {
+            unpacked_drop(c, &cache);
+            if (!unpack_member(c, j, fmt, data, len, &m[i], &cache, &incomplete))
+                continue;
+        }
+        decode_member(c, j, &m[i], cache.bytes, cache.len);
+    }
+    unpacked_drop(c, &cache);
     result *done = new_result(j, R_ARCHIVE_DONE);
     if (done) {
         done->size = j->size;
-        done->mtime_ns = j->mtime_ns;
+        done->mtime_ns = incomplete ? -1 : j->mtime_ns;
         push_result(c, done);
     }
 }
@@ -258,6 +424,7 @@ static void hold_bytes(scan_ctx *c, uint64_t size)
     while (c->bytes_held && c->bytes_held + size > c->max_bytes_held)
         pthread_cond_wait(&c->bytes_cv, &c->mu);
     c->bytes_held += size;
+    c->holders++;
     pthread_mutex_unlock(&c->mu);
 }
 
@@ -265,6 +432,7 @@ static void release_bytes(scan_ctx *c, uint64_t size)
 {
     pthread_mutex_lock(&c->mu);
     c->bytes_held -= size;
+    c->holders--;
     pthread_cond_broadcast(&c->bytes_cv);
     pthread_mutex_unlock(&c->mu);
 }
@@ -369,7 +537,9 @@ static void decode_file(scan_ctx *c, job *j, int fd, const struct stat *stp, con
         free(data);
         return;
     }
-    amx_decode_opts o = { .file_name = j->rel_path, .format = fmt, .game = c->game };
+    /* an archive's compressed members are inflated once, below, not also by its decode */
+    amx_decode_opts o = { .file_name = j->rel_path, .format = fmt, .game = c->game,
+                          .unpack_later = true };
     if (amx_decode(data, size, &o, &r->asset) != AMX_OK) {
         free(r);
         push_failure(c, j, AMX_C_LIMIT_EXCEEDED, "not enough memory to decode the file", "");
@@ -386,6 +556,15 @@ static void decode_file(scan_ctx *c, job *j, int fd, const struct stat *stp, con
     long nmembers = archive ? copy_members(r->asset, &members) : 0;
     amx_format afmt = r->asset->format;
     push_result(c, r); /* the writer owns r from here on */
+    if (archive) { /* what this archive may add to the scan's unpack budget */
+        uint64_t add = (uint64_t)size > UINT64_MAX / 2 / AMX_UNPACK_RATIO
+                            ? UINT64_MAX / 2
+                            : (uint64_t)size * AMX_UNPACK_RATIO;
+        pthread_mutex_lock(&c->mu);
+        c->unpack_budget = c->unpack_budget > UINT64_MAX / 2 ? c->unpack_budget
+                                                             : c->unpack_budget + add;
+        pthread_mutex_unlock(&c->mu);
+    }
     if (nmembers >= 0 && archive)
         decode_archive_members(c, j, afmt, data, size, members, nmembers);
     for (long i = 0; i < nmembers; i++)
@@ -553,6 +732,8 @@ static amx_status write_result(scanner *s, result *r)
         s->stats->files_rehashed++;
         return amx__db_touch(s->db, j->old.id, r->size, r->mtime_ns, s->err, s->errlen);
     case R_ARCHIVE_DONE:
+        if (r->mtime_ns < 0)
+            s->stats->archives_incomplete++;
         return amx__db_touch(s->db, j->file_id, r->size, r->mtime_ns, s->err, s->errlen);
     case R_IGNORED:
         return amx__db_put(s->db, &m, NULL, NULL, &id, s->err, s->errlen);
@@ -1188,6 +1369,8 @@ static amx_status scan_root(amx_db *db, const amx_scan_opts *opts, amx_scan_stat
     }
     s.q.game = amx_config_game(opts->config, root);
     s.q.max_bytes_held = (uint64_t)(opts->config ? opts->config->memory_mb : 1024) << 20;
+    s.q.unpack_floor = opts->unpack_floor ? opts->unpack_floor : AMX_UNPACK_SCAN_FLOOR;
+    s.q.unpack_budget = s.q.unpack_floor;
     s.seen = calloc((size_t)(s.seen_max >> 3) + 1, 1);
     int jobs = opts->jobs > 0 ? opts->jobs : cpu_count();
     s.q.job_cap = (size_t)jobs * 4;
@@ -1308,6 +1491,8 @@ static void add_stats(amx_scan_stats *sum, const amx_scan_stats *s)
     sum->bytes_read += s->bytes_read;
     sum->clips_linked += s->clips_linked;
     sum->seconds += s->seconds;
+    sum->dirs_unreadable += s->dirs_unreadable;
+    sum->archives_incomplete += s->archives_incomplete;
 }
 
 #define MAX_LAYER_DEPTH 4   /* a mod on a mod on a game on a game */

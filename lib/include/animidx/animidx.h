@@ -388,7 +388,10 @@ typedef struct amx_asset {
     uint32_t ref_count;
     amx_finding *findings;
     uint32_t finding_count;
-    uint32_t findings_dropped; /* findings beyond amx_decode_opts.max_findings, counted only */
+    uint32_t findings_dropped; /* findings beyond amx_decode_opts.max_findings, counted only;
+                                * the cap keeps the most severe ones (a finding is dropped only
+                                * for one at least as severe) */
+    uint32_t findings_dropped_by_severity[3]; /* of those: info, warning, error */
     struct amx_arena *arena_;  /* private */
 } amx_asset;
 
@@ -398,11 +401,29 @@ typedef struct amx_decode_opts {
     const char *file_name;   /* the file's name (may include directories); used for naming
                               * conventions: ALA clip and skeleton names, particle name check */
     size_t max_memory;       /* 0 = 256 MiB + 16 x the file size: memory one decode may use */
-    uint32_t max_findings;   /* 0 = 200: findings kept per file (the rest are counted) */
+    uint32_t max_findings;   /* 0 = 200: findings kept per file (the rest are counted; the
+                              * most severe are kept) */
     amx_format format;       /* AMX_FMT_UNKNOWN = probe the content */
     const char *game;        /* "mp1" / "mp2": which game a Metroid Prime file is from (the
                               * files carry no marker); NULL = detect from the structure */
+    bool unpack_later;       /* archives with compressed members: check only the members'
+                              * headers (and charge the unpack budget); the caller inflates each
+                              * member once, with amx_archive_entry_bytes, which reports a damaged
+                              * stream. Without it the decode inflates each distinct member once
+                              * (the output discarded) to check it. */
 } amx_decode_opts;
+
+/* The unpack budget of an archive with compressed members (Metroid Prime PAK): the bytes its
+ * members inflate to, in total (each distinct stored span counted once), are at most
+ * AMX_UNPACK_ARCHIVE_FLOOR + AMX_UNPACK_RATIO x the archive's size, and never more than
+ * AMX_UNPACK_ARCHIVE_CAP. The first member past it is a LIMIT_EXCEEDED finding; it and the
+ * compressed members after it are not unpacked (not valid). A scan also bounds what all its
+ * archives unpack together: AMX_UNPACK_SCAN_FLOOR + AMX_UNPACK_RATIO x the bytes of the
+ * archives it read. */
+#define AMX_UNPACK_RATIO 32
+#define AMX_UNPACK_ARCHIVE_FLOOR ((uint64_t)64 << 20)
+#define AMX_UNPACK_ARCHIVE_CAP ((uint64_t)4 << 30)
+#define AMX_UNPACK_SCAN_FLOOR ((uint64_t)1 << 30)
 
 /* Decodes one file. On AMX_OK, *out is an asset (possibly with status ERROR and findings);
  * the caller frees it with amx_asset_free. On any other status *out is NULL. */
@@ -411,11 +432,16 @@ amx_status amx_decode(const uint8_t *data, size_t len, const amx_decode_opts *op
 
 void amx_asset_free(amx_asset *asset); /* NULL is a no-op */
 
+/* The findings the per-file cap dropped, as one summary: the severity of the worst of them, and
+ * "250 more findings in this file were not recorded (200 warnings, 50 info)" in buf. */
+amx_severity amx_findings_dropped_severity(const amx_asset *asset);
+void amx_findings_dropped_message(const amx_asset *asset, char *buf, size_t len);
+
 /* The bytes of member `index` of an archive: `archive` was decoded from data/len. For a stored
  * member, *out points into data and *owned is NULL; for a compressed one, *out is a buffer the
  * caller frees through *owned (free(*owned)). Returns AMX_OK; AMX_E_INVALID_ARG for an invalid
- * entry; AMX_E_LIMIT when the member cannot be unpacked (damaged stream, or larger than its
- * declared size or 1 GiB), with the reason in err. */
+ * entry or a damaged one (a stream that does not inflate to its declared size); AMX_E_LIMIT when
+ * the member is larger than its declared size or 1 GiB; AMX_E_NOMEM; the reason in err. */
 amx_status amx_archive_member(const amx_asset *archive, const uint8_t *data, size_t len,
                               uint32_t index, const uint8_t **out, size_t *out_len, void **owned,
                               char *err, size_t errlen);

@@ -64,6 +64,9 @@ typedef struct amx_scan_opts {
      * AMX_E_CANCELLED. NULL: never. */
     bool (*cancelled)(void *user);
     void *user;
+    /* What the scan's archives may unpack together before they add to it (AMX_UNPACK_RATIO x
+     * their size): 0 = AMX_UNPACK_SCAN_FLOOR. */
+    uint64_t unpack_floor;
 } amx_scan_opts;
 
 typedef struct amx_scan_stats {
@@ -76,6 +79,11 @@ typedef struct amx_scan_stats {
     uint64_t bytes_read;
     uint64_t clips_linked;        /* clips (re)bound to skeletons by the link pass */
     double seconds;
+    /* The scan is incomplete: directories that could not be read (their files keep their rows
+     * and the directory has one IO_ERROR finding), and archives left for the next scan by the
+     * scan's unpack budget. */
+    uint64_t dirs_unreadable;
+    uint64_t archives_incomplete;
 } amx_scan_stats;
 
 /* Scans a directory tree into the index: decodes new and changed files in parallel, removes

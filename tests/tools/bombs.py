@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Hostile inputs ("bombs") for the tests and bench/bombs.sh, generated at run time (standard
+library only; nothing large is kept in the repository).
+
+    python3 tests/tools/bombs.py pak-shared FILE [--records N] [--unpacked BYTES]
+    python3 tests/tools/bombs.py pak-many FILE [--members N] [--unpacked BYTES]
+    python3 tests/tools/bombs.py pak-warnings FILE [--warnings N]
+
+pak-shared    a Metroid Prime PAK whose N records (distinct asset ids) all point at one
+              zlib member that inflates to BYTES (default: 20 records, 256 MiB: 261 KB)
+pak-many      a PAK of N distinct members of BYTES each (default 40 x 8 MiB: 320 MiB claimed
+              by about 330 KB)
+pak-warnings  a PAK of N records whose data overlaps the tables (N BAD_VALUE warnings), then
+              a record whose data runs past the end of the file (a CHUNK_OVERRUN error)
+
+The layout is the one lib/format/mp_pak.c reads (docs/formats/metroid-prime.md): big-endian
+version 0x00030005, a zero word, the named-resource table, the resource table of 20-byte
+records {compressed, type, id, size, offset}, then the data; a compressed member is a u32
+unpacked size and a zlib stream.
+"""
+import struct
+import sys
+import zlib
+
+PAK_VERSION = 0x00030005
+
+
+def zlib_of_zeros(n, level=9):
+    """A zlib stream of n zero bytes, compressed in pieces (memory stays small)."""
+    z = zlib.compressobj(level)
+    chunk = bytes(1 << 20)
+    out = []
+    left = n
+    while left:
+        k = min(left, len(chunk))
+        out.append(z.compress(chunk[:k]))
+        left -= k
+    out.append(z.flush())
+    return b"".join(out)
+
+
+def pak(named, records, data_blobs):
+    """named: [(fourcc bytes, id, name bytes)]; records: [(compressed, fourcc, id, blob index
+    or (offset, size))]; data_blobs: [bytes] laid out after the tables in order."""
+    head = struct.pack(">II", PAK_VERSION, 0)
+    nt = struct.pack(">I", len(named)) + b"".join(
+        struct.pack(">4sII", t, i, len(n)) + n for t, i, n in named)
+    tables_end = len(head) + len(nt) + 4 + 20 * len(records)
+    offsets, at = [], tables_end
+    for b in data_blobs:
+        offsets.append(at)
+        at += len(b)
+    recs = []
+    for comp, t, i, where in records:
+        if isinstance(where, tuple):
+            off, size = where
+        else:
+            off, size = offsets[where], len(data_blobs[where])
+        recs.append(struct.pack(">I4sIII", comp, t, i, size, off))
+    return head + nt + struct.pack(">I", len(records)) + b"".join(recs) + b"".join(data_blobs)
+
+
+def pak_shared(records=20, unpacked=256 << 20):
+    member = struct.pack(">I", unpacked) + zlib_of_zeros(unpacked)
+    recs = [(1, b"TXTR", 0x10000000 + k, 0) for k in range(records)]
+    return pak([], recs, [member])
+
+
+def pak_many(members=40, unpacked=8 << 20):
+    blobs, recs = [], []
+    z = struct.pack(">I", unpacked) + zlib_of_zeros(unpacked)
+    for k in range(members):
+        # distinct stored spans: each member is its own copy of the stream
+        blobs.append(z)
+        recs.append((1, b"TXTR", 0x20000000 + k, k))
+    return pak([], recs, blobs)
+
+
+def pak_warnings(warnings=250):
+    # records whose data overlaps the tables (one BAD_VALUE warning each), then one whose data
+    # runs past the end of the file (CHUNK_OVERRUN, an error)
+    recs = [(0, b"ANIM", 0x30000000 + k, (0, 8)) for k in range(warnings)]
+    recs.append((0, b"ANIM", 0x3FFFFFFF, (1 << 20, 64)))
+    return pak([], recs, [b"\x00" * 16])
+
+
+def main(argv):
+    if len(argv) < 3:
+        sys.stderr.write(__doc__)
+        return 2
+    kind, path = argv[1], argv[2]
+    opts = {}
+    rest = argv[3:]
+    for k in range(0, len(rest) - 1, 2):
+        opts[rest[k].lstrip("-")] = int(rest[k + 1], 0)
+    if kind == "pak-shared":
+        data = pak_shared(opts.get("records", 20), opts.get("unpacked", 256 << 20))
+    elif kind == "pak-many":
+        data = pak_many(opts.get("members", 40), opts.get("unpacked", 8 << 20))
+    elif kind == "pak-warnings":
+        data = pak_warnings(opts.get("warnings", 250))
+    else:
+        sys.stderr.write("bombs.py: unknown kind %r\n%s" % (kind, __doc__))
+        return 2
+    with open(path, "wb") as fh:
+        fh.write(data)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
