@@ -46,6 +46,8 @@ static void add_stats(amx_scan_stats *sum, const amx_scan_stats *s)
     sum->bytes_read += s->bytes_read;
     sum->clips_linked += s->clips_linked;
     sum->seconds += s->seconds;
+    sum->dirs_unreadable += s->dirs_unreadable;
+    sum->archives_incomplete += s->archives_incomplete;
 }
 
 int cli_print_summary(amx_db *db, const amx_config *cfg, bool json, bool include_base,
@@ -74,6 +76,9 @@ int cli_print_summary(amx_db *db, const amx_config *cfg, bool json, bool include
             amx_json_kint(&j, "files_failed", (int64_t)st->files_failed);
             amx_json_kint(&j, "bytes_read", (int64_t)st->bytes_read);
             amx_json_knumber(&j, "seconds", st->seconds);
+            amx_json_kbool(&j, "complete", !st->dirs_unreadable && !st->archives_incomplete);
+            amx_json_kint(&j, "dirs_unreadable", (int64_t)st->dirs_unreadable);
+            amx_json_kint(&j, "archives_incomplete", (int64_t)st->archives_incomplete);
             amx_json_end_object(&j);
         }
         amx_json_key(&j, "files");
@@ -205,6 +210,23 @@ int cmd_scan(cli_opts *o, amx_config *cfg)
     if (rc != EXIT_INTERRUPTED && (rc == EXIT_OK || total.files_seen) && !(o->quiet && !o->json))
         if (cli_print_summary(db, cfg, o->json, o->include_base, &total) != EXIT_OK)
             rc = EXIT_IO;
+    /* An incomplete scan is an I/O failure: what could not be read kept its rows. */
+    if (rc == EXIT_OK && total.dirs_unreadable) {
+        cli_error("the scan is incomplete: %llu director%s could not be read; the files indexed "
+                  "under %s keep their rows (see 'animidx issues --code IO_ERROR')",
+                  (unsigned long long)total.dirs_unreadable,
+                  total.dirs_unreadable == 1 ? "y" : "ies",
+                  total.dirs_unreadable == 1 ? "it" : "them");
+        rc = EXIT_IO;
+    }
+    if (rc == EXIT_OK && total.archives_incomplete) {
+        cli_error("the scan is incomplete: %llu archive%s unpacked more than the scan's budget "
+                  "allows; the rest is left for the next scan (see 'animidx issues --code "
+                  "LIMIT_EXCEEDED')",
+                  (unsigned long long)total.archives_incomplete,
+                  total.archives_incomplete == 1 ? "" : "s");
+        rc = EXIT_IO;
+    }
     amx_db_close(db);
     /* Restored only now: a Ctrl-C after the last file (while the summary is printed or the
      * index closed) must not kill the process with the work done; the scan then exits 0. */

@@ -212,6 +212,24 @@ static bool is_dir_entry(const char *parent, const struct dirent *e)
     return n > 0 && (size_t)n < sizeof p && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* A symbolic link to a directory inside the root (or the root): the scan does not follow it
+ * (its files are indexed under their own path), so it is not watched either; the directory's
+ * own path gets the watch. */
+static bool link_into_root(const char *root, const char *parent, const struct dirent *e)
+{
+    if (e->d_type != DT_LNK && e->d_type != DT_UNKNOWN)
+        return false;
+    char p[PATH_MAX], real[PATH_MAX], rroot[PATH_MAX];
+    struct stat st;
+    int n = snprintf(p, sizeof p, "%s/%s", parent, e->d_name);
+    if (n <= 0 || (size_t)n >= sizeof p || lstat(p, &st) != 0 || !S_ISLNK(st.st_mode) ||
+        !realpath(p, real) || !realpath(root, rroot))
+        return false;
+    size_t k = strlen(rroot);
+    return strcmp(rroot, "/") == 0 ||
+           (strncmp(real, rroot, k) == 0 && (real[k] == '\0' || real[k] == '/'));
+}
+
 /* Watches a directory and everything below it (on the loop thread: a walk of directories only;
  * the files are the scan's business). */
 static void add_tree(amxd_watch *w, unsigned root, const char *rel, int depth)
@@ -248,7 +266,7 @@ static void add_tree(amxd_watch *w, unsigned root, const char *rel, int depth)
     struct dirent *e;
     while ((e = readdir(dir)) != NULL) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
-            !is_dir_entry(path, e))
+            !is_dir_entry(path, e) || link_into_root(amxd_root(d, root), path, e))
             continue;
         char *sub = join(rel, e->d_name);
         if (sub)

@@ -1046,6 +1046,109 @@ static const amx__file_row *dir_rows_find(dir_rows *d, const char *path)
     return NULL;
 }
 
+/* A directory that cannot be read: its rows stay (marked seen, so the sweep keeps them) and it
+ * gets one IO_ERROR; the scan is incomplete (stats.dirs_unreadable). */
+static void dir_unreadable(scanner *s, const char *rel, int err)
+{
+    if (s->failed)
+        return;
+    sqlite3_stmt *q = NULL;
+    amx_status st = ensure_tx(s);
+    if (!st && sqlite3_prepare_v2(s->db->db,
+                                  "SELECT id FROM files WHERE root_id = ?1 AND parent_id IS NULL "
+                                  "AND (?2 = '' OR (path > ?2 || '/' AND path < ?2 || '0'))",
+                                  -1, &q, NULL) != SQLITE_OK)
+        st = amx__db_error(s->db, "index: listing a directory's files", s->err, s->errlen);
+    if (!st) {
+        sqlite3_bind_int64(q, 1, s->root_id);
+        sqlite3_bind_text(q, 2, rel, -1, SQLITE_STATIC);
+        int rc;
+        while ((rc = sqlite3_step(q)) == SQLITE_ROW)
+            mark_seen(s, sqlite3_column_int64(q, 0));
+        if (rc != SQLITE_DONE)
+            st = amx__db_error(s->db, "index: listing a directory's files", s->err, s->errlen);
+    }
+    sqlite3_finalize(q);
+    if (st) {
+        s->failed = st;
+        return;
+    }
+    char msg[400];
+    snprintf(msg, sizeof msg, "cannot read the directory: %s; the files indexed under it keep "
+             "their rows from the last scan that could read it", strerror(err));
+    s->stats->dirs_unreadable++;
+    notice(s, *rel ? rel : ".", AMX_C_IO_ERROR, msg);
+}
+
+/* `real` (a resolved path) relative to the root: NULL when it is outside the root, "" for the
+ * root itself. */
+static const char *inside_root(const char *root, const char *real)
+{
+    size_t n = strlen(root);
+    if (strcmp(root, "/") == 0)
+        return real + 1;
+    if (strncmp(real, root, n) != 0 || (real[n] && real[n] != '/'))
+        return NULL;
+    return real[n] ? real + n + 1 : "";
+}
+
+/* A scope whose directory part goes through a symbolic link into the root (the daemon may see
+ * a change by such a path) is rewritten to the directory's own path, so a file keeps one path.
+ * The longest existing part is resolved (the file or its directories may be gone). */
+static void canonical_scope(const char *root, char *scope, size_t size)
+{
+    char *slash = strrchr(scope, '/');
+    if (!slash)
+        return;
+    size_t dlen = (size_t)(slash - scope);
+    for (size_t cut = dlen; cut > 0;) {
+        char abs[2 * PATH_MAX], real[PATH_MAX];
+        snprintf(abs, sizeof abs, "%s/%.*s", root, (int)cut, scope);
+        if (realpath(abs, real)) {
+            const char *canon = inside_root(root, real);
+            if (!canon) /* through a link out of the root: that path is the file's path */
+                return;
+            char out[2 * PATH_MAX];
+            int n = snprintf(out, sizeof out, "%s%s%s", canon, *canon ? "/" : "",
+                             scope + cut + 1);
+            if (n > 0 && (size_t)n < size && (size_t)n < sizeof out)
+                memcpy(scope, out, (size_t)n + 1);
+            return;
+        }
+        while (cut > 0 && scope[cut - 1] != '/')
+            cut--;
+        if (cut > 0)
+            cut--; /* drop the '/' */
+    }
+}
+
+/* A symbolic link `rel` (at abs_dir/name) to a directory: when it resolves inside the root, the
+ * directory's files are indexed under their own path (one path per file), so the link is not
+ * followed and is a DIRECTORY_LOOP finding. Returns true then. `cur` is the directory that
+ * holds the link (relative to the root). */
+static bool link_into_root(scanner *s, const char *abs_dir, const char *name, const char *rel,
+                           const char *cur)
+{
+    char path[PATH_MAX], real[PATH_MAX];
+    int n = snprintf(path, sizeof path, "%s/%s", abs_dir, name);
+    if (n < 0 || (size_t)n >= sizeof path || !realpath(path, real))
+        return false;
+    const char *target = inside_root(s->root, real);
+    if (!target)
+        return false;
+    size_t t = strlen(target);
+    bool ancestor = t == 0 || (strncmp(cur, target, t) == 0 && (cur[t] == '\0' || cur[t] == '/'));
+    char msg[PATH_MAX + 200];
+    if (ancestor)
+        snprintf(msg, sizeof msg, "symbolic link to %s%s%s, a directory that holds it; not "
+                 "followed", t ? "'" : "the root", target, t ? "'" : "");
+    else
+        snprintf(msg, sizeof msg, "symbolic link to '%s', a directory of the root, whose files "
+                 "are indexed under their own path; not followed", target);
+    notice(s, rel, AMX_C_DIRECTORY_LOOP, msg);
+    return true;
+}
+
 /* Walks one directory (depth-first, entries sorted so scans are reproducible). rel is "" for
  * the root. Entries are stat'ed relative to the open directory (fstatat), which spares the
  * kernel a full path resolution per file. */
@@ -1058,10 +1161,15 @@ static void walk(scanner *s, const char *abs, const char *rel, int depth)
         return;
     }
     DIR *d = opendir(abs);
-    if (!d) {
-        char msg[300];
-        snprintf(msg, sizeof msg, "cannot read the directory: %s", strerror(errno));
-        notice(s, *rel ? rel : ".", errno == ENOENT ? AMX_C_FILE_VANISHED : AMX_C_IO_ERROR, msg);
+    if (!d || access(abs, X_OK) != 0) { /* unreadable, or its entries cannot be looked at */
+        int e = errno;
+        if (d)
+            closedir(d);
+        if (e == ENOENT || e == ENOTDIR)
+            notice(s, *rel ? rel : ".", AMX_C_FILE_VANISHED,
+                   "the directory disappeared during the scan");
+        else
+            dir_unreadable(s, rel, e);
         return;
     }
     /* The entry names go into one pool (offsets while it grows, pointers once it is done). */
@@ -1123,6 +1231,9 @@ static void walk(scanner *s, const char *abs, const char *rel, int depth)
         } else if (S_ISDIR(st.st_mode)) {
             if (s->opts->shallow)
                 continue;
+            if (fstatat(dfd, names[i], &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode) &&
+                link_into_root(s, abs, names[i], r, rel))
+                continue;
             if (dir_visited(s, &st)) {
                 bool link = fstatat(dfd, names[i], &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode);
                 if (link)
@@ -1153,6 +1264,9 @@ static void walk(scanner *s, const char *abs, const char *rel, int depth)
  * is walked as empty, so the sweep removes its rows. */
 static void walk_scope(scanner *s, const char *root)
 {
+    struct stat rst;
+    if (stat(root, &rst) == 0)
+        dir_visited(s, &rst); /* a link back to the root is a loop */
     if (!s->scope) {
         walk(s, root, "", 0);
         return;
@@ -1163,10 +1277,18 @@ static void walk_scope(scanner *s, const char *root)
         notice(s, s->scope, AMX_C_IO_ERROR, "path longer than PATH_MAX; not scanned");
         return;
     }
-    struct stat st;
+    struct stat st, lst;
     if (stat(abs, &st) != 0)
         return;
     if (S_ISDIR(st.st_mode)) {
+        /* the scope itself may be a link back into the root */
+        const char *slash = strrchr(s->scope, '/');
+        char dir[PATH_MAX], parent[2 * PATH_MAX];
+        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - s->scope) : 0, s->scope);
+        snprintf(parent, sizeof parent, "%s%s%s", root, *dir ? "/" : "", dir);
+        if (lstat(abs, &lst) == 0 && S_ISLNK(lst.st_mode) &&
+            link_into_root(s, parent, slash ? slash + 1 : s->scope, s->scope, dir))
+            return;
         dir_visited(s, &st);
         walk(s, abs, s->scope, 1);
     } else if (S_ISREG(st.st_mode)) {
@@ -1336,7 +1458,8 @@ static amx_status scan_root(amx_db *db, const amx_scan_opts *opts, amx_scan_stat
             p += strspn(p, "/");
         }
         scope[k] = '\0';
-        s.scope = k ? scope : NULL;
+        canonical_scope(root, scope, sizeof scope);
+        s.scope = scope[0] ? scope : NULL;
     }
     struct stat dbst;
     const char *dbpath = sqlite3_db_filename(db->db, "main");
