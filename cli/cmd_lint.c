@@ -253,14 +253,15 @@ static void write_fail_reason(FILE *say, const lint_run *r)
 
 /* ---- json ---- */
 
-static void write_json(const lint_run *r, bool passed, const uint64_t totals[3], size_t baselined,
-                       size_t suppressed)
+static void write_json(const lint_run *r, const amx_config *cfg, bool passed,
+                       const uint64_t totals[3], size_t baselined, size_t suppressed)
 {
     amx_json j;
     amx_json_init(&j, stdout, true);
     amx_json_begin_object(&j);
     amx_json_kint(&j, "schema", AMX_JSON_SCHEMA);
     amx_json_kstring(&j, "tool_version", AMX_VERSION_STRING);
+    amx_json_kstring(&j, "config", cfg->source); /* null: the built-in defaults */
     amx_json_kstring(&j, "gate", amx_severity_name(r->gate));
     amx_json_kbool(&j, "passed", passed);
     amx_json_key(&j, "roots");
@@ -655,7 +656,7 @@ int cmd_lint(cli_opts *o, amx_config *cfg)
                                                                   : SARIF_BY_CODE };
     switch (fmt) {
     case FMT_TEXT: write_text(&r); break;
-    case FMT_JSON: write_json(&r, passed, totals, baselined, suppressed); break;
+    case FMT_JSON: write_json(&r, cfg, passed, totals, baselined, suppressed); break;
     case FMT_SARIF: lint_write_sarif(stdout, &r, cfg, &so); break;
     case FMT_JUNIT: rc = lint_write_junit(stdout, &r); break;
     }
@@ -674,6 +675,9 @@ int cmd_lint(cli_opts *o, amx_config *cfg)
                 so.left[AMX_SEV_WARNING], so.left[AMX_SEV_INFO]);
     if (fmt == FMT_TEXT || !o->quiet) {
         write_code_summary(say, &r);
+        /* which rules were in force: a config can change severities and ignore files */
+        fprintf(say, "lint: configuration: %s\n",
+                cfg->source ? cfg->source : "none (built-in defaults)");
         fprintf(say, "lint: %llu files, %llu errors, %llu warnings, %llu info",
                 (unsigned long long)files_seen, (unsigned long long)totals[AMX_SEV_ERROR],
                 (unsigned long long)totals[AMX_SEV_WARNING],

@@ -299,7 +299,8 @@ static void usage(FILE *out)
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fputs("\nevery command takes:\n"
-          "  --config FILE  config file (default: ./animidx.ini, else ~/.config/animidx/animidx.ini)\n"
+          "  --config FILE  config file (default: ~/.config/animidx/animidx.ini; a project's\n"
+          "                 ./animidx.ini is read only when given: --config ./animidx.ini)\n"
           "  --help         the command's usage and every option it takes: animidx COMMAND --help\n"
           "\n  --version      print the version\n"
           "\nexit status: 0 ok, 1 findings at or above the gate, 2 usage or config error,\n"
@@ -514,6 +515,9 @@ int main(int argc, char **argv)
     }
     char located[4096], err[1024];
     const char *cfg_file = amx_config_locate(o.config_path, located, sizeof located);
+    if (!o.config_path && !o.quiet && access("animidx.ini", F_OK) == 0)
+        cli_error("note: ./animidx.ini is not read unless given with --config ./animidx.ini "
+                  "(using %s)", cfg_file ? cfg_file : "the built-in defaults");
     if (cfg_file && amx_config_load_file(&cfg, cfg_file, err, sizeof err) != 0) {
         cli_error("%s", err);
         rc = EXIT_USAGE;

@@ -516,6 +516,10 @@ void lint_write_sarif(FILE *out, const lint_run *r, const amx_config *cfg, sarif
     amx_json_begin_array(&j);
     amx_json_begin_object(&j);
     amx_json_kbool(&j, "executionSuccessful", !oom);
+    amx_json_key(&j, "properties"); /* which configuration the rules came from */
+    amx_json_begin_object(&j);
+    amx_json_kstring(&j, "config", cfg->source);
+    amx_json_end_object(&j);
     amx_json_key(&j, "toolExecutionNotifications");
     amx_json_begin_array(&j);
     if (so->written < so->results) {

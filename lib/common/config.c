@@ -4,7 +4,8 @@
  * A load is all or nothing: the file is applied to a copy of the config, which replaces the
  * caller's only when the whole file is good. inih gives the handler no line numbers, so the
  * lines are read through our own reader, which counts them (and rejects lines too long for
- * inih's fixed buffer); a syntax error that only inih sees is placed by its return value.
+ * inih's fixed buffer, NUL bytes, and indented continuation lines of keys that take one value);
+ * a syntax error that only inih sees is placed by its return value.
  */
 #include "animidx/config.h"
 
@@ -221,6 +222,8 @@ typedef struct load_state {
     int err_line;          /* line of our own error, 0 for none */
     int read_errno;        /* a read error on fp */
     char msg[512];         /* our own error, without the "name:line: " prefix */
+    bool have_key;         /* a key was read in the current section (inih continues it) */
+    bool continuation;     /* the line being parsed is an indented continuation of that key */
 } load_state;
 
 __attribute__((format(printf, 2, 3)))
@@ -252,15 +255,25 @@ static int unknown_section(load_state *st, const char *s, size_t len)
     return fail(st, "unknown section [%.*s] (known: " KNOWN_SECTIONS ")", (int)len, s);
 }
 
-/* Checks a line the reader returns; NULL stops the parse. */
-static char *check_line(load_state *st, char *line, int num)
+/* Checks a line the reader returns (len bytes, NULs included); NULL stops the parse. */
+static char *check_line(load_state *st, char *line, size_t len, int num)
 {
     st->lineno++;
-    size_t len = strlen(line);
+    if (memchr(line, '\0', len)) {
+        fail(st, "a NUL byte in the line (a configuration is text)");
+        return NULL;
+    }
     if (len == (size_t)num - 1 && line[len - 1] != '\n') {
         fail(st, "line too long (at most %d characters)", num - 2);
         return NULL;
     }
+    /* inih's multi-line values: a non-blank line that starts with blanks continues the key
+     * before it (within a section); the handler must know, as most keys take one value. */
+    const char *t = line + strspn(line, " \t");
+    bool blank = *t == '\0' || *t == '\n' || *t == '\r';
+    st->continuation = t > line && !blank && *t != ';' && *t != '#' && st->have_key;
+    if (*t == '[')
+        st->have_key = false;
     /* A section header at the start of a line: check it here so an empty unknown section is
      * caught too, on its own line (inih tells the handler only about keys). */
     const char *p = line;
@@ -277,14 +290,24 @@ static char *check_line(load_state *st, char *line, int num)
 static char *file_reader(char *str, int num, void *stream)
 {
     load_state *st = stream;
-    if (st->err_line)
+    if (st->err_line || num < 2)
         return NULL;
-    if (!fgets(str, num, st->fp)) {
-        if (ferror(st->fp))
-            st->read_errno = errno ? errno : EIO;
+    /* fgets, counting the bytes: a NUL inside a line must not cut it silently */
+    size_t n = 0;
+    int c = EOF;
+    while (n < (size_t)num - 1 && (c = getc(st->fp)) != EOF) {
+        str[n++] = (char)c;
+        if (c == '\n')
+            break;
+    }
+    str[n] = '\0';
+    if (c == EOF && ferror(st->fp)) {
+        st->read_errno = errno ? errno : EIO;
         return NULL;
     }
-    return check_line(st, str, num);
+    if (n == 0)
+        return NULL;
+    return check_line(st, str, n, num);
 }
 
 static char *string_reader(char *str, int num, void *stream)
@@ -300,7 +323,7 @@ static char *string_reader(char *str, int num, void *stream)
     memcpy(str, st->text, n);
     str[n] = '\0';
     st->text += n;
-    return check_line(st, str, num);
+    return check_line(st, str, n, num);
 }
 
 /* The directory relative paths resolve against: the config file's (or the current one), made
@@ -503,12 +526,26 @@ static int root_key(load_state *st, const char *path_text, const char *name, con
     return 1;
 }
 
+/* Keys that take a list: a repeated key or an indented continuation line adds to it. */
+static bool list_key(const char *section, const char *name)
+{
+    if (strncasecmp(section, "root ", 5) == 0)
+        return strcasecmp(name, "base") == 0;
+    return strcasecmp(section, "scan") == 0 &&
+           (strcasecmp(name, "roots") == 0 || strcasecmp(name, "ignore") == 0);
+}
+
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
     load_state *st = user;
     amx_config *c = &st->work;
     if (st->err_line) /* newer inih still hands over the start of an over-long line */
         return 1;
+    st->have_key = true;
+    if (st->continuation && !list_key(section, name))
+        return fail(st, "an indented line continues '%s', which takes one value (only roots, "
+                        "ignore and base take a list); remove the indentation or join the lines",
+                    name);
     if (!*section)
         return fail(st, "key '%s' before any section (known: " KNOWN_SECTIONS ")", name);
     if (strncasecmp(section, "root ", 5) == 0) {
@@ -643,10 +680,10 @@ static bool is_file(const char *path)
 const char *amx_config_locate(const char *explicit_path, char *buf, size_t buflen)
 {
     int n = -1;
+    /* Never ./animidx.ini by itself: a mod unpacked in the working directory could switch
+     * rules off or move the index. A project uses its own file with --config. */
     if (explicit_path) {
         n = snprintf(buf, buflen, "%s", explicit_path);
-    } else if (is_file("./animidx.ini")) {
-        n = snprintf(buf, buflen, "%s", "./animidx.ini");
     } else {
         const char *xdg = env_dir("XDG_CONFIG_HOME");
         const char *home = env_home();

@@ -359,6 +359,108 @@ int amx__db_writes(amx_db *db)
     return rc;
 }
 
+/* ---- whose database: the application_id, and read-only indexes (issue 16) ---- */
+
+#define AMX_STR_(x) #x
+#define AMX_STR(x) AMX_STR_(x)
+
+/* Tells whether the database is an animidx index before anything is written to it: its
+ * application_id is AMX_DB_APPLICATION_ID; or it is 0 and the database is empty (a new index)
+ * or holds the tables of an index made by an earlier animidx (user_version 1 or more, with
+ * roots, files and findings), which then gets the id. Anything else is another program's
+ * database: refused, untouched (the journal mode is changed only after this). */
+static amx_status check_identity(amx_db *db, const char *path, bool *set_id, char *err,
+                                 size_t errlen)
+{
+    *set_id = false;
+    sqlite3_stmt *q = NULL;
+    int64_t app = 0, version = 0, objects = 0, ours = 0;
+    int rc = sqlite3_prepare_v2(db->db,
+                                "SELECT (SELECT application_id FROM pragma_application_id), "
+                                "(SELECT user_version FROM pragma_user_version), "
+                                "(SELECT count(*) FROM sqlite_schema), "
+                                "(SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND "
+                                "name IN ('roots', 'files', 'findings'))",
+                                -1, &q, NULL);
+    if (rc == SQLITE_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+        app = sqlite3_column_int64(q, 0);
+        version = sqlite3_column_int64(q, 1);
+        objects = sqlite3_column_int64(q, 2);
+        ours = sqlite3_column_int64(q, 3);
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(q);
+    if (rc != SQLITE_OK) {
+        int ext = sqlite3_extended_errcode(db->db);
+        if (ext == SQLITE_NOTADB)
+            snprintf(err, errlen, "%s: not an animidx index (not an SQLite database at all)", path);
+        else
+            snprintf(err, errlen, "%s: cannot read the index: %s", path, sqlite3_errmsg(db->db));
+        return AMX_E_DB;
+    }
+    if (app == AMX_DB_APPLICATION_ID)
+        return AMX_OK;
+    bool fresh = app == 0 && objects == 0 && version == 0;
+    bool earlier = app == 0 && version >= 1 && ours == 3;
+    if (!fresh && !earlier) {
+        char what[96];
+        if (app)
+            snprintf(what, sizeof what, "application_id 0x%08llX", (unsigned long long)(uint32_t)app);
+        else
+            snprintf(what, sizeof what, "%lld schema objects, user_version %lld",
+                     (long long)objects, (long long)version);
+        snprintf(err, errlen, "%s: not an animidx index: an SQLite database of another program "
+                 "(%s); it was not changed. Give --db (or [index] database) a new file or an "
+                 "animidx index", path, what);
+        return AMX_E_DB;
+    }
+    /* the id is set once the migrations went through (read-only: by the next scan) */
+    *set_id = !db->readonly;
+    return AMX_OK;
+}
+
+/* "file:PATH?immutable=1" (the path percent-encoded as a URI needs). */
+static char *immutable_uri(const char *path)
+{
+    size_t n = strlen(path);
+    char *u = malloc(3 * n + 32);
+    if (!u)
+        return NULL;
+    size_t o = (size_t)sprintf(u, "file:");
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if (*p == '%' || *p == '?' || *p == '#' || *p < 0x21 || *p >= 0x7F)
+            o += (size_t)sprintf(u + o, "%%%02X", *p);
+        else
+            u[o++] = (char)*p;
+    }
+    strcpy(u + o, "?immutable=1");
+    return u;
+}
+
+/* A read-only open of an index in WAL mode whose directory the user cannot write (no -shm can
+ * be made): when there is no WAL content to miss, the file is opened as immutable instead. */
+static bool reopen_immutable(amx_db *db, const char *path)
+{
+    char wal[4200];
+    struct stat st;
+    if (snprintf(wal, sizeof wal, "%s-wal", path) >= (int)sizeof wal ||
+        (stat(wal, &st) == 0 && st.st_size > 0) || access(path, R_OK) != 0)
+        return false;
+    char *uri = immutable_uri(path);
+    sqlite3 *h = NULL;
+    bool ok = uri && sqlite3_open_v2(uri, &h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
+                                                 SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK;
+    free(uri);
+    if (!ok) {
+        sqlite3_close(h);
+        return false;
+    }
+    sqlite3_close(db->db);
+    db->db = h;
+    sqlite3_busy_timeout(db->db, 10000);
+    return true;
+}
+
 amx_status amx_db_open(const char *path, int flags, amx_db **out, char *err, size_t errlen)
 {
     *out = NULL;
@@ -389,8 +491,20 @@ amx_status amx_db_open(const char *path, int flags, amx_db **out, char *err, siz
     }
     sqlite3_busy_timeout(db->db, 10000);
     amx_status st = amx__db_exec(db, "PRAGMA foreign_keys = ON", err, errlen);
+    /* Whose database it is, before anything changes it (a file that is not a database, or
+     * another program's, is refused here); the journal mode only after the schema is ours. */
+    bool set_id = false;
+    if (!st && (st = check_identity(db, path, &set_id, err, errlen)) && ro &&
+        (sqlite3_errcode(db->db) == SQLITE_CANTOPEN || sqlite3_errcode(db->db) == SQLITE_READONLY) &&
+        reopen_immutable(db, path))
+        st = check_identity(db, path, &set_id, err, errlen);
     if (!st && amx__tracks_register(db->db) != SQLITE_OK)
         st = amx__db_error(db, "index: registering functions", err, errlen);
+    if (!st)
+        st = migrate(db, err, errlen);
+    if (!st && set_id)
+        st = amx__db_exec(db, "PRAGMA application_id = " AMX_STR(AMX_DB_APPLICATION_ID), err,
+                          errlen);
     /* The settings, measured on bench/real_shape_bench.sh's tree (docs in bench/README.md):
      * - WAL, so that queries and the daemon's readers never wait for a scan; synchronous =
      *   NORMAL: a commit is durable at the next checkpoint, and a crash still leaves a
@@ -404,18 +518,6 @@ amx_status amx_db_open(const char *path, int flags, amx_db **out, char *err, siz
         st = amx__db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL", err, errlen);
     if (!st && !ro)
         sqlite3_db_config(db->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
-    if (!st) {
-        /* A file that is not a database shows up here. */
-        sqlite3_stmt *s = NULL;
-        if (sqlite3_prepare_v2(db->db, "SELECT count(*) FROM sqlite_schema", -1, &s, NULL) != SQLITE_OK ||
-            sqlite3_step(s) != SQLITE_ROW) {
-            snprintf(err, errlen, "%s: not an animidx index: %s", path, sqlite3_errmsg(db->db));
-            st = AMX_E_DB;
-        }
-        sqlite3_finalize(s);
-    }
-    if (!st)
-        st = migrate(db, err, errlen);
     if (!st && !ro && prepare_writes(db, true) != SQLITE_OK)
         st = amx__db_error(db, "index: preparing a statement", err, errlen);
     if (st) {

@@ -999,12 +999,18 @@ def test_config():
         # dump applies it too
         p = ax.run("dump", "--json", "--config", cfg, os.path.join(ROOT, MODELS, "P_DEMO_FIRE.ALO"))
         c.eq(p.returncode, 0, "dump with a config")
-        # and ./animidx.ini in the working directory is found without --config
+        # ./animidx.ini in the working directory is read only when given with --config (a mod
+        # unpacked there must not change the rules)
         wd = os.path.join(TMP, "wd")
         write(os.path.join(wd, "animidx.ini"), "[severity]\nSKELETON_NOT_FOUND = error\n")
         p = ax.run("issues", "--db", DB, "--json", "--code", "SKELETON_NOT_FOUND", cwd=wd)
         got = json.loads(p.stdout) if p.returncode == 0 else None
-        c.that(got and all(i["severity"] == "error" for i in got), "./animidx.ini not applied: %s" % short(got))
+        c.that(got and all(i["severity"] == "warning" for i in got), "./animidx.ini applied: %s" % short(got))
+        c.that("./animidx.ini is not read unless given with --config" in p.stderr, "stderr %r" % p.stderr)
+        p = ax.run("issues", "--db", DB, "--json", "--code", "SKELETON_NOT_FOUND", "--config",
+                   "./animidx.ini", cwd=wd)
+        got = json.loads(p.stdout) if p.returncode == 0 else None
+        c.that(got and all(i["severity"] == "error" for i in got), "--config ./animidx.ini not applied: %s" % short(got))
 
     with case(tap, "config [scan] ignore skips files and directories") as c:
         cfg = write(os.path.join(cdir, "ign.ini"), "[scan]\nignore = *_DIE_*, units\n")

@@ -234,8 +234,159 @@ def test_unreadable_dir():
             shutil.rmtree(base, ignore_errors=True)
 
 
+# ---------------------------------------------------------------- 7. someone else's database
+
+def sql(db, *stmts):
+    con = sqlite3.connect(db)
+    try:
+        out = None
+        for st in stmts:
+            out = con.execute(st).fetchall()
+        con.commit()
+        return out
+    finally:
+        con.close()
+
+
+def db_state(db):
+    """What another program would notice: its tables, user_version, journal mode, side files."""
+    return (sql(db, "SELECT type, name FROM sqlite_schema ORDER BY name"),
+            sql(db, "PRAGMA user_version")[0][0], sql(db, "PRAGMA application_id")[0][0],
+            sql(db, "PRAGMA journal_mode")[0][0],
+            sorted(f for f in os.listdir(os.path.dirname(db)) if f.startswith(os.path.basename(db) + "-")))
+
+
+def test_foreign_database():
+    tree = fresh("dbtree")
+    amxgen("demo", tree)
+    with case(tap, "--db on another program's SQLite database: exit 3, a clear message, the file "
+                   "untouched (no tables, no user_version, no WAL)") as c:
+        d = fresh("foreign")
+        other = os.path.join(d, "other.db")
+        sql(other, "CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT)",
+            "INSERT INTO notes(text) VALUES ('mine')")
+        before = db_state(other)
+        for args in (["scan", tree, "--db", other, "--quiet"], ["issues", "--db", other],
+                     ["lint", tree, "--db", other, "--quiet"]):
+            p = ax.run(*args)
+            c.eq(p.returncode, 3, "%s: exit status" % args[0])
+            c.that("not an animidx index: an SQLite database of another program" in p.stderr,
+                   "%s: stderr %r" % (args[0], p.stderr))
+        c.eq(db_state(other), before, "the database after the attempts")
+        sql(other, "PRAGMA application_id = 1234")
+        p = ax.run("scan", tree, "--db", other, "--quiet")
+        c.that(p.returncode == 3 and "application_id 0x000004D2" in p.stderr, "stderr %r" % p.stderr)
+        junk = os.path.join(d, "junk.db")
+        write(junk, b"not a database at all, but long enough to have a header " * 20)
+        p = ax.run("issues", "--db", junk)
+        c.that(p.returncode == 3 and "not an SQLite database" in p.stderr, "junk: %r" % p.stderr)
+
+    with case(tap, "a new index gets the application_id; an earlier animidx's index (no id, its "
+                   "tables) still opens and gets it") as c:
+        d = fresh("ours")
+        db = os.path.join(d, "index.db")
+        must(ax.run("scan", tree, "--db", db, "--quiet"), "scan")
+        c.eq(sql(db, "PRAGMA application_id")[0][0], 0x414D5849, "application_id of a new index")
+        want = issues(db)
+        sql(db, "PRAGMA application_id = 0")   # as an earlier animidx left it
+        c.eq(issues(db), want, "a read-only query of the earlier index")
+        c.eq(sql(db, "PRAGMA application_id")[0][0], 0, "a query does not write the id")
+        must(ax.run("scan", tree, "--db", db, "--quiet"), "rescan")
+        c.eq(sql(db, "PRAGMA application_id")[0][0], 0x414D5849, "the id after a scan")
+
+    with case(tap, "a failed migration leaves the journal mode (and the id) as they were") as c:
+        d = fresh("failmig")
+        db = os.path.join(d, "old.db")
+        init = os.path.join(os.path.dirname(HERE), "..", "sql", "migrations", "0001_init.sql")
+        con = sqlite3.connect(db)
+        with open(init) as fh:
+            con.executescript(fh.read())
+        # 0002 adds clips.details: an index that already has it cannot be migrated
+        con.executescript("ALTER TABLE clips ADD COLUMN details TEXT; PRAGMA user_version = 1;")
+        con.close()
+        before = db_state(db)
+        p = ax.run("scan", tree, "--db", db, "--quiet")
+        c.eq(p.returncode, 3, "exit status")
+        c.that("0002" in p.stderr and "failed" in p.stderr, "stderr %r" % p.stderr)
+        c.eq(db_state(db), before, "the database after the failed migration")
+
+
+def test_readonly_index():
+    with case(tap, "a read-only index (0444 in a directory the user cannot write) can be queried") as c:
+        base = tempfile.mkdtemp(prefix="animidx-hostile-ro-")
+        try:
+            os.chmod(base, 0o755)
+            tree = os.path.join(base, "tree")
+            amxgen("demo", tree)
+            dbdir = os.path.join(base, "db")
+            os.mkdir(dbdir)
+            db = os.path.join(dbdir, "index.db")
+            must(ax.run("scan", tree, "--db", db, "--quiet"), "scan")
+            want = issues(db)
+            os.chmod(db, 0o444)
+            os.chmod(dbdir, 0o555)
+            if not IS_ROOT:
+                pre = None
+            else:
+                pre = as_nobody()
+            # with the -wal/-shm a reader left (empty), and with none (a copied index)
+            for phase in ("side files left by a reader", "the index file alone"):
+                if phase == "the index file alone":
+                    os.chmod(dbdir, 0o755)
+                    for f in os.listdir(dbdir):
+                        if f != "index.db":
+                            os.remove(os.path.join(dbdir, f))
+                    os.chmod(dbdir, 0o555)
+                try:
+                    p = subprocess.run([ANIMIDX, "issues", "--db", db, "--json"], env=ax.env,
+                                       cwd=base, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                       universal_newlines=True, timeout=60, preexec_fn=pre)
+                except (OSError, subprocess.SubprocessError) as e:
+                    c.skip("cannot drop to uid 65534: %s" % e)
+                    return
+                c.eq(p.returncode, 0, "%s: issues exit status (stderr %r)" % (phase, p.stderr))
+                c.that("not an animidx index" not in p.stderr, "%s: stderr %r" % (phase, p.stderr))
+                try:
+                    c.eq(json.loads(p.stdout), want, "%s: the findings" % phase)
+                except ValueError:
+                    c.that(False, "%s: not JSON: %r" % (phase, p.stdout[:300]))
+            # a scan cannot write it, and says so truthfully
+            p = subprocess.run([ANIMIDX, "scan", tree, "--db", db, "--quiet"], env=ax.env, cwd=base,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               universal_newlines=True, timeout=60, preexec_fn=pre)
+            c.eq(p.returncode, 3, "scan exit status")
+            c.that("not an animidx index" not in p.stderr, "scan stderr %r" % p.stderr)
+        finally:
+            os.chmod(os.path.join(base, "db"), 0o755)
+            shutil.rmtree(base, ignore_errors=True)
+
+
+def test_config_location():
+    with case(tap, "lint says which configuration it used; ./animidx.ini only with --config") as c:
+        wd = fresh("cfgwd")
+        amxgen("demo", os.path.join(wd, "Data"))
+        write(os.path.join(wd, "animidx.ini"),
+              "[severity]\nBONE_NOT_IN_SKELETON = off\nBONE_INDEX_MISMATCH = off\n"
+              "SIZE_MISMATCH = off\nTRUNCATED = off\nCHUNK_OVERRUN = off\n"
+              "[index]\ndatabase = /tmp/elsewhere-%d.db\n" % os.getpid())
+        p = ax.run("lint", "Data", "--db", os.path.join(wd, "l.db"), cwd=wd)
+        c.eq(p.returncode, 1, "lint fails on the demo's errors (the mod's ini is not read)")
+        c.that("lint: configuration: none (built-in defaults)" in p.stdout, "stdout %r" % p.stdout[-400:])
+        c.that("not read unless given with --config" in p.stderr, "stderr %r" % p.stderr)
+        c.that(not os.path.exists("/tmp/elsewhere-%d.db" % os.getpid()), "the ini moved the index")
+        p = ax.run("lint", "Data", "--db", os.path.join(wd, "l.db"), "--config", "./animidx.ini",
+                   "--format", "json", cwd=wd)
+        c.eq(p.returncode, 0, "with --config ./animidx.ini (stderr %r)" % p.stderr[-300:])
+        try:
+            c.eq(json.loads(p.stdout)["config"], "./animidx.ini", "JSON config")
+        except (ValueError, KeyError) as e:
+            c.that(False, "lint JSON: %s" % e)
+        c.that("lint: configuration: ./animidx.ini" in p.stderr, "stderr %r" % p.stderr[-300:])
+
+
 def main():
-    tests = [test_pak_bomb, test_findings_cap, test_symlink_ancestor, test_unreadable_dir]
+    tests = [test_pak_bomb, test_findings_cap, test_symlink_ancestor, test_unreadable_dir,
+             test_foreign_database, test_readonly_index, test_config_location]
     for t in tests:
         t()
     rc = tap.finish()

@@ -439,12 +439,15 @@ static void test_locate(void)
     write_file(tmp_path("xdg/animidx/animidx.ini"), "");
     snprintf(want, sizeof want, "%s/animidx/animidx.ini", xdg);
     CHECK_STR(amx_config_locate(NULL, buf, sizeof buf), want);
-    /* ./animidx.ini comes first; a directory of that name does not count */
-    CHECK_EQ(mkdir("animidx.ini", 0700), 0);
-    CHECK_STR(amx_config_locate(NULL, buf, sizeof buf), want);
-    rmdir("animidx.ini");
+    /* ./animidx.ini is never read by itself (the working directory may be a downloaded mod):
+     * only when given explicitly */
     write_file("animidx.ini", "");
-    CHECK_STR(amx_config_locate(NULL, buf, sizeof buf), "./animidx.ini");
+    CHECK_STR(amx_config_locate(NULL, buf, sizeof buf), want);
+    unsetenv("XDG_CONFIG_HOME");
+    remove(tmp_path("home/.config/animidx/animidx.ini"));
+    CHECK(amx_config_locate(NULL, buf, sizeof buf) == NULL);
+    setenv("XDG_CONFIG_HOME", xdg, 1);
+    CHECK_STR(amx_config_locate("./animidx.ini", buf, sizeof buf), "./animidx.ini");
     CHECK_STR(amx_config_locate("other.ini", buf, sizeof buf), "other.ini");
 
     CHECK_EQ(chdir(cwd), 0);

@@ -262,10 +262,66 @@ static void test_scan_unpack_budget(void)
     amx_db_close(db);
 }
 
+/* ---- the configuration: NUL bytes and continuation lines ---- */
+
+static const char *load_text(const char *text, size_t len, amx_config *c, char *err, size_t n)
+{
+    char path[256];
+    snprintf(path, sizeof path, "/tmp/amx_hostile_cfg_%d.ini", (int)getpid());
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (!f)
+        return "cannot write";
+    fwrite(text, 1, len, f);
+    fclose(f);
+    amx_config_finish(c);
+    CHECK_EQ(amx_config_init(c), 0);
+    err[0] = '\0';
+    amx_config_load_file(c, path, err, n);
+    remove(path);
+    const char *colon = strstr(err, ".ini:"); /* without the temporary path */
+    return colon ? colon + 1 : err;
+}
+
+#define LOAD(lit) load_text(lit, sizeof(lit) - 1, &c, err, sizeof err)
+
+static void test_config_text(void)
+{
+    amx_config c = { 0 };
+    char err[512];
+    /* a NUL cut the value short without a word; now it is an error on its line */
+    CHECK_STR(LOAD("[index]\ndatabase = /safe\0/../evil.db\n"),
+              "ini:2: a NUL byte in the line (a configuration is text)");
+    CHECK_STR(LOAD("[severity]\nTRUNCATED = off\0 ; looks like error\n"),
+              "ini:2: a NUL byte in the line (a configuration is text)");
+    CHECK_EQ(c.severity[AMX_C_TRUNCATED], AMX_SEV_ERROR);
+    /* an indented line continues the key before it: only list keys take more values */
+    CHECK_STR(LOAD("[index]\ndatabase = /a.db\n  /b.db\n"),
+              "ini:3: an indented line continues 'database', which takes one value (only roots, "
+              "ignore and base take a list); remove the indentation or join the lines");
+    CHECK_STR(LOAD("[scan]\njobs = 1\n\t8\n"),
+              "ini:3: an indented line continues 'jobs', which takes one value (only roots, "
+              "ignore and base take a list); remove the indentation or join the lines");
+    CHECK(strstr(LOAD("[severity]\nTRUNCATED = warning\n   off\n"), "ini:3: an indented line "
+                                                                      "continues 'TRUNCATED'"));
+    CHECK(strstr(LOAD("[daemon]\nsocket = /s\n log = /l\n"), "ini:3: an indented line continues"));
+    CHECK_STR(LOAD("[scan]\nroots = /a\n  /b, /c\nignore = *.bak\n  tmp\n"), "");
+    CHECK_EQ(c.root_count, 3);
+    CHECK_EQ(c.ignore_count, 2);
+    CHECK_STR(LOAD("[root /m]\nbase = /g\n    /h\n"), "");
+    CHECK(c.root_bases_count == 1 && c.root_bases[0].count == 2);
+    /* not continuations: an indented first key of a section, comments, blank lines */
+    CHECK_STR(LOAD("[scan]\n  jobs = 2\n[index]\n  database = /d.db\n  ; note\n\n"), "");
+    CHECK_EQ(c.jobs, 2);
+    CHECK_STR(c.db_path, "/d.db");
+    amx_config_finish(&c);
+}
+
 int main(void)
 {
     RUN(test_cap_keeps_errors);
     RUN(test_pak_budget);
     RUN(test_scan_unpack_budget);
+    RUN(test_config_text);
     return test_done();
 }

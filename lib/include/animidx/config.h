@@ -2,8 +2,9 @@
  * animidx configuration (config/animidx.ini documents every key).
  *
  * Precedence: built-in defaults < the config file < command-line flags (applied by the caller
- * after loading). The file is `--config FILE`, else ./animidx.ini, else
- * $XDG_CONFIG_HOME/animidx/animidx.ini (~/.config/animidx/animidx.ini); see amx_config_locate.
+ * after loading). The file is `--config FILE`, else $XDG_CONFIG_HOME/animidx/animidx.ini
+ * (~/.config/animidx/animidx.ini); see amx_config_locate. A project's own file (./animidx.ini)
+ * is read only when given with --config: the working directory may be a downloaded mod.
  *
  *   [index]
  *   database = path             ; relative paths resolve against the config file's directory
@@ -27,7 +28,9 @@
  *   log = stderr                ; or a file
  *   log_level = info            ; error | warning | info | debug
  *
- * An unknown section or key, or a bad value, is an error naming the file and the line.
+ * An unknown section or key, or a bad value, is an error naming the file and the line; so is a
+ * NUL byte, and an indented continuation line under a key that takes one value (roots, ignore
+ * and base take a list, continued on indented lines).
  */
 #ifndef ANIMIDX_CONFIG_H
 #define ANIMIDX_CONFIG_H
@@ -96,8 +99,9 @@ int amx_config_load_string(amx_config *c, const char *text, const char *name, ch
                            size_t errlen);
 
 /* Finds the config file to use: `explicit_path` if non-NULL (returned even if it does not exist,
- * so loading it reports the error), else ./animidx.ini, else the XDG one, if they exist.
- * Writes the path into buf and returns buf, or returns NULL when there is none. */
+ * so loading it reports the error), else the XDG one if it exists; never ./animidx.ini unless
+ * it is the explicit path. Writes the path into buf and returns buf, or returns NULL when there
+ * is none. */
 const char *amx_config_locate(const char *explicit_path, char *buf, size_t buflen);
 
 /* The `game` setting of the [root PATH] section that holds `abs_root` (the most specific one),

@@ -17,8 +17,15 @@ typedef struct amx_db amx_db;
 
 enum { AMX_DB_READONLY = 1 << 0 };
 
+/* The SQLite application_id of an animidx index ("AMXI"), set when it is created. */
+#define AMX_DB_APPLICATION_ID 0x414D5849
+
 /* Opens (creating it and its directory unless READONLY) and migrates the index.
- * A read-only open of a missing database fails with a message that says to run a scan. */
+ * A read-only open of a missing database fails with a message that says to run a scan. A
+ * database that is not an animidx index (another application_id, or tables and no id) is
+ * refused with AMX_E_DB and left untouched; an index of an earlier animidx (no id, its tables)
+ * gets the id. Read-only, an index whose directory cannot be written (no -shm) is opened as
+ * immutable when it has no WAL content. */
 amx_status amx_db_open(const char *path, int flags, amx_db **out, char *err, size_t errlen);
 void amx_db_close(amx_db *db); /* NULL is a no-op */
 int amx_db_schema_version(amx_db *db);
