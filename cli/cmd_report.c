@@ -5,12 +5,14 @@
 #include "animidx/json.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static char *dup0(const char *s)
 {
@@ -510,18 +512,29 @@ static int make_dirs(const char *dir)
 }
 
 /* Writes DIR/NAME through a temporary file renamed into place, so a reader (or the next
- * night's --previous) never sees half a report. */
+ * night's --previous) never sees half a report. The temporary file is new (mkostemp: O_EXCL,
+ * so a link planted in DIR is never followed) and the rename replaces DIR/NAME itself, even
+ * when that is a link. */
 static int write_file(const char *dir, const char *name, const report *r, bool html)
 {
     char path[PATH_MAX], tmp[PATH_MAX];
     if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path ||
-        snprintf(tmp, sizeof tmp, "%s/.%s.tmp", dir, name) >= (int)sizeof tmp) {
+        snprintf(tmp, sizeof tmp, "%s/.%s.XXXXXX", dir, name) >= (int)sizeof tmp) {
         cli_error("report: %s/%s: path too long", dir, name);
         return EXIT_IO;
     }
-    FILE *out = fopen(tmp, "w");
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0) {
+        cli_error("report: %s: %s", tmp, strerror(errno));
+        return EXIT_IO;
+    }
+    mode_t mask = umask(0);
+    umask(mask);
+    FILE *out = fchmod(fd, 0666 & ~mask) == 0 ? fdopen(fd, "w") : NULL;
     if (!out) {
         cli_error("report: %s: %s", tmp, strerror(errno));
+        close(fd);
+        remove(tmp);
         return EXIT_IO;
     }
     int rc = EXIT_OK;

@@ -384,9 +384,40 @@ def test_config_location():
         c.that("lint: configuration: ./animidx.ini" in p.stderr, "stderr %r" % p.stderr[-300:])
 
 
+# ---------------------------------------------------------------- 8. report --out and links
+
+def test_report_links():
+    with case(tap, "report --out DIR never writes through a link planted in DIR") as c:
+        d = fresh("reportlinks")
+        tree = os.path.join(d, "tree")
+        amxgen("demo", tree)
+        db = os.path.join(d, "index.db")
+        must(ax.run("scan", tree, "--db", db, "--quiet"), "scan")
+        out = os.path.join(d, "out")
+        os.makedirs(out)
+        victims = {}
+        for name in (".report.json.tmp", ".report.html.tmp", "report.json"):
+            v = os.path.join(d, "victim-" + name.strip("."))
+            write(v, "precious\n")
+            os.symlink(v, os.path.join(out, name))
+            victims[name] = v
+        p = ax.run("report", "--db", db, "--out", out)
+        c.eq(p.returncode, 0, "report exit status (stderr %r)" % p.stderr)
+        for name, v in victims.items():
+            with open(v) as fh:
+                c.eq(fh.read(), "precious\n", "the file %s pointed at" % name)
+        for name in ("report.json", "report.html"):
+            f = os.path.join(out, name)
+            c.that(os.path.isfile(f) and not os.path.islink(f), "%s is a regular file" % name)
+        c.eq(sorted(x for x in os.listdir(out) if x.startswith(".report") and not os.path.islink(os.path.join(out, x))),
+             [], "temporary files left behind")
+        mode = os.stat(os.path.join(out, "report.json")).st_mode & 0o777
+        c.eq(mode & 0o444, 0o444, "report.json readable as before (mode %o)" % mode)
+
+
 def main():
     tests = [test_pak_bomb, test_findings_cap, test_symlink_ancestor, test_unreadable_dir,
-             test_foreign_database, test_readonly_index, test_config_location]
+             test_foreign_database, test_readonly_index, test_config_location, test_report_links]
     for t in tests:
         t()
     rc = tap.finish()
