@@ -7,6 +7,7 @@
 #include "animidx/index.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 
 /* Exit codes (README "Exit codes"). */
 enum {
@@ -114,8 +115,12 @@ typedef struct cli_paths {
 int cli_resolve_path(amx_db *db, const char *cmd, const char *typed, bool allow_dir,
                      cli_paths *out);
 void cli_paths_free(cli_paths *p);
-/* Prints "animidx: <msg>" to stderr. */
+/* Prints "animidx: <msg>" to stderr (control characters escaped on a terminal). */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* On a terminal, stdout escapes control characters (term.c): call once at start. */
+void cli_term_init(void);
+/* Writes s to out, its control characters escaped when out is a terminal. */
+void cli_term_escape(FILE *out, const char *s);
 /* The progress line of a scan on a terminal (scan and lint): an amx_scan_opts.progress. */
 void cli_scan_progress(const amx_scan_progress *p, void *user);
 /* Prints the summary of the index (shared by scan and the demo). */

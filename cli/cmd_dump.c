@@ -7,11 +7,14 @@
 #include "animidx/w3d.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static amx_severity effective(const amx_config *cfg, const amx_finding *f)
 {
@@ -532,6 +535,58 @@ static void print_text(const char *path, const amx_asset *a, const amx_config *c
     }
 }
 
+static const char *file_kind(mode_t m)
+{
+    return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
+         : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
+
+/* Reads a whole regular file (amx_read_file's contract). Anything else is refused before it
+ * is read, as scan skips it: a FIFO would block for ever, a device never end. *skipped tells
+ * that case from a read error. */
+static unsigned char *read_regular(const char *path, size_t *len, bool *skipped, char *err,
+                                   size_t errlen)
+{
+    *skipped = false;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: %s, not a file to decode; skipped", path, file_kind(st.st_mode));
+        *skipped = true;
+        close(fd);
+        return NULL;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    unsigned char *buf = malloc((size_t)st.st_size + 1);
+    size_t n = 0;
+    while (buf && n < (size_t)st.st_size) {
+        ssize_t k = read(fd, buf + n, (size_t)st.st_size - n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            snprintf(err, errlen, "%s: %s", path, k < 0 ? strerror(errno) : "the file shrank while it was read");
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        n += (size_t)k;
+    }
+    if (!buf && n == 0 && st.st_size >= 0 && !err[0])
+        snprintf(err, errlen, "%s: out of memory", path);
+    close(fd);
+    if (buf) {
+        buf[n] = '\0';
+        *len = n;
+    }
+    return buf;
+}
+
 /* Decodes `arg` (a file, or ARCHIVE#MEMBER); returns the exit status for it. */
 static int dump_one(const char *arg, const amx_config *cfg, bool json, bool samples)
 {
@@ -543,13 +598,16 @@ static int dump_one(const char *arg, const amx_config *cfg, bool json, bool samp
     if (hash)
         file[hash - arg] = '\0';
     size_t len = 0;
-    unsigned char *data = amx_read_file(file, &len, err, sizeof err);
-    if (!data && hash) {
+    bool skipped = false;
+    err[0] = '\0';
+    unsigned char *data = read_regular(file, &len, &skipped, err, sizeof err);
+    if (!data && hash && !skipped) {
         /* A file whose name really contains '#'. */
         free(file);
         file = strdup(arg);
         hash = NULL;
-        data = file ? amx_read_file(file, &len, err, sizeof err) : NULL;
+        err[0] = '\0';
+        data = file ? read_regular(file, &len, &skipped, err, sizeof err) : NULL;
     }
     if (!data) {
         cli_error("%s", err);

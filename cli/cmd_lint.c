@@ -463,7 +463,9 @@ static int resolve_paths(lint_run *r, const char *const *given, size_t n)
                 return EXIT_USAGE;
             }
             const char *rel = lint_root(real, S_ISDIR(st.st_mode));
-            rc = add_root(r, n, real[0] ? real : "/", rel);
+            char *stored = rel ? amx_path_encode(rel) : NULL; /* as the index spells it */
+            rc = rel && !stored ? EXIT_IO : add_root(r, n, real[0] ? real : "/", stored);
+            free(stored);
         } else {
             cli_error("lint: %s: not a file or directory", given[i]);
             return EXIT_USAGE;

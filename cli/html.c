@@ -48,6 +48,18 @@ static void decoder_drop(decoder *d)
     *d = (decoder){ 0 };
 }
 
+/* ROOT/ + the first n bytes of an index path, as the file system spells them (the index escapes
+ * the bytes of a name that are not UTF-8: amx_path_decode). False when it does not fit. */
+static bool loose_file(char *buf, size_t size, const char *root, const char *path, size_t n)
+{
+    char *loose = strndup(path, n);
+    char *raw = loose ? amx_path_decode(loose) : NULL;
+    int w = raw ? snprintf(buf, size, "%s/%s", root, raw) : -1;
+    free(loose);
+    free(raw);
+    return w >= 0 && (size_t)w < size;
+}
+
 /* Decodes ROOT/PATH, or the member of ROOT/ARCHIVE#MEMBER, with samples. NULL when the file
  * cannot be read or decoded any more (it changed since the scan). */
 static amx_asset *decode_clip(decoder *d, const char *root, const char *path)
@@ -57,17 +69,17 @@ static amx_asset *decode_clip(decoder *d, const char *root, const char *path)
     char file[8192];
     size_t flen = strlen(path);
     struct stat st;
-    if (snprintf(file, sizeof file, "%s/%s", root, path) >= (int)sizeof file)
+    if (!loose_file(file, sizeof file, root, path, flen))
         return NULL;
     if (stat(file, &st) != 0 || !S_ISREG(st.st_mode))
         for (const char *h = strchr(path, '#'); h; h = strchr(h + 1, '#')) {
             flen = (size_t)(h - path);
-            snprintf(file, sizeof file, "%s/%.*s", root, (int)flen, path);
-            if (stat(file, &st) == 0 && S_ISREG(st.st_mode))
+            if (loose_file(file, sizeof file, root, path, flen) && stat(file, &st) == 0 &&
+                S_ISREG(st.st_mode))
                 break;
             flen = strlen(path);
         }
-    if (!path[flen] && snprintf(file, sizeof file, "%s/%s", root, path) >= (int)sizeof file)
+    if (!path[flen] && !loose_file(file, sizeof file, root, path, flen))
         return NULL;
     char err[1024];
     amx_asset *a = NULL;

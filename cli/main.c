@@ -241,12 +241,14 @@ static const cli_cmd commands[] = {
 
 void cli_error(const char *fmt, ...)
 {
+    char msg[4096];
     va_list ap;
     va_start(ap, fmt);
-    fputs("animidx: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    fputs("animidx: ", stderr);
+    cli_term_escape(stderr, msg); /* messages name files: no control characters on a terminal */
+    fputc('\n', stderr);
 }
 
 /* ---- colours ---- */
@@ -460,6 +462,7 @@ static int parse_args(const cli_cmd *cmd, int argc, char **argv, cli_opts *o)
 
 int main(int argc, char **argv)
 {
+    cli_term_init();
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;

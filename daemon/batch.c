@@ -263,11 +263,18 @@ static void work_cb(uv_work_t *req)
         const rename_op *r = &b->renames[i];
         uint64_t moved = 0;
         char err[512];
-        if (amx_index_rename(d->db, d->roots[r->root], r->from, r->to, &moved, err, sizeof err))
+        /* the index spells paths that are not text escaped (amx_path_encode) */
+        char *from = amx_path_encode(r->from), *to = amx_path_encode(r->to);
+        if (!from || !to)
+            amxd_log(AMX_LOG_WARNING, "rename %s -> %s: out of memory (the scans will catch up)",
+                     r->from, r->to);
+        else if (amx_index_rename(d->db, d->roots[r->root], from, to, &moved, err, sizeof err))
             amxd_log(AMX_LOG_WARNING, "rename %s -> %s: %s (the scans will catch up)", r->from, r->to,
                      err);
         else
             atomic_fetch_add(&d->renamed_atomic, moved);
+        free(from);
+        free(to);
     }
     merge_directories(d, b);
     for (size_t i = 0; i < b->n && !atomic_load(&d->stopping); i++) {

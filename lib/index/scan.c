@@ -616,7 +616,9 @@ typedef struct scanner {
     int nthreads;
     int64_t root_id;
     const char *root;             /* absolute */
-    const char *scope;            /* relative file or subtree being scanned; NULL = all */
+    const char *scope;            /* relative file or subtree being scanned, as stored
+                                   * (amx_path_encode); NULL = all */
+    const char *scope_raw;        /* the same as the file system spells it */
     uint8_t *seen;                /* bitmap over file ids at the start of the scan */
     int64_t seen_max;
     int64_t seen_count;           /* bits set in it */
@@ -925,9 +927,14 @@ static bool dir_visited(scanner *s, const struct stat *st)
     return false;
 }
 
+/* A directory entry's name as the file system spells it, and as the index stores it. */
+typedef struct entry_name {
+    const char *raw, *stored;
+} entry_name;
+
 static int cmp_names(const void *a, const void *b)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    return strcmp(((const entry_name *)a)->stored, ((const entry_name *)b)->stored);
 }
 
 /* A growable buffer of NUL-terminated strings, addressed by offset (it moves as it grows). */
@@ -1139,12 +1146,14 @@ static bool link_into_root(scanner *s, const char *abs_dir, const char *name, co
     size_t t = strlen(target);
     bool ancestor = t == 0 || (strncmp(cur, target, t) == 0 && (cur[t] == '\0' || cur[t] == '/'));
     char msg[PATH_MAX + 200];
+    char *shown = amx_path_encode(target); /* the path as the index spells it */
     if (ancestor)
         snprintf(msg, sizeof msg, "symbolic link to %s%s%s, a directory that holds it; not "
-                 "followed", t ? "'" : "the root", target, t ? "'" : "");
+                 "followed", t ? "'" : "the root", shown ? shown : "", t ? "'" : "");
     else
         snprintf(msg, sizeof msg, "symbolic link to '%s', a directory of the root, whose files "
-                 "are indexed under their own path; not followed", target);
+                 "are indexed under their own path; not followed", shown ? shown : "");
+    free(shown);
     notice(s, rel, AMX_C_DIRECTORY_LOOP, msg);
     return true;
 }
@@ -1152,7 +1161,8 @@ static bool link_into_root(scanner *s, const char *abs_dir, const char *name, co
 /* Walks one directory (depth-first, entries sorted so scans are reproducible). rel is "" for
  * the root. Entries are stat'ed relative to the open directory (fstatat), which spares the
  * kernel a full path resolution per file. */
-static void walk(scanner *s, const char *abs, const char *rel, int depth)
+/* rel is the directory's path as stored (amx_path_encode), raw as the file system spells it. */
+static void walk(scanner *s, const char *abs, const char *rel, const char *raw, int depth)
 {
     if (stop_requested(s))
         return;
@@ -1172,9 +1182,12 @@ static void walk(scanner *s, const char *abs, const char *rel, int depth)
             dir_unreadable(s, rel, e);
         return;
     }
-    /* The entry names go into one pool (offsets while it grows, pointers once it is done). */
+    /* The entry names go into one pool (offsets while it grows, pointers once it is done):
+     * each as the file system spells it and, when that is not text, as the index stores it
+     * (amx_path_encode). They are walked in the order of the stored names, the order of the
+     * index's rows for the directory (dir_rows_find's cursor). */
     strpool pool = { 0 };
-    size_t *offs = NULL;
+    size_t *offs = NULL; /* pairs: raw, stored */
     size_t n = 0, cap = 0;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
@@ -1182,46 +1195,62 @@ static void walk(scanner *s, const char *abs, const char *rel, int depth)
             continue;
         if (n == cap) {
             cap = cap ? cap * 2 : 64;
-            size_t *grown = realloc(offs, cap * sizeof *grown);
+            size_t *grown = realloc(offs, 2 * cap * sizeof *grown);
             if (!grown)
                 break;
             offs = grown;
         }
-        size_t at;
+        size_t at, sat;
         if (!pool_add(&pool, e->d_name, &at))
             break;
-        offs[n++] = at;
+        sat = at;
+        if (amx_path_needs_encoding(e->d_name)) {
+            char *enc = amx_path_encode(e->d_name);
+            bool ok = enc && pool_add(&pool, enc, &sat);
+            free(enc);
+            if (!ok)
+                break;
+        }
+        offs[2 * n] = at;
+        offs[2 * n + 1] = sat;
+        n++;
     }
-    char **names = n ? malloc(n * sizeof *names) : NULL;
+    entry_name *names = n ? malloc(n * sizeof *names) : NULL;
     if (n && !names) {
         s->failed = AMX_E_NOMEM;
         n = 0;
     }
     for (size_t i = 0; i < n; i++)
-        names[i] = pool.buf + offs[i];
+        names[i] = (entry_name){ pool.buf + offs[2 * i], pool.buf + offs[2 * i + 1] };
     free(offs);
     if (n)
         qsort(names, n, sizeof *names, cmp_names);
     int dfd = dirfd(d);
-    char r[PATH_MAX];
-    size_t prefix = strlen(rel); /* r is "rel/" + the entry's name */
+    char r[PATH_MAX], rr[PATH_MAX];
+    size_t prefix = strlen(rel); /* r is "rel/" + the stored name, rr "raw/" + the name */
     memcpy(r, rel, prefix);
     if (prefix)
         r[prefix++] = '/';
+    size_t rprefix = strlen(raw);
+    memcpy(rr, raw, rprefix);
+    if (rprefix)
+        rr[rprefix++] = '/';
     dir_rows known;
     dir_rows_load(s, rel, &known); /* on failure s->failed says why, and the loop stops */
     for (size_t i = 0; i < n && !s->failed; i++) {
-        size_t nl = strlen(names[i]);
-        if (prefix + nl >= sizeof r) {
+        const char *name = names[i].raw;
+        size_t nl = strlen(name), sl = strlen(names[i].stored);
+        if (prefix + sl >= sizeof r || rprefix + nl >= sizeof rr) {
             notice(s, rel, AMX_C_IO_ERROR, "a path in this directory is longer than PATH_MAX; skipped");
             continue;
         }
-        memcpy(r + prefix, names[i], nl + 1);
-        if (s->opts->config && amx_config_ignored(s->opts->config, r))
+        memcpy(r + prefix, names[i].stored, sl + 1);
+        memcpy(rr + rprefix, name, nl + 1);
+        if (s->opts->config && amx_config_ignored(s->opts->config, rr))
             continue;
         struct stat st, lst;
-        if (fstatat(dfd, names[i], &st, 0) != 0) {
-            if (fstatat(dfd, names[i], &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode))
+        if (fstatat(dfd, name, &st, 0) != 0) {
+            if (fstatat(dfd, name, &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode))
                 notice(s, r, AMX_C_IO_ERROR, "broken symbolic link");
             else if (errno != ENOENT) {
                 char msg[300];
@@ -1231,27 +1260,27 @@ static void walk(scanner *s, const char *abs, const char *rel, int depth)
         } else if (S_ISDIR(st.st_mode)) {
             if (s->opts->shallow)
                 continue;
-            if (fstatat(dfd, names[i], &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode) &&
-                link_into_root(s, abs, names[i], r, rel))
+            if (fstatat(dfd, name, &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode) &&
+                link_into_root(s, abs, name, r, raw))
                 continue;
             if (dir_visited(s, &st)) {
-                bool link = fstatat(dfd, names[i], &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode);
+                bool link = fstatat(dfd, name, &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode);
                 if (link)
                     notice(s, r, AMX_C_DIRECTORY_LOOP,
                            "symbolic link to a directory that is already scanned; not followed");
             } else {
-                size_t alen = strlen(abs) + strlen(names[i]) + 2;
+                size_t alen = strlen(abs) + strlen(name) + 2;
                 char *a = malloc(alen);
                 if (!a) {
                     s->failed = AMX_E_NOMEM;
                     break;
                 }
-                snprintf(a, alen, "%s/%s", abs, names[i]);
-                walk(s, a, r, depth + 1);
+                snprintf(a, alen, "%s/%s", abs, name);
+                walk(s, a, r, rr, depth + 1);
                 free(a);
             }
         } else if (S_ISREG(st.st_mode)) {
-            consider_file(s, abs, names[i], r, &st, dir_rows_find(&known, r));
+            consider_file(s, abs, name, r, &st, dir_rows_find(&known, r));
         }
     }
     dir_rows_free(&known);
@@ -1268,11 +1297,12 @@ static void walk_scope(scanner *s, const char *root)
     if (stat(root, &rst) == 0)
         dir_visited(s, &rst); /* a link back to the root is a loop */
     if (!s->scope) {
-        walk(s, root, "", 0);
+        walk(s, root, "", "", 0);
         return;
     }
+    const char *raw = s->scope_raw; /* the file system's spelling; s->scope is the stored one */
     char abs[PATH_MAX];
-    int n = snprintf(abs, sizeof abs, "%s/%s", root, s->scope);
+    int n = snprintf(abs, sizeof abs, "%s/%s", root, raw);
     if (n < 0 || (size_t)n >= sizeof abs) {
         notice(s, s->scope, AMX_C_IO_ERROR, "path longer than PATH_MAX; not scanned");
         return;
@@ -1282,15 +1312,15 @@ static void walk_scope(scanner *s, const char *root)
         return;
     if (S_ISDIR(st.st_mode)) {
         /* the scope itself may be a link back into the root */
-        const char *slash = strrchr(s->scope, '/');
+        const char *slash = strrchr(raw, '/');
         char dir[PATH_MAX], parent[2 * PATH_MAX];
-        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - s->scope) : 0, s->scope);
+        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - raw) : 0, raw);
         snprintf(parent, sizeof parent, "%s%s%s", root, *dir ? "/" : "", dir);
         if (lstat(abs, &lst) == 0 && S_ISLNK(lst.st_mode) &&
-            link_into_root(s, parent, slash ? slash + 1 : s->scope, s->scope, dir))
+            link_into_root(s, parent, slash ? slash + 1 : raw, s->scope, dir))
             return;
         dir_visited(s, &st);
-        walk(s, abs, s->scope, 1);
+        walk(s, abs, s->scope, raw, 1);
     } else if (S_ISREG(st.st_mode)) {
         const char *slash = strrchr(abs, '/');
         char dir[PATH_MAX];
@@ -1434,7 +1464,7 @@ static amx_status scan_root(amx_db *db, const amx_scan_opts *opts, amx_scan_stat
     }
     scanner s = { .db = db, .opts = opts, .stats = stats, .root = root, .err = err,
                   .errlen = errlen };
-    char scope[PATH_MAX];
+    char scope[PATH_MAX], scope_stored[3 * PATH_MAX];
     if (opts->scope && opts->scope[0]) {
         /* "./a//b/" -> "a/b"; ".." is refused: a scope stays inside its root. */
         size_t k = 0;
@@ -1459,7 +1489,15 @@ static amx_status scan_root(amx_db *db, const amx_scan_opts *opts, amx_scan_stat
         }
         scope[k] = '\0';
         canonical_scope(root, scope, sizeof scope);
-        s.scope = scope[0] ? scope : NULL;
+        if (scope[0]) { /* the stored spelling, for the index (amx_path_encode) */
+            char *enc = amx_path_encode(scope);
+            if (!enc)
+                return AMX_E_NOMEM;
+            snprintf(scope_stored, sizeof scope_stored, "%s", enc);
+            free(enc);
+            s.scope_raw = scope;
+            s.scope = scope_stored;
+        }
     }
     struct stat dbst;
     const char *dbpath = sqlite3_db_filename(db->db, "main");

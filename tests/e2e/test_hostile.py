@@ -415,9 +415,88 @@ def test_report_links():
         c.eq(mode & 0o444, 0o444, "report.json readable as before (mode %o)" % mode)
 
 
+# ---------------------------------------------------------------- 9. names
+
+def test_names_not_text():
+    with case(tap, "names that are not UTF-8 are stored escaped (%XX), losslessly: two files "
+                   "never look alike, and lint of one file finds it") as c:
+        root = fresh("names").encode()
+        names = [b"A\xff_IDLE_00.ALA", b"A\xfe_IDLE_00.ALA", b"A%FF_IDLE_00.ALA",
+                 b"caf\xc3\xa9_IDLE_00.ALA"]
+        for n in names:
+            amxgen("clip", os.fsdecode(os.path.join(root, n)), "--bones", "a,b")
+        db = os.path.join(TMP, "names.db")
+        must(ax.run("scan", os.fsdecode(root), "--db", db, "--quiet"), "scan")
+        got = sorted(i["path"] for i in issues(db))
+        want = sorted(["A%FF_IDLE_00.ALA", "A%FE_IDLE_00.ALA", "A%25FF_IDLE_00.ALA",
+                       "caf\u00e9_IDLE_00.ALA"])
+        c.eq(got, want, "paths of the findings (JSON)")
+        c.eq(len(set(got)), 4, "four distinct paths")
+        p = ax.run("lint", os.fsdecode(os.path.join(root, names[0])), "--db", db, "--format", "json",
+                   "--quiet")
+        try:
+            paths_linted = sorted({f["path"] for f in json.loads(p.stdout)["findings"]})
+        except (ValueError, KeyError):
+            paths_linted = p.stdout[:300]
+        c.eq(paths_linted, ["A%FF_IDLE_00.ALA"], "lint of the file named A\\xff...")
+        # the report decodes the clips again from their files for the plots
+        out = os.path.join(TMP, "names-report")
+        must(ax.run("report", "--db", db, "--out", out), "report")
+        with open(os.path.join(out, "report.html"), encoding="utf-8") as fh:
+            html = fh.read()
+        c.that("the file could not be decoded again" not in html, "a clip's file was not found again")
+
+    with case(tap, "control characters in names are escaped on a terminal, kept in a pipe") as c:
+        import pty
+        root = fresh("ctrl")
+        evil = "X\x1b]0;pwned\x07\x1b[2J_IDLE_00.ALA"
+        amxgen("clip", os.path.join(root, evil), "--bones", "a")
+        db = os.path.join(TMP, "ctrl.db")
+        must(ax.run("scan", root, "--db", db, "--quiet"), "scan")
+        master, slave = pty.openpty()
+        try:
+            p = subprocess.run([ANIMIDX, "issues", "--db", db], env=ax.env, stdout=slave,
+                               stderr=slave, timeout=60)
+            os.close(slave)
+            out = b""
+            while True:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                out += chunk
+        finally:
+            os.close(master)
+        c.eq(p.returncode, 0, "issues exit status")
+        c.that(b"\x1b" not in out and b"\x07" not in out, "raw control bytes on the terminal: %r" % out[:300])
+        c.that(b"X\\x1B]0;pwned\\x07\\x1B[2J_IDLE_00.ALA" in out, "escaped name: %r" % out[:300])
+        p = ax.run("issues", "--db", db)
+        c.that(evil in p.stdout, "a pipe gets the name as it is: %r" % p.stdout[:200])
+        p = ax.run("dump", os.path.join(root, evil, "nothing"))
+        c.that(evil in p.stderr, "stderr to a pipe: %r" % p.stderr[:200])
+
+
+def test_dump_fifo():
+    with case(tap, "dump of a FIFO or a device is refused at once (not read)") as c:
+        d = fresh("fifo")
+        fifo = os.path.join(d, "X_IDLE_00.ALA")
+        os.mkfifo(fifo)
+        for path, kind in ((fifo, "a FIFO"), ("/dev/zero", "a character device"), (d, "a directory")):
+            try:
+                p = ax.run("dump", path, timeout=10)
+            except subprocess.TimeoutExpired:
+                c.that(False, "dump %s blocked" % path)
+                continue
+            c.eq(p.returncode, 3, "dump %s: exit status" % path)
+            c.that(kind in p.stderr and "skipped" in p.stderr, "dump %s: stderr %r" % (path, p.stderr))
+
+
 def main():
     tests = [test_pak_bomb, test_findings_cap, test_symlink_ancestor, test_unreadable_dir,
-             test_foreign_database, test_readonly_index, test_config_location, test_report_links]
+             test_foreign_database, test_readonly_index, test_config_location, test_report_links,
+             test_names_not_text, test_dump_fifo]
     for t in tests:
         t()
     rc = tap.finish()

@@ -317,11 +317,54 @@ static void test_config_text(void)
     amx_config_finish(&c);
 }
 
+/* ---- paths that are not text ---- */
+
+static void check_round_trip(const char *raw)
+{
+    char *enc = amx_path_encode(raw);
+    char *dec = enc ? amx_path_decode(enc) : NULL;
+    CHECK(enc && dec && strcmp(dec, raw) == 0);
+    free(enc);
+    free(dec);
+}
+
+static void test_path_codec(void)
+{
+    static const struct { const char *raw, *stored; } cases[] = {
+        { "Data/Art/X.ALO", "Data/Art/X.ALO" },
+        { "caf\xc3\xa9/X.ALA", "caf\xc3\xa9/X.ALA" },      /* UTF-8: as it is */
+        { "A\xff.ALA", "A%FF.ALA" },
+        { "A\xfe.ALA", "A%FE.ALA" },
+        { "A%FF.ALA", "A%25FF.ALA" },                     /* reads like an escape */
+        { "100% done/x%zz%4", "100% done/x%zz%4" },       /* does not */
+        { "\xc3(\xed\xa0\x80", "%C3(%ED%A0%80" },        /* cut sequence, surrogate */
+        { "\xc0\xaf", "%C0%AF" },                          /* overlong '/' */
+        { "%%41", "%%2541" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *enc = amx_path_encode(cases[i].raw);
+        CHECK_STR(enc, cases[i].stored);
+        CHECK_EQ(amx_path_needs_encoding(cases[i].raw), strcmp(cases[i].raw, cases[i].stored) != 0);
+        free(enc);
+        check_round_trip(cases[i].raw);
+    }
+    /* every byte pair and triple after a '%' or alone */
+    char raw[8];
+    for (int a = 1; a < 256; a++)
+        for (int b = 0; b < 256; b += 7) {
+            snprintf(raw, sizeof raw, "%c%c%c", (char)a, b ? (char)b : 'F', '5');
+            check_round_trip(raw);
+            snprintf(raw, sizeof raw, "%%%c%c", (char)a, b ? (char)b : '0');
+            check_round_trip(raw);
+        }
+}
+
 int main(void)
 {
     RUN(test_cap_keeps_errors);
     RUN(test_pak_budget);
     RUN(test_scan_unpack_budget);
     RUN(test_config_text);
+    RUN(test_path_codec);
     return test_done();
 }

@@ -28,6 +28,16 @@ enum { AMX_DB_READONLY = 1 << 0 };
  * immutable when it has no WAL content. */
 amx_status amx_db_open(const char *path, int flags, amx_db **out, char *err, size_t errlen);
 void amx_db_close(amx_db *db); /* NULL is a no-op */
+
+/* Paths in the index are text: the bytes of a file name that are not UTF-8 are stored as %XX,
+ * and a '%' followed by two hex digits as %25, so every name is stored losslessly and two files
+ * never look alike. A name that is UTF-8 and holds no "%XX" is stored as it is. The scanner
+ * stores what amx_path_encode gives for the file system's relative path; amx_path_decode gives
+ * the file system's path back (for opening a file named by the index). Both return malloc'd
+ * strings (NULL when out of memory). */
+char *amx_path_encode(const char *raw);
+char *amx_path_decode(const char *stored);
+bool amx_path_needs_encoding(const char *raw);
 int amx_db_schema_version(amx_db *db);
 /* The underlying handle, for queries in tests. */
 struct sqlite3 *amx_db_handle(amx_db *db);
@@ -156,7 +166,7 @@ amx_status amx_query_roots(amx_db *db, void (*row)(const amx_root_row *r, void *
                            char *err, size_t errlen);
 
 /* Renames an indexed file or directory (with everything below it, and archive members) from
- * old_rel to new_rel under `root`, keeping the rows, their ids and their findings. A file whose
+ * old_rel to new_rel (as stored: amx_path_encode of the file system's paths) under `root`, keeping the rows, their ids and their findings. A file whose
  * name (stem) changes is marked stale, so the next scan of new_rel re-decodes it into the same
  * row (Alamo clips and skeletons are named after their files); a moved file keeps its decode.
  * What was indexed at new_rel before is replaced. Clips and models are rebound by the next link
