@@ -24,6 +24,7 @@ typedef struct cli_opts {
     int jobs;                 /* --jobs, -1 = not given */
     bool json;
     bool samples;
+    int max_frames;           /* dump --max-frames: -1 = not given, 0 = no limit */
     bool quiet;
     const char *skeleton;     /* clips --skeleton */
     const char *severity;     /* issues --severity */

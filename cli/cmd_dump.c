@@ -588,7 +588,8 @@ static unsigned char *read_regular(const char *path, size_t *len, bool *skipped,
 }
 
 /* Decodes `arg` (a file, or ARCHIVE#MEMBER); returns the exit status for it. */
-static int dump_one(const char *arg, const amx_config *cfg, bool json, bool samples)
+static int dump_one(const char *arg, const amx_config *cfg, bool json, bool samples,
+                    uint32_t max_frames)
 {
     char err[1024];
     const char *hash = strchr(arg, '#');
@@ -617,13 +618,16 @@ static int dump_one(const char *arg, const amx_config *cfg, bool json, bool samp
     /* A [root PATH] game setting that holds the file applies, as it does in a scan. */
     char real[PATH_MAX];
     const char *game = realpath(file, real) ? amx_config_game(cfg, real) : NULL;
-    amx_decode_opts opts = { .samples = samples, .file_name = file, .game = game };
+    amx_decode_opts opts = { .samples = samples, .file_name = file, .game = game,
+                             .max_sample_frames = max_frames };
     const unsigned char *span = data;
     size_t span_len = len;
     amx_asset *archive = NULL;
     void *member_buf = NULL;
     if (hash) {
-        if (amx_decode(data, len, &(amx_decode_opts){ .file_name = file, .game = game }, &archive) != AMX_OK ||
+        /* the member is unpacked once, below, not also to check the archive */
+        if (amx_decode(data, len, &(amx_decode_opts){ .file_name = file, .game = game,
+                                                       .unpack_later = true }, &archive) != AMX_OK ||
             !archive->archive) {
             cli_error("%s: not an archive, so '%s' cannot be found in it", file, hash + 1);
             amx_asset_free(archive);
@@ -684,8 +688,10 @@ int cmd_dump(cli_opts *o, amx_config *cfg)
         return EXIT_USAGE;
     }
     int worst = EXIT_OK;
+    uint32_t max_frames = o->max_frames < 0 ? 0 : o->max_frames == 0 ? UINT32_MAX
+                                                                   : (uint32_t)o->max_frames;
     for (int i = 0; i < o->nargs; i++) {
-        int rc = dump_one(o->args[i], cfg, o->json, o->samples);
+        int rc = dump_one(o->args[i], cfg, o->json, o->samples, max_frames);
         if (rc == EXIT_IO || rc == EXIT_USAGE)
             worst = worst == EXIT_OK || worst == EXIT_FINDINGS ? rc : worst;
         else if (rc == EXIT_FINDINGS && worst == EXIT_OK)

@@ -98,7 +98,8 @@ static amx_asset *decode_clip(decoder *d, const char *root, const char *path)
         d->archive_path = strdup(file);
         d->archive_data = amx_read_file(file, &d->archive_len, err, sizeof err);
         if (!d->archive_path || !d->archive_data ||
-            amx_decode(d->archive_data, d->archive_len, &(amx_decode_opts){ .file_name = file },
+            amx_decode(d->archive_data, d->archive_len,
+                       &(amx_decode_opts){ .file_name = file, .unpack_later = true },
                        &d->archive) != AMX_OK)
             d->archive = NULL;
     }
@@ -344,10 +345,36 @@ static void loaded_free(loaded *l)
 
 enum { MARK_NONE, MARK_OK, MARK_BAD };
 
+/* Bone indices sorted by name (case-blind), then index: a clip's name for a bone is found by
+ * binary search, so marking a clip's tracks stays O((bones + tracks) log bones). */
+static const loaded *sort_skel;
+
+static int cmp_bone_name(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    int c = strcasecmp(sort_skel->bones[x].name, sort_skel->bones[y].name);
+    return c ? c : (x > y) - (x < y);
+}
+
+/* The lowest index of a bone named `name` (case-blind), or n. */
+static size_t find_bone(const loaded *skel, const size_t *by_name, size_t n, const char *name)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcasecmp(skel->bones[by_name[mid]].name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && strcasecmp(skel->bones[by_name[lo]].name, name) == 0 ? by_name[lo] : n;
+}
+
 /* Draws the skeleton as an indented tree, parents before children. With a clip (tracks), each
  * bone is marked: animated and matching (green), not animated by the clip (grey), or named
  * differently by the clip's track at its index (red, with the clip's name for it); tracks
- * whose index is outside the skeleton are listed under the tree. */
+ * whose index is outside the skeleton are listed under the tree. Linear in bones and tracks
+ * (children lists, a sorted name index): a skeleton of any size draws in proportion. */
 static void hierarchy(FILE *out, const loaded *skel, const loaded *clip)
 {
     size_t n = skel->nbones;
@@ -356,8 +383,14 @@ static void hierarchy(FILE *out, const loaded *skel, const loaded *clip)
     size_t *order = malloc((n + 1) * sizeof *order), *stack = malloc((n + 1) * sizeof *stack);
     int *depth = calloc(n + 1, sizeof *depth);
     bool *seen = calloc(n + 1, sizeof *seen);
-    if (!mark || !note || !order || !stack || !depth || !seen)
+    size_t *first = calloc(n + 2, sizeof *first), *kids = malloc((n + 1) * sizeof *kids);
+    size_t *by_name = malloc((n + 1) * sizeof *by_name);
+    if (!mark || !note || !order || !stack || !depth || !seen || !first || !kids || !by_name)
         goto out;
+    for (size_t i = 0; i < n; i++)
+        by_name[i] = i;
+    sort_skel = skel;
+    qsort(by_name, n, sizeof *by_name, cmp_bone_name);
     size_t ghosts = 0;
     for (size_t t = 0; clip && t < clip->ntracks; t++) {
         const track_row *tr = &clip->tracks[t];
@@ -372,10 +405,7 @@ static void hierarchy(FILE *out, const loaded *skel, const loaded *clip)
             continue;
         }
         mark[i] = MARK_BAD;
-        size_t other = n;
-        for (size_t k = 0; k < n && other == n; k++)
-            if (strcasecmp(tr->bone, skel->bones[k].name) == 0)
-                other = k;
+        size_t other = find_bone(skel, by_name, n, tr->bone);
         char buf[512];
         if (other < n)
             snprintf(buf, sizeof buf, "clip names '%s' here, which is bone %zu", tr->bone, other);
@@ -384,6 +414,25 @@ static void hierarchy(FILE *out, const loaded *skel, const loaded *clip)
                      tr->bone);
         free(note[i]);
         note[i] = strdup(buf);
+    }
+    /* Each bone's children, in index order (a counting sort by parent). */
+    for (size_t k = 0; k < n; k++) {
+        int64_t p = skel->bones[k].parent;
+        if (p >= 0 && (size_t)p < n && (size_t)p != k)
+            first[p + 1]++;
+    }
+    for (size_t k = 0; k < n; k++)
+        first[k + 1] += first[k];
+    {
+        size_t *fill = calloc(n + 1, sizeof *fill);
+        if (!fill)
+            goto out;
+        for (size_t k = 0; k < n; k++) {
+            int64_t p = skel->bones[k].parent;
+            if (p >= 0 && (size_t)p < n && (size_t)p != k)
+                kids[first[p] + fill[p]++] = k;
+        }
+        free(fill);
     }
     /* Depth-first order from the roots; a bone whose parent is invalid or part of a cycle is
      * drawn as a root. */
@@ -402,12 +451,14 @@ static void hierarchy(FILE *out, const loaded *skel, const loaded *clip)
                 size_t b = stack[--sp];
                 order[norder++] = b;
                 /* push children in reverse so they come out in index order */
-                for (size_t k = n; k-- > 0;)
-                    if (!seen[k] && skel->bones[k].parent == (int64_t)b) {
-                        seen[k] = true;
-                        depth[k] = depth[b] + 1;
-                        stack[sp++] = k;
-                    }
+                for (size_t c = first[b + 1]; c-- > first[b];) {
+                    size_t k = kids[c];
+                    if (seen[k])
+                        continue;
+                    seen[k] = true;
+                    depth[k] = depth[b] + 1;
+                    stack[sp++] = k;
+                }
             }
         }
     int maxdepth = 0;
@@ -466,6 +517,7 @@ out:
     for (size_t i = 0; note && i < n; i++)
         free(note[i]);
     free(mark), free(note), free(order), free(stack), free(depth), free(seen);
+    free(first), free(kids), free(by_name);
 }
 
 /* ---- page parts ---- */

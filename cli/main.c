@@ -41,6 +41,8 @@ static const opt_def options[] = {
     { "--include-base", NULL, "also the files and findings of roots scanned only as base layers", FLAG(include_base) },
     { "--missing", NULL, "the missing names instead of one file's references", FLAG(missing) },
     { "--samples", NULL, "every channel of every clip evaluated at every frame", FLAG(samples) },
+    { "--max-frames", "N", "with --samples: clips of up to N frames are sampled (default 4096; "
+                           "0 = every clip)", INT(max_frames, 0, 1 << 30) },
     { "--skeleton", "NAME", "the skeleton (case-insensitive)", STR(skeleton) },
     { "--bone", "NAME", "only what has a bone of this name (case-insensitive)", STR(bone) },
     { "--severity", "S", "only findings at or above S (info, warning, error)", STR(severity) },
@@ -87,15 +89,17 @@ static const cli_cmd commands[] = {
         { "--db", NULL }, { "--jobs", NULL },
         { "--json", "print the summary as JSON" },
         { "--quiet", "print nothing on success (no progress line, no summary)" } } },
-    { "dump", "dump [--json] [--samples] FILE...",
+    { "dump", "dump [--json] [--samples [--max-frames N]] FILE...",
       "decode files without an index and print what they hold",
       "Decodes each FILE (a member of an archive as ARCHIVE#NAME) and prints its skeletons,\n"
       "clips, model data and findings. With --json, one JSON object per file per line, as in\n"
-      "docs/json.md. With --samples, every channel of every clip evaluated at every frame.\n"
+      "docs/json.md. With --samples, every channel of every clip evaluated at every frame, for\n"
+      "clips of at most 4096 frames (a clip of more says so in an info finding); --max-frames N\n"
+      "raises that limit, 0 lifts it. Anything but a regular file (a FIFO, a device) is skipped.\n"
       "Exit status: 0 no error findings, 1 an error finding, 2 usage, 3 unreadable file.\n",
       cmd_dump,
       { { "--json", "one JSON object per file per line" }, { "--samples", NULL },
-        { "--color", NULL } } },
+        { "--max-frames", NULL }, { "--color", NULL } } },
     { "clips", "clips --skeleton NAME | --bone NAME [--db FILE] [--json]",
       "list the clips that target a skeleton, or that animate a bone",
       "Lists every indexed clip bound to skeleton NAME (case-insensitive), with its frames, fps,\n"
@@ -489,7 +493,7 @@ int main(int argc, char **argv)
         cli_error("unknown command '%s'; run 'animidx --help' for the list", argv[1]);
         return EXIT_USAGE;
     }
-    cli_opts o = { .jobs = -1, .max_results = -1, .limit = -1 };
+    cli_opts o = { .jobs = -1, .max_results = -1, .limit = -1, .max_frames = -1 };
     amx_config cfg = { 0 }; /* amx_config_finish of a zeroed config is a no-op */
     const char **args = calloc((size_t)argc, sizeof *args);
     const char **bases = calloc((size_t)argc, sizeof *bases);

@@ -652,6 +652,8 @@ static bool fill_samples(amx_dec *d, uint32_t frames, const ala_bone *b, amx_tra
 
 static void decode_samples(amx_dec *d, amx_clip *clip, const ala_bone *bones)
 {
+    if (!amx__samples_allowed(d, clip))
+        return;
     /* At most 41 bytes per frame and track (3 + 4 + 3 floats, 2 bytes), and no more than the
      * file can justify: a tiny file cannot claim a billion frames' worth of memory. */
     size_t len = d->r.end, budget, need;

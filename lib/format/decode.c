@@ -356,6 +356,18 @@ void amx__fatal(amx_dec *d, amx_code code, int64_t offset, const char *context,
     d->asset->status = AMX_ASSET_ERROR;
 }
 
+bool amx__samples_allowed(amx_dec *d, const amx_clip *clip)
+{
+    uint32_t max = d->opts->max_sample_frames ? d->opts->max_sample_frames : AMX_SAMPLE_FRAMES;
+    if (clip->frames <= max)
+        return true;
+    amx__finding_sev(d, AMX_C_LIMIT_EXCEEDED, AMX_SEV_INFO, -1, NULL,
+                     "the clip has %u frames, more than the %u sampled per clip; no samples "
+                     "(dump --samples --max-frames %u, or 0 for no limit)",
+                     clip->frames, max, clip->frames);
+    return false;
+}
+
 bool amx__check_finite(amx_dec *d, float v, int64_t offset, const char *context, const char *what)
 {
     if (isfinite(v))

@@ -77,6 +77,10 @@ void amx__fatal(amx_dec *d, amx_code code, int64_t offset, const char *context,
 void amx__ref(amx_dec *d, amx_ref_kind kind, const char *name, const char *tag, int32_t object,
               uint32_t line, int64_t offset);
 
+/* True when the clip's frames may be sampled (amx_decode_opts.max_sample_frames); otherwise
+ * records an info LIMIT_EXCEEDED finding and returns false. */
+bool amx__samples_allowed(amx_dec *d, const amx_clip *clip);
+
 /* True when a float is finite; otherwise records BAD_VALUE at offset and returns false. */
 bool amx__check_finite(amx_dec *d, float v, int64_t offset, const char *context, const char *what);
 

@@ -426,6 +426,8 @@ static bool alloc_samples(anim *a)
 {
     amx_dec *d = a->d;
     amx_clip *clip = a->clip;
+    if (!amx__samples_allowed(d, clip))
+        return false;
     size_t len = d->r.end, budget, need;
     if (!amx_mul_size(len, 64, &budget) || !amx_add_size(budget, (size_t)64 << 20, &budget))
         budget = SIZE_MAX;

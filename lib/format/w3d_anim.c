@@ -725,7 +725,7 @@ static void build_tracks(amx_dec *d, w3d_anim *a)
             t[ti].channels |= AMX_CH_STEP;
     }
 
-    if (!d->opts->samples || d->out_of_memory)
+    if (!d->opts->samples || d->out_of_memory || !amx__samples_allowed(d, clip))
         return;
     /* At most 41 bytes per frame and track, and no more than the file can justify. */
     size_t len = d->r.end, budget, need;

@@ -493,10 +493,60 @@ def test_dump_fifo():
             c.that(kind in p.stderr and "skipped" in p.stderr, "dump %s: stderr %r" % (path, p.stderr))
 
 
+# ---------------------------------------------------------------- 9. output in proportion
+
+def test_samples_linear():
+    with case(tap, "dump --samples of a tiny clip that claims a million frames stays small; "
+                   "--max-frames asks for more") as c:
+        d = fresh("samples")
+        big = os.path.join(d, "BIG.ALA")
+        amxgen("ala-constant", big, "--frames", 1000000, "--bones", 1)
+        c.that(os.path.getsize(big) < 400, "the file has %d bytes" % os.path.getsize(big))
+        p, secs = timed("dump", "--json", "--samples", big, timeout=60)
+        c.eq(p.returncode, 0, "exit status (an info finding only)")
+        c.that(len(p.stdout) < 4096, "%d bytes of JSON from a %d-byte file" % (len(p.stdout), os.path.getsize(big)))
+        try:
+            o = json.loads(p.stdout)
+            c.that(all("samples" not in t for cl in o["clips"] for t in cl["tracks"]), "samples given")
+            lim = [i for i in o["issues"] if i["code"] == "LIMIT_EXCEEDED"]
+            c.that(lim and lim[0]["severity"] == "info" and "4096" in lim[0]["message"],
+                   "finding: %s" % short(o["issues"]))
+        except (ValueError, KeyError) as e:
+            c.that(False, "dump JSON: %s" % e)
+        mid = os.path.join(d, "MID.ALA")
+        amxgen("ala-constant", mid, "--frames", 5000, "--bones", 2)
+        o = json.loads(must(ax.run("dump", "--json", "--samples", mid), "dump").stdout)
+        c.that(all("samples" not in t for t in o["clips"][0]["tracks"]), "5000 frames: not sampled by default")
+        o = json.loads(must(ax.run("dump", "--json", "--samples", "--max-frames", 5000, mid), "dump").stdout)
+        c.eq([len(t.get("samples", {}).get("rotation", [])) for t in o["clips"][0]["tracks"]],
+             [5000, 5000], "samples with --max-frames 5000")
+        p = ax.run("dump", "--samples", "--max-frames", "lots", mid)
+        c.eq(p.returncode, 2, "a bad --max-frames")
+
+    with case(tap, "report.html: the bone tree is drawn for at most 8 clips per skeleton, in "
+                   "time and size linear in the bones") as c:
+        sizes = {}
+        for clips in (9, 30):
+            d = fresh("tree%d" % clips)
+            amxgen("tree", os.path.join(d, "t"), "--bones", 3000, "--clips", clips)
+            db = os.path.join(d, "db")
+            must(ax.run("scan", os.path.join(d, "t"), "--db", db, "--quiet"), "scan")
+            p, secs = timed("report", "--db", db, "--out", os.path.join(d, "out"), timeout=120)
+            must(p, "report")
+            c.that(secs < 10 * SLOW, "%d clips: report took %.1f s" % (clips, secs))
+            with open(os.path.join(d, "out", "report.html"), encoding="utf-8") as fh:
+                html = fh.read()
+            sizes[clips] = len(html)
+            c.eq(html.count("<svg class=\"tree\""), 8, "%d clips: trees drawn" % clips)
+            c.that("%d more clips do not match this skeleton" % (clips - 8) in html,
+                   "%d clips: the note on the rest" % clips)
+        c.that(sizes[30] < sizes[9] * 1.2, "report sizes %s: the trees grow with the clips" % sizes)
+
+
 def main():
     tests = [test_pak_bomb, test_findings_cap, test_symlink_ancestor, test_unreadable_dir,
              test_foreign_database, test_readonly_index, test_config_location, test_report_links,
-             test_names_not_text, test_dump_fifo]
+             test_names_not_text, test_dump_fifo, test_samples_linear]
     for t in tests:
         t()
     rc = tap.finish()

@@ -21,6 +21,14 @@
  *   amxgen particle FILE NAME [--emitters N]
  *   amxgen meg FILE [--version 1|2|3] NAME=SRCFILE...
  *   amxgen big FILE NAME=SRCFILE...       a Generals/BFME BIG archive (BIGF)
+ *
+ * Hostile inputs (issue 16; bench/bombs.sh, tests/e2e/test_hostile.py):
+ *   amxgen ala-constant FILE [--frames N] [--bones K]
+ *                                         a tiny ALA (format 2) that claims N frames of K bones
+ *                                         with constant channels: no per-frame data at all
+ *   amxgen tree DIR [--bones N] [--clips K] a model TREE.ALO of N bones and K clips
+ *                                         TREE_IDLE_NN.ALA whose bone 0 does not match, so the
+ *                                         report draws the bone tree against each of them
  */
 #include "ala_writer.h"
 #include "alo_writer.h"
@@ -528,6 +536,47 @@ static int cmd_meg(int argc, char **argv)
     return save(&b, out);
 }
 
+static int cmd_ala_constant(int argc, char **argv)
+{
+    uint32_t frames = opt_u32(argc, argv, "--frames", 1000000);
+    uint32_t n = opt_u32(argc, argv, "--bones", 1);
+    amxw_ala_bone *bones = calloc(n ? n : 1, sizeof *bones);
+    char (*names)[16] = calloc(n ? n : 1, sizeof *names);
+    if (!bones || !names)
+        return die("out of memory", NULL);
+    for (uint32_t i = 0; i < n; i++) {
+        snprintf(names[i], sizeof names[i], "b%u", i);
+        bones[i] = (amxw_ala_bone){ .name = names[i], .index = i,
+                                    .default_rotation = { 0, 0, 0, 32767 } };
+        for (int k = 0; k < 3; k++)
+            bones[i].scale_offset[k] = 1.0f;
+    }
+    amxw_ala_spec spec = { .format = 2, .frames = frames, .fps = 30.0f, .bones = bones,
+                           .bone_count = n };
+    amxw_buf b = { 0 };
+    amxw_ala(&b, &spec);
+    free(bones);
+    free(names);
+    return save(&b, argv[2]);
+}
+
+static int cmd_tree(int argc, char **argv)
+{
+    uint32_t n = opt_u32(argc, argv, "--bones", 2000), k = opt_u32(argc, argv, "--clips", 50);
+    amxw_buf b = { 0 };
+    amxw_alo_simple(&b, n, NULL, 1, 8, 1); /* bones "Root", "Bone_01", ... */
+    char *p = join(argv[2], "TREE.ALO");
+    int rc = p ? save(&b, p) : 1;
+    free(p);
+    for (uint32_t c = 0; c < k && rc == 0; c++) {
+        char name[64];
+        snprintf(name, sizeof name, "TREE_IDLE_%02u.ALA", c);
+        /* bones "bone_00", "bone_01", ...: all but the root match (names are case-blind) */
+        rc = write_clip(argv[2], name, 2, 2, 30.0f, NULL, NULL, n, c + 1);
+    }
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -539,7 +588,9 @@ int main(int argc, char **argv)
               "       amxgen particle FILE NAME [--emitters N]\n"
               "       amxgen mp-pak FILE\n"
               "       amxgen big FILE NAME=SRCFILE...\n"
-              "       amxgen meg FILE [--version 1|2|3] NAME=SRCFILE...\n",
+              "       amxgen meg FILE [--version 1|2|3] NAME=SRCFILE...\n"
+              "       amxgen ala-constant FILE [--frames N] [--bones K]\n"
+              "       amxgen tree DIR [--bones N] [--clips K]\n",
               stderr);
         return 2;
     }
@@ -558,6 +609,10 @@ int main(int argc, char **argv)
         return cmd_mod(argv[2], opt_u32(argc, argv, "--models", 300), opt_u32(argc, argv, "--seed", 1));
     if (strcmp(cmd, "meg") == 0)
         return cmd_meg(argc, argv);
+    if (strcmp(cmd, "ala-constant") == 0)
+        return cmd_ala_constant(argc, argv);
+    if (strcmp(cmd, "tree") == 0)
+        return cmd_tree(argc, argv);
     if (strcmp(cmd, "big") == 0)
         return cmd_big(argc, argv);
     if (strcmp(cmd, "mp-pak") == 0) {

@@ -411,7 +411,15 @@ typedef struct amx_decode_opts {
                               * member once, with amx_archive_entry_bytes, which reports a damaged
                               * stream. Without it the decode inflates each distinct member once
                               * (the output discarded) to check it. */
+    uint32_t max_sample_frames; /* with samples: a clip of more frames is not sampled (an info
+                              * LIMIT_EXCEEDED finding says so); 0 = AMX_SAMPLE_FRAMES,
+                              * UINT32_MAX = no limit */
 } amx_decode_opts;
+
+/* Frames sampled per clip unless asked for more (amx_decode_opts.max_sample_frames): a file of
+ * a few bytes can claim millions of frames, and `dump --samples` and the report's plots would
+ * grow with them. */
+#define AMX_SAMPLE_FRAMES 4096
 
 /* The unpack budget of an archive with compressed members (Metroid Prime PAK): the bytes its
  * members inflate to, in total (each distinct stored span counted once), are at most
