@@ -46,8 +46,121 @@ def test_symlink_to_ancestor():
         d.check_clean_stop(c)
 
 
+def rss_kb(pid):
+    with open("/proc/%d/status" % pid) as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def test_client_that_never_reads():
+    with case(tap, "a control client that sends requests and never reads: the daemon stops "
+                   "reading it, stays small, answers others at once, indexes changes, and drops "
+                   "it after 10 s") as c:
+        root = os.path.join(td.TMP, "flood")
+        model(os.path.join(root, "UV_WALKER.ALO"), WALKER)
+        d = Daemon("flood-daemon", [root]).start()
+        d.sync()
+        base = rss_kb(d.proc.pid)
+        flood = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        flood.connect(d.sock)
+        flood.setblocking(False)
+        line = b'{"cmd": "status"}\n'
+        chunk = line * 512
+        sent, t0 = 0, time.time()
+        lat = []
+        while time.time() - t0 < 3 * td.SLOW:
+            try:
+                sent += flood.send(chunk)
+            except BlockingIOError:
+                time.sleep(0.01)
+            if len(lat) < 5 and time.time() - t0 > 0.5 * (len(lat) + 1):
+                t1 = time.time()
+                r = d.request("status", timeout=60)
+                lat.append(time.time() - t1)
+                c.that(r.get("ok"), "status of another client: %s" % r)
+        grown = rss_kb(d.proc.pid) - base
+        c.note("flood: %d requests written in 3 s (the rest blocked), daemon RSS +%d KB, "
+               "other clients' status in %s s" % (sent // len(line), grown,
+                                                  ", ".join("%.3f" % x for x in lat)))
+        c.that(sent // len(line) < 100000, "the daemon read %d requests it cannot answer" % (sent // len(line)))
+        c.that(grown < 16 * 1024, "the daemon grew by %d KB" % grown)
+        c.that(lat and max(lat) < 2 * td.SLOW, "another client waited %.1f s" % max(lat or [0]))
+        # file events still go through
+        clip(os.path.join(root, "UV_WALKER_IDLE_00.ALA"), WALKER, frames=7)
+        t1 = time.time()
+        d.sync()
+        c.that(time.time() - t1 < 5 * td.SLOW, "sync took %.1f s" % (time.time() - t1))
+        c.that("UV_WALKER_IDLE_00.ALA" in paths_in(d.db), "the new clip is indexed")
+        # the stalled client is dropped after 10 s of unread replies: what it reads then is
+        # what was queued before, and then the end of the stream
+        dropped = td.wait_for(lambda: "control client dropped" in d.log(), 20 * td.SLOW, 0.2)
+        c.that(dropped, "no log line for the dropped client")
+        flood.setblocking(True)
+        flood.settimeout(10 * td.SLOW)
+        got, end = 0, False
+        try:
+            while True:
+                b = flood.recv(1 << 20)
+                if not b:
+                    end = True
+                    break
+                got += len(b)
+        except ConnectionResetError:
+            end = True  # closed with requests it never read: a reset
+        except (socket.timeout, OSError) as e:
+            c.note("reading the flood socket: %s" % e)
+        flood.close()
+        c.that(end, "the stalled client's socket did not end (%d bytes of replies read)" % got)
+        c.that(got < 4 << 20, "%d bytes of replies were queued for it" % got)
+        c.eq(d.request("status").get("ok"), True, "status after the drop")
+        d.check_clean_stop(c)
+
+
+def test_many_clients():
+    with case(tap, "more than 64 control connections: the extra ones are refused with an error "
+                   "line, the others keep working") as c:
+        root = os.path.join(td.TMP, "many")
+        model(os.path.join(root, "UV_WALKER.ALO"), WALKER)
+        d = Daemon("many-daemon", [root]).start()
+        d.sync()
+        conns = []
+        try:
+            for _ in range(70):
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.connect(d.sock)
+                conns.append(s)
+            time.sleep(0.5)
+            refused = 0
+            for s in conns:
+                s.settimeout(0.2)
+                try:
+                    b = s.recv(4096)
+                    if b"too many clients" in b:
+                        refused += 1
+                except socket.timeout:
+                    pass
+            c.eq(refused, 6, "connections refused")
+            conns[0].settimeout(30 * td.SLOW)
+            conns[0].sendall(b"status\n")
+            reply = b""
+            while not reply.endswith(b"\n"):
+                b = conns[0].recv(65536)
+                if not b:
+                    break
+                reply += b
+            c.that(b'"ok":true' in reply, "status on an accepted connection: %r" % reply[:200])
+        finally:
+            for s in conns:
+                s.close()
+        time.sleep(0.3)
+        c.eq(d.request("status").get("ok"), True, "status after they closed")
+        d.check_clean_stop(c)
+
+
 def main():
-    tests = [test_symlink_to_ancestor]
+    tests = [test_symlink_to_ancestor, test_client_that_never_reads, test_many_clients]
     try:
         for t in tests:
             t()
