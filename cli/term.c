@@ -83,6 +83,18 @@ static int term_close(void *cookie)
     return 0;
 }
 
+#if defined(__GLIBC__)
+static FILE *real_stdout;
+
+/* At exit: the escaping stream is flushed and closed, and stdout is itself again. */
+static void term_done(void)
+{
+    FILE *f = stdout;
+    stdout = real_stdout;
+    fclose(f);
+}
+#endif
+
 void cli_term_init(void)
 {
 #if defined(__GLIBC__)
@@ -100,7 +112,9 @@ void cli_term_init(void)
     }
     setvbuf(f, NULL, _IOLBF, 0);
     fflush(stdout);
+    real_stdout = stdout;
     stdout = f;
+    atexit(term_done);
 #endif
 }
 

@@ -18,6 +18,8 @@ import test_daemon as td  # noqa: E402  (reads sys.argv like this script)
 from test_daemon import Daemon, case, clip, model, paths_in, compare_with_fresh_scan, tap  # noqa: E402
 
 WALKER = td.WALKER
+with open(td.ANIMIDXD, "rb") as _fh:
+    SANITIZED = b"__asan_init" in _fh.read()  # its allocator keeps freed memory (RSS)
 
 
 def test_symlink_to_ancestor():
@@ -85,7 +87,8 @@ def test_client_that_never_reads():
                "other clients' status in %s s" % (sent // len(line), grown,
                                                   ", ".join("%.3f" % x for x in lat)))
         c.that(sent // len(line) < 100000, "the daemon read %d requests it cannot answer" % (sent // len(line)))
-        c.that(grown < 16 * 1024, "the daemon grew by %d KB" % grown)
+        if not SANITIZED:
+            c.that(grown < 16 * 1024, "the daemon grew by %d KB" % grown)
         c.that(lat and max(lat) < 2 * td.SLOW, "another client waited %.1f s" % max(lat or [0]))
         # file events still go through
         clip(os.path.join(root, "UV_WALKER_IDLE_00.ALA"), WALKER, frames=7)

@@ -37,7 +37,7 @@ gen = Cli(AMXGEN, TMP)
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 # Sanitizer builds are slower: time bounds are scaled by this.
 with open(ANIMIDX, "rb") as _fh:
-    SLOW = 4 if b"AddressSanitizer" in _fh.read() else 1
+    SLOW = 4 if b"__asan_init" in _fh.read() else 1
 
 
 def must(p, what, rc=0):
