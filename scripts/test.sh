@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test: the whole suite in a normal build and again under ASan + UBSan, and the unit
-# suite in a release build.
+# Runs every test: the whole suite in a normal build and again under ASan + UBSan, the unit
+# suite in a release build, and, when clang is there, every libFuzzer harness for
+# AMX_FUZZ_SECONDS (default 20) in an ASan + UBSan fuzzing build (the fuzz suite).
 # Ends with a line "N passed, N failed" (one count per test program and build).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -34,10 +35,31 @@ else
     rm -f build-release/meson-logs/testlog.json
 fi
 
-python3 - <<'PY'
+# The fuzzers, a short run each (a crash, a leak, a sanitizer report or a timeout fails it;
+# the inputs found stay in build-fuzz/tests/fuzz-work/). Needs clang's libFuzzer.
+fuzz_dirs=""
+if command -v clang >/dev/null 2>&1; then
+    fuzz_dirs=build-fuzz
+    if [ ! -f build-fuzz/build.ninja ]; then
+        meson setup build-fuzz --native-file tests/fuzz/clang.ini -Dfuzzing=true \
+            -Db_sanitize=address,undefined -Db_lundef=false \
+            -Dfuzz_seconds="${AMX_FUZZ_SECONDS:-20}" >/dev/null || true
+    else
+        meson configure build-fuzz -Dfuzz_seconds="${AMX_FUZZ_SECONDS:-20}" >/dev/null || true
+    fi
+    if ninja -C build-fuzz >/dev/null || ninja -C build-fuzz; then
+        meson test -C build-fuzz --suite fuzz --print-errorlogs --num-processes "$(nproc)" || true
+    else
+        rm -f build-fuzz/meson-logs/testlog.json
+    fi
+else
+    echo "clang is not installed: the fuzzers are not run (apt-get install clang)"
+fi
+
+AMX_FUZZ_DIRS="$fuzz_dirs" python3 - <<'PY'
 import json, os, sys
 passed = failed = skipped = 0
-for d in ("build-test", "build-asan", "build-release"):
+for d in ("build-test", "build-asan", "build-release") + tuple(filter(None, [os.environ.get("AMX_FUZZ_DIRS")])):
     log = os.path.join(d, "meson-logs", "testlog.json")
     if not os.path.exists(log):
         print(f"{d}: the build failed, so no test ran")
