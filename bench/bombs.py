@@ -27,11 +27,13 @@ import bombs  # noqa: E402
 
 
 class Build:
-    def __init__(self, d):
+    def __init__(self, d, gen=None):
         self.dir = os.path.abspath(d)
         self.animidx = os.path.join(self.dir, "cli", "animidx")
         self.animidxd = os.path.join(self.dir, "daemon", "animidxd")
-        self.amxgen = os.path.join(self.dir, "tests", "amxgen")
+        # the inputs are always written by this checkout's amxgen (an older one may lack the
+        # commands); only the programs measured differ
+        self.amxgen = gen or os.path.join(self.dir, "tests", "amxgen")
         for x in (self.animidx, self.animidxd, self.amxgen):
             if not os.access(x, os.X_OK):
                 sys.exit("bombs.py: %s is missing (build it first: bench/bombs.sh does)" % x)
@@ -45,9 +47,18 @@ def env_for(tmp):
     return e
 
 
+TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
+
+
 def measure(argv, env, cwd, timeout=600, stdout=None):
-    """Runs argv; returns (exit status, seconds, max RSS in MB). stdout: a file or None."""
+    """Runs argv; returns (exit status, seconds, max RSS in MB). stdout: a file or None. The
+    peak memory is GNU time's (%M) when it is there: a child's own ru_maxrss also counts the
+    Python process it was forked from."""
     t0 = time.time()
+    mem = None
+    if TIME:
+        mem = os.path.join(cwd, ".time-%d" % os.getpid())
+        argv = [TIME, "-f", "%M", "-o", mem] + argv
     p = subprocess.Popen(argv, env=env, cwd=cwd, stdout=stdout or subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL)
     try:
@@ -64,7 +75,15 @@ def measure(argv, env, cwd, timeout=600, stdout=None):
     finally:
         p.returncode = 0
     rc = os.waitstatus_to_exitcode(status) if hasattr(os, "waitstatus_to_exitcode") else status >> 8
-    return rc, time.time() - t0, ru.ru_maxrss / 1024.0
+    rss = ru.ru_maxrss / 1024.0
+    if mem:
+        try:
+            with open(mem) as fh:
+                rss = int(fh.read().split()[-1]) / 1024.0
+            os.remove(mem)
+        except (OSError, ValueError, IndexError):
+            pass
+    return rc, time.time() - t0, rss
 
 
 # ---------------------------------------------------------------- the bombs
@@ -293,7 +312,7 @@ def main():
     a = ap.parse_args()
     builds = [("after", Build(a.build))]
     if a.base:
-        builds.insert(0, ("before", Build(a.base)))
+        builds.insert(0, ("before", Build(a.base, builds[0][1].amxgen)))
     names = a.only.split(",") if a.only else list(BOMBS)
     results = {}
     tmp = tempfile.mkdtemp(prefix="animidx-bombs-")
@@ -311,7 +330,7 @@ def main():
             shutil.rmtree(tmp, ignore_errors=True)
     failed = 0
     print("| bomb | bound | %s |" % " | ".join(l for l, _ in builds))
-    print("|---|---|%s" % "---|" * len(builds))
+    print("|---|---|" + "---|" * len(builds))
     for n in names:
         _, s, mb, out = BOMBS[n]
         bound = "%g s, %g MB%s" % (s, mb, ", out %g MB" % out if out is not None else "")
