@@ -543,8 +543,9 @@ static void interpolate(anim *a, const uint8_t *keyed)
                         continue;
                     float *v = k == TRANS ? tr->translation : tr->scale;
                     for (size_t e = 0; e < 3; e++) {
-                        float va = v[3 * (size_t)prev + e], vb = v[3 * (size_t)next + e];
-                        v[3 * (size_t)g + e] = va + (vb - va) * t;
+                        /* in double: vb - va of two finite floats may overflow a float */
+                        double va = v[3 * (size_t)prev + e], vb = v[3 * (size_t)next + e];
+                        v[3 * (size_t)g + e] = (float)(va + (vb - va) * t);
                     }
                 }
             }
