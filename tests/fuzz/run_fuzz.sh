@@ -22,5 +22,6 @@ else
     set --
 fi
 # shellcheck disable=SC2086
-exec "$harness" "$@" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+# a crash exits 1, not libFuzzer's 77 (which meson takes for a skipped test)
+exec "$harness" "$@" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -error_exitcode=1 \
     -print_final_stats=1 -artifact_prefix="$work/crash-" $seeds
