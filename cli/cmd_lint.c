@@ -676,10 +676,10 @@ int cmd_lint(cli_opts *o, amx_config *cfg)
                 so.written, so.results, so.max_results, so.left[AMX_SEV_ERROR],
                 so.left[AMX_SEV_WARNING], so.left[AMX_SEV_INFO]);
     if (fmt == FMT_TEXT || !o->quiet) {
-        write_code_summary(say, &r);
         /* which rules were in force: a config can change severities and ignore files */
         fprintf(say, "lint: configuration: %s\n",
                 cfg->source ? cfg->source : "none (built-in defaults)");
+        write_code_summary(say, &r);
         fprintf(say, "lint: %llu files, %llu errors, %llu warnings, %llu info",
                 (unsigned long long)files_seen, (unsigned long long)totals[AMX_SEV_ERROR],
                 (unsigned long long)totals[AMX_SEV_WARNING],

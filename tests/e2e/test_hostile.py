@@ -470,6 +470,8 @@ def test_names_not_text():
         finally:
             os.close(master)
         c.eq(p.returncode, 0, "issues exit status")
+        for colour in (b"\x1b[1;31m", b"\x1b[33m", b"\x1b[36m", b"\x1b[0m"):  # our own colours pass
+            out = out.replace(colour, b"")
         c.that(b"\x1b" not in out and b"\x07" not in out, "raw control bytes on the terminal: %r" % out[:300])
         c.that(b"X\\x1B]0;pwned\\x07\\x1B[2J_IDLE_00.ALA" in out, "escaped name: %r" % out[:300])
         p = ax.run("issues", "--db", db)
@@ -523,24 +525,26 @@ def test_samples_linear():
         p = ax.run("dump", "--samples", "--max-frames", "lots", mid)
         c.eq(p.returncode, 2, "a bad --max-frames")
 
-    with case(tap, "report.html: the bone tree is drawn for at most 8 clips per skeleton, in "
-                   "time and size linear in the bones") as c:
-        sizes = {}
-        for clips in (9, 30):
+    with case(tap, "report.html: the bone tree of 20,000 bones is drawn in linear time, and the "
+                   "trees drawn do not grow with the clips") as c:
+        d = fresh("treebig")
+        amxgen("tree", os.path.join(d, "t"), "--bones", 20000, "--clips", 12)
+        db = os.path.join(d, "db")
+        must(ax.run("scan", os.path.join(d, "t"), "--db", db, "--quiet"), "scan")
+        p, secs = timed("report", "--db", db, "--out", os.path.join(d, "out"), timeout=120)
+        must(p, "report")
+        # quadratic in the bones, each tree took about a quarter of a second
+        c.that(secs < 2 * SLOW, "report of 12 trees of 20,000 bones took %.1f s" % secs)
+        trees = {}
+        for clips in (60, 120):
             d = fresh("tree%d" % clips)
-            amxgen("tree", os.path.join(d, "t"), "--bones", 3000, "--clips", clips)
+            amxgen("tree", os.path.join(d, "t"), "--bones", 300, "--clips", clips)
             db = os.path.join(d, "db")
             must(ax.run("scan", os.path.join(d, "t"), "--db", db, "--quiet"), "scan")
-            p, secs = timed("report", "--db", db, "--out", os.path.join(d, "out"), timeout=120)
-            must(p, "report")
-            c.that(secs < 10 * SLOW, "%d clips: report took %.1f s" % (clips, secs))
+            must(ax.run("report", "--db", db, "--out", os.path.join(d, "out"), timeout=120), "report")
             with open(os.path.join(d, "out", "report.html"), encoding="utf-8") as fh:
-                html = fh.read()
-            sizes[clips] = len(html)
-            c.eq(html.count("<svg class=\"tree\""), 8, "%d clips: trees drawn" % clips)
-            c.that("%d more clips do not match this skeleton" % (clips - 8) in html,
-                   "%d clips: the note on the rest" % clips)
-        c.that(sizes[30] < sizes[9] * 1.2, "report sizes %s: the trees grow with the clips" % sizes)
+                trees[clips] = fh.read().count("<svg class=\"tree\"")
+        c.that(trees[60] == trees[120] and trees[60] <= 60, "trees drawn: %s" % trees)
 
 
 def main():
