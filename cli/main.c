@@ -353,8 +353,8 @@ static void command_help(const cli_cmd *c)
         if (d)
             option_line(d->name, d->value, c->opts[k].help ? c->opts[k].help : d->help);
     }
-    option_line("--config", "FILE", "config file (default: ./animidx.ini, else "
-                                     "~/.config/animidx/animidx.ini)");
+    option_line("--config", "FILE", "config file (default: ~/.config/animidx/animidx.ini; a "
+                                     "project's ./animidx.ini only when given)");
     option_line("--help", NULL, "this help");
 }
 

@@ -101,15 +101,17 @@ def page_animidx(exe):
             ".TP", "0", "success (dump, lint: nothing at or above the gate)",
             ".TP", "1", "a finding at or above the gate; show, issues: nothing indexed at the path",
             ".TP", "2", "usage or configuration error",
-            ".TP", "3", "I/O or database error; status, pause, resume, sync: no daemon answers",
+            ".TP", "3", "I/O or database error (also: a database that is not an animidx index; scan: "
+            "the scan is incomplete); status, pause, resume, sync: no daemon answers",
             ".TP", "130", "scan stopped by Ctrl\\-C or SIGTERM",
             ".SH ENVIRONMENT",
             ".TP", "NO_COLOR", esc("when set and not empty, no colours (as --color=never)"),
             ".TP", "XDG_CONFIG_HOME, XDG_STATE_HOME, XDG_CACHE_HOME",
             esc("where the config (animidx/animidx.ini), the index (animidx/index.db) and lint's "
                 "own indexes (animidx/lint-*.db) are"),
-            ".SH FILES", ".TP", esc("./animidx.ini, ~/.config/animidx/animidx.ini"),
-            esc("the configuration (config/animidx.ini in the sources documents every key)"),
+            ".SH FILES", ".TP", esc("~/.config/animidx/animidx.ini"),
+            esc("the configuration (config/animidx.ini in the sources documents every key); a "
+                "project's ./animidx.ini is read only when given with --config"),
             ".SH SEE ALSO", "\\fBanimidxd\\fR(8); README.md, docs/lint.md, docs/json.md and docs/rules.md "
             "(installed under share/doc/animidx)"]
     return "\n".join(out) + "\n"
