@@ -276,9 +276,9 @@ typedef struct loaded {
     const char *root, *path;
     bool active, oom;
     bone_row *bones;
-    size_t nbones;
+    size_t nbones, bones_cap;
     track_row *tracks;
-    size_t ntracks;
+    size_t ntracks, tracks_cap;
 } loaded;
 
 static void on_file(const amx_show_file *f, void *user)
@@ -293,13 +293,17 @@ static void on_bone(int64_t idx, const char *name, int64_t parent, void *user)
     (void)idx;
     if (!l->active)
         return;
-    bone_row *v = realloc(l->bones, (l->nbones + 1) * sizeof *v);
-    if (!v) {
-        l->oom = true;
-        return;
+    if (l->nbones == l->bones_cap) { /* doubling: a skeleton of any size loads in linear time */
+        size_t cap = l->bones_cap ? 2 * l->bones_cap : 64;
+        bone_row *v = realloc(l->bones, cap * sizeof *v);
+        if (!v) {
+            l->oom = true;
+            return;
+        }
+        l->bones = v;
+        l->bones_cap = cap;
     }
-    l->bones = v;
-    v[l->nbones++] = (bone_row){ strdup(name ? name : ""), parent };
+    l->bones[l->nbones++] = (bone_row){ strdup(name ? name : ""), parent };
 }
 
 static void on_track(int64_t idx, const char *bone, int64_t bone_index, const char *channels,
@@ -309,13 +313,17 @@ static void on_track(int64_t idx, const char *bone, int64_t bone_index, const ch
     (void)idx, (void)channels;
     if (!l->active)
         return;
-    track_row *v = realloc(l->tracks, (l->ntracks + 1) * sizeof *v);
-    if (!v) {
-        l->oom = true;
-        return;
+    if (l->ntracks == l->tracks_cap) {
+        size_t cap = l->tracks_cap ? 2 * l->tracks_cap : 64;
+        track_row *v = realloc(l->tracks, cap * sizeof *v);
+        if (!v) {
+            l->oom = true;
+            return;
+        }
+        l->tracks = v;
+        l->tracks_cap = cap;
     }
-    l->tracks = v;
-    v[l->ntracks++] = (track_row){ bone ? strdup(bone) : NULL, bone_index };
+    l->tracks[l->ntracks++] = (track_row){ bone ? strdup(bone) : NULL, bone_index };
 }
 
 static int load(const report *r, const char *root, const char *path, loaded *l)
