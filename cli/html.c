@@ -23,6 +23,7 @@ static void esc(FILE *out, const char *s)
 /* What the page has drawn so far (for the budgets on plots and open sections). */
 typedef struct render {
     size_t plots, trees;       /* clip plots and marked hierarchies drawn */
+    size_t tree_rows;          /* bones drawn in those hierarchies (TREE_ROW_BUDGET) */
     size_t nskels;             /* skeletons with clips */
     size_t open_skels;         /* skeleton sections left open */
 } render;
@@ -785,6 +786,8 @@ static size_t errors_of(const cli_findings *l, const char *root, const char *pat
 /* A clip gets a plot with --plots all, or (the default) when it has findings, for the first
  * PLOT_BUDGET such clips: a plot is 5-30 kB of SVG, and a mod has thousands of clips. */
 enum { PLOT_BUDGET = 50 };
+/* Bones drawn in marked hierarchies, in all (past the first): about 150 bytes of SVG each. */
+enum { TREE_ROW_BUDGET = 100000 };
 
 static bool wants_plot(const report *r, render *rd, const rep_clip *c)
 {
@@ -902,11 +905,16 @@ static int section_skeleton(FILE *out, const report *r, const rep_skeleton *sk, 
         if (!cl->skel_path || strcmp(cl->skel_path, sk->path) || strcmp(cl->skel_root, sk->root) ||
             cl->bones_missing == 0)
             continue;
-        if (r->plots != PLOTS_ALL && rd->trees++ >= PLOT_BUDGET) {
+        /* and the bones drawn: a skeleton of 20,000 bones against 50 clips would be a
+         * million rows */
+        if (r->plots != PLOTS_ALL &&
+            (rd->trees++ >= PLOT_BUDGET ||
+             (rd->trees > 1 && rd->tree_rows + skel.nbones > TREE_ROW_BUDGET))) {
             fputs("<p class=\"dim\">bone hierarchy not drawn: the report draws it for the first "
                   "clips that do not match (--plots all draws every one)</p>\n", out);
             continue;
         }
+        rd->tree_rows += skel.nbones;
         loaded tracks;
         rc = load(r, cl->root, cl->path, &tracks);
         if (rc == EXIT_OK) {
