@@ -64,22 +64,18 @@ void amx__db_rollback(amx_db *db)
     db->linked_state = -1;
 }
 
-/* Whether any row is marked linked. Every UPDATE ... SET linked = 0 that marks what a change
- * may affect is a no-op when none is: then it is not run (an index built from scratch links
- * only at the end of the scan). Known within one write transaction; the link pass, which sets
- * rows linked, forgets it (amx__db_forget_linked). */
+/* Whether any row may be marked linked: whether a link pass has ever linked rows
+ * (link_state, set by amx_link). Every UPDATE ... SET linked = 0 that marks what a change may
+ * affect is a no-op until then, and is not run: an index built from scratch links only at the
+ * end of its first scan. Read once per write transaction. */
 static bool anything_linked(amx_db *db)
 {
     if (db->linked_state >= 0 && db->in_tx)
         return db->linked_state != 0;
-    static const char sql[] =
-        "SELECT EXISTS (SELECT 1 FROM clips WHERE linked = 1) OR "
-        "EXISTS (SELECT 1 FROM refs WHERE linked = 1) OR "
-        "EXISTS (SELECT 1 FROM skeleton_refs WHERE linked = 1) OR "
-        "EXISTS (SELECT 1 FROM skeletons WHERE linked = 1)";
     sqlite3_stmt *s = NULL;
     int v = 1; /* when in doubt, mark */
-    if (sqlite3_prepare_v2(db->db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+    if (sqlite3_prepare_v2(db->db, "SELECT linked_once FROM link_state", -1, &s, NULL) ==
+            SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
         v = sqlite3_column_int(s, 0);
     sqlite3_finalize(s);
     db->linked_state = db->in_tx ? v : -1;
@@ -769,7 +765,8 @@ static int put_finding(amx_db *db, int64_t file_id, const char *origin, const ch
     return amx__db_run(s);
 }
 
-static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a)
+static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a,
+                     const amx__tracks_buf *packed)
 {
     int rc = SQLITE_OK;
     for (uint32_t i = 0; rc == SQLITE_OK && i < a->skeleton_count; i++) {
@@ -839,11 +836,12 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a)
         free(hint);
         int64_t clip_id = sqlite3_last_insert_rowid(db->db);
         if (rc == SQLITE_OK && c->track_count) {
-            if (amx__tracks_pack(c->tracks, c->track_count, &db->packed))
+            const amx__tracks_buf *t = packed && packed[i].len ? &packed[i] : &db->packed;
+            if (t == &db->packed && amx__tracks_pack(c->tracks, c->track_count, &db->packed))
                 return SQLITE_NOMEM;
             s = db->ins_tracks;
             sqlite3_bind_int64(s, 1, clip_id);
-            sqlite3_bind_blob(s, 2, db->packed.data, (int)db->packed.len, SQLITE_STATIC);
+            sqlite3_bind_blob(s, 2, t->data, (int)t->len, SQLITE_STATIC);
             rc = amx__db_run(s);
         }
     }
@@ -1113,7 +1111,7 @@ amx_status amx__db_put(amx_db *db, const amx__file_meta *m, const amx_asset *ass
     free(stem_key);
     int64_t id = old.id ? old.id : sqlite3_last_insert_rowid(db->db);
     if (rc == SQLITE_OK && asset)
-        rc = put_asset(db, id, asset);
+        rc = put_asset(db, id, asset, m->packed);
     /* references that name this file look again (its old name was marked by clear_file) */
     if (rc == SQLITE_OK && anything_linked(db)) {
         sqlite3_bind_int64(db->mark_refs_of_names, 1, id);

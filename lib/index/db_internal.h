@@ -82,6 +82,8 @@ typedef struct amx__file_meta {
     bool has_hash;
     uint64_t hash;
     const char *member_name;      /* an archive member's name in its archive, else NULL */
+    const struct amx__tracks_buf *packed; /* the asset's clips' tracks already packed (one per
+                                   * clip: the scan's workers do it), or NULL */
 } amx__file_meta;
 
 /* Replaces everything indexed for one file with the decoded asset (asset NULL: an 'ignored'

@@ -1750,6 +1750,10 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
             break;
         if ((st = amx__db_begin(db, err, errlen)))
             break;
+        /* from now on the write path marks what a change affects (db.c, anything_linked) */
+        if (amx__db_exec(db, "UPDATE link_state SET linked_once = 1 WHERE linked_once = 0", err,
+                         errlen))
+            st = AMX_E_DB;
         for (size_t i = 0; i < n && !st; i++)
             if (link_file(&l, batch[i], linked))
                 st = amx__db_error(db, "index: link pass", err, errlen);
@@ -1759,7 +1763,10 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
             amx__db_rollback(db);
     }
     if (!st && !(st = amx__db_begin(db, err, errlen))) {
-        if (link_names(&l))
+        if (amx__db_exec(db, "UPDATE link_state SET linked_once = 1 WHERE linked_once = 0", err,
+                         errlen))
+            st = AMX_E_DB;
+        else if (link_names(&l))
             st = amx__db_error(db, "index: link pass (names)", err, errlen);
         if (!st)
             st = amx__db_commit(db, err, errlen);

@@ -389,15 +389,26 @@ static amx_status path_rows(amx_db *db, sqlite3_stmt *s, amx_path_cb row, void *
     return finish(db, s, rc, err, errlen);
 }
 
+/* A path in any case goes through lkey, the upper-cased path the games look files up by: the
+ * root's prefix and the path for a loose file, the name in its archive for a member. */
+#define ROOT_OF "(SELECT id FROM roots WHERE path = ?1)"
+#define PREFIX_OF "(SELECT lkey_prefix FROM roots WHERE path = ?1)"
+
 amx_status amx_query_path_at(amx_db *db, const char *root, const char *path, bool fold,
                              amx_path_cb row, void *user, char *err, size_t errlen)
 {
     sqlite3_stmt *s = NULL;
     amx_status st = prep(db, fold
-        ? "SELECT " PATH_COLUMNS PATH_FROM "WHERE f.root_id = (SELECT id FROM roots WHERE "
-          "path = ?1) AND f.path = ?2 COLLATE NOCASE AND f.status <> 'ignored' ORDER BY f.path"
-        : "SELECT " PATH_COLUMNS PATH_FROM "WHERE f.root_id = (SELECT id FROM roots WHERE "
-          "path = ?1) AND f.path = ?2 AND f.status <> 'ignored'", &s, err, errlen);
+        ? "SELECT " PATH_COLUMNS PATH_FROM "WHERE f.lkey = " PREFIX_OF " || upper(?2) AND "
+          "f.root_id = " ROOT_OF " AND f.parent_id IS NULL AND f.status <> 'ignored' UNION ALL "
+          /* ARCHIVE#MEMBER: the member of the archive found the same way */
+          "SELECT " PATH_COLUMNS PATH_FROM "WHERE instr(?2, '#') > 0 AND f.lkey = "
+          "upper(substr(?2, instr(?2, '#') + 1)) AND f.parent_id IN (SELECT x.id FROM files x "
+          "WHERE x.lkey = " PREFIX_OF " || upper(substr(?2, 1, instr(?2, '#') - 1)) AND "
+          "x.root_id = " ROOT_OF " AND x.parent_id IS NULL) AND f.status <> 'ignored' "
+          "ORDER BY 2"
+        : "SELECT " PATH_COLUMNS PATH_FROM "WHERE f.root_id = " ROOT_OF " AND f.path = ?2 AND "
+          "f.status <> 'ignored'", &s, err, errlen);
     if (st)
         return st;
     sqlite3_bind_text(s, 1, root, -1, SQLITE_TRANSIENT);
@@ -408,18 +419,17 @@ amx_status amx_query_path_at(amx_db *db, const char *root, const char *path, boo
 amx_status amx_query_path_under(amx_db *db, const char *root, const char *dir, bool fold,
                                 amx_path_cb row, void *user, char *err, size_t errlen)
 {
-    /* "dir/" < path < "dir0": '0' follows '/' in byte order, with or without case */
+    /* "dir/" < path < "dir0": '0' follows '/' in byte order (in any case: upper-cased, as lkey) */
     static const char *const sql[2][2] = {
-        { "SELECT " PATH_COLUMNS PATH_FROM "WHERE f.root_id = (SELECT id FROM roots WHERE "
-          "path = ?1) AND f.parent_id IS NULL AND f.status <> 'ignored' ORDER BY f.path",
-          "SELECT " PATH_COLUMNS PATH_FROM "WHERE f.root_id = (SELECT id FROM roots WHERE "
-          "path = ?1) AND f.path > ?2 AND f.path < ?3 AND f.parent_id IS NULL AND "
-          "f.status <> 'ignored' ORDER BY f.path" },
-        { "SELECT " PATH_COLUMNS PATH_FROM "WHERE f.root_id = (SELECT id FROM roots WHERE "
-          "path = ?1) AND f.parent_id IS NULL AND f.status <> 'ignored' ORDER BY f.path",
-          "SELECT " PATH_COLUMNS PATH_FROM "WHERE f.root_id = (SELECT id FROM roots WHERE "
-          "path = ?1) AND f.path > ?2 COLLATE NOCASE AND f.path < ?3 COLLATE NOCASE AND "
-          "f.parent_id IS NULL AND f.status <> 'ignored' ORDER BY f.path COLLATE NOCASE" },
+        { "SELECT " PATH_COLUMNS PATH_FROM "WHERE f.root_id = " ROOT_OF " AND f.parent_id IS "
+          "NULL AND f.status <> 'ignored' ORDER BY f.path",
+          "SELECT " PATH_COLUMNS PATH_FROM "WHERE f.root_id = " ROOT_OF " AND f.path > ?2 AND "
+          "f.path < ?3 AND f.parent_id IS NULL AND f.status <> 'ignored' ORDER BY f.path" },
+        { "SELECT " PATH_COLUMNS PATH_FROM "WHERE f.root_id = " ROOT_OF " AND f.parent_id IS "
+          "NULL AND f.status <> 'ignored' ORDER BY f.path",
+          "SELECT " PATH_COLUMNS PATH_FROM "WHERE f.lkey > " PREFIX_OF " || upper(?2) AND "
+          "f.lkey < " PREFIX_OF " || upper(?3) AND f.root_id = " ROOT_OF " AND "
+          "f.parent_id IS NULL AND f.status <> 'ignored' ORDER BY f.lkey" },
     };
     size_t n = strlen(dir);
     sqlite3_stmt *s = NULL;

@@ -75,6 +75,7 @@ typedef struct result {
     bool has_hash;
     uint64_t hash;
     uint64_t bytes_read;
+    amx__tracks_buf *packed;      /* the asset's clips' tracks, packed by the worker */
 } result;
 
 typedef struct scan_ctx {
@@ -119,9 +120,26 @@ static void result_free(result *r)
 {
     if (!r)
         return;
+    for (uint32_t i = 0; r->packed && i < r->asset->clip_count; i++)
+        amx__tracks_buf_free(&r->packed[i]);
+    free(r->packed);
     amx_asset_free(r->asset);
     free(r->member_path);
     free(r);
+}
+
+/* Worker side: packs the decoded clips' tracks as the index stores them (tracks.c), so the
+ * writer, the scan's one busy thread, only copies the bytes. Out of memory: left to the
+ * writer. */
+static void pack_tracks(result *r)
+{
+    const amx_asset *a = r->asset;
+    if (!a || !a->clip_count || !(r->packed = calloc(a->clip_count, sizeof *r->packed)))
+        return;
+    for (uint32_t i = 0; i < a->clip_count; i++)
+        if (a->clips[i].track_count &&
+            amx__tracks_pack(a->clips[i].tracks, a->clips[i].track_count, &r->packed[i]) != 0)
+            amx__tracks_buf_free(&r->packed[i]); /* len 0: the writer packs this one */
 }
 
 /* Worker side: pushes a result, waiting while the result queue is full (back-pressure). */
@@ -332,6 +350,7 @@ static void decode_member(scan_ctx *c, job *j, const amx_archive_entry *m, const
     }
     r->has_hash = true;
     r->hash = XXH3_64bits(span, span_len);
+    pack_tracks(r);
     push_result(c, r);
 }
 
@@ -555,6 +574,7 @@ static void decode_file(scan_ctx *c, job *j, int fd, const struct stat *stp, con
     amx_archive_entry *members = NULL;
     long nmembers = archive ? copy_members(r->asset, &members) : 0;
     amx_format afmt = r->asset->format;
+    pack_tracks(r);
     push_result(c, r); /* the writer owns r from here on */
     if (archive) { /* what this archive may add to the scan's unpack budget */
         uint64_t add = (uint64_t)size > UINT64_MAX / 2 / AMX_UNPACK_RATIO
@@ -749,6 +769,7 @@ static amx_status write_result(scanner *s, result *r)
     }
     case R_ASSET:
         s->stats->files_decoded++;
+        m.packed = r->packed;
         st = amx__db_put(s->db, &m, r->asset, NULL, &id, s->err, s->errlen);
         if (!r->member_path) {
             j->file_id = id;

@@ -1,9 +1,9 @@
 -- Paths as people type them, answered by index seeks on an index of a million files
--- (cli/paths.c through amx_query_path_*): a path in any case for the engines whose file systems
--- ignore it, and a bare file name (its stem). files_lookup, a covering index for the per-file
--- look-up of the scan, goes: the scan reads each directory's rows through files_dir, and a
--- single file's look-up takes the (root_id, path) key of the table's unique constraint.
-CREATE INDEX files_path_nocase ON files(root_id, path COLLATE NOCASE);
+-- (cli/paths.c through amx_query_path_*): a bare file name by its stem (a path in any case goes
+-- through files_lkey, the upper-cased path the games look files up by). files_lookup, a
+-- covering index for the per-file look-up of the scan, goes: the scan reads each directory's
+-- rows through files_dir, and a single file's look-up takes the (root_id, path) key of the
+-- table's unique constraint.
 CREATE INDEX files_stem ON files(stem_key);
 DROP INDEX files_lookup;
 
@@ -15,3 +15,12 @@ DROP INDEX files_parent;
 -- Findings counted per code (issues, lint, the summary) from the index alone, files included.
 DROP INDEX findings_code;
 CREATE INDEX findings_code ON findings(code, severity, file_id);
+
+-- Whether a link pass has ever marked rows linked. Until one has (an index being built for the
+-- first time), the write path's "mark what this change affects" statements cannot change
+-- anything and are skipped; asking the tables instead was a scan of every clip per batch.
+CREATE TABLE link_state (linked_once INTEGER NOT NULL) STRICT;
+INSERT INTO link_state VALUES ((SELECT EXISTS (SELECT 1 FROM clips WHERE linked = 1) OR
+                                       EXISTS (SELECT 1 FROM refs WHERE linked = 1) OR
+                                       EXISTS (SELECT 1 FROM skeleton_refs WHERE linked = 1) OR
+                                       EXISTS (SELECT 1 FROM skeletons WHERE linked = 1)));
