@@ -1427,19 +1427,27 @@ static int report_ref(linker *l, int64_t file_id, int64_t root, amx_ref_kind kin
 /* Every reference of a file, grouped by what it names (one finding per name and file). */
 static int link_asset_refs(linker *l, int64_t file_id)
 {
-    sqlite3_stmt *s = l->file_info;
+    sqlite3_stmt *s = l->asset_refs;
     sqlite3_bind_int64(s, 1, file_id);
     int rc = sqlite3_step(s);
-    int64_t root = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
-    bool w3d = rc == SQLITE_ROW && strcmp(col_or(s, 1, ""), "w3d") == 0;
-    sqlite3_reset(s);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return -1;
+    if (rc != SQLITE_ROW) {
+        /* no references (most files): no reference findings to replace either, since the
+         * references of a file only change when it is written again, with its findings */
+        sqlite3_reset(s);
+        return rc == SQLITE_DONE ? 0 : -1;
+    }
+    sqlite3_stmt *fi = l->file_info;
+    sqlite3_bind_int64(fi, 1, file_id);
+    int frc = sqlite3_step(fi);
+    int64_t root = frc == SQLITE_ROW ? sqlite3_column_int64(fi, 0) : 0;
+    bool w3d = frc == SQLITE_ROW && strcmp(col_or(fi, 1, ""), "w3d") == 0;
+    sqlite3_reset(fi);
     sqlite3_bind_int64(l->del_ref_findings, 1, file_id);
-    if (amx__db_run(l->del_ref_findings) != SQLITE_OK)
+    if ((frc != SQLITE_ROW && frc != SQLITE_DONE) ||
+        amx__db_run(l->del_ref_findings) != SQLITE_OK) {
+        sqlite3_reset(s);
         return -1;
-    s = l->asset_refs;
-    sqlite3_bind_int64(s, 1, file_id);
+    }
     char group[600] = "", first_where[600] = "";
     amx_ref_kind group_kind = AMX_REF_MODEL;
     int64_t first_offset = -1;
@@ -1447,7 +1455,7 @@ static int link_asset_refs(linker *l, int64_t file_id)
     resolution r = { 0 };
     char name[512] = "";
     bool have = false;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    for (; rc == SQLITE_ROW; rc = sqlite3_step(s)) {
         int64_t id = sqlite3_column_int64(s, 0);
         amx_ref_kind kind = AMX_REF_MODEL;
         amx_ref_kind_parse(col_or(s, 1, ""), &kind);
