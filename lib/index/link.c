@@ -71,7 +71,7 @@ typedef struct linker {
     amx_db *db;
     sqlite3_stmt *files_todo, *clips_of_file, *sets_of_clip, *named_own, *named_dir,
         *named_in_root, *by_lkey, *bones,
-        *tracks, *update_clip, *del_link_findings, *ins_finding, *refs_of_file, *update_ref,
+        *tracks, *update_clip, *update_clip_same_key, *del_link_findings, *ins_finding, *refs_of_file, *update_ref,
         *del_bindings, *ins_binding, *overrides, *object_model, *objects_named,
         *variants_of, *fit_candidates, *skeletons_todo,
         *names_of_file, *same_name_in_root, *del_name_findings, *skeletons_done, *winner_check,
@@ -482,8 +482,13 @@ static int find_by_lkey(linker *l, const char *lkey, int64_t root, pick *p, bool
         if (layer < 0)
             continue;
         int rank = amx__lookup_rank((size_t)layer, sqlite3_column_int(s, 5) != 0);
-        if (best >= 0 && rank >= best)
+        if (best >= 0 && rank > best)
             continue;
+        if (best >= 0 && rank == best) { /* the first by path, then skeleton (no sort in SQL) */
+            int c = strcmp(col_or(s, 6, ""), p->path);
+            if (c > 0 || (c == 0 && sqlite3_column_int64(s, 0) >= p->id))
+                continue;
+        }
         best = rank;
         read_candidate(s, p);
         p->rank = rank;
@@ -587,8 +592,11 @@ static void add_binding(bindings *b, const pick *p, const char *how, const char 
 
 /* Checks every binding and stores them; the first is the clip's primary skeleton. When there is
  * none, the clip is listed under `unbound_key` (upper-cased; may be ""). */
+/* `cur_key`: the clip's skeleton_key as it is; when the new one is the same, the column (and
+ * its index) is left alone. */
 static int store_bindings(linker *l, int64_t file_id, int64_t clip_id, int64_t clip_root,
-                          int64_t root_bone, const bindings *b, const char *unbound_key)
+                          int64_t root_bone, const bindings *b, const char *unbound_key,
+                          const char *cur_key)
 {
     int64_t bad_total = 0;
     for (size_t i = 0; i < b->n; i++) {
@@ -607,24 +615,27 @@ static int store_bindings(linker *l, int64_t file_id, int64_t clip_id, int64_t c
         if (amx__db_run(s) != SQLITE_OK)
             return -1;
     }
-    sqlite3_stmt *u = l->update_clip;
+    char *key = b->n ? amx__upper(b->p[0].name) : NULL;
+    if (b->n && !key)
+        return -1;
+    const char *new_key = b->n ? key : unbound_key && unbound_key[0] ? unbound_key : NULL;
+    bool same = new_key && cur_key && strcmp(new_key, cur_key) == 0;
+    sqlite3_stmt *u = same ? l->update_clip_same_key : l->update_clip;
     sqlite3_bind_int64(u, 1, clip_id);
     if (b->n) {
-        char *key = amx__upper(b->p[0].name);
-        if (!key)
-            return -1;
         sqlite3_bind_int64(u, 2, b->p[0].id);
         sqlite3_bind_text(u, 3, b->p[0].name, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(u, 4, key, -1, SQLITE_TRANSIENT);
-        free(key);
     } else {
         sqlite3_bind_null(u, 2);
         sqlite3_bind_null(u, 3);
-        if (unbound_key && unbound_key[0])
-            sqlite3_bind_text(u, 4, unbound_key, -1, SQLITE_TRANSIENT);
+    }
+    if (!same) {
+        if (new_key)
+            sqlite3_bind_text(u, 4, new_key, -1, SQLITE_TRANSIENT);
         else
             sqlite3_bind_null(u, 4);
     }
+    free(key);
     sqlite3_bind_int64(u, 5, bad_total);
     return amx__db_run(u) == SQLITE_OK ? 0 : -1;
 }
@@ -637,6 +648,7 @@ typedef struct clip_ctx {
     char dir_key[1024];       /* the clip's directory as the game sees it (lkey's directory) */
     char path[1024];
     size_t lkey_len;          /* the length of the path the engine loads it by */
+    char cur_key[256];        /* skeleton_key as the index has it */
 } clip_ctx;
 
 /* The directory part of a logical key ("DATA/ART/MODELS/X.ALA" -> "DATA/ART/MODELS"). */
@@ -943,7 +955,7 @@ static int link_alamo_clip(linker *l, const clip_ctx *c)
     if (nn == 0) {
         rc = not_loaded(l, c);
         if (!rc)
-            rc = store_bindings(l, c->file_id, c->id, c->root_id, c->root_bone, b, "");
+            rc = store_bindings(l, c->file_id, c->id, c->root_id, c->root_bone, b, "", c->cur_key);
         free(b);
         return rc;
     }
@@ -1001,7 +1013,7 @@ static int link_alamo_clip(linker *l, const clip_ctx *c)
     }
     if (!rc) {
         char *unbound = amx__upper(names[0].model);
-        rc = unbound ? store_bindings(l, c->file_id, c->id, c->root_id, c->root_bone, b, unbound)
+        rc = unbound ? store_bindings(l, c->file_id, c->id, c->root_id, c->root_bone, b, unbound, c->cur_key)
                      : -1;
         free(unbound);
     }
@@ -1032,7 +1044,7 @@ static int link_named_clip(linker *l, const clip_ctx *c)
             rc = -1;
     }
     if (!rc)
-        rc = store_bindings(l, c->file_id, c->id, c->root_id, c->root_bone, b, c->hint);
+        rc = store_bindings(l, c->file_id, c->id, c->root_id, c->root_bone, b, c->hint, c->cur_key);
     free(b);
     return rc;
 }
@@ -1083,7 +1095,7 @@ static int link_by_sets(linker *l, const clip_ctx *c)
         }
     }
     if (!rc)
-        rc = store_bindings(l, c->file_id, c->id, c->root_id, c->root_bone, b, "");
+        rc = store_bindings(l, c->file_id, c->id, c->root_id, c->root_bone, b, "", c->cur_key);
     free(b);
     return rc ? -1 : 1;
 }
@@ -1100,6 +1112,7 @@ static int link_clip(linker *l, int64_t file_id, sqlite3_stmt *q)
     snprintf(c.name, sizeof c.name, "%s", col_or(q, 6, ""));
     lkey_dir(col_or(q, 8, ""), c.dir_key, sizeof c.dir_key);
     c.lkey_len = strlen(col_or(q, 8, ""));
+    snprintf(c.cur_key, sizeof c.cur_key, "%s", col_or(q, 10, ""));
     snprintf(c.path, sizeof c.path, "%s", col_or(q, 9, ""));
 
     amx_format fmt = AMX_FMT_UNKNOWN;
@@ -1108,7 +1121,7 @@ static int link_clip(linker *l, int64_t file_id, sqlite3_stmt *q)
     /* MechWarrior 3 definitions animate world nodes named by their anim root: there is no
      * skeleton file to bind to. `clips --skeleton ROOT` finds them by the stated root. */
     if (!amx_format_clips_bind(fmt))
-        return store_bindings(l, file_id, c.id, c.root_id, -1, &none, c.hint);
+        return store_bindings(l, file_id, c.id, c.root_id, -1, &none, c.hint, c.cur_key);
     if (fmt == AMX_FMT_ALAMO_ALA)
         return link_alamo_clip(l, &c);
     if (c.hint[0])
@@ -1121,7 +1134,7 @@ static int link_clip(linker *l, int64_t file_id, sqlite3_stmt *q)
              "or its base layers plays it", c.name);
     if (add_finding(l, file_id, "link", AMX_C_SKELETON_NOT_FOUND, -1, "skeleton", msg))
         return -1;
-    return store_bindings(l, file_id, c.id, c.root_id, -1, &none, "");
+    return store_bindings(l, file_id, c.id, c.root_id, -1, &none, "", c.cur_key);
 }
 
 /* A model built on a named skeleton (W3D HLOD/HMODEL): the skeleton must be found and have
@@ -1650,8 +1663,8 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
         "SELECT file_id FROM (SELECT DISTINCT file_id FROM refs WHERE linked = 0 "
         "ORDER BY file_id LIMIT 256)",
         "SELECT c.id, c.name_key, c.skeleton_hint, f.format, f.dir_key, f.root_id, c.name, "
-        "c.root_bone, f.lkey, f.path FROM clips c JOIN files f ON f.id = c.file_id "
-        "WHERE c.file_id = ?1",
+        "c.root_bone, f.lkey, f.path, c.skeleton_key FROM clips c JOIN files f ON "
+        "f.id = c.file_id WHERE c.file_id = ?1",
         "SELECT DISTINCT a.skeleton_key, a.name, f.path, f.root_id FROM anim_sets a "
         "JOIN files f ON f.id = a.file_id WHERE a.clip_key = ?1 ORDER BY a.skeleton_key, f.path",
         /* candidates by skeleton name: s.id, s.name, s.bone_count, f.id, f.root_id,
@@ -1667,13 +1680,15 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
         "s.root_id = ?2 AND (f.parent_id IS NOT NULL) = ?3 ORDER BY f.path, s.id LIMIT 1",
         /* the files at a logical path, with their first skeleton (NULL: none) */
         "SELECT s.id, s.name, s.bone_count, f.id, f.root_id, f.parent_id IS NOT NULL, f.path, "
-        "f.format FROM files f LEFT JOIN skeletons s ON s.file_id = f.id WHERE f.lkey = ?1 "
-        "ORDER BY f.path, s.id",
+        "f.format FROM files f LEFT JOIN skeletons s ON s.file_id = f.id WHERE f.lkey = ?1",
         /* a bone is known by its id where the format has ids (Metroid Prime), else its index */
         "SELECT coalesce(bone_id, idx), name, name_key FROM bones WHERE skeleton_id = ?1 ORDER BY idx",
         "SELECT data FROM clip_tracks WHERE clip_id = ?1",
         "UPDATE clips SET skeleton_id = ?2, skeleton_name = ?3, skeleton_key = ?4, "
         "bones_missing = ?5, linked = 1 WHERE id = ?1",
+        /* the same without skeleton_key: an indexed column written only when it changes */
+        "UPDATE clips SET skeleton_id = ?2, skeleton_name = ?3, bones_missing = ?5, linked = 1 "
+        "WHERE id = ?1",
         "DELETE FROM findings WHERE file_id = ?1 AND origin = 'link'",
         "INSERT INTO findings(file_id, origin, code, severity, message, offset, context) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -1738,7 +1753,7 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
     sqlite3_stmt **slots[] = {
         &l.files_todo, &l.clips_of_file, &l.sets_of_clip, &l.named_own, &l.named_dir,
         &l.named_in_root, &l.by_lkey, &l.bones,
-        &l.tracks, &l.update_clip, &l.del_link_findings, &l.ins_finding, &l.refs_of_file,
+        &l.tracks, &l.update_clip, &l.update_clip_same_key, &l.del_link_findings, &l.ins_finding, &l.refs_of_file,
         &l.update_ref, &l.del_bindings, &l.ins_binding, &l.overrides, &l.object_model,
         &l.objects_named, &l.variants_of, &l.fit_candidates, &l.skeletons_todo, &l.names_of_file, &l.same_name_in_root, &l.del_name_findings,
         &l.skeletons_done, &l.winner_check, &l.file_info, &l.asset_refs, &l.del_ref_findings,
