@@ -1657,11 +1657,11 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
     static const char *const sql[] = {
         /* the next files with unlinked rows: three short ranges of the partial indexes */
         "SELECT file_id FROM (SELECT DISTINCT file_id FROM clips WHERE linked = 0 "
-        "ORDER BY file_id LIMIT 256) UNION "
+        "ORDER BY file_id LIMIT 2048) UNION "
         "SELECT file_id FROM (SELECT DISTINCT file_id FROM skeleton_refs WHERE linked = 0 "
-        "ORDER BY file_id LIMIT 256) UNION "
+        "ORDER BY file_id LIMIT 2048) UNION "
         "SELECT file_id FROM (SELECT DISTINCT file_id FROM refs WHERE linked = 0 "
-        "ORDER BY file_id LIMIT 256)",
+        "ORDER BY file_id LIMIT 2048)",
         "SELECT c.id, c.name_key, c.skeleton_hint, f.format, f.dir_key, f.root_id, c.name, "
         "c.root_bone, f.lkey, f.path, c.skeleton_key FROM clips c JOIN files f ON "
         "f.id = c.file_id WHERE c.file_id = ?1",
@@ -1767,11 +1767,18 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
             st = amx__db_error(db, "index: preparing the link pass", err, errlen);
     if (!st && load_roots(&l))
         st = amx__db_error(db, "index: reading the roots' layers", err, errlen);
-    int64_t batch[3 * 256];
+    /* a transaction per batch of files: 2048 of each kind, so that a batch's commit is not
+     * paid per few files (each rewrites the pages the batch touched into the log) */
+    enum { LINK_BATCH = 3 * 2048 };
+    int64_t *batch = st ? NULL : malloc(LINK_BATCH * sizeof *batch);
+    if (!st && !batch) {
+        snprintf(err, errlen, "index: link pass: out of memory");
+        st = AMX_E_NOMEM;
+    }
     while (!st) {
         size_t n = 0;
         int rc;
-        while ((rc = sqlite3_step(l.files_todo)) == SQLITE_ROW && n < 3 * 256)
+        while ((rc = sqlite3_step(l.files_todo)) == SQLITE_ROW && n < LINK_BATCH)
             batch[n++] = sqlite3_column_int64(l.files_todo, 0);
         sqlite3_reset(l.files_todo);
         if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
@@ -1805,6 +1812,7 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
         else
             amx__db_rollback(db);
     }
+    free(batch);
     free_roots(&l);
     for (size_t i = 0; i < SKELETON_CACHE; i++)
         forget_skeleton(&l.cache[i]);
