@@ -187,6 +187,55 @@ def bomb_uplink(b, tmp, env):
                 rc=rc, secs=secs, rss=rss, rows=n)
 
 
+def bomb_big_shared(b, tmp, env):
+    pair = os.path.join(tmp, "w3d-pair")
+    subprocess.run([b.amxgen, "w3d-pair", pair], check=True, env=env, stdout=subprocess.DEVNULL)
+    with open(os.path.join(pair, "SKL.w3d"), "rb") as fh:
+        member = fh.read()
+    root = os.path.join(tmp, "big-shared")
+    os.makedirs(root, exist_ok=True)
+    with open(os.path.join(root, "W3D.big"), "wb") as fh:
+        fh.write(bombs.big_shared(member, 20000))
+    size = os.path.getsize(os.path.join(root, "W3D.big"))
+    db = os.path.join(tmp, "bs.db")
+    rc, secs, rss = measure([b.animidx, "scan", root, "--db", db, "--quiet", "--config",
+                             "/dev/null"], env, tmp)
+    return dict(what="scan of a %d KB BIG of 20,000 entries pointing at one W3D" % (size // 1024),
+                rc=rc, secs=secs, rss=rss, out_mb=os.path.getsize(db) / 1e6)
+
+
+def bomb_meg_overlap(b, tmp, env):
+    clip = os.path.join(tmp, "ov.ala")
+    subprocess.run([b.amxgen, "clip", clip, "--bones", "Root,Body,Head", "--frames", "60"],
+                   check=True, env=env, stdout=subprocess.DEVNULL)
+    with open(clip, "rb") as fh:
+        member = fh.read()
+    root = os.path.join(tmp, "meg-overlap")
+    os.makedirs(root, exist_ok=True)
+    with open(os.path.join(root, "Models.meg"), "wb") as fh:
+        fh.write(bombs.meg_overlap(member, 20000))
+    size = os.path.getsize(os.path.join(root, "Models.meg"))
+    db = os.path.join(tmp, "mo.db")
+    rc, secs, rss = measure([b.animidx, "scan", root, "--db", db, "--quiet", "--config",
+                             "/dev/null"], env, tmp)
+    return dict(what="scan of a %d KB MEG of 20,000 overlapping entries (out: the index)"
+                     % (size // 1024), rc=rc, secs=secs, rss=rss,
+                out_mb=os.path.getsize(db) / 1e6)
+
+
+def bomb_same_name(b, tmp, env):
+    root = os.path.join(tmp, "same-name")
+    first = os.path.join(root, "d0000")
+    subprocess.run([b.amxgen, "w3d-pair", first], check=True, env=env, stdout=subprocess.DEVNULL)
+    for k in range(1, 4000):
+        shutil.copytree(first, os.path.join(root, "d%04d" % k))
+    db = os.path.join(tmp, "sn.db")
+    rc, secs, rss = measure([b.animidx, "scan", root, "--db", db, "--quiet", "--config",
+                             "/dev/null"], env, tmp)
+    return dict(what="scan of 4,000 directories each holding the same-named W3D hierarchy "
+                     "and animation", rc=rc, secs=secs, rss=rss)
+
+
 def rss_kb(pid):
     with open("/proc/%d/status" % pid) as fh:
         for line in fh:
@@ -268,6 +317,9 @@ BOMBS = {
     "samples": (bomb_samples, 2, 64, 0.1),
     "tree": (bomb_tree, 5, 128, 40),
     "uplink": (bomb_uplink, 5, 64, None),
+    "big-shared": (bomb_big_shared, 5, 64, 16),
+    "meg-overlap": (bomb_meg_overlap, 10, 128, 48),
+    "same-name": (bomb_same_name, 10, 96, None),
     "socket": (bomb_socket, 1, 32, None),
 }
 

@@ -166,4 +166,5 @@ void amx__big_decode(amx_dec *d)
         }
     }
     check_duplicates(d, ar, entry_at);
+    amx__archive_overlaps(d, ar, entry_at);
 }

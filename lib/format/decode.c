@@ -226,6 +226,57 @@ void amx__entry_context(char *buf, size_t size, uint32_t i, const char *name)
     snprintf(buf, size, "entry %u '%.*s%s'", i, (int)n, name, cut ? "..." : "");
 }
 
+typedef struct span_pos { uint64_t offset, end; uint32_t pos; } span_pos;
+
+static int cmp_span_pos(const void *a, const void *b)
+{
+    const span_pos *x = a, *y = b;
+    if (x->offset != y->offset)
+        return x->offset < y->offset ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+void amx__archive_overlaps(amx_dec *d, const amx_archive *ar, const size_t *entry_at)
+{
+    span_pos *v = amx__array(d, ar->entry_count, sizeof *v);
+    if (!v)
+        return;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < ar->entry_count; i++)
+        if (ar->entries[i].valid && ar->entries[i].size)
+            v[n++] = (span_pos){ ar->entries[i].offset,
+                                 ar->entries[i].offset + ar->entries[i].size, i };
+    qsort(v, n, sizeof *v, cmp_span_pos);
+    /* Sorted by start: an entry overlaps when it starts before the furthest end so far; an
+     * entry of the very same bytes as the one before it repeats it (a tool storing equal files
+     * once does that; the scan decodes such bytes once). */
+    uint64_t reach = 0;
+    uint32_t reach_pos = 0, inside = 0, repeats = 0, first_a = 0, first_b = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        bool same = k && v[k].offset == v[k - 1].offset && v[k].end == v[k - 1].end;
+        if (k && v[k].offset < reach) {
+            if (!inside && !repeats)
+                first_a = same ? v[k - 1].pos : reach_pos, first_b = v[k].pos;
+            if (same)
+                repeats++;
+            else
+                inside++;
+        }
+        if (!k || v[k].end > reach)
+            reach = v[k].end, reach_pos = v[k].pos;
+    }
+    if (!inside && !repeats)
+        return;
+    char ctx[320];
+    amx__entry_context(ctx, sizeof ctx, first_b, ar->entries[first_b].name);
+    amx__finding(d, AMX_C_ARCHIVE_OVERLAP, entry_at ? (int64_t)entry_at[first_b] : -1, ctx,
+                 "%u entr%s share stored bytes with other entries: %u start inside another "
+                 "entry's data, %u repeat another entry's data (the first: entry %u '%.200s' "
+                 "and entry %u '%.200s')", inside + repeats, inside + repeats == 1 ? "y" : "ies",
+                 inside, repeats, first_b, ar->entries[first_b].name, first_a,
+                 ar->entries[first_a].name);
+}
+
 AMX_PRINTF(2, 0)
 static const char *vsprintf_arena(amx_dec *d, const char *fmt, va_list ap)
 {

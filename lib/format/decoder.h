@@ -57,6 +57,11 @@ const char *amx__strdup(amx_dec *d, const char *s);
 const char *amx__latin1_dup(amx_dec *d, const uint8_t *p, size_t n, bool slashes);
 /* "entry 3 'DATA/X.ALO'" into buf, a long name cut at a UTF-8 character boundary (archives). */
 void amx__entry_context(char *buf, size_t size, uint32_t i, const char *name);
+/* ARCHIVE_OVERLAP: one finding when entries' data overlap (entries of no bytes aside), counting
+ * the entries that start inside another's data and those that repeat another's exact span, and
+ * naming the first pair.
+ * `entry_at`: each entry's record offset (or NULL). */
+void amx__archive_overlaps(amx_dec *d, const amx_archive *ar, const size_t *entry_at);
 const char *amx__sprintf(amx_dec *d, const char *fmt, ...) AMX_PRINTF(2, 3);
 
 /* Records a finding with the code's default severity. `offset` is the absolute file offset, -1

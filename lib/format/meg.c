@@ -315,6 +315,7 @@ static void read_records(meg *m, amx_archive *ar)
         if (d->out_of_memory)
             return;
     }
+    amx__archive_overlaps(d, ar, NULL);
     if (truncated)
         return;
 

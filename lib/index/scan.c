@@ -321,6 +321,25 @@ static void push_member_failure(scan_ctx *c, job *j, const char *name, amx_code 
     push_result(c, r);
 }
 
+/* A member whose stored span repeats an earlier member's: a row for its name (references find
+ * it), of no format, its bytes decoded under the first name only. */
+static void push_member_repeat(scan_ctx *c, job *j, const amx_archive_entry *m)
+{
+    result *r = new_result(j, R_IGNORED);
+    size_t plen = strlen(j->rel_path) + strlen(m->name) + 2;
+    char *mp = malloc(plen);
+    if (!r || !mp) {
+        free(r);
+        free(mp);
+        return;
+    }
+    snprintf(mp, plen, "%s#%s", j->rel_path, m->name);
+    r->member_path = mp;
+    r->size = (int64_t)(m->compressed ? m->unpacked_size : m->size);
+    r->mtime_ns = j->mtime_ns;
+    push_result(c, r);
+}
+
 /* Decodes one member of an archive, whose bytes are span/span_len, into a result. */
 static void decode_member(scan_ctx *c, job *j, const amx_archive_entry *m, const uint8_t *span,
                           size_t span_len)
@@ -404,6 +423,54 @@ static bool unpack_member(scan_ctx *c, job *j, amx_format fmt, const uint8_t *da
 /* Decodes the valid members of an archive (a copy of its entries, reordered here): stored ones
  * as spans of the archive; compressed ones unpacked once per stored span, within the memory
  * and unpack budgets. Then the row that completes the archive. */
+/* What one archive may cost: its members' distinct stored spans may add up to the archive's
+ * size and AMX_ARCHIVE_SLACK more (an archive tool stores each member once; entries whose data
+ * overlap, ARCHIVE_OVERLAP, are how a 600 KB archive claims gigabytes of members and an index
+ * a hundred times its size), and at most AMX_ARCHIVE_MAX_MEMBERS members are indexed. The
+ * first member past either limit gets a LIMIT_EXCEEDED row that counts what was left out; the
+ * members after it get none. Compressed members also have the unpack budget. */
+#define AMX_ARCHIVE_SLACK ((uint64_t)16 << 20)
+#define AMX_ARCHIVE_MAX_MEMBERS 200000
+
+static bool within_archive_budget(scan_ctx *c, job *j, const amx_archive_entry *m, long i,
+                                  long n, size_t len, bool repeat, uint64_t *spent, bool *over)
+{
+    if (*over)
+        return false;
+    uint64_t cost = m[i].compressed || repeat ? 0 : m[i].size;
+    if (i < AMX_ARCHIVE_MAX_MEMBERS && *spent + cost <= (uint64_t)len + AMX_ARCHIVE_SLACK) {
+        *spent += cost;
+        return true;
+    }
+    *over = true;
+    uint64_t rest = 0;
+    for (long k = i; k < n; k++)
+        rest += m[k].size;
+    char msg[256];
+    snprintf(msg, sizeof msg, "this member and the %ld after it (%llu stored bytes) are not "
+             "indexed: %s", n - i - 1, (unsigned long long)rest,
+             i >= AMX_ARCHIVE_MAX_MEMBERS ? "an archive's first 200000 members are"
+                                          : "an archive's members may add up to its size and "
+                                            "16 MiB (its entries overlap)");
+    push_member_failure(c, j, m[i].name, AMX_C_LIMIT_EXCEEDED, msg);
+    return false;
+}
+
+/* Whether m[i]'s stored span (offset, size) is one an earlier member had; records it if not.
+ * `seen` is an open-addressing table of member positions, `cap` (a power of two) at least
+ * twice the members: each look-up is O(1) on average, whatever the archive claims. */
+static bool span_seen(long *seen, size_t cap, const amx_archive_entry *m, long i)
+{
+    size_t h = (size_t)((m[i].offset * 0x9E3779B97F4A7C15ull) ^ m[i].size) & (cap - 1);
+    while (seen[h] >= 0) {
+        if (cmp_span(&m[seen[h]], &m[i]) == 0)
+            return true;
+        h = (h + 1) & (cap - 1);
+    }
+    seen[h] = i;
+    return false;
+}
+
 static void decode_archive_members(scan_ctx *c, job *j, amx_format fmt, const uint8_t *data,
                                    size_t len, amx_archive_entry *m, long n)
 {
@@ -412,9 +479,26 @@ static void decode_archive_members(scan_ctx *c, job *j, amx_format fmt, const ui
         compressed = m[i].compressed;
     if (compressed) /* the members of one stored span next to each other */
         qsort(m, (size_t)n, sizeof *m, cmp_span);
+    /* The bytes of a span are decoded once, under the first entry's name; an entry repeating
+     * it (ARCHIVE_OVERLAP counts them) gets a row of its own name only: 20,000 names for one
+     * file cost one decode. */
+    size_t cap = 16;
+    while (cap < 2 * (size_t)n)
+        cap *= 2;
+    long *seen = malloc(cap * sizeof *seen);
+    if (seen)
+        memset(seen, 0xFF, cap * sizeof *seen);
     unpacked cache = { 0 };
-    bool incomplete = false;
+    bool incomplete = false, over = false;
+    uint64_t spent = 0;
     for (long i = 0; i < n; i++) {
+        bool repeat = seen && m[i].size && span_seen(seen, cap, m, i);
+        if (!within_archive_budget(c, j, m, i, n, len, repeat, &spent, &over))
+            continue;
+        if (repeat) {
+            push_member_repeat(c, j, &m[i]);
+            continue;
+        }
         if (!m[i].compressed) {
             if (m[i].offset <= len && m[i].size <= len - m[i].offset)
                 decode_member(c, j, &m[i], data + m[i].offset, (size_t)m[i].size);
@@ -428,6 +512,7 @@ static void decode_archive_members(scan_ctx *c, job *j, amx_format fmt, const ui
         decode_member(c, j, &m[i], cache.bytes, cache.len);
     }
     unpacked_drop(c, &cache);
+    free(seen);
     result *done = new_result(j, R_ARCHIVE_DONE);
     if (done) {
         done->size = j->size;

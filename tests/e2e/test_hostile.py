@@ -124,6 +124,77 @@ def test_pak_bomb():
         c.eq(len(members), 9, "members unpacked")
 
 
+# ---------------------------------------------------------------- 2. link pass and archive amplification
+
+def test_amplification():
+    with case(tap, "a BIG of 20,000 entries pointing at one W3D: in seconds, its bytes decoded "
+                   "once, every name indexed, one ARCHIVE_OVERLAP counting the repeats") as c:
+        root = fresh("bigshared")
+        amxgen("w3d-pair", os.path.join(TMP, "w3dpair"))
+        with open(os.path.join(TMP, "w3dpair", "SKL.w3d"), "rb") as fh:
+            member = fh.read()
+        write(os.path.join(root, "W3D.big"), bombs.big_shared(member, 20000))
+        db = os.path.join(TMP, "bigshared.db")
+        p, secs = timed("scan", root, "--db", db, "--json", "--quiet", timeout=300)
+        must(p, "scan", rc=None)
+        c.that(secs < 20 * SLOW, "the scan took %.1f s" % secs)
+        members = [x for x in paths(db) if "#" in x]
+        c.eq(len(members), 20000, "members indexed by name")
+        con = sqlite3.connect(db)
+        decoded = con.execute("SELECT count(*) FROM files WHERE path LIKE '%#%' "
+                              "AND format <> 'unknown'").fetchone()[0]
+        con.close()
+        c.eq(decoded, 1, "members decoded")
+        got = issues(db, "--code", "ARCHIVE_OVERLAP")
+        c.eq(len(got), 1, "one ARCHIVE_OVERLAP")
+        c.that(got and got[0]["message"].startswith(
+            "19999 entries share stored bytes with other entries: 0 start inside another entry's "
+            "data, 19999 repeat"), "message: %s" % short(got))
+        c.eq(issues(db, "--code", "LIMIT_EXCEEDED"), [], "no LIMIT_EXCEEDED")
+        c.that(os.path.getsize(db) < 16 << 20, "index of %d bytes" % os.path.getsize(db))
+
+    with case(tap, "a MEG whose entries overlap: ARCHIVE_OVERLAP counts them, and they are "
+                   "decoded within the archive's budget") as c:
+        root = fresh("megoverlap")
+        amxgen("clip", os.path.join(TMP, "ov.ala"), "--bones", "Root,Body,Head", "--frames", "60")
+        with open(os.path.join(TMP, "ov.ala"), "rb") as fh:
+            member = fh.read()
+        write(os.path.join(root, "Models.meg"), bombs.meg_overlap(member, 6000))
+        db = os.path.join(TMP, "megoverlap.db")
+        must(ax.run("scan", root, "--db", db, "--quiet", timeout=120), "scan", rc=None)
+        got = issues(db, "--code", "ARCHIVE_OVERLAP")
+        c.eq(len(got), 1, "one ARCHIVE_OVERLAP")
+        c.that(got and got[0]["message"].startswith("5999 entries share stored bytes"),
+               "message: %s" % short(got))
+        members = [x for x in paths(db) if "#" in x]
+        size = os.path.getsize(os.path.join(root, "Models.meg"))
+        bound = (size + (16 << 20)) // len(member) + 2
+        c.that(len(members) <= bound, "%d members indexed, more than %d" % (len(members), bound))
+        got = issues(db, "--code", "LIMIT_EXCEEDED")
+        c.eq(len(got), 1, "one LIMIT_EXCEEDED")
+        c.that(got and "add up to its size and 16 MiB" in got[0]["message"], "message: %s" % short(got))
+        c.that(os.path.getsize(db) < 48 << 20, "index of %d bytes" % os.path.getsize(db))
+
+    with case(tap, "the link pass is near-linear: 4x the directories of a same-named W3D "
+                   "hierarchy and animation cost well under 16x") as c:
+        def tree(n):
+            root = fresh("samename%d" % n)
+            amxgen("w3d-pair", os.path.join(root, "d0000"))
+            for k in range(1, n):
+                shutil.copytree(os.path.join(root, "d0000"), os.path.join(root, "d%04d" % k))
+            db = os.path.join(TMP, "samename%d.db" % n)
+            p, secs = timed("scan", root, "--db", db, "--quiet", "--jobs", "1", timeout=600)
+            must(p, "scan", rc=None)
+            return secs, db
+        small, _ = tree(250)
+        big, db = tree(1000)
+        c.that(big < 8 * max(small, 0.05), "250 dirs %.2f s, 1000 dirs %.2f s" % (small, big))
+        con = sqlite3.connect(db)
+        own = con.execute("SELECT count(*) FROM clip_bindings WHERE via = 'same directory'").fetchone()[0]
+        con.close()
+        c.eq(own, 1000, "each animation binds to its own directory's hierarchy")
+
+
 # ---------------------------------------------------------------- 3. findings that hide errors
 
 def test_findings_cap():
@@ -548,7 +619,7 @@ def test_samples_linear():
 
 
 def main():
-    tests = [test_pak_bomb, test_findings_cap, test_symlink_ancestor, test_unreadable_dir,
+    tests = [test_pak_bomb, test_amplification, test_findings_cap, test_symlink_ancestor, test_unreadable_dir,
              test_foreign_database, test_readonly_index, test_config_location, test_report_links,
              test_names_not_text, test_dump_fifo, test_samples_linear]
     for t in tests:

@@ -5,6 +5,8 @@ library only; nothing large is kept in the repository).
     python3 tests/tools/bombs.py pak-shared FILE [--records N] [--unpacked BYTES]
     python3 tests/tools/bombs.py pak-many FILE [--members N] [--unpacked BYTES]
     python3 tests/tools/bombs.py pak-warnings FILE [--warnings N]
+    python3 tests/tools/bombs.py big-shared FILE MEMBER [--entries N]
+    python3 tests/tools/bombs.py meg-overlap FILE MEMBER [--entries N]
 
 pak-shared    a Metroid Prime PAK whose N records (distinct asset ids) all point at one
               zlib member that inflates to BYTES (default: 20 records, 256 MiB: 261 KB)
@@ -12,6 +14,10 @@ pak-many      a PAK of N distinct members of BYTES each (default 40 x 8 MiB: 320
               by about 330 KB)
 pak-warnings  a PAK of N records whose data overlaps the tables (N BAD_VALUE warnings), then
               a record whose data runs past the end of the file (a CHUNK_OVERRUN error)
+big-shared    a BIG archive of N entries (distinct names, default 20,000) that all point at the
+              bytes of one file MEMBER (e.g. a W3D hierarchy): one copy of the data
+meg-overlap   a MEG (format 1) of N entries (default 2,000) whose spans overlap: entry k
+              starts k bytes into a data region of MEMBER's bytes repeated, and runs to its end
 
 The layout is the one lib/format/mp_pak.c reads (docs/formats/metroid-prime.md): big-endian
 version 0x00030005, a zero word, the named-resource table, the resource table of 20-byte
@@ -84,13 +90,51 @@ def pak_warnings(warnings=250):
     return pak([], recs, [b"\x00" * 16])
 
 
+def big_shared(member, entries=20000):
+    """BIGF: magic, LE archive size, BE count, BE first-data offset, then {BE offset, BE size,
+    name NUL} per entry (lib/format/big.c); every entry points at the one copy of member."""
+    names = [("art\\w3d\\shared%05d.w3d" % k).encode() for k in range(entries)]
+    index_end = 16 + sum(8 + len(n) + 1 for n in names)
+    total = index_end + len(member)
+    idx = b"".join(struct.pack(">II", index_end, len(member)) + n + b"\0" for n in names)
+    return b"BIGF" + struct.pack("<I", total) + struct.pack(">II", entries, index_end) + idx + member
+
+
+def meg_overlap(member, entries=2000):
+    """MEG format 1: {u32 names, u32 files}, names {u16 len, bytes}, records {crc, index, size,
+    start, name index} sorted by CRC, then the data; entry k covers data[k:] of a region of
+    member repeated, so the entries overlap and the archive claims far more than it holds."""
+    import binascii
+    region = member * (1 + (len(member) + entries) // max(1, len(member)))
+    names = [("DATA\\ART\\MODELS\\OVERLAP%05d.ALO" % k).encode() for k in range(entries)]
+    head = 8 + sum(2 + len(n) for n in names) + 20 * entries
+    recs = []
+    for k, n in enumerate(names):
+        crc = binascii.crc32(n.upper()) & 0xFFFFFFFF
+        recs.append((crc, k, len(region) - k, head + k, k))
+    recs.sort()
+    out = struct.pack("<II", entries, entries)
+    out += b"".join(struct.pack("<H", len(n)) + n for n in names)
+    out += b"".join(struct.pack("<IIIII", crc, i, size, start, ni)
+                    for i, (crc, _, size, start, ni) in enumerate(recs))
+    return out + region
+
+
 def main(argv):
     if len(argv) < 3:
         sys.stderr.write(__doc__)
         return 2
     kind, path = argv[1], argv[2]
-    opts = {}
+    member = None
     rest = argv[3:]
+    if kind in ("big-shared", "meg-overlap"):
+        if not rest:
+            sys.stderr.write("bombs.py: %s FILE MEMBER\n" % kind)
+            return 2
+        with open(rest[0], "rb") as fh:
+            member = fh.read()
+        rest = rest[1:]
+    opts = {}
     for k in range(0, len(rest) - 1, 2):
         opts[rest[k].lstrip("-")] = int(rest[k + 1], 0)
     if kind == "pak-shared":
@@ -99,6 +143,10 @@ def main(argv):
         data = pak_many(opts.get("members", 40), opts.get("unpacked", 8 << 20))
     elif kind == "pak-warnings":
         data = pak_warnings(opts.get("warnings", 250))
+    elif kind == "big-shared":
+        data = big_shared(member, opts.get("entries", 20000))
+    elif kind == "meg-overlap":
+        data = meg_overlap(member, opts.get("entries", 2000))
     else:
         sys.stderr.write("bombs.py: unknown kind %r\n%s" % (kind, __doc__))
         return 2

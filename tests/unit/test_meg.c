@@ -511,7 +511,9 @@ static void test_sizes(void)
     put_u32(&b, at, get_u32(&b, at) + 1);
     a = decode(b.data, b.len);
     CHECK_FINDING(a, AMX_C_SIZE_MISMATCH, (int64_t)lay.data_offset);
-    CHECK_EQ(a->finding_count, 1);
+    /* and the longer member now runs one byte into the next one's data */
+    CHECK_FINDING(a, AMX_C_ARCHIVE_OVERLAP, -1);
+    CHECK_EQ(a->finding_count, 2);
     amx_asset_free(a);
     amxw_buf_free(&b);
 

@@ -88,6 +88,7 @@ typedef enum amx_code {
     AMX_C_REFERENCE_PATH_TOO_LONG,
     AMX_C_ARCHIVE_CRC_COLLISION,
     AMX_C_MEMBER_SHADOWED,
+    AMX_C_ARCHIVE_OVERLAP,
     AMX_CODE_COUNT
 } amx_code;
 
