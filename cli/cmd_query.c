@@ -1104,37 +1104,6 @@ static void missing_row(const amx_missing_row *m, void *user)
 
 /* refs PATH: the path as typed is resolved to one file (cli_resolve_path); the query matches
  * by path, so rows of a file at the same path under another root are left out here. */
-typedef struct refs_only {
-    refs_ctx *c;
-    const cli_path *want;
-    bool active;
-    int found;
-} refs_only;
-
-static void only_file(const char *root, const char *path, void *user)
-{
-    refs_only *f = user;
-    f->active = strcmp(root, f->want->root) == 0 && strcmp(path, f->want->path) == 0;
-    if (f->active) {
-        f->found++;
-        refs_file(root, path, f->c);
-    }
-}
-
-static void only_out(const amx_ref_row *r, void *user)
-{
-    refs_only *f = user;
-    if (f->active)
-        refs_out(r, f->c);
-}
-
-static void only_in(const amx_ref_row *r, void *user)
-{
-    refs_only *f = user;
-    if (f->active)
-        refs_in(r, f->c);
-}
-
 int cmd_refs(cli_opts *o, amx_config *cfg)
 {
     if (o->missing == (o->nargs == 1) || o->nargs > 1) {
@@ -1173,10 +1142,9 @@ int cmd_refs(cli_opts *o, amx_config *cfg)
         rc = cli_resolve_path(db, "refs", o->args[0], false, &where);
         st = AMX_OK;
         if (rc == EXIT_OK) {
-            refs_only f = { .c = &c, .want = &where.v[0] };
-            st = amx_query_refs(db, where.v[0].path, only_file, only_out, only_in, &f, &found, err,
-                                sizeof err);
-            if (!st && !f.found) { /* resolved, so indexed: only a concurrent removal */
+            st = amx_query_refs(db, where.v[0].root, where.v[0].path, refs_file, refs_out, refs_in,
+                                &c, &found, err, sizeof err);
+            if (!st && !found) { /* resolved, so indexed: only a concurrent removal */
                 cli_error("refs: '%s' is no longer indexed", o->args[0]);
                 rc = EXIT_FINDINGS;
             }

@@ -950,34 +950,6 @@ static amx_status show_one(amx_db *db, const amx_config *cfg, int64_t id,
     return AMX_OK;
 }
 
-amx_status amx_query_show(amx_db *db, const amx_config *cfg, const char *path,
-                          const amx_show_callbacks *cb, void *user, int *found, char *err,
-                          size_t errlen)
-{
-    *found = 0;
-    sqlite3_stmt *s = NULL;
-    /* Exact path, or a path that ends with "/PATH" or "#PATH" (so a bare file name finds the
-     * file, or the archive member). */
-    amx_status st = prep(db,
-                         "SELECT id FROM files WHERE path = ?1 OR (length(path) > length(?1) AND "
-                         "substr(path, -length(?1) - 1) IN ('/' || ?1, '#' || ?1)) "
-                         "ORDER BY path LIMIT 100",
-                         &s, err, errlen);
-    if (st)
-        return st;
-    sqlite3_bind_text(s, 1, path, -1, SQLITE_TRANSIENT);
-    int64_t ids[100];
-    int n = 0, rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW && n < 100)
-        ids[n++] = sqlite3_column_int64(s, 0);
-    if ((st = finish(db, s, rc == SQLITE_ROW ? SQLITE_DONE : rc, err, errlen)))
-        return st;
-    for (int i = 0; i < n && !st; i++)
-        st = show_one(db, cfg, ids[i], cb, user, err, errlen);
-    *found = n;
-    return st;
-}
-
 /* ---- asset references ---- */
 
 #define REF_COLUMNS                                                                              \
@@ -995,7 +967,7 @@ static void read_ref(sqlite3_stmt *s, int base, amx_ref_row *r)
     };
 }
 
-amx_status amx_query_refs(amx_db *db, const char *path,
+amx_status amx_query_refs(amx_db *db, const char *root, const char *path,
                           void (*file)(const char *root, const char *path, void *user),
                           void (*out)(const amx_ref_row *r, void *user),
                           void (*in)(const amx_ref_row *r, void *user), void *user, int *found,
@@ -1005,9 +977,7 @@ amx_status amx_query_refs(amx_db *db, const char *path,
     sqlite3_stmt *s = NULL, *o = NULL, *i = NULL;
     amx_status st = prep(db,
                          "SELECT f.id, r.path, f.path FROM files f JOIN roots r ON r.id = f.root_id "
-                         "WHERE f.path = ?1 OR (length(f.path) > length(?1) AND "
-                         "substr(f.path, -length(?1) - 1) IN ('/' || ?1, '#' || ?1)) "
-                         "ORDER BY r.path, f.path LIMIT 100",
+                         "WHERE r.path = ?1 AND f.path = ?2",
                          &s, err, errlen);
     if (!st)
         st = prep(db,
@@ -1030,7 +1000,8 @@ amx_status amx_query_refs(amx_db *db, const char *path,
         sqlite3_finalize(o);
         return st;
     }
-    sqlite3_bind_text(s, 1, path, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 1, root, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 2, path, -1, SQLITE_TRANSIENT);
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         (*found)++;

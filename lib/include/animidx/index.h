@@ -129,10 +129,10 @@ typedef struct amx_ref_row {
     bool target_base;             /* it is in a base layer of the referring file's root */
 } amx_ref_row;
 
-/* What the files matching `path` (as amx_query_show) name, and what names them. `out` is called
- * for each reference of a matching file, `in` for each reference to it; `file` first for each
- * matching file. *found = the files matched. */
-amx_status amx_query_refs(amx_db *db, const char *path,
+/* What the file at `path` (exactly) under the absolute `root` names, and what names it. `file`
+ * is called first, then `out` for each of its references and `in` for each reference to it.
+ * *found = 1 when the file is indexed, else 0. */
+amx_status amx_query_refs(amx_db *db, const char *root, const char *path,
                           void (*file)(const char *root, const char *path, void *user),
                           void (*out)(const amx_ref_row *r, void *user),
                           void (*in)(const amx_ref_row *r, void *user), void *user, int *found,
@@ -406,10 +406,5 @@ typedef struct amx_show_callbacks {
 amx_status amx_query_show_file(amx_db *db, const amx_config *config, const char *root,
                                const char *path, const amx_show_callbacks *cb, void *user,
                                int *found, char *err, size_t errlen);
-
-/* Returns AMX_OK and *found = number of files shown. */
-amx_status amx_query_show(amx_db *db, const amx_config *config, const char *path,
-                          const amx_show_callbacks *cb, void *user, int *found, char *err,
-                          size_t errlen);
 
 #endif
