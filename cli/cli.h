@@ -116,6 +116,9 @@ typedef struct cli_paths {
 int cli_resolve_path(amx_db *db, const char *cmd, const char *typed, bool allow_dir,
                      cli_paths *out);
 void cli_paths_free(cli_paths *p);
+/* Levenshtein distance of two names, case-insensitive; (size_t)-1 past 255 bytes (closest-name
+ * suggestions). */
+size_t cli_name_distance(const char *a, const char *b);
 /* Prints "animidx: <msg>" to stderr (control characters escaped on a terminal). */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* On a terminal, stdout escapes control characters (term.c): call once at start. */

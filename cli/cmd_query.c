@@ -150,26 +150,6 @@ typedef struct near_ctx {
     bool exact;
 } near_ctx;
 
-static size_t name_distance(const char *a, const char *b)
-{
-    size_t n = strlen(a), m = strlen(b);
-    if (n > 255 || m > 255)
-        return (size_t)-1;
-    size_t prev[256], cur[256];
-    for (size_t j = 0; j <= m; j++)
-        prev[j] = j;
-    for (size_t i = 1; i <= n; i++) {
-        cur[0] = i;
-        for (size_t j = 1; j <= m; j++) {
-            size_t sub = prev[j - 1] + (toupper((unsigned char)a[i - 1]) != toupper((unsigned char)b[j - 1]));
-            size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
-            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-        }
-        memcpy(prev, cur, (m + 1) * sizeof *prev);
-    }
-    return prev[m];
-}
-
 static void near_row(const amx_skeleton_row *r, void *user)
 {
     near_ctx *c = user;
@@ -177,7 +157,7 @@ static void near_row(const amx_skeleton_row *r, void *user)
         c->exact = true;
         return;
     }
-    size_t d = name_distance(r->skeleton, c->want);
+    size_t d = cli_name_distance(r->skeleton, c->want);
     bool contains = strcasestr(r->skeleton, c->want) || strcasestr(c->want, r->skeleton);
     if (contains)
         d = d < 2 ? d : 2;

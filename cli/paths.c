@@ -123,8 +123,7 @@ void cli_paths_free(cli_paths *p)
     *p = (cli_paths){ 0 };
 }
 
-/* Levenshtein distance, case-insensitive, capped work for long names. */
-static size_t distance(const char *a, const char *b)
+size_t cli_name_distance(const char *a, const char *b)
 {
     size_t n = strlen(a), m = strlen(b);
     if (n > 255 || m > 255)
@@ -165,7 +164,7 @@ static void near_file(const char *path, const char *format, void *user)
 {
     nearest *c = user;
     (void)format;
-    size_t d = distance(base_name(path), c->want);
+    size_t d = cli_name_distance(base_name(path), c->want);
     if (d > strlen(c->want) / 3 + 2 || c->oom)
         return;
     size_t k = c->n < 5 ? c->n++ : 5;
