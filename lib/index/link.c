@@ -681,10 +681,10 @@ static int find_xml_model(linker *l, const char *value, int64_t root, const char
 
 /* True when file `file_id` (of root `file_root`, logical key lkey) is the one the game reads
  * from root `root`: no better-ranked file has its path. */
-static int is_winner(linker *l, int64_t file_id, const char *lkey, int64_t root)
+/* Steps `s` (bound; rows of id, root id, in-archive) and returns the id of the row the game
+ * reads first from root `root` (0 when none is in its layers), or -1 on error. Resets `s`. */
+static int64_t first_in_lookup_order(linker *l, sqlite3_stmt *s, int64_t root)
 {
-    sqlite3_stmt *s = l->winner_check;
-    sqlite3_bind_text(s, 1, lkey, -1, SQLITE_TRANSIENT);
     int best = -1, rc;
     int64_t best_id = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -698,9 +698,14 @@ static int is_winner(linker *l, int64_t file_id, const char *lkey, int64_t root)
         }
     }
     sqlite3_reset(s);
-    if (rc != SQLITE_DONE)
-        return -1;
-    return best_id == file_id;
+    return rc == SQLITE_DONE ? best_id : -1;
+}
+
+static int is_winner(linker *l, int64_t file_id, const char *lkey, int64_t root)
+{
+    sqlite3_bind_text(l->winner_check, 1, lkey, -1, SQLITE_TRANSIENT);
+    int64_t best_id = first_in_lookup_order(l, l->winner_check, root);
+    return best_id < 0 ? -1 : best_id == file_id;
 }
 
 typedef struct xml_object {
@@ -735,22 +740,8 @@ static int object_model(linker *l, int64_t object_id, const char *model_tag, int
         if (!variant[0])
             return 0;
         /* the parent: the object of that name the root's stack sees first */
-        s = l->objects_named;
-        sqlite3_bind_text(s, 1, variant, -1, SQLITE_TRANSIENT);
-        int best = -1;
-        cur = 0;
-        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-            int layer = layer_of(l, root, sqlite3_column_int64(s, 1));
-            if (layer < 0)
-                continue;
-            int rank = amx__lookup_rank((size_t)layer, sqlite3_column_int(s, 2) != 0);
-            if (best < 0 || rank < best) {
-                best = rank;
-                cur = sqlite3_column_int64(s, 0);
-            }
-        }
-        sqlite3_reset(s);
-        if (rc != SQLITE_DONE)
+        sqlite3_bind_text(l->objects_named, 1, variant, -1, SQLITE_TRANSIENT);
+        if ((cur = first_in_lookup_order(l, l->objects_named, root)) < 0)
             return -1;
     }
     return 0;
