@@ -81,6 +81,9 @@ typedef struct linker {
     unsigned cache_next;
     root_info *roots;
     size_t root_count;
+    /* no link pass has written anything yet (an index being built): there are no bindings
+     * and no findings of the pass to replace, so their deletes are skipped */
+    bool first_pass;
     char *err;
     size_t errlen;
 } linker;
@@ -1448,7 +1451,7 @@ static int link_asset_refs(linker *l, int64_t file_id)
     sqlite3_reset(fi);
     sqlite3_bind_int64(l->del_ref_findings, 1, file_id);
     if ((frc != SQLITE_ROW && frc != SQLITE_DONE) ||
-        amx__db_run(l->del_ref_findings) != SQLITE_OK) {
+        (!l->first_pass && amx__db_run(l->del_ref_findings) != SQLITE_OK)) {
         sqlite3_reset(s);
         return -1;
     }
@@ -1512,10 +1515,17 @@ static int link_asset_refs(linker *l, int64_t file_id)
     return 0;
 }
 
-static int link_file(linker *l, int64_t file_id, uint64_t *linked)
+/* What of a file the pass links: its clips and skeleton references (their findings are the
+ * file's "link" findings, replaced together), its asset references ("refs" findings). A file
+ * is linked for what has unlinked rows only: rows still linked have not changed. */
+enum { LINK_CLIPS = 1, LINK_REFS = 2 };
+
+static int link_file(linker *l, int64_t file_id, int what, uint64_t *linked)
 {
+    if (!(what & LINK_CLIPS))
+        return what & LINK_REFS ? link_asset_refs(l, file_id) : 0;
     sqlite3_stmt *pre[] = { l->del_link_findings, l->del_bindings };
-    for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++) {
+    for (size_t i = 0; i < sizeof pre / sizeof pre[0] && !l->first_pass; i++) {
         sqlite3_bind_int64(pre[i], 1, file_id);
         if (amx__db_run(pre[i]) != SQLITE_OK)
             return -1;
@@ -1545,7 +1555,7 @@ static int link_file(linker *l, int64_t file_id, uint64_t *linked)
     sqlite3_reset(r);
     if (rc != SQLITE_DONE)
         return -1;
-    return link_asset_refs(l, file_id);
+    return what & LINK_REFS ? link_asset_refs(l, file_id) : 0;
 }
 
 static int report_duplicate(linker *l, int64_t file_id, const char *name, const char *others)
@@ -1646,13 +1656,15 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
         return AMX_OK;
     linker l = { .db = db, .err = err, .errlen = errlen };
     static const char *const sql[] = {
-        /* the next files with unlinked rows: three short ranges of the partial indexes */
-        "SELECT file_id FROM (SELECT DISTINCT file_id FROM clips WHERE linked = 0 "
-        "ORDER BY file_id LIMIT 2048) UNION "
-        "SELECT file_id FROM (SELECT DISTINCT file_id FROM skeleton_refs WHERE linked = 0 "
-        "ORDER BY file_id LIMIT 2048) UNION "
-        "SELECT file_id FROM (SELECT DISTINCT file_id FROM refs WHERE linked = 0 "
-        "ORDER BY file_id LIMIT 2048)",
+        /* the next files with unlinked rows, and what of them (LINK_CLIPS, LINK_REFS): three
+         * short ranges of the partial indexes */
+        "SELECT file_id, max(what) FILTER (WHERE what = 1), max(what) FILTER (WHERE what = 2) "
+        "FROM (SELECT file_id, 1 AS what FROM (SELECT DISTINCT file_id FROM clips WHERE "
+        "linked = 0 ORDER BY file_id LIMIT 2048) UNION ALL "
+        "SELECT file_id, 1 FROM (SELECT DISTINCT file_id FROM skeleton_refs WHERE linked = 0 "
+        "ORDER BY file_id LIMIT 2048) UNION ALL "
+        "SELECT file_id, 2 FROM (SELECT DISTINCT file_id FROM refs WHERE linked = 0 "
+        "ORDER BY file_id LIMIT 2048)) GROUP BY file_id",
         "SELECT c.id, c.name_key, c.skeleton_hint, f.format, f.dir_key, f.root_id, c.name, "
         "c.root_bone, f.lkey, f.path, c.skeleton_key FROM clips c JOIN files f ON "
         "f.id = c.file_id WHERE c.file_id = ?1",
@@ -1758,10 +1770,23 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
             st = amx__db_error(db, "index: preparing the link pass", err, errlen);
     if (!st && load_roots(&l))
         st = amx__db_error(db, "index: reading the roots' layers", err, errlen);
+    /* The first pass of an index: no batch has committed (link_state), and no binding and no
+     * finding of the pass is there (an index of 0009 or older upgraded with every row marked
+     * unlinked could have some: then the deletes run as in any pass). */
+    sqlite3_stmt *first = NULL;
+    if (!st && (sqlite3_prepare_v2(db->db,
+                    "SELECT CASE WHEN linked_once THEN 0 ELSE NOT EXISTS (SELECT 1 FROM "
+                    "clip_bindings) AND NOT EXISTS (SELECT 1 FROM findings WHERE origin IN "
+                    "('link', 'refs')) END FROM link_state", -1, &first, NULL) != SQLITE_OK ||
+                sqlite3_step(first) != SQLITE_ROW))
+        st = amx__db_error(db, "index: link pass", err, errlen);
+    if (!st)
+        l.first_pass = sqlite3_column_int(first, 0) != 0;
+    sqlite3_finalize(first);
     /* a transaction per batch of files: 2048 of each kind, so that a batch's commit is not
      * paid per few files (each rewrites the pages the batch touched into the log) */
     enum { LINK_BATCH = 3 * 2048 };
-    int64_t *batch = st ? NULL : malloc(LINK_BATCH * sizeof *batch);
+    struct todo { int64_t file_id; int what; } *batch = st ? NULL : malloc(LINK_BATCH * sizeof *batch);
     if (!st && !batch) {
         snprintf(err, errlen, "index: link pass: out of memory");
         st = AMX_E_NOMEM;
@@ -1770,7 +1795,9 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
         size_t n = 0;
         int rc;
         while ((rc = sqlite3_step(l.files_todo)) == SQLITE_ROW && n < LINK_BATCH)
-            batch[n++] = sqlite3_column_int64(l.files_todo, 0);
+            batch[n++] = (struct todo){ sqlite3_column_int64(l.files_todo, 0),
+                                        sqlite3_column_int(l.files_todo, 1) |
+                                            sqlite3_column_int(l.files_todo, 2) };
         sqlite3_reset(l.files_todo);
         if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
             st = amx__db_error(db, "index: link pass", err, errlen);
@@ -1785,7 +1812,7 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
                          errlen))
             st = AMX_E_DB;
         for (size_t i = 0; i < n && !st; i++)
-            if (link_file(&l, batch[i], linked))
+            if (link_file(&l, batch[i].file_id, batch[i].what, linked))
                 st = amx__db_error(db, "index: link pass", err, errlen);
         if (!st)
             st = amx__db_commit(db, err, errlen);

@@ -127,7 +127,8 @@ static amx_db *open_db(void)
     return db;
 }
 
-static void scan(amx_db *db, const char *root, const char *base)
+/* Scans `root` (with base layer `base` when not NULL); returns the clips the link pass linked. */
+static uint64_t scan(amx_db *db, const char *root, const char *base)
 {
     char r[1400], b[1400];
     snprintf(r, sizeof r, "%s/%s", top, root);
@@ -136,10 +137,12 @@ static void scan(amx_db *db, const char *root, const char *base)
     amx_scan_opts o = { .root = r, .jobs = 2, .bases = bp, .base_count = base ? 1 : 0,
                         .set_bases = base != NULL };
     char err[512] = "";
-    amx_status st = amx_scan(db, &o, NULL, err, sizeof err);
+    amx_scan_stats stats;
+    amx_status st = amx_scan(db, &o, &stats, err, sizeof err);
     if (st)
         printf("# scan of %s: %s\n", root, err);
     CHECK_EQ(st, AMX_OK);
+    return stats.clips_linked;
 }
 
 #define M "Mod/Data/Art/Models/"
@@ -303,6 +306,63 @@ static void test_w3d_textures(void)
     amx_db_close(db);
 }
 
+/* A W3D file with a hierarchy SKL of two pivots, an animation of SKL that moves pivot 2 (one
+ * bone finding) and a mesh that uses `texture`. */
+static void w3d_unit(const char *rel, const char *texture)
+{
+    amxw_buf b = { 0 };
+    amxw_w3d_pivot piv[2] = { { .name = "ROOT", .parent = 0xFFFFFFFFu, .rotation = { 0, 0, 0, 1 } },
+                              { .name = "TURRET", .parent = 0, .rotation = { 0, 0, 0, 1 } } };
+    amxw_w3d_hierarchy_write(&b, &(amxw_w3d_hierarchy){ .name = "SKL", .pivots = piv,
+                                                       .pivot_count = 2 }, NULL);
+    static const float xs[] = { 0, 1 };
+    amxw_w3d_channel ch = { .first = 0, .last = 1, .vector_len = 1, .type = 0, .pivot = 2,
+                            .data = xs, .data_count = 2 };
+    amxw_w3d_anim_write(&b, &(amxw_w3d_anim){ .name = "SKL.MOVE", .hierarchy = "SKL", .frames = 2,
+                                              .fps = 15, .channels = &ch, .channel_count = 1 },
+                        NULL);
+    if (texture) {
+        amxw_w3d_mesh mesh = { .name = "HULL", .container = "SKL",
+                               .textures = (const char *const[]){ texture }, .texture_count = 1 };
+        amxw_w3d_mesh_write(&b, &mesh);
+    }
+    put(rel, &b);
+}
+
+/* The link pass relinks what changed of a file: its clips (and their findings) when a skeleton
+ * they may bind to changes, its references when a file they may name appears. The other part
+ * keeps its rows and findings, none lost and none doubled. */
+static void test_relink_what_changed(void)
+{
+    fresh();
+    w3d_unit("Gen/Art/W3D/unit.w3d", "lid.tga");
+    amx_db *db = open_db();
+    CHECK_EQ(scan(db, "Gen", NULL), 1);
+    CHECK_EQ(findings(db, "unit.w3d", "BONE_NOT_IN_SKELETON", "error"), 1);
+    CHECK_EQ(findings(db, "unit.w3d", "REFERENCE_NOT_FOUND", "info"), 1);
+    /* another file defines SKL: the clips of SKL are linked again (each file's own SKL wins) */
+    w3d_unit("Gen/Art/W3D/other.w3d", NULL);
+    CHECK_EQ(scan(db, "Gen", NULL), 2);
+    CHECK_EQ(findings(db, "unit.w3d", "BONE_NOT_IN_SKELETON", "error"), 1);
+    CHECK_EQ(findings(db, "unit.w3d", "REFERENCE_NOT_FOUND", "info"), 1);
+    CHECK_EQ(findings(db, "unit.w3d", "DUPLICATE_NAME", NULL), 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM clip_bindings b JOIN clips c ON c.id = b.clip_id "
+                       "JOIN files f ON f.id = c.file_id WHERE f.path = 'Art/W3D/unit.w3d'"), 1);
+    int64_t binding = q_int(db, "SELECT b.rowid FROM clip_bindings b JOIN clips c ON "
+                                "c.id = b.clip_id JOIN files f ON f.id = c.file_id WHERE "
+                                "f.path = 'Art/W3D/unit.w3d'");
+    /* the texture appears: the reference is resolved again, the clip is not linked again */
+    put_bytes("Gen/Art/Textures/lid.dds", "dds");
+    CHECK_EQ(scan(db, "Gen", NULL), 0);
+    CHECK_STR(resolution(db, "unit.w3d", "lid.tga"), "found Art/Textures/lid.dds");
+    CHECK_EQ(findings(db, "unit.w3d", "REFERENCE_NOT_FOUND", NULL), 0);
+    CHECK_EQ(findings(db, "unit.w3d", "BONE_NOT_IN_SKELETON", "error"), 1);
+    CHECK_EQ(q_int(db, "SELECT b.rowid FROM clip_bindings b JOIN clips c ON c.id = b.clip_id "
+                       "JOIN files f ON f.id = c.file_id WHERE f.path = 'Art/W3D/unit.w3d'"),
+             binding);
+    amx_db_close(db);
+}
+
 /* Paths longer than the engine takes: 259 characters for textures, 255 for animations. */
 static void test_too_long(void)
 {
@@ -351,6 +411,7 @@ int main(void)
     test_run("test_crc_collision", test_crc_collision);
     test_run("test_w3d_textures", test_w3d_textures);
     test_run("test_too_long", test_too_long);
+    test_run("test_relink_what_changed", test_relink_what_changed);
     fresh(); /* removes the last test's tree and database */
     return test_done();
 }
