@@ -1515,26 +1515,27 @@ static int link_asset_refs(linker *l, int64_t file_id)
     return 0;
 }
 
-/* What of a file the pass links: its clips and skeleton references (their findings are the
- * file's "link" findings, replaced together), its asset references ("refs" findings). A file
- * is linked for what has unlinked rows only: rows still linked have not changed. */
-enum { LINK_CLIPS = 1, LINK_REFS = 2 };
+/* What of a file the pass links: its clips, its skeleton references, its asset references. A
+ * file is linked for what has unlinked rows: rows still linked have not changed. */
+enum { LINK_CLIPS = 1, LINK_REFS = 2, LINK_SKELETON_REFS = 4 };
 
 static int link_file(linker *l, int64_t file_id, int what, uint64_t *linked)
 {
-    if (!(what & LINK_CLIPS))
-        return what & LINK_REFS ? link_asset_refs(l, file_id) : 0;
-    sqlite3_stmt *pre[] = { l->del_link_findings, l->del_bindings };
-    for (size_t i = 0; i < sizeof pre / sizeof pre[0] && !l->first_pass; i++) {
-        sqlite3_bind_int64(pre[i], 1, file_id);
-        if (amx__db_run(pre[i]) != SQLITE_OK)
-            return -1;
+    /* Clips and skeleton references share the file's "link" findings, replaced together; in
+     * the first pass there are none to replace, and each is linked for itself. */
+    if (!l->first_pass && (what & (LINK_CLIPS | LINK_SKELETON_REFS))) {
+        what |= LINK_CLIPS | LINK_SKELETON_REFS;
+        sqlite3_stmt *pre[] = { l->del_link_findings, l->del_bindings };
+        for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++) {
+            sqlite3_bind_int64(pre[i], 1, file_id);
+            if (amx__db_run(pre[i]) != SQLITE_OK)
+                return -1;
+        }
     }
-    /* Every clip of the file is relinked: link findings are kept per file. */
+    int rc;
     sqlite3_stmt *c = l->clips_of_file;
     sqlite3_bind_int64(c, 1, file_id);
-    int rc;
-    while ((rc = sqlite3_step(c)) == SQLITE_ROW) {
+    while ((what & LINK_CLIPS) && (rc = sqlite3_step(c)) == SQLITE_ROW) {
         if (link_clip(l, file_id, c)) {
             rc = SQLITE_ERROR;
             break;
@@ -1542,18 +1543,18 @@ static int link_file(linker *l, int64_t file_id, int what, uint64_t *linked)
         (*linked)++;
     }
     sqlite3_reset(c);
-    if (rc != SQLITE_DONE)
+    if ((what & LINK_CLIPS) && rc != SQLITE_DONE)
         return -1;
     sqlite3_stmt *r = l->refs_of_file;
     sqlite3_bind_int64(r, 1, file_id);
-    while ((rc = sqlite3_step(r)) == SQLITE_ROW) {
+    while ((what & LINK_SKELETON_REFS) && (rc = sqlite3_step(r)) == SQLITE_ROW) {
         if (link_ref(l, file_id, r)) {
             rc = SQLITE_ERROR;
             break;
         }
     }
     sqlite3_reset(r);
-    if (rc != SQLITE_DONE)
+    if ((what & LINK_SKELETON_REFS) && rc != SQLITE_DONE)
         return -1;
     return what & LINK_REFS ? link_asset_refs(l, file_id) : 0;
 }
@@ -1656,12 +1657,12 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
         return AMX_OK;
     linker l = { .db = db, .err = err, .errlen = errlen };
     static const char *const sql[] = {
-        /* the next files with unlinked rows, and what of them (LINK_CLIPS, LINK_REFS): three
-         * short ranges of the partial indexes */
-        "SELECT file_id, max(what) FILTER (WHERE what = 1), max(what) FILTER (WHERE what = 2) "
-        "FROM (SELECT file_id, 1 AS what FROM (SELECT DISTINCT file_id FROM clips WHERE "
-        "linked = 0 ORDER BY file_id LIMIT 2048) UNION ALL "
-        "SELECT file_id, 1 FROM (SELECT DISTINCT file_id FROM skeleton_refs WHERE linked = 0 "
+        /* the next files with unlinked rows, and what of them (LINK_CLIPS | LINK_REFS |
+         * LINK_SKELETON_REFS; the three are distinct bits): three short ranges of the partial
+         * indexes */
+        "SELECT file_id, sum(what) FROM (SELECT file_id, 1 AS what FROM (SELECT DISTINCT "
+        "file_id FROM clips WHERE linked = 0 ORDER BY file_id LIMIT 2048) UNION ALL "
+        "SELECT file_id, 4 FROM (SELECT DISTINCT file_id FROM skeleton_refs WHERE linked = 0 "
         "ORDER BY file_id LIMIT 2048) UNION ALL "
         "SELECT file_id, 2 FROM (SELECT DISTINCT file_id FROM refs WHERE linked = 0 "
         "ORDER BY file_id LIMIT 2048)) GROUP BY file_id",
@@ -1796,8 +1797,7 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
         int rc;
         while ((rc = sqlite3_step(l.files_todo)) == SQLITE_ROW && n < LINK_BATCH)
             batch[n++] = (struct todo){ sqlite3_column_int64(l.files_todo, 0),
-                                        sqlite3_column_int(l.files_todo, 1) |
-                                            sqlite3_column_int(l.files_todo, 2) };
+                                        sqlite3_column_int(l.files_todo, 1) };
         sqlite3_reset(l.files_todo);
         if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
             st = amx__db_error(db, "index: link pass", err, errlen);
