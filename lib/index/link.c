@@ -57,6 +57,7 @@ typedef struct skeleton_bones {
 } skeleton_bones;
 
 #define SKELETON_CACHE 4
+#define LOOKUP_MEMO 8           /* find_by_lkey results kept (a model's clips come together) */
 
 typedef struct root_info {
     int64_t id;
@@ -79,6 +80,11 @@ typedef struct linker {
         *clips_named;
     skeleton_bones cache[SKELETON_CACHE];
     unsigned cache_next;
+    /* the last find_by_lkey answers, by hash of path and root: the link pass writes nothing
+     * a lookup reads (files, skeletons), so an answer holds for the whole pass */
+    struct lookup_memo *memo;
+    /* the last override set that no game object names (the common case): its query is skipped */
+    char no_overrides[256];
     root_info *roots;
     size_t root_count;
     /* no link pass has written anything yet (an index being built): there are no bindings
@@ -474,7 +480,8 @@ static void read_candidate(sqlite3_stmt *s, pick *p)
 /* The file the game finds at logical path `lkey` from root `root`: the best-ranked file of its
  * stack (loose before archived, then layer order, then path). Fills p with its skeleton when it
  * is an Alamo model. Returns 1 found with a skeleton, 0 none (or no model there), -1 error. */
-static int find_by_lkey(linker *l, const char *lkey, int64_t root, pick *p, bool *shadowed_other)
+static int find_by_lkey_uncached(linker *l, const char *lkey, int64_t root, pick *p,
+                                 bool *shadowed_other)
 {
     sqlite3_stmt *s = l->by_lkey;
     sqlite3_bind_text(s, 1, lkey, -1, SQLITE_TRANSIENT);
@@ -505,6 +512,44 @@ static int find_by_lkey(linker *l, const char *lkey, int64_t root, pick *p, bool
     if (shadowed_other)
         *shadowed_other = best >= 0 && !has_skel;
     return best >= 0 && has_skel;
+}
+
+typedef struct lookup_memo {
+    int64_t root;             /* 0: the slot is empty */
+    char lkey[AMX_LKEY_MAX];
+    int best;                 /* rank of the file found, -1 none */
+    bool has_skel;
+    pick p;
+} lookup_memo;
+
+/* find_by_lkey_uncached through the memo. */
+static int find_by_lkey(linker *l, const char *lkey, int64_t root, pick *p, bool *shadowed_other)
+{
+    lookup_memo *m = NULL;
+    if (l->memo && strlen(lkey) < AMX_LKEY_MAX) {
+        size_t h = hash_key(lkey) ^ (size_t)root;
+        m = &l->memo[h % LOOKUP_MEMO];
+        if (m->root == root && strcmp(m->lkey, lkey) == 0) {
+            if (m->best >= 0)
+                *p = m->p;
+            if (shadowed_other)
+                *shadowed_other = m->best >= 0 && !m->has_skel;
+            return m->best >= 0 && m->has_skel;
+        }
+    }
+    bool shadowed = false;
+    int found = find_by_lkey_uncached(l, lkey, root, p, &shadowed);
+    if (found >= 0 && m) {
+        m->root = root;
+        snprintf(m->lkey, sizeof m->lkey, "%s", lkey);
+        m->best = found || shadowed ? p->rank : -1;
+        m->has_skel = found == 1;
+        if (m->best >= 0)
+            m->p = *p;
+    }
+    if (shadowed_other)
+        *shadowed_other = shadowed;
+    return found;
 }
 
 /* One candidate query of find_named: binds, steps once, fills `out` when a row comes. */
@@ -812,11 +857,14 @@ static int bind_overrides(linker *l, const clip_ctx *c, const char *set, binding
         char tag[64], object[256], object_key[256], file[1024], lkey[1024];
     } ov;
     ov found[32];
-    size_t n = 0;
+    size_t n = 0, rows = 0;
+    if (strcmp(set, l->no_overrides) == 0)
+        return 0;
     sqlite3_stmt *s = l->overrides;
     sqlite3_bind_text(s, 1, set, -1, SQLITE_TRANSIENT);
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW && n < 32) {
+        rows++;
         if (layer_of(l, c->root_id, sqlite3_column_int64(s, 3)) < 0)
             continue;
         ov *o = &found[n++];
@@ -832,6 +880,8 @@ static int bind_overrides(linker *l, const clip_ctx *c, const char *set, binding
     sqlite3_reset(s);
     if (rc != SQLITE_DONE && rc != SQLITE_ROW)
         return -1;
+    if (rows == 0 && strlen(set) < sizeof l->no_overrides)
+        memcpy(l->no_overrides, set, strlen(set) + 1); /* the query reads nothing the pass writes */
     int visited = 0;
     for (size_t i = 0; i < n; i++) {
         const char *model_tag = amx__override_model_tag(found[i].tag);
@@ -1771,6 +1821,7 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
             st = amx__db_error(db, "index: preparing the link pass", err, errlen);
     if (!st && load_roots(&l))
         st = amx__db_error(db, "index: reading the roots' layers", err, errlen);
+    l.memo = calloc(LOOKUP_MEMO, sizeof *l.memo); /* optional: without it every lookup queries */
     /* The first pass of an index: no batch has committed (link_state), and no binding and no
      * finding of the pass is there (an index of 0009 or older upgraded with every row marked
      * unlinked could have some: then the deletes run as in any pass). */
@@ -1831,6 +1882,7 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
             amx__db_rollback(db);
     }
     free(batch);
+    free(l.memo);
     free_roots(&l);
     for (size_t i = 0; i < SKELETON_CACHE; i++)
         forget_skeleton(&l.cache[i]);
