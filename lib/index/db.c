@@ -539,11 +539,15 @@ amx_status amx_db_open(const char *path, int flags, amx_db **out, char *err, siz
      *   16,384-page autocheckpoint, changed nothing measurable on a 3,400-file build, and the
      *   cache would count against the flat peak memory of a scan;
      * - no checkpoint when the connection closes: amx_db_close folds the log in itself, and
-     *   only after changes, so a no-change rescan costs no fsync. */
+     *   only after changes, so a no-change rescan costs no fsync;
+     * - the log's checkpoints on a thread of their own (checkpoint.c): the writer no longer
+     *   waits for their copies and fsyncs (a real-shape build at --jobs 2: 0.193 -> 0.182 s). */
     if (!st && !ro)
         st = amx__db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL", err, errlen);
     if (!st && !ro)
         sqlite3_db_config(db->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+    if (!st && !ro)
+        db->checkpointer = amx__checkpointer_start(db->db, sqlite3_db_filename(db->db, "main"));
     if (!st && !ro && prepare_writes(db, true) != SQLITE_OK)
         st = amx__db_error(db, "index: preparing a statement", err, errlen);
     if (st) {
@@ -558,6 +562,7 @@ void amx_db_close(amx_db *db)
 {
     if (!db)
         return;
+    amx__checkpointer_stop(db->checkpointer, db->db);
     sqlite3_stmt *s;
     while ((s = sqlite3_next_stmt(db->db, NULL)) != NULL)
         sqlite3_finalize(s);

@@ -21,8 +21,11 @@ typedef struct amx__tracks_buf {
     size_t len, cap;
 } amx__tracks_buf;
 
+typedef struct amx__checkpointer amx__checkpointer;
+
 struct amx_db {
     sqlite3 *db;
+    amx__checkpointer *checkpointer; /* checkpoint.c; NULL: SQLite's automatic checkpoint */
     bool readonly;
     bool in_tx;
     bool dirty;         /* indexed data changed: PRAGMA optimize on close */
@@ -43,6 +46,13 @@ struct amx_db {
     bool writes_ready;         /* amx__db_writes() has prepared the change statements */
     int linked_state;          /* anything_linked(): -1 unknown, 0 no row linked, 1 some */
 };
+
+/* checkpoint.c: the log's checkpoints on a thread of their own, woken by a WAL hook on the
+ * writer's connection `h` (which replaces SQLite's automatic checkpoint). NULL (SQLite's own
+ * checkpoint stays) for an index without a file or when out of memory. _stop removes the hook
+ * and joins the thread. */
+amx__checkpointer *amx__checkpointer_start(sqlite3 *h, const char *path);
+void amx__checkpointer_stop(amx__checkpointer *c, sqlite3 *h);
 
 /* Prepares the statements that write changes, once (a connection that never changes anything
  * never parses them). SQLITE_OK or the SQLite error. amx__db_put, amx__db_remove and
