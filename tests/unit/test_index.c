@@ -646,6 +646,47 @@ static void test_memory_budget(void)
     amx_config_finish(&cfg);
 }
 
+static int64_t size_of(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (int64_t)st.st_size : 0;
+}
+
+/* The write-ahead log is checkpointed while the writer goes on (lib/index/checkpoint.c), and it
+ * stays bounded: 24 MiB written in 384 commits of 64 KiB each never leave more than the 16 MiB
+ * of log after which the writer finishes the copy itself, plus one commit. */
+static void test_log_checkpoints(void)
+{
+    make_tree();
+    amx_db *db = NULL;
+    char err[512];
+    CHECK_EQ(amx_db_open(dbpath, 0, &db, err, sizeof err), AMX_OK);
+    sqlite3 *h = amx_db_handle(db);
+    CHECK_EQ(sqlite3_exec(h, "CREATE TABLE scratch(data BLOB)", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_stmt *ins = NULL;
+    CHECK_EQ(sqlite3_prepare_v2(h, "INSERT INTO scratch VALUES (zeroblob(65536))", -1, &ins,
+                                NULL), SQLITE_OK);
+    char wal[320];
+    snprintf(wal, sizeof wal, "%s-wal", dbpath);
+    int64_t most = 0;
+    for (int i = 0; i < 384; i++) {
+        CHECK_EQ(sqlite3_exec(h, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+        CHECK_EQ(sqlite3_step(ins), SQLITE_DONE);
+        sqlite3_reset(ins);
+        CHECK_EQ(sqlite3_exec(h, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+        int64_t w = size_of(wal);
+        if (w > most)
+            most = w;
+    }
+    sqlite3_finalize(ins);
+    CHECK(most <= (int64_t)(4000 + 40) * (4096 + 24));
+    CHECK(size_of(dbpath) > 8 << 20); /* the log was copied into the database as it went */
+    amx_db_close(db);
+    CHECK_EQ(amx_db_open(dbpath, AMX_DB_READONLY, &db, err, sizeof err), AMX_OK);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM scratch WHERE length(data) = 65536"), 384);
+    amx_db_close(db);
+}
+
 int main(void)
 {
     RUN(test_migrations);
@@ -658,5 +699,6 @@ int main(void)
     RUN(test_hash_names);
     RUN(test_cancelled_scan);
     RUN(test_memory_budget);
+    RUN(test_log_checkpoints);
     return test_done();
 }
