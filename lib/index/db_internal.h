@@ -54,6 +54,10 @@ struct amx_db {
 amx__checkpointer *amx__checkpointer_start(sqlite3 *h, const char *path);
 void amx__checkpointer_stop(amx__checkpointer *c, sqlite3 *h);
 
+/* link.c: amx_link with the number of threads it may use (a helper links ahead of the writer
+ * when > 1); amx_link uses the machine's cores. */
+amx_status amx__link(amx_db *db, int threads, uint64_t *linked, char *err, size_t errlen);
+
 /* Prepares the statements that write changes, once (a connection that never changes anything
  * never parses them). SQLITE_OK or the SQLite error. amx__db_put, amx__db_remove and
  * amx__db_unlink_dependents call it; other users of those statements call it first. */

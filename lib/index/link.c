@@ -29,14 +29,21 @@
  * bone: BONE_INDEX_MISMATCH when the name sits at another index, BONE_NOT_IN_SKELETON when it is
  * nowhere. The message names the skeleton's file. Findings of this pass have origin 'link' (and
  * 'names' for DUPLICATE_NAME) and are recomputed without decoding the files again.
+ *
+ * Linking a file reads the index and records what to write (a plan); the writer applies the
+ * plans in file order. With more than one thread, helpers link the files of a large batch ahead
+ * of the writer, each through a read-only connection of its own.
  */
 #include "db_internal.h"
 #include "resolve/resolve.h"
 
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #define MAX_STACK 32            /* layers per root */
 #define MAX_NAMES 8             /* models a clip name can give */
@@ -68,8 +75,38 @@ typedef struct root_info {
     size_t stack_len;
 } root_info;
 
+/* The pass's writes, recorded while a file is linked and applied by the writer afterwards, in
+ * the order they were made (so that helper threads can link files while the writer writes
+ * those before them: "helpers" below). Nothing the pass reads is written by the pass (rows of other
+ * tables, or columns it does not read), so linking ahead of the writes reads what linking
+ * after them would. */
+typedef enum write_kind {
+    W_FINDING, W_BINDING, W_CLIP, W_CLIP_SAME_KEY, W_SKELETON_REF, W_ASSET_REF,
+    W_DEL_LINK_FINDINGS, W_DEL_BINDINGS, W_DEL_REF_FINDINGS, W_KINDS
+} write_kind;
+
+enum { MAX_WRITE_PARAMS = 7 };
+
+typedef struct write_op {
+    uint8_t kind, n;
+    struct {
+        uint8_t type;         /* SQLITE_INTEGER, SQLITE_TEXT or SQLITE_NULL */
+        int64_t value;        /* the integer, or the text's offset in plan.text */
+    } p[MAX_WRITE_PARAMS];
+} write_op;
+
+typedef struct plan {
+    write_op *ops;
+    size_t n, cap;
+    char *text;               /* the texts, NUL-terminated */
+    size_t text_len, text_cap;
+    uint64_t clips;           /* clips linked */
+    bool failed;              /* out of memory while recording */
+} plan;
+
 typedef struct linker {
-    amx_db *db;
+    sqlite3 *h;               /* the connection it reads through */
+    plan out;                 /* what it has to write */
     sqlite3_stmt *files_todo, *clips_of_file, *sets_of_clip, *named_own, *named_dir,
         *named_in_root, *by_lkey, *bones,
         *tracks, *update_clip, *update_clip_same_key, *del_link_findings, *ins_finding, *refs_of_file, *update_ref,
@@ -90,8 +127,6 @@ typedef struct linker {
     /* no link pass has written anything yet (an index being built): there are no bindings
      * and no findings of the pass to replace, so their deletes are skipped */
     bool first_pass;
-    char *err;
-    size_t errlen;
 } linker;
 
 static const char *col_text(sqlite3_stmt *s, int i)
@@ -122,9 +157,9 @@ static void free_roots(linker *l)
 static int load_roots(linker *l)
 {
     sqlite3_stmt *s = NULL, *b = NULL;
-    int rc = sqlite3_prepare_v2(l->db->db, "SELECT id, path FROM roots ORDER BY id", -1, &s, NULL);
+    int rc = sqlite3_prepare_v2(l->h, "SELECT id, path FROM roots ORDER BY id", -1, &s, NULL);
     if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(l->db->db, "SELECT base_id FROM root_layers WHERE root_id = ?1 "
+        rc = sqlite3_prepare_v2(l->h, "SELECT base_id FROM root_layers WHERE root_id = ?1 "
                                 "ORDER BY rank", -1, &b, NULL);
     size_t cap = 0;
     while (rc == SQLITE_OK && (rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -212,24 +247,109 @@ static void describe_stack(const linker *l, int64_t root, char *out, size_t n)
     }
 }
 
+/* ---- the pass's writes ---- */
+
+/* Records a write of `kind` with its parameters ?1, ?2, ... described by `types`: 'i' an
+ * int64_t, 'o' an int64_t that is NULL when negative, 't' a string (NULL: NULL). Returns 0, or
+ * -1 out of memory (the plan is then marked failed). */
+static int record(linker *l, write_kind kind, const char *types, ...)
+{
+    plan *p = &l->out;
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 64;
+        write_op *g = realloc(p->ops, cap * sizeof *g);
+        if (!g) {
+            p->failed = true;
+            return -1;
+        }
+        p->ops = g;
+        p->cap = cap;
+    }
+    write_op *op = &p->ops[p->n];
+    op->kind = (uint8_t)kind;
+    op->n = 0;
+    va_list ap;
+    va_start(ap, types);
+    for (; *types && op->n < MAX_WRITE_PARAMS; types++, op->n++) {
+        if (*types != 't') {
+            int64_t v = va_arg(ap, int64_t);
+            bool null = *types == 'o' && v < 0;
+            op->p[op->n].type = null ? SQLITE_NULL : SQLITE_INTEGER;
+            op->p[op->n].value = v;
+            continue;
+        }
+        const char *t = va_arg(ap, const char *);
+        if (!t) {
+            op->p[op->n].type = SQLITE_NULL;
+            continue;
+        }
+        size_t len = strlen(t) + 1;
+        if (p->text_len + len > p->text_cap) {
+            size_t cap = p->text_cap ? p->text_cap : 4096;
+            while (cap < p->text_len + len)
+                cap *= 2;
+            char *g = realloc(p->text, cap);
+            if (!g) {
+                va_end(ap);
+                p->failed = true;
+                return -1;
+            }
+            p->text = g;
+            p->text_cap = cap;
+        }
+        memcpy(p->text + p->text_len, t, len);
+        op->p[op->n].type = SQLITE_TEXT;
+        op->p[op->n].value = (int64_t)p->text_len;
+        p->text_len += len;
+    }
+    va_end(ap);
+    p->n++;
+    return 0;
+}
+
+static void plan_clear(plan *p)
+{
+    p->n = p->text_len = 0;
+    p->clips = 0;
+    p->failed = false;
+}
+
+static void plan_free(plan *p)
+{
+    free(p->ops);
+    free(p->text);
+    *p = (plan){ 0 };
+}
+
+/* Writes what `p` recorded through the writer's statements `w` (one per write_kind). */
+static int apply(sqlite3_stmt *const *w, const plan *p)
+{
+    if (p->failed)
+        return -1;
+    for (size_t i = 0; i < p->n; i++) {
+        const write_op *op = &p->ops[i];
+        sqlite3_stmt *s = w[op->kind];
+        for (int k = 0; k < op->n; k++) {
+            if (op->p[k].type == SQLITE_INTEGER)
+                sqlite3_bind_int64(s, k + 1, op->p[k].value);
+            else if (op->p[k].type == SQLITE_TEXT)
+                sqlite3_bind_text(s, k + 1, p->text + op->p[k].value, -1, SQLITE_STATIC);
+            else
+                sqlite3_bind_null(s, k + 1);
+        }
+        if (amx__db_run(s) != SQLITE_OK)
+            return -1;
+    }
+    return 0;
+}
+
 /* ---- findings ---- */
 
 static int add_finding_sev(linker *l, int64_t file_id, const char *origin, amx_code code,
                            amx_severity sev, int64_t offset, const char *ctx, const char *msg)
 {
-    sqlite3_stmt *s = l->ins_finding;
-    const amx_code_info *ci = amx_code_get(code);
-    sqlite3_bind_int64(s, 1, file_id);
-    sqlite3_bind_text(s, 2, origin, -1, SQLITE_STATIC);
-    sqlite3_bind_text(s, 3, ci->name, -1, SQLITE_STATIC);
-    sqlite3_bind_text(s, 4, amx_severity_name(sev), -1, SQLITE_STATIC);
-    sqlite3_bind_text(s, 5, msg, -1, SQLITE_TRANSIENT);
-    if (offset >= 0)
-        sqlite3_bind_int64(s, 6, offset);
-    else
-        sqlite3_bind_null(s, 6);
-    sqlite3_bind_text(s, 7, ctx, -1, SQLITE_TRANSIENT);
-    return amx__db_run(s) == SQLITE_OK ? 0 : -1;
+    return record(l, W_FINDING, "ittttot", file_id, origin,
+                  amx_code_get(code)->name, amx_severity_name(sev), msg, offset, ctx);
 }
 
 static int add_finding(linker *l, int64_t file_id, const char *origin, amx_code code,
@@ -654,13 +774,7 @@ static int store_bindings(linker *l, int64_t file_id, int64_t clip_id, int64_t c
         if (bad < 0)
             return -1;
         bad_total += bad;
-        sqlite3_stmt *s = l->ins_binding;
-        sqlite3_bind_int64(s, 1, clip_id);
-        sqlite3_bind_int64(s, 2, p->id);
-        sqlite3_bind_text(s, 3, p->how, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(s, 4, p->via, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_int64(s, 5, bad);
-        if (amx__db_run(s) != SQLITE_OK)
+        if (record(l, W_BINDING, "iitti", clip_id, p->id, p->how, p->via, bad))
             return -1;
     }
     char *key = b->n ? amx__upper(b->p[0].name) : NULL;
@@ -668,24 +782,11 @@ static int store_bindings(linker *l, int64_t file_id, int64_t clip_id, int64_t c
         return -1;
     const char *new_key = b->n ? key : unbound_key && unbound_key[0] ? unbound_key : NULL;
     bool same = new_key && cur_key && strcmp(new_key, cur_key) == 0;
-    sqlite3_stmt *u = same ? l->update_clip_same_key : l->update_clip;
-    sqlite3_bind_int64(u, 1, clip_id);
-    if (b->n) {
-        sqlite3_bind_int64(u, 2, b->p[0].id);
-        sqlite3_bind_text(u, 3, b->p[0].name, -1, SQLITE_TRANSIENT);
-    } else {
-        sqlite3_bind_null(u, 2);
-        sqlite3_bind_null(u, 3);
-    }
-    if (!same) {
-        if (new_key)
-            sqlite3_bind_text(u, 4, new_key, -1, SQLITE_TRANSIENT);
-        else
-            sqlite3_bind_null(u, 4);
-    }
+    int rc = record(l, same ? W_CLIP_SAME_KEY : W_CLIP, "iotti", clip_id,
+                    b->n ? b->p[0].id : -1, b->n ? b->p[0].name : NULL, same ? NULL : new_key,
+                    bad_total);
     free(key);
-    sqlite3_bind_int64(u, 5, bad_total);
-    return amx__db_run(u) == SQLITE_OK ? 0 : -1;
+    return rc;
 }
 
 /* ---- Alamo: names and XML overrides ---- */
@@ -1213,16 +1314,7 @@ static int link_ref(linker *l, int64_t file_id, sqlite3_stmt *r)
         if (add_finding(l, file_id, "link", AMX_C_INDEX_OUT_OF_RANGE, off, what, msg))
             return -1;
     }
-    sqlite3_stmt *u = l->update_ref;
-    sqlite3_bind_int64(u, 1, ref_id);
-    if (found) {
-        sqlite3_bind_int64(u, 2, p.id);
-        sqlite3_bind_text(u, 3, p.via, -1, SQLITE_TRANSIENT);
-    } else {
-        sqlite3_bind_null(u, 2);
-        sqlite3_bind_null(u, 3);
-    }
-    return amx__db_run(u) == SQLITE_OK ? 0 : -1;
+    return record(l, W_SKELETON_REF, "iot", ref_id, found ? p.id : -1, found ? p.via : NULL);
 }
 
 /* ---- asset references ---- */
@@ -1499,9 +1591,8 @@ static int link_asset_refs(linker *l, int64_t file_id)
     int64_t root = frc == SQLITE_ROW ? sqlite3_column_int64(fi, 0) : 0;
     bool w3d = frc == SQLITE_ROW && strcmp(col_or(fi, 1, ""), "w3d") == 0;
     sqlite3_reset(fi);
-    sqlite3_bind_int64(l->del_ref_findings, 1, file_id);
     if ((frc != SQLITE_ROW && frc != SQLITE_DONE) ||
-        (!l->first_pass && amx__db_run(l->del_ref_findings) != SQLITE_OK)) {
+        (!l->first_pass && record(l, W_DEL_REF_FINDINGS, "i", file_id))) {
         sqlite3_reset(s);
         return -1;
     }
@@ -1545,14 +1636,8 @@ static int link_asset_refs(linker *l, int64_t file_id)
         } else {
             more++;
         }
-        sqlite3_stmt *u = l->update_asset_ref;
-        sqlite3_bind_int64(u, 1, id);
-        if (r.target.id && (r.what == RES_FOUND || r.what == RES_WRONG_KIND))
-            sqlite3_bind_int64(u, 2, r.target.id);
-        else
-            sqlite3_bind_null(u, 2);
-        sqlite3_bind_text(u, 3, res_names[r.what], -1, SQLITE_STATIC);
-        if (amx__db_run(u) != SQLITE_OK) {
+        bool target = r.target.id && (r.what == RES_FOUND || r.what == RES_WRONG_KIND);
+        if (record(l, W_ASSET_REF, "iot", id, target ? r.target.id : -1, res_names[r.what])) {
             sqlite3_reset(s);
             return -1;
         }
@@ -1569,18 +1654,15 @@ static int link_asset_refs(linker *l, int64_t file_id)
  * file is linked for what has unlinked rows: rows still linked have not changed. */
 enum { LINK_CLIPS = 1, LINK_REFS = 2, LINK_SKELETON_REFS = 4 };
 
-static int link_file(linker *l, int64_t file_id, int what, uint64_t *linked)
+static int link_file(linker *l, int64_t file_id, int what)
 {
     /* Clips and skeleton references share the file's "link" findings, replaced together; in
      * the first pass there are none to replace, and each is linked for itself. */
     if (!l->first_pass && (what & (LINK_CLIPS | LINK_SKELETON_REFS))) {
         what |= LINK_CLIPS | LINK_SKELETON_REFS;
-        sqlite3_stmt *pre[] = { l->del_link_findings, l->del_bindings };
-        for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++) {
-            sqlite3_bind_int64(pre[i], 1, file_id);
-            if (amx__db_run(pre[i]) != SQLITE_OK)
-                return -1;
-        }
+        if (record(l, W_DEL_LINK_FINDINGS, "i", file_id) ||
+            record(l, W_DEL_BINDINGS, "i", file_id))
+            return -1;
     }
     int rc;
     sqlite3_stmt *c = l->clips_of_file;
@@ -1590,7 +1672,7 @@ static int link_file(linker *l, int64_t file_id, int what, uint64_t *linked)
             rc = SQLITE_ERROR;
             break;
         }
-        (*linked)++;
+        l->out.clips++;
     }
     sqlite3_reset(c);
     if ((what & LINK_CLIPS) && rc != SQLITE_DONE)
@@ -1682,7 +1764,332 @@ static int link_names(linker *l)
     return amx__db_run(l->skeletons_done) == SQLITE_OK ? 0 : -1;
 }
 
-amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
+/* ---- the pass ---- */
+
+static const char *const link_sql[] = {
+    /* the next files with unlinked rows, and what of them (LINK_CLIPS | LINK_REFS |
+     * LINK_SKELETON_REFS; the three are distinct bits): three short ranges of the partial
+     * indexes */
+    "SELECT file_id, sum(what) FROM (SELECT file_id, 1 AS what FROM (SELECT DISTINCT "
+    "file_id FROM clips WHERE linked = 0 ORDER BY file_id LIMIT 2048) UNION ALL "
+    "SELECT file_id, 4 FROM (SELECT DISTINCT file_id FROM skeleton_refs WHERE linked = 0 "
+    "ORDER BY file_id LIMIT 2048) UNION ALL "
+    "SELECT file_id, 2 FROM (SELECT DISTINCT file_id FROM refs WHERE linked = 0 "
+    "ORDER BY file_id LIMIT 2048)) GROUP BY file_id",
+    "SELECT c.id, c.name_key, c.skeleton_hint, f.format, f.dir_key, f.root_id, c.name, "
+    "c.root_bone, f.lkey, f.path, c.skeleton_key FROM clips c JOIN files f ON "
+    "f.id = c.file_id WHERE c.file_id = ?1",
+    "SELECT DISTINCT a.skeleton_key, a.name, f.path, f.root_id FROM anim_sets a "
+    "JOIN files f ON f.id = a.file_id WHERE a.clip_key = ?1 ORDER BY a.skeleton_key, f.path",
+    /* candidates by skeleton name: s.id, s.name, s.bone_count, f.id, f.root_id,
+     * in_archive, f.path, f.dir_key */
+    "SELECT s.id, s.name, s.bone_count, f.id, f.root_id, f.parent_id IS NOT NULL, f.path, "
+    "f.dir_key FROM skeletons s JOIN files f ON f.id = s.file_id WHERE s.file_id = ?1 AND "
+    "s.name_key = ?2 ORDER BY s.id LIMIT 1",
+    "SELECT s.id, s.name, s.bone_count, f.id, f.root_id, f.parent_id IS NOT NULL, f.path, "
+    "f.dir_key FROM skeletons s JOIN files f ON f.id = s.file_id WHERE s.name_key = ?1 AND "
+    "s.root_id = ?2 AND s.dir_key = ?3 ORDER BY f.path, s.id LIMIT 1",
+    "SELECT s.id, s.name, s.bone_count, f.id, f.root_id, f.parent_id IS NOT NULL, f.path, "
+    "f.dir_key FROM skeletons s JOIN files f ON f.id = s.file_id WHERE s.name_key = ?1 AND "
+    "s.root_id = ?2 AND (f.parent_id IS NOT NULL) = ?3 ORDER BY f.path, s.id LIMIT 1",
+    /* the files at a logical path, with their first skeleton (NULL: none) */
+    "SELECT s.id, s.name, s.bone_count, f.id, f.root_id, f.parent_id IS NOT NULL, f.path, "
+    "f.format FROM files f LEFT JOIN skeletons s ON s.file_id = f.id WHERE f.lkey = ?1",
+    /* a bone is known by its id where the format has ids (Metroid Prime), else its index */
+    "SELECT coalesce(bone_id, idx), name, name_key FROM bones WHERE skeleton_id = ?1 ORDER BY idx",
+    "SELECT data FROM clip_tracks WHERE clip_id = ?1",
+    "UPDATE clips SET skeleton_id = ?2, skeleton_name = ?3, skeleton_key = ?4, "
+    "bones_missing = ?5, linked = 1 WHERE id = ?1",
+    /* the same without skeleton_key: an indexed column written only when it changes */
+    "UPDATE clips SET skeleton_id = ?2, skeleton_name = ?3, bones_missing = ?5, linked = 1 "
+    "WHERE id = ?1",
+    "DELETE FROM findings WHERE file_id = ?1 AND origin = 'link'",
+    "INSERT INTO findings(file_id, origin, code, severity, message, offset, context) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    "SELECT r.id, r.what, r.skeleton_key, r.bones_used, r.offset, f.dir_key, f.root_id "
+    "FROM skeleton_refs r JOIN files f ON f.id = r.file_id WHERE r.file_id = ?1",
+    "UPDATE skeleton_refs SET skeleton_id = ?2, how = ?3, linked = 1 WHERE id = ?1",
+    "DELETE FROM clip_bindings WHERE clip_id IN (SELECT id FROM clips WHERE file_id = ?1)",
+    "INSERT INTO clip_bindings(clip_id, skeleton_id, how, via, bones_bad) "
+    "VALUES (?1, ?2, ?3, ?4, ?5)",
+    /* overrides naming a set: object, tag, file, root, path, lkey, line, object name, key */
+    "SELECT r.object_id, r.tag, f.id, f.root_id, f.path, f.lkey, coalesce(r.line, 0), "
+    "o.name, o.name_key FROM refs r JOIN files f ON f.id = r.file_id "
+    "JOIN game_objects o ON o.id = r.object_id WHERE r.key = ?1 AND r.kind = 'anim-override' "
+    "ORDER BY f.path, r.line",
+    /* an object's own model tag (NULL when it has none) and its variant parent */
+    "SELECT (SELECT name FROM refs WHERE object_id = o.id AND tag = ?2 AND kind IN ('model', 'model-or-particle') "
+    "ORDER BY id LIMIT 1), variant_key FROM game_objects o WHERE o.id = ?1",
+    /* objects of a name: id, root, in_archive */
+    "SELECT o.id, f.root_id, f.parent_id IS NOT NULL FROM game_objects o "
+    "JOIN files f ON f.id = o.file_id WHERE o.name_key = ?1 ORDER BY f.path, o.id",
+    /* variants of an object that do not set the override themselves */
+    "SELECT o.id, o.name, o.name_key, f.root_id FROM game_objects o "
+    "JOIN files f ON f.id = o.file_id WHERE o.variant_key = ?1 AND NOT EXISTS "
+    "(SELECT 1 FROM refs r WHERE r.object_id = o.id AND r.tag = ?2) ORDER BY f.path, o.id",
+    /* skeletons with bone ?1 at index ?2 */
+    "SELECT s.id, s.name, f.root_id FROM bones b JOIN skeletons s ON s.id = b.skeleton_id "
+    "JOIN files f ON f.id = s.file_id WHERE b.name_key = ?1 AND b.idx = ?2 "
+    "ORDER BY f.path LIMIT 256",
+    /* W3D files with skeletons to look at for DUPLICATE_NAME */
+    "SELECT DISTINCT s.file_id FROM skeletons s JOIN files f ON f.id = s.file_id "
+    "WHERE s.linked = 0 AND f.format = 'w3d'",
+    /* the hierarchies of file ?1 */
+    "SELECT DISTINCT name, name_key, root_id FROM skeletons WHERE file_id = ?1 "
+    "ORDER BY name_key",
+    /* other W3D files of root ?2 that define name ?1 (index order; a few are enough) */
+    "SELECT DISTINCT o.path FROM skeletons t JOIN files o ON o.id = t.file_id "
+    "WHERE t.name_key = ?1 AND t.root_id = ?2 AND t.file_id <> ?3 AND o.format = 'w3d' "
+    "LIMIT 9",
+    "DELETE FROM findings WHERE file_id = ?1 AND origin = 'names'",
+    "UPDATE skeletons SET linked = 1 WHERE linked = 0",
+    /* every file at a logical path: id, root, in_archive */
+    "SELECT id, root_id, parent_id IS NOT NULL FROM files WHERE lkey = ?1",
+    "SELECT root_id, format FROM files WHERE id = ?1",
+    /* a file's references, grouped by kind and name */
+    "SELECT r.id, r.kind, r.tag, r.name, r.key, coalesce(r.line, 0), r.offset, o.name, "
+    "upper(trim(r.name)) AS g FROM refs r LEFT JOIN game_objects o ON o.id = r.object_id "
+    "WHERE r.file_id = ?1 ORDER BY r.kind, g, r.id",
+    "DELETE FROM findings WHERE file_id = ?1 AND origin = 'refs'",
+    "UPDATE refs SET target_id = ?2, resolution = ?3, linked = 1 WHERE id = ?1",
+    /* the files at a logical path: id, root, in_archive, format, path, archive's format,
+     * name CRC */
+    "SELECT f.id, f.root_id, f.parent_id IS NOT NULL, f.format, f.path, p.format, f.name_crc "
+    "FROM files f LEFT JOIN files p ON p.id = f.parent_id WHERE f.lkey = ?1 "
+    "ORDER BY f.path",
+    /* MEG members with the same name CRC as ?1, other than file ?2 */
+    "SELECT f.path, f.root_id, f.lkey FROM files f JOIN files p ON p.id = f.parent_id AND "
+    "p.format = 'meg' WHERE f.name_crc = ?1 AND f.id <> ?2 ORDER BY f.path LIMIT 64",
+    /* the roots of clips named KEY_... */
+    "SELECT f.root_id FROM clips c JOIN files f ON f.id = c.file_id WHERE "
+    "c.name_key > ?1 || '_' AND c.name_key < ?1 || '`' LIMIT 256",
+};
+
+enum { LINK_STATEMENTS = sizeof link_sql / sizeof link_sql[0] };
+
+/* The linker's statement slots, in link_sql's order. */
+static void linker_slots(linker *l, sqlite3_stmt **slots[LINK_STATEMENTS])
+{
+    sqlite3_stmt **all[] = {
+        &l->files_todo, &l->clips_of_file, &l->sets_of_clip, &l->named_own, &l->named_dir,
+        &l->named_in_root, &l->by_lkey, &l->bones,
+        &l->tracks, &l->update_clip, &l->update_clip_same_key, &l->del_link_findings, &l->ins_finding, &l->refs_of_file,
+        &l->update_ref, &l->del_bindings, &l->ins_binding, &l->overrides, &l->object_model,
+        &l->objects_named, &l->variants_of, &l->fit_candidates, &l->skeletons_todo, &l->names_of_file, &l->same_name_in_root, &l->del_name_findings,
+        &l->skeletons_done, &l->winner_check, &l->file_info, &l->asset_refs, &l->del_ref_findings,
+        &l->update_asset_ref, &l->files_at, &l->crc_twins, &l->clips_named,
+    };
+    _Static_assert(sizeof all / sizeof all[0] == LINK_STATEMENTS, "one statement per slot");
+    memcpy(slots, all, sizeof all);
+}
+
+/* Prepares the pass's statements on connection `h` and reads the roots' layers. 0, or -1 with
+ * the error on h. */
+static int linker_open(linker *l, sqlite3 *h)
+{
+    l->h = h;
+    sqlite3_stmt **slots[LINK_STATEMENTS];
+    linker_slots(l, slots);
+    for (size_t i = 0; i < LINK_STATEMENTS; i++)
+        if (sqlite3_prepare_v2(h, link_sql[i], -1, slots[i], NULL) != SQLITE_OK)
+            return -1;
+    if (load_roots(l))
+        return -1;
+    l->memo = calloc(LOOKUP_MEMO, sizeof *l->memo); /* optional: without it every lookup queries */
+    return 0;
+}
+
+static void linker_close(linker *l)
+{
+    sqlite3_stmt **slots[LINK_STATEMENTS];
+    linker_slots(l, slots);
+    for (size_t i = 0; i < LINK_STATEMENTS; i++)
+        sqlite3_finalize(*slots[i]);
+    free(l->memo);
+    free_roots(l);
+    plan_free(&l->out);
+    for (size_t i = 0; i < SKELETON_CACHE; i++)
+        forget_skeleton(&l->cache[i]);
+}
+
+typedef struct link_todo { int64_t file_id; int what; } link_todo;
+
+/* Helper threads link the files of a batch ahead of the writer, each through a read-only
+ * connection of its own, in chunks of CHUNK_FILES files taken in turn (helper k links chunks k,
+ * k + n, ...); the writer applies the chunks in order as they come. The lookups, bone checks
+ * and message formatting then run on the other cores while the writer writes. */
+enum { MAX_HELPERS = 2, RING = 8, CHUNK_FILES = 32, HELPER_MIN_FILES = 256 };
+
+typedef struct helpers helpers;
+
+typedef struct helper {
+    linker l;
+    pthread_t thread;
+    size_t index;
+    helpers *g;
+} helper;
+
+struct helpers {
+    helper h[MAX_HELPERS];
+    size_t count;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    const link_todo *files;       /* the batch */
+    size_t n, chunks;
+    plan ring[RING];              /* chunk c in ring[c % RING], ready when filled */
+    bool ready[RING];
+    size_t applied;               /* chunks applied by the writer */
+    bool failed, stop;
+    char error[300];
+};
+
+static void *helper_main(void *arg)
+{
+    helper *x = arg;
+    helpers *g = x->g;
+    linker *l = &x->l;
+    for (size_t c = x->index; c < g->chunks; c += g->count) {
+        plan_clear(&l->out);
+        size_t end = (c + 1) * CHUNK_FILES < g->n ? (c + 1) * CHUNK_FILES : g->n;
+        bool failed = false;
+        for (size_t i = c * CHUNK_FILES; i < end && !failed; i++)
+            failed = link_file(l, g->files[i].file_id, g->files[i].what) != 0;
+        pthread_mutex_lock(&g->mu);
+        if (failed) {
+            if (!g->failed)
+                snprintf(g->error, sizeof g->error, "%s",
+                         l->out.failed ? "out of memory" : sqlite3_errmsg(l->h));
+            g->failed = true;
+            pthread_cond_broadcast(&g->cv);
+        }
+        while (!g->stop && !g->failed && c >= g->applied + RING) /* its slot is still in use */
+            pthread_cond_wait(&g->cv, &g->mu);
+        bool quit = g->stop || g->failed;
+        if (!quit) {
+            plan t = g->ring[c % RING]; /* swap buffers: both keep their memory */
+            g->ring[c % RING] = l->out;
+            l->out = t;
+            g->ready[c % RING] = true;
+            pthread_cond_broadcast(&g->cv);
+        }
+        pthread_mutex_unlock(&g->mu);
+        if (quit)
+            break;
+    }
+    return NULL;
+}
+
+/* Links a batch with the helpers and applies their chunks in order. 0, or -1 with err filled. */
+static int link_with_helpers(helpers *g, sqlite3_stmt *const *w, const link_todo *files,
+                             size_t n, uint64_t *linked, amx_db *db, char *err, size_t errlen)
+{
+    g->files = files;
+    g->n = n;
+    g->chunks = (n + CHUNK_FILES - 1) / CHUNK_FILES;
+    g->applied = 0;
+    g->failed = g->stop = false;
+    for (size_t i = 0; i < RING; i++)
+        g->ready[i] = false;
+    size_t started = 0;
+    for (; started < g->count; started++)
+        if (pthread_create(&g->h[started].thread, NULL, helper_main, &g->h[started]) != 0)
+            break;
+    int rc = 0;
+    bool failed = false;
+    if (started < g->count) {
+        snprintf(err, errlen, "index: link pass: cannot start a thread");
+        failed = true;
+    }
+    pthread_mutex_lock(&g->mu);
+    if (failed) { /* the chunks of the helper that did not start would never come */
+        g->stop = true;
+        pthread_cond_broadcast(&g->cv);
+    }
+    while (!failed && g->applied < g->chunks) {
+        size_t slot = g->applied % RING;
+        while (!g->ready[slot] && !g->failed)
+            pthread_cond_wait(&g->cv, &g->mu);
+        if (!g->ready[slot]) {
+            snprintf(err, errlen, "index: link pass: %s", g->error);
+            failed = true;
+            break;
+        }
+        pthread_mutex_unlock(&g->mu);
+        rc = apply(w, &g->ring[slot]);
+        *linked += g->ring[slot].clips;
+        plan_clear(&g->ring[slot]);
+        pthread_mutex_lock(&g->mu);
+        g->ready[slot] = false;
+        g->applied++;
+        if (rc) {
+            amx__db_error(db, "index: link pass", err, errlen);
+            failed = true;
+            g->stop = true;
+        }
+        pthread_cond_broadcast(&g->cv);
+    }
+    pthread_mutex_unlock(&g->mu);
+    for (size_t i = 0; i < started; i++)
+        pthread_join(g->h[i].thread, NULL);
+    return failed ? -1 : 0;
+}
+
+/* Helpers (threads - 1, at most MAX_HELPERS) for batches of HELPER_MIN_FILES files or more,
+ * when the index is a file (a second connection needs one). NULL: the writer links alone. */
+static helpers *helpers_start(amx_db *db, int threads, bool first_pass)
+{
+    const char *path = sqlite3_db_filename(db->db, "main");
+    if (threads < 2 || !path || !path[0])
+        return NULL;
+    helpers *g = calloc(1, sizeof *g);
+    if (!g)
+        return NULL;
+    size_t want = (size_t)threads - 1 < MAX_HELPERS ? (size_t)threads - 1 : MAX_HELPERS;
+    while (g->count < want) {
+        helper *x = &g->h[g->count];
+        sqlite3 *h = NULL;
+        if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
+            SQLITE_OK) {
+            sqlite3_close(h);
+            break;
+        }
+        sqlite3_busy_timeout(h, 10000);
+        if (linker_open(&x->l, h)) {
+            linker_close(&x->l);
+            sqlite3_close(h);
+            break;
+        }
+        x->l.first_pass = first_pass;
+        x->index = g->count;
+        x->g = g;
+        g->count++;
+    }
+    if (g->count == 0) {
+        free(g);
+        return NULL;
+    }
+    pthread_mutex_init(&g->mu, NULL);
+    pthread_cond_init(&g->cv, NULL);
+    return g;
+}
+
+static void helpers_free(helpers *g)
+{
+    if (!g)
+        return;
+    for (size_t i = 0; i < g->count; i++) {
+        sqlite3 *h = g->h[i].l.h;
+        linker_close(&g->h[i].l);
+        sqlite3_close(h);
+    }
+    for (size_t i = 0; i < RING; i++)
+        plan_free(&g->ring[i]);
+    pthread_mutex_destroy(&g->mu);
+    pthread_cond_destroy(&g->cv);
+    free(g);
+}
+
+amx_status amx__link(amx_db *db, int threads, uint64_t *linked, char *err, size_t errlen)
 {
     uint64_t local = 0;
     if (!linked)
@@ -1705,123 +2112,18 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
         return amx__db_error(db, "index: link pass", err, errlen);
     if (nothing)
         return AMX_OK;
-    linker l = { .db = db, .err = err, .errlen = errlen };
-    static const char *const sql[] = {
-        /* the next files with unlinked rows, and what of them (LINK_CLIPS | LINK_REFS |
-         * LINK_SKELETON_REFS; the three are distinct bits): three short ranges of the partial
-         * indexes */
-        "SELECT file_id, sum(what) FROM (SELECT file_id, 1 AS what FROM (SELECT DISTINCT "
-        "file_id FROM clips WHERE linked = 0 ORDER BY file_id LIMIT 2048) UNION ALL "
-        "SELECT file_id, 4 FROM (SELECT DISTINCT file_id FROM skeleton_refs WHERE linked = 0 "
-        "ORDER BY file_id LIMIT 2048) UNION ALL "
-        "SELECT file_id, 2 FROM (SELECT DISTINCT file_id FROM refs WHERE linked = 0 "
-        "ORDER BY file_id LIMIT 2048)) GROUP BY file_id",
-        "SELECT c.id, c.name_key, c.skeleton_hint, f.format, f.dir_key, f.root_id, c.name, "
-        "c.root_bone, f.lkey, f.path, c.skeleton_key FROM clips c JOIN files f ON "
-        "f.id = c.file_id WHERE c.file_id = ?1",
-        "SELECT DISTINCT a.skeleton_key, a.name, f.path, f.root_id FROM anim_sets a "
-        "JOIN files f ON f.id = a.file_id WHERE a.clip_key = ?1 ORDER BY a.skeleton_key, f.path",
-        /* candidates by skeleton name: s.id, s.name, s.bone_count, f.id, f.root_id,
-         * in_archive, f.path, f.dir_key */
-        "SELECT s.id, s.name, s.bone_count, f.id, f.root_id, f.parent_id IS NOT NULL, f.path, "
-        "f.dir_key FROM skeletons s JOIN files f ON f.id = s.file_id WHERE s.file_id = ?1 AND "
-        "s.name_key = ?2 ORDER BY s.id LIMIT 1",
-        "SELECT s.id, s.name, s.bone_count, f.id, f.root_id, f.parent_id IS NOT NULL, f.path, "
-        "f.dir_key FROM skeletons s JOIN files f ON f.id = s.file_id WHERE s.name_key = ?1 AND "
-        "s.root_id = ?2 AND s.dir_key = ?3 ORDER BY f.path, s.id LIMIT 1",
-        "SELECT s.id, s.name, s.bone_count, f.id, f.root_id, f.parent_id IS NOT NULL, f.path, "
-        "f.dir_key FROM skeletons s JOIN files f ON f.id = s.file_id WHERE s.name_key = ?1 AND "
-        "s.root_id = ?2 AND (f.parent_id IS NOT NULL) = ?3 ORDER BY f.path, s.id LIMIT 1",
-        /* the files at a logical path, with their first skeleton (NULL: none) */
-        "SELECT s.id, s.name, s.bone_count, f.id, f.root_id, f.parent_id IS NOT NULL, f.path, "
-        "f.format FROM files f LEFT JOIN skeletons s ON s.file_id = f.id WHERE f.lkey = ?1",
-        /* a bone is known by its id where the format has ids (Metroid Prime), else its index */
-        "SELECT coalesce(bone_id, idx), name, name_key FROM bones WHERE skeleton_id = ?1 ORDER BY idx",
-        "SELECT data FROM clip_tracks WHERE clip_id = ?1",
-        "UPDATE clips SET skeleton_id = ?2, skeleton_name = ?3, skeleton_key = ?4, "
-        "bones_missing = ?5, linked = 1 WHERE id = ?1",
-        /* the same without skeleton_key: an indexed column written only when it changes */
-        "UPDATE clips SET skeleton_id = ?2, skeleton_name = ?3, bones_missing = ?5, linked = 1 "
-        "WHERE id = ?1",
-        "DELETE FROM findings WHERE file_id = ?1 AND origin = 'link'",
-        "INSERT INTO findings(file_id, origin, code, severity, message, offset, context) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        "SELECT r.id, r.what, r.skeleton_key, r.bones_used, r.offset, f.dir_key, f.root_id "
-        "FROM skeleton_refs r JOIN files f ON f.id = r.file_id WHERE r.file_id = ?1",
-        "UPDATE skeleton_refs SET skeleton_id = ?2, how = ?3, linked = 1 WHERE id = ?1",
-        "DELETE FROM clip_bindings WHERE clip_id IN (SELECT id FROM clips WHERE file_id = ?1)",
-        "INSERT INTO clip_bindings(clip_id, skeleton_id, how, via, bones_bad) "
-        "VALUES (?1, ?2, ?3, ?4, ?5)",
-        /* overrides naming a set: object, tag, file, root, path, lkey, line, object name, key */
-        "SELECT r.object_id, r.tag, f.id, f.root_id, f.path, f.lkey, coalesce(r.line, 0), "
-        "o.name, o.name_key FROM refs r JOIN files f ON f.id = r.file_id "
-        "JOIN game_objects o ON o.id = r.object_id WHERE r.key = ?1 AND r.kind = 'anim-override' "
-        "ORDER BY f.path, r.line",
-        /* an object's own model tag (NULL when it has none) and its variant parent */
-        "SELECT (SELECT name FROM refs WHERE object_id = o.id AND tag = ?2 AND kind IN ('model', 'model-or-particle') "
-        "ORDER BY id LIMIT 1), variant_key FROM game_objects o WHERE o.id = ?1",
-        /* objects of a name: id, root, in_archive */
-        "SELECT o.id, f.root_id, f.parent_id IS NOT NULL FROM game_objects o "
-        "JOIN files f ON f.id = o.file_id WHERE o.name_key = ?1 ORDER BY f.path, o.id",
-        /* variants of an object that do not set the override themselves */
-        "SELECT o.id, o.name, o.name_key, f.root_id FROM game_objects o "
-        "JOIN files f ON f.id = o.file_id WHERE o.variant_key = ?1 AND NOT EXISTS "
-        "(SELECT 1 FROM refs r WHERE r.object_id = o.id AND r.tag = ?2) ORDER BY f.path, o.id",
-        /* skeletons with bone ?1 at index ?2 */
-        "SELECT s.id, s.name, f.root_id FROM bones b JOIN skeletons s ON s.id = b.skeleton_id "
-        "JOIN files f ON f.id = s.file_id WHERE b.name_key = ?1 AND b.idx = ?2 "
-        "ORDER BY f.path LIMIT 256",
-        /* W3D files with skeletons to look at for DUPLICATE_NAME */
-        "SELECT DISTINCT s.file_id FROM skeletons s JOIN files f ON f.id = s.file_id "
-        "WHERE s.linked = 0 AND f.format = 'w3d'",
-        /* the hierarchies of file ?1 */
-        "SELECT DISTINCT name, name_key, root_id FROM skeletons WHERE file_id = ?1 "
-        "ORDER BY name_key",
-        /* other W3D files of root ?2 that define name ?1 (index order; a few are enough) */
-        "SELECT DISTINCT o.path FROM skeletons t JOIN files o ON o.id = t.file_id "
-        "WHERE t.name_key = ?1 AND t.root_id = ?2 AND t.file_id <> ?3 AND o.format = 'w3d' "
-        "LIMIT 9",
-        "DELETE FROM findings WHERE file_id = ?1 AND origin = 'names'",
-        "UPDATE skeletons SET linked = 1 WHERE linked = 0",
-        /* every file at a logical path: id, root, in_archive */
-        "SELECT id, root_id, parent_id IS NOT NULL FROM files WHERE lkey = ?1",
-        "SELECT root_id, format FROM files WHERE id = ?1",
-        /* a file's references, grouped by kind and name */
-        "SELECT r.id, r.kind, r.tag, r.name, r.key, coalesce(r.line, 0), r.offset, o.name, "
-        "upper(trim(r.name)) AS g FROM refs r LEFT JOIN game_objects o ON o.id = r.object_id "
-        "WHERE r.file_id = ?1 ORDER BY r.kind, g, r.id",
-        "DELETE FROM findings WHERE file_id = ?1 AND origin = 'refs'",
-        "UPDATE refs SET target_id = ?2, resolution = ?3, linked = 1 WHERE id = ?1",
-        /* the files at a logical path: id, root, in_archive, format, path, archive's format,
-         * name CRC */
-        "SELECT f.id, f.root_id, f.parent_id IS NOT NULL, f.format, f.path, p.format, f.name_crc "
-        "FROM files f LEFT JOIN files p ON p.id = f.parent_id WHERE f.lkey = ?1 "
-        "ORDER BY f.path",
-        /* MEG members with the same name CRC as ?1, other than file ?2 */
-        "SELECT f.path, f.root_id, f.lkey FROM files f JOIN files p ON p.id = f.parent_id AND "
-        "p.format = 'meg' WHERE f.name_crc = ?1 AND f.id <> ?2 ORDER BY f.path LIMIT 64",
-        /* the roots of clips named KEY_... */
-        "SELECT f.root_id FROM clips c JOIN files f ON f.id = c.file_id WHERE "
-        "c.name_key > ?1 || '_' AND c.name_key < ?1 || '`' LIMIT 256",
-    };
-    sqlite3_stmt **slots[] = {
-        &l.files_todo, &l.clips_of_file, &l.sets_of_clip, &l.named_own, &l.named_dir,
-        &l.named_in_root, &l.by_lkey, &l.bones,
-        &l.tracks, &l.update_clip, &l.update_clip_same_key, &l.del_link_findings, &l.ins_finding, &l.refs_of_file,
-        &l.update_ref, &l.del_bindings, &l.ins_binding, &l.overrides, &l.object_model,
-        &l.objects_named, &l.variants_of, &l.fit_candidates, &l.skeletons_todo, &l.names_of_file, &l.same_name_in_root, &l.del_name_findings,
-        &l.skeletons_done, &l.winner_check, &l.file_info, &l.asset_refs, &l.del_ref_findings,
-        &l.update_asset_ref, &l.files_at, &l.crc_twins, &l.clips_named,
-    };
-    _Static_assert(sizeof sql / sizeof sql[0] == sizeof slots / sizeof slots[0],
-                   "one statement per slot");
+    linker l = { 0 };
+    helpers *x = NULL;
     amx_status st = AMX_OK;
-    for (size_t i = 0; i < sizeof sql / sizeof sql[0] && !st; i++)
-        if (sqlite3_prepare_v2(db->db, sql[i], -1, slots[i], NULL) != SQLITE_OK)
-            st = amx__db_error(db, "index: preparing the link pass", err, errlen);
-    if (!st && load_roots(&l))
-        st = amx__db_error(db, "index: reading the roots' layers", err, errlen);
-    l.memo = calloc(LOOKUP_MEMO, sizeof *l.memo); /* optional: without it every lookup queries */
+    if (linker_open(&l, db->db))
+        st = amx__db_error(db, "index: preparing the link pass", err, errlen);
+    /* the writer's statements, by write_kind */
+    sqlite3_stmt *const w[W_KINDS] = {
+        [W_FINDING] = l.ins_finding, [W_BINDING] = l.ins_binding, [W_CLIP] = l.update_clip,
+        [W_CLIP_SAME_KEY] = l.update_clip_same_key, [W_SKELETON_REF] = l.update_ref,
+        [W_ASSET_REF] = l.update_asset_ref, [W_DEL_LINK_FINDINGS] = l.del_link_findings,
+        [W_DEL_BINDINGS] = l.del_bindings, [W_DEL_REF_FINDINGS] = l.del_ref_findings,
+    };
     /* The first pass of an index: no batch has committed (link_state), and no binding and no
      * finding of the pass is there (an index of 0009 or older upgraded with every row marked
      * unlinked could have some: then the deletes run as in any pass). */
@@ -1838,7 +2140,7 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
     /* a transaction per batch of files: 2048 of each kind, so that a batch's commit is not
      * paid per few files (each rewrites the pages the batch touched into the log) */
     enum { LINK_BATCH = 3 * 2048 };
-    struct todo { int64_t file_id; int what; } *batch = st ? NULL : malloc(LINK_BATCH * sizeof *batch);
+    link_todo *batch = st ? NULL : malloc(LINK_BATCH * sizeof *batch);
     if (!st && !batch) {
         snprintf(err, errlen, "index: link pass: out of memory");
         st = AMX_E_NOMEM;
@@ -1847,8 +2149,8 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
         size_t n = 0;
         int rc;
         while ((rc = sqlite3_step(l.files_todo)) == SQLITE_ROW && n < LINK_BATCH)
-            batch[n++] = (struct todo){ sqlite3_column_int64(l.files_todo, 0),
-                                        sqlite3_column_int(l.files_todo, 1) };
+            batch[n++] = (link_todo){ sqlite3_column_int64(l.files_todo, 0),
+                                      sqlite3_column_int(l.files_todo, 1) };
         sqlite3_reset(l.files_todo);
         if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
             st = amx__db_error(db, "index: link pass", err, errlen);
@@ -1862,9 +2164,19 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
         if (amx__db_exec(db, "UPDATE link_state SET linked_once = 1 WHERE linked_once = 0", err,
                          errlen))
             st = AMX_E_DB;
-        for (size_t i = 0; i < n && !st; i++)
-            if (link_file(&l, batch[i].file_id, batch[i].what, linked))
-                st = amx__db_error(db, "index: link pass", err, errlen);
+        if (!st && n >= HELPER_MIN_FILES && !x)
+            x = helpers_start(db, threads, l.first_pass);
+        if (!st && n >= HELPER_MIN_FILES && x) {
+            if (link_with_helpers(x, w, batch, n, linked, db, err, errlen))
+                st = AMX_E_DB;
+        } else {
+            for (size_t i = 0; i < n && !st; i++) {
+                plan_clear(&l.out);
+                if (link_file(&l, batch[i].file_id, batch[i].what) || apply(w, &l.out))
+                    st = amx__db_error(db, "index: link pass", err, errlen);
+                *linked += l.out.clips;
+            }
+        }
         if (!st)
             st = amx__db_commit(db, err, errlen);
         else
@@ -1874,7 +2186,7 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
         if (amx__db_exec(db, "UPDATE link_state SET linked_once = 1 WHERE linked_once = 0", err,
                          errlen))
             st = AMX_E_DB;
-        else if (link_names(&l))
+        else if ((plan_clear(&l.out), link_names(&l)) || apply(w, &l.out))
             st = amx__db_error(db, "index: link pass (names)", err, errlen);
         if (!st)
             st = amx__db_commit(db, err, errlen);
@@ -1882,11 +2194,18 @@ amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
             amx__db_rollback(db);
     }
     free(batch);
-    free(l.memo);
-    free_roots(&l);
-    for (size_t i = 0; i < SKELETON_CACHE; i++)
-        forget_skeleton(&l.cache[i]);
-    for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++)
-        sqlite3_finalize(*slots[i]);
+    helpers_free(x);
+    linker_close(&l);
     return st;
+}
+
+static int cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)
+{
+    return amx__link(db, cores(), linked, err, errlen);
 }

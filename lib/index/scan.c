@@ -1687,7 +1687,7 @@ static amx_status scan_root(amx_db *db, const amx_scan_opts *opts, amx_scan_stat
         /* Keep what was written, sweep nothing: the next scan completes the index. */
         amx_status cst = maybe_commit(&s, true);
         if (!cst)
-            cst = amx_link(db, &stats->clips_linked, err, errlen);
+            cst = amx__link(db, jobs, &stats->clips_linked, err, errlen);
         if (cst)
             st = cst;
         else
@@ -1701,7 +1701,7 @@ static amx_status scan_root(amx_db *db, const amx_scan_opts *opts, amx_scan_stat
     if (!st)
         st = amx__db_commit(db, err, errlen);
     if (!st)
-        st = amx_link(db, &stats->clips_linked, err, errlen);
+        st = amx__link(db, jobs, &stats->clips_linked, err, errlen);
     /* The scans table records whole-root scans (the report's "scanned at"); the daemon's scoped
      * rescans would grow it without bound. */
     if (!st && !s.scope && !opts->shallow) {

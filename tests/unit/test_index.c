@@ -687,6 +687,85 @@ static void test_log_checkpoints(void)
     amx_db_close(db);
 }
 
+/* Findings, bindings and reference resolutions of the index, by path: a digest to compare. */
+static uint64_t link_digest(amx_db *db, int64_t *rows)
+{
+    static const char *const sql[] = {
+        "SELECT f.path, x.origin, x.code, x.severity, x.message, x.context, "
+        "coalesce(x.offset, -1) FROM findings x JOIN files f ON f.id = x.file_id "
+        "ORDER BY 1, 2, 3, 4, 5, 6, 7",
+        "SELECT f.path, c.name, coalesce(s.name, ''), coalesce(b.how, ''), coalesce(b.via, ''), "
+        "coalesce(b.bones_bad, -1), coalesce(c.skeleton_key, ''), c.bones_missing, c.linked "
+        "FROM clips c JOIN files f ON f.id = c.file_id LEFT JOIN clip_bindings b ON "
+        "b.clip_id = c.id LEFT JOIN skeletons s ON s.id = b.skeleton_id ORDER BY 1, 2, 3, 4",
+        "SELECT f.path, r.kind, r.name, coalesce(t.path, ''), r.resolution, r.linked FROM refs r "
+        "JOIN files f ON f.id = r.file_id LEFT JOIN files t ON t.id = r.target_id "
+        "ORDER BY 1, 2, 3, 4",
+    };
+    uint64_t h = 1469598103934665603ULL;
+    *rows = 0;
+    for (size_t q = 0; q < sizeof sql / sizeof sql[0]; q++) {
+        sqlite3_stmt *s = NULL;
+        CHECK_EQ(sqlite3_prepare_v2(amx_db_handle(db), sql[q], -1, &s, NULL), SQLITE_OK);
+        while (s && sqlite3_step(s) == SQLITE_ROW) {
+            (*rows)++;
+            for (int c = 0; c < sqlite3_column_count(s); c++) {
+                const unsigned char *t = sqlite3_column_text(s, c);
+                for (; t && *t; t++)
+                    h = (h ^ *t) * 1099511628211ULL;
+                h = (h ^ 0xFF) * 1099511628211ULL;
+            }
+        }
+        sqlite3_finalize(s);
+    }
+    return h;
+}
+
+/* The link pass with helper threads (a batch of 256 files or more, --jobs > 1) writes what the
+ * writer alone writes: 40 models with 8 clips each, every fifth model with its bones in
+ * another order than its clips (bone findings), scanned with one thread and with four. */
+static void test_link_helpers(void)
+{
+    make_tree();
+    static const char *const reordered[] = { "Root", "Turret", "Hull" };
+    static const char *const types[] = { "IDLE", "MOVE", "DIE", "ATTACK", "TURNL", "TURNR",
+                                         "SPIN", "LAND" };
+    for (int m = 0; m < 40; m++) {
+        char rel[128];
+        amxw_buf b = { 0 };
+        amxw_alo_simple(&b, 3, m % 5 == 0 ? reordered : bones, 1, 12, (uint32_t)m);
+        snprintf(rel, sizeof rel, "Data/Art/Models/UNIT_%02d.ALO", m);
+        put(rel, &b);
+        for (int c = 0; c < 8; c++) {
+            amxw_ala_simple(&b, 2, 10, 30.0f, 3, bones, idx, (uint32_t)(m * 8 + c));
+            snprintf(rel, sizeof rel, "Data/Art/Models/UNIT_%02d_%s_00.ALA", m, types[c]);
+            put(rel, &b);
+        }
+    }
+    uint64_t digest[2];
+    int64_t rows[2];
+    for (int run = 0; run < 2; run++) {
+        char cmd[1000];
+        snprintf(cmd, sizeof cmd, "rm -f '%s' '%s-wal' '%s-shm'", dbpath, dbpath, dbpath);
+        CHECK(system(cmd) == 0);
+        amx_db *db = NULL;
+        char err[512] = "";
+        CHECK_EQ(amx_db_open(dbpath, 0, &db, err, sizeof err), AMX_OK);
+        amx_scan_stats st = { 0 };
+        amx_scan_opts o = { .root = root, .jobs = run ? 4 : 1 };
+        CHECK_EQ(amx_scan(db, &o, &st, err, sizeof err), AMX_OK);
+        CHECK_EQ(st.clips_linked, 320);
+        CHECK_EQ(q_int(db, "SELECT count(*) FROM clip_bindings"), 320);
+        CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'BONE_INDEX_MISMATCH'"),
+                 8 * 8 * 2); /* Hull and Turret swapped in 8 models of 8 clips */
+        digest[run] = link_digest(db, &rows[run]);
+        amx_db_close(db);
+    }
+    CHECK(rows[0] >= 320 + 128); /* the clips, the bone findings and the models' references */
+    CHECK_EQ(rows[1], rows[0]);
+    CHECK(digest[1] == digest[0]);
+}
+
 int main(void)
 {
     RUN(test_migrations);
@@ -700,5 +779,6 @@ int main(void)
     RUN(test_cancelled_scan);
     RUN(test_memory_budget);
     RUN(test_log_checkpoints);
+    RUN(test_link_helpers);
     return test_done();
 }
