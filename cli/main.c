@@ -35,7 +35,7 @@ static const opt_def options[] = {
     { "--db", "FILE", "the index (default: the config's [index] database)", STR(db) },
     { "--json", NULL, "print JSON (docs/json.md)", FLAG(json) },
     { "--quiet", NULL, "print nothing on success", FLAG(quiet) },
-    { "--jobs", "N", "decoder threads (default: one per CPU)", INT(jobs, 0, 256) },
+    { "--jobs", "N", "threads that decode and link files (default: one per CPU)", INT(jobs, 0, 256) },
     { "--base", "DIR", "a base layer: the game or parent mod the tree sits on (repeatable)", O_BASE, 0, 0, 0 },
     { "--no-base", NULL, "the tree sits on nothing (forget the recorded layers)", O_NO_BASE, 0, 0, 0 },
     { "--include-base", NULL, "also the files and findings of roots scanned only as base layers", FLAG(include_base) },

@@ -32,7 +32,7 @@ static void usage(FILE *out)
           "  --foreground    stay in the foreground (systemd, 'animidx watch')\n"
           "  --db FILE       the index (default: the config's [index] database)\n"
           "  --socket PATH   the control socket (default: the config's [daemon] socket)\n"
-          "  --jobs N        decoder threads (default: the config's [scan] jobs)\n"
+          "  --jobs N        threads that decode and link files (default: the config's [scan] jobs)\n"
           "  --base DIR      a base layer of every root (a mod's game), repeatable; base layers\n"
           "                  are scanned with every whole-root scan (start, reconcile, SIGHUP)\n"
           "                  and not watched (default: [root PATH] base, else the index's record)\n"

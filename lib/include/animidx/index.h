@@ -71,7 +71,7 @@ typedef struct amx_scan_opts {
     size_t base_count;
     bool set_bases;
     bool as_base;                     /* the root is scanned as another root's base layer */
-    int jobs;                         /* decoder threads; 0 = one per CPU */
+    int jobs;                         /* threads that decode and link files; 0 = one per CPU */
     const amx_config *config;         /* ignore globs; may be NULL */
     /* Called from the scanning thread about every 100 ms, and once at the end. */
     void (*progress)(const amx_scan_progress *p, void *user);
