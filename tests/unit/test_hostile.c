@@ -260,6 +260,7 @@ static void test_scan_unpack_budget(void)
     CHECK_EQ(q_int(db, "SELECT count(*) FROM files WHERE parent_id IS NOT NULL"), 6);
     CHECK(q_int(db, "SELECT mtime_ns FROM files WHERE parent_id IS NULL") > 0);
     amx_db_close(db);
+    fresh_tree("unpack"); /* removes the tree and its index */
 }
 
 /* ---- the configuration: NUL bytes and continuation lines ---- */

@@ -780,5 +780,6 @@ int main(void)
     RUN(test_memory_budget);
     RUN(test_log_checkpoints);
     RUN(test_link_helpers);
+    make_tree(); /* removes the last test's tree and index */
     return test_done();
 }
