@@ -31,4 +31,5 @@ if [ ! -s "$png" ]; then
     echo "chromium wrote no screenshot" >&2
     exit 1
 fi
-exec python3 "$(dirname "$0")/pngcheck.py" "$png" "$@"
+# not exec: the EXIT trap removes the browser profile
+python3 "$(dirname "$0")/pngcheck.py" "$png" "$@"
