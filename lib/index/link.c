@@ -1979,7 +1979,8 @@ static void *helper_main(void *arg)
     return NULL;
 }
 
-/* Links a batch with the helpers and applies their chunks in order. 0, or -1 with err filled. */
+/* Links a batch with the helpers and applies their chunks in order. 0; -1 with err filled; 1
+ * when a thread could not be started (nothing was written: the writer links the batch alone). */
 static int link_with_helpers(helpers *g, sqlite3_stmt *const *w, const link_todo *files,
                              size_t n, uint64_t *linked, amx_db *db, char *err, size_t errlen)
 {
@@ -1995,13 +1996,10 @@ static int link_with_helpers(helpers *g, sqlite3_stmt *const *w, const link_todo
         if (pthread_create(&g->h[started].thread, NULL, helper_main, &g->h[started]) != 0)
             break;
     int rc = 0;
-    bool failed = false;
-    if (started < g->count) {
-        snprintf(err, errlen, "index: link pass: cannot start a thread");
-        failed = true;
-    }
+    bool failed = false, not_started = started < g->count;
     pthread_mutex_lock(&g->mu);
-    if (failed) { /* the chunks of the helper that did not start would never come */
+    if (not_started) { /* the chunks of the helper that did not start would never come */
+        failed = true;
         g->stop = true;
         pthread_cond_broadcast(&g->cv);
     }
@@ -2031,7 +2029,7 @@ static int link_with_helpers(helpers *g, sqlite3_stmt *const *w, const link_todo
     pthread_mutex_unlock(&g->mu);
     for (size_t i = 0; i < started; i++)
         pthread_join(g->h[i].thread, NULL);
-    return failed ? -1 : 0;
+    return not_started ? 1 : failed ? -1 : 0;
 }
 
 /* Helpers (threads - 1, at most MAX_HELPERS) for batches of HELPER_MIN_FILES files or more,
@@ -2166,10 +2164,17 @@ amx_status amx__link(amx_db *db, int threads, uint64_t *linked, char *err, size_
             st = AMX_E_DB;
         if (!st && n >= HELPER_MIN_FILES && !x)
             x = helpers_start(db, threads, l.first_pass);
+        int helped = -2; /* not tried */
         if (!st && n >= HELPER_MIN_FILES && x) {
-            if (link_with_helpers(x, w, batch, n, linked, db, err, errlen))
+            helped = link_with_helpers(x, w, batch, n, linked, db, err, errlen);
+            if (helped < 0)
                 st = AMX_E_DB;
-        } else {
+            if (helped == 1) { /* no thread: the rest of the pass is the writer's */
+                helpers_free(x);
+                x = NULL;
+            }
+        }
+        if (!st && helped != 0) {
             for (size_t i = 0; i < n && !st; i++) {
                 plan_clear(&l.out);
                 if (link_file(&l, batch[i].file_id, batch[i].what) || apply(w, &l.out))
