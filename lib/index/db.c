@@ -259,15 +259,15 @@ static const struct { size_t off; bool core; const char *sql; } write_stmts[] = 
                        "lkey = CASE WHEN ?2 IS NULL THEN (SELECT lkey_prefix FROM roots r WHERE "
                        "r.id = files.root_id) || upper(?3) ELSE upper(substr(?3, (SELECT "
                        "length(path) FROM files a WHERE a.id = ?2) + 2)) END WHERE id = ?1"),
-        /* References a file of this name may satisfy, or stop satisfying: by its stem cut at
-         * the last '.' (stem_key) and at the first (how a model name is retried) */
-        S(mark_refs_of_names, "UPDATE refs SET linked = 0 WHERE linked = 1 AND key IN ("
-                              "SELECT stem_key FROM files WHERE id = ?1 OR parent_id = ?1 UNION "
-                              "SELECT substr(stem_key, 1, instr(stem_key || '.', '.') - 1) FROM "
-                              "files WHERE id = ?1 OR parent_id = ?1 UNION "
-                              /* clips: an animation override is satisfied by its set's clips */
-                              "SELECT skeleton_key FROM clips WHERE file_id = ?1 AND "
-                              "skeleton_key IS NOT NULL)"),
+        /* The names references may know file ?1 (and its members) by: their stems, and the
+         * sets of its clips (an animation override is satisfied by its set's clips). The
+         * marking statements are each one seek: an OR, a UNION or an IN (SELECT ...) would
+         * build a temporary table per file, 25 us each (a burst of new files in the daemon). */
+        S(names_of_file, "SELECT stem_key FROM files WHERE id = ?1 UNION ALL "
+                         "SELECT stem_key FROM files WHERE parent_id = ?1 UNION ALL "
+                         "SELECT skeleton_key FROM clips WHERE file_id = ?1 AND "
+                         "skeleton_key IS NOT NULL"),
+        S(mark_refs_keyed, "UPDATE refs SET linked = 0 WHERE linked = 1 AND key = ?1"),
         S(mark_asset_refs_of_file, "UPDATE refs SET linked = 0 WHERE file_id = ?1 OR file_id IN "
                                    "(SELECT id FROM files WHERE parent_id = ?1)"),
         CORE(dir_rows, "SELECT path, id, size, mtime_ns, hash, decoder_version, format FROM files "
@@ -277,19 +277,22 @@ static const struct { size_t off; bool core; const char *sql; } write_stmts[] = 
         S(file_skeleton_names, "SELECT name_key FROM skeletons WHERE file_id = ?1 UNION "
                                "SELECT s.name_key FROM skeletons s JOIN files m ON m.id = s.file_id "
                                "WHERE m.parent_id = ?1"),
-        /* Clips that may bind to a skeleton of this name: stated, by the EaW naming
-         * convention (every clip named KEY_...) or through a character set. */
-        S(mark_clips_for_skeleton, "UPDATE clips SET linked = 0 WHERE linked = 1 AND ("
-                                   "skeleton_key = ?1 OR skeleton_hint = ?1 OR "
-                                   "(name_key > ?1 || '_' AND name_key < ?1 || '`') OR "
-                                   "name_key IN (SELECT clip_key FROM anim_sets WHERE skeleton_key = ?1))"),
+        /* Clips that may bind to a skeleton of this name: listed under it, stating it, by the
+         * EaW naming convention (every clip named KEY_..., mark_clips_prefix) or through a
+         * character set (sets_of_skeleton, then mark_clips_named). */
+        S(mark_clips_keyed, "UPDATE clips SET linked = 0 WHERE linked = 1 AND skeleton_key = ?1"),
+        S(mark_clips_hinted, "UPDATE clips SET linked = 0 WHERE linked = 1 AND skeleton_hint = ?1"),
+        S(sets_of_skeleton, "SELECT clip_key FROM anim_sets WHERE skeleton_key = ?1"),
+        S(mark_clips_named, "UPDATE clips SET linked = 0 WHERE linked = 1 AND name_key = ?1"),
         /* Clips named KEY_... (a model's animations by the naming convention). */
         S(mark_clips_prefix, "UPDATE clips SET linked = 0 WHERE linked = 1 AND "
                              "name_key > ?1 || '_' AND name_key < ?1 || '`'"),
         /* The animation overrides of the XML objects whose file also names a model KEY: the
          * clips they name may bind to it (objects inherit across files rarely; a full scan
          * binds those). */
-        S(overrides_for_model, "SELECT DISTINCT o.key FROM refs m JOIN refs o ON "
+        /* (CROSS JOIN: m first, by its key, whatever the statistics say; no DISTINCT, which
+         * builds a temporary table per call: a key twice marks its clips twice) */
+        S(overrides_for_model, "SELECT o.key FROM refs m CROSS JOIN refs o ON "
                                "o.file_id = m.file_id AND o.kind = 'anim-override' AND o.key <> '' "
                                "WHERE m.key = ?1 AND m.kind IN ('model', 'model-or-particle')"),
         /* Skeletons of this name: their DUPLICATE_NAME findings are looked at again. */
@@ -570,8 +573,15 @@ void amx_db_close(amx_db *db)
      * but only after changes: a no-change rescan should cost no more than its stat walk (its
      * scan record stays in the log until the next change or checkpoint). */
     if (db->db && !db->readonly && db->dirty) {
-        /* analysis_limit: statistics from a sample of each index, as SQLite advises */
+        /* analysis_limit: statistics from a sample of each index, as SQLite advises. The
+         * statistics of a table of fewer than 1000 rows are dropped: planned on them, a scan
+         * costs as little as a seek, and an index that grows (a mod's first files, then the
+         * rest; a daemon's burst) would look rows up by scanning whole tables (a burst of
+         * 2000 models: 0.40 s where 0.27 s without them). Without statistics SQLite assumes
+         * large tables and seeks. */
         sqlite3_exec(db->db, "PRAGMA analysis_limit = 400; PRAGMA optimize", NULL, NULL, NULL);
+        sqlite3_exec(db->db, "DELETE FROM sqlite_stat1 WHERE CAST(stat AS INTEGER) < 1000",
+                     NULL, NULL, NULL); /* (no such table before a first ANALYZE: nothing to do) */
         sqlite3_wal_checkpoint_v2(db->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
     }
     sqlite3_close(db->db);
@@ -650,19 +660,53 @@ amx_status amx__db_lookup(amx_db *db, int64_t root_id, const char *path, amx__fi
     return rc == SQLITE_DONE ? AMX_OK : amx__db_error(db, "index: looking up a file", err, errlen);
 }
 
-/* Marks the clips named by each key the select `keys` returns (bound to ?1 = id_or_key) as
- * unlinked: the clips named KEY_... . */
-static int mark_prefixes_of(amx_db *db, sqlite3_stmt *keys)
+/* Runs `mark` (?1 = a key) for each key the select `keys` returns (its parameters bound by
+ * the caller). */
+static int mark_each(amx_db *db, sqlite3_stmt *keys, sqlite3_stmt *mark)
 {
     int rc;
     while ((rc = sqlite3_step(keys)) == SQLITE_ROW) {
-        sqlite3_bind_text(db->mark_clips_prefix, 1, (const char *)sqlite3_column_text(keys, 0), -1,
+        sqlite3_bind_text(mark, 1, (const char *)sqlite3_column_text(keys, 0), -1,
                           SQLITE_TRANSIENT);
-        if ((rc = amx__db_run(db->mark_clips_prefix)) != SQLITE_OK)
+        if ((rc = amx__db_run(mark)) != SQLITE_OK)
             break;
     }
     sqlite3_reset(keys);
     sqlite3_clear_bindings(keys);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* Marks the clips named by each key the select `keys` returns as unlinked: the clips named
+ * KEY_... . */
+static int mark_prefixes_of(amx_db *db, sqlite3_stmt *keys)
+{
+    return mark_each(db, keys, db->mark_clips_prefix);
+}
+
+/* Marks the references that may name file `id` (or its members) as unlinked: by each name of
+ * names_of_file, cut at the last '.' (stem_key) and at the first (how a model name is
+ * retried). */
+static int mark_refs_of_names(amx_db *db, int64_t id)
+{
+    sqlite3_stmt *names = db->names_of_file, *mark = db->mark_refs_keyed;
+    sqlite3_bind_int64(names, 1, id);
+    int rc;
+    while ((rc = sqlite3_step(names)) == SQLITE_ROW) {
+        const char *key = (const char *)sqlite3_column_text(names, 0);
+        if (!key)
+            continue;
+        size_t whole = strlen(key), cut = strcspn(key, ".");
+        sqlite3_bind_text(mark, 1, key, (int)whole, SQLITE_TRANSIENT);
+        if ((rc = amx__db_run(mark)) != SQLITE_OK)
+            break;
+        if (cut < whole) {
+            sqlite3_bind_text(mark, 1, key, (int)cut, SQLITE_TRANSIENT);
+            if ((rc = amx__db_run(mark)) != SQLITE_OK)
+                break;
+        }
+    }
+    sqlite3_reset(names);
+    sqlite3_clear_bindings(names);
     return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
@@ -673,12 +717,16 @@ static int mark_for_skeleton(amx_db *db, const char *key)
 {
     if (!anything_linked(db))
         return SQLITE_OK;
-    sqlite3_stmt *by_key[] = { db->mark_clips_for_skeleton, db->mark_refs_for_skeleton,
-                               db->mark_skeletons_named };
+    sqlite3_stmt *by_key[] = { db->mark_clips_keyed, db->mark_clips_hinted, db->mark_clips_prefix,
+                               db->mark_refs_for_skeleton, db->mark_skeletons_named };
     int rc = SQLITE_OK;
     for (size_t i = 0; rc == SQLITE_OK && i < sizeof by_key / sizeof by_key[0]; i++) {
         sqlite3_bind_text(by_key[i], 1, key, -1, SQLITE_TRANSIENT);
         rc = amx__db_run(by_key[i]);
+    }
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_text(db->sets_of_skeleton, 1, key, -1, SQLITE_TRANSIENT);
+        rc = mark_each(db, db->sets_of_skeleton, db->mark_clips_named);
     }
     if (rc == SQLITE_OK) {
         sqlite3_bind_text(db->overrides_for_model, 1, key, -1, SQLITE_TRANSIENT);
@@ -706,13 +754,14 @@ int amx__db_unlink_dependents(amx_db *db, int64_t id)
     sqlite3_clear_bindings(s);
     if (rc != SQLITE_DONE && rc != SQLITE_OK)
         return rc;
-    sqlite3_stmt *by_file[] = { db->mark_clips_of_sets, db->mark_clips_bound_to_file,
-                                db->mark_refs_of_names };
+    sqlite3_stmt *by_file[] = { db->mark_clips_of_sets, db->mark_clips_bound_to_file };
     rc = SQLITE_OK;
     for (size_t i = 0; rc == SQLITE_OK && i < sizeof by_file / sizeof by_file[0]; i++) {
         sqlite3_bind_int64(by_file[i], 1, id);
         rc = amx__db_run(by_file[i]);
     }
+    if (rc == SQLITE_OK)
+        rc = mark_refs_of_names(db, id);
     if (rc == SQLITE_OK) { /* an XML file: the clips its overrides name */
         sqlite3_bind_int64(db->overrides_of_file, 1, id);
         rc = mark_prefixes_of(db, db->overrides_of_file);
@@ -1149,10 +1198,8 @@ amx_status amx__db_put(amx_db *db, const amx__file_meta *m, const amx_asset *ass
     if (rc == SQLITE_OK && asset)
         rc = put_asset(db, id, asset, m->packed);
     /* references that name this file look again (its old name was marked by clear_file) */
-    if (rc == SQLITE_OK && anything_linked(db)) {
-        sqlite3_bind_int64(db->mark_refs_of_names, 1, id);
-        rc = amx__db_run(db->mark_refs_of_names);
-    }
+    if (rc == SQLITE_OK && anything_linked(db))
+        rc = mark_refs_of_names(db, id);
     if (rc == SQLITE_OK && failure)
         rc = put_finding(db, id, "decode", amx_code_get(failure->code)->name,
                          amx_severity_name(amx_code_get(failure->code)->severity),

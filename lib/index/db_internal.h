@@ -32,7 +32,8 @@ struct amx_db {
     /* write statements, prepared once at open (NULL on read-only connections) */
     sqlite3_stmt *root_get, *root_add;
     sqlite3_stmt *file_lookup, *file_insert, *file_update, *file_touch, *dir_rows;
-    sqlite3_stmt *file_skeleton_names, *mark_clips_for_skeleton;
+    sqlite3_stmt *file_skeleton_names, *mark_clips_keyed, *mark_clips_hinted, *sets_of_skeleton,
+        *mark_clips_named;
     sqlite3_stmt *del_skeletons, *del_clips, *del_models, *del_meshes, *del_findings, *del_members;
     sqlite3_stmt *del_file;
     sqlite3_stmt *ins_skeleton, *ins_bone, *ins_clip, *ins_tracks, *ins_model, *ins_mesh, *ins_finding;
@@ -40,7 +41,7 @@ struct amx_db {
     sqlite3_stmt *ins_skeleton_ref, *del_skeleton_refs, *mark_refs_for_skeleton, *mark_refs_of_file;
     sqlite3_stmt *mark_skeletons_named, *mark_clips_bound_to_file, *mark_clips_prefix;
     sqlite3_stmt *overrides_for_model, *overrides_of_file;
-    sqlite3_stmt *ins_object, *del_objects, *ins_ref, *del_refs, *mark_refs_of_names,
+    sqlite3_stmt *ins_object, *del_objects, *ins_ref, *del_refs, *names_of_file, *mark_refs_keyed,
         *mark_asset_refs_of_file;
     amx__tracks_buf packed;    /* reused for each clip's tracks */
     bool writes_ready;         /* amx__db_writes() has prepared the change statements */

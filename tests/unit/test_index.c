@@ -766,6 +766,24 @@ static void test_link_helpers(void)
     CHECK(digest[1] == digest[0]);
 }
 
+/* A small index keeps no planner statistics (lib/index/db.c, amx_db_close): planned on a few
+ * rows, lookups would scan whole tables once the index grows. */
+static void test_no_small_statistics(void)
+{
+    make_tree();
+    write_model("Data/Art/Models/UM_Q.ALO");
+    write_clip("Data/Art/Models/UM_Q_IDLE_00.ALA");
+    amx_db *db = NULL;
+    char err[512];
+    CHECK_EQ(amx_db_open(dbpath, 0, &db, err, sizeof err), AMX_OK);
+    scan(db);
+    amx_db_close(db);
+    CHECK_EQ(amx_db_open(dbpath, AMX_DB_READONLY, &db, err, sizeof err), AMX_OK);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'sqlite_stat1'"), 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM sqlite_stat1 WHERE CAST(stat AS INTEGER) < 1000"), 0);
+    amx_db_close(db);
+}
+
 int main(void)
 {
     RUN(test_migrations);
@@ -780,6 +798,7 @@ int main(void)
     RUN(test_memory_budget);
     RUN(test_log_checkpoints);
     RUN(test_link_helpers);
+    RUN(test_no_small_statistics);
     make_tree(); /* removes the last test's tree and index */
     return test_done();
 }
