@@ -88,26 +88,31 @@ def measure(argv, env, cwd, timeout=600, stdout=None):
 
 # ---------------------------------------------------------------- the bombs
 
-def bomb_pak_shared(b, tmp, env):
-    root = os.path.join(tmp, "pak-shared")
+def put_archive(tmp, tree, name, data):
+    """Writes archive `name` with `data` into a new tree tmp/tree; returns (root, size)."""
+    root = os.path.join(tmp, tree)
     os.makedirs(root, exist_ok=True)
-    with open(os.path.join(root, "Metroid1.pak"), "wb") as fh:
-        fh.write(bombs.pak_shared(20, 256 << 20))
-    size = os.path.getsize(os.path.join(root, "Metroid1.pak"))
-    rc, secs, rss = measure([b.animidx, "scan", root, "--db", os.path.join(tmp, "ps.db"),
-                             "--quiet", "--config", "/dev/null"], env, tmp)
+    with open(os.path.join(root, name), "wb") as fh:
+        fh.write(data)
+    return root, len(data)
+
+
+def scan(b, env, tmp, root, db, config="/dev/null"):
+    """animidx scan of `root` into a new index tmp/db, measured: (rc, secs, rss)."""
+    return measure([b.animidx, "scan", root, "--db", os.path.join(tmp, db), "--quiet",
+                    "--config", config], env, tmp)
+
+
+def bomb_pak_shared(b, tmp, env):
+    root, size = put_archive(tmp, "pak-shared", "Metroid1.pak", bombs.pak_shared(20, 256 << 20))
+    rc, secs, rss = scan(b, env, tmp, root, "ps.db")
     return dict(what="scan of a %d KB PAK: 20 records of one member that inflates to 256 MiB"
                      % (size // 1024), rc=rc, secs=secs, rss=rss)
 
 
 def bomb_pak_many(b, tmp, env):
-    root = os.path.join(tmp, "pak-many")
-    os.makedirs(root, exist_ok=True)
-    with open(os.path.join(root, "Metroid2.pak"), "wb") as fh:
-        fh.write(bombs.pak_many(40, 8 << 20))
-    size = os.path.getsize(os.path.join(root, "Metroid2.pak"))
-    rc, secs, rss = measure([b.animidx, "scan", root, "--db", os.path.join(tmp, "pm.db"),
-                             "--quiet", "--config", "/dev/null"], env, tmp)
+    root, size = put_archive(tmp, "pak-many", "Metroid2.pak", bombs.pak_many(40, 8 << 20))
+    rc, secs, rss = scan(b, env, tmp, root, "pm.db")
     return dict(what="scan of a %d KB PAK of 40 members of 8 MiB" % (size // 1024), rc=rc,
                 secs=secs, rss=rss)
 
@@ -121,8 +126,7 @@ def bomb_pak_memory(b, tmp, env):
     cfg = os.path.join(tmp, "mem.ini")
     with open(cfg, "w") as fh:
         fh.write("[scan]\nmemory_mb = 1\njobs = 4\n")
-    rc, secs, rss = measure([b.animidx, "scan", root, "--db", os.path.join(tmp, "mm.db"),
-                             "--quiet", "--config", cfg], env, tmp)
+    rc, secs, rss = scan(b, env, tmp, root, "mm.db", cfg)
     return dict(what="scan, memory_mb = 1 and 4 jobs, of 4 PAKs of one 60 MiB member", rc=rc,
                 secs=secs, rss=rss)
 
@@ -176,11 +180,9 @@ def bomb_uplink(b, tmp, env):
         d = os.path.join(root, *["d%d" % i for i in range(k + 1)])
         os.makedirs(d, exist_ok=True)
         os.symlink(os.path.relpath(root, d), os.path.join(d, "up"))
-    db = os.path.join(tmp, "uplink.db")
-    rc, secs, rss = measure([b.animidx, "scan", root, "--db", db, "--quiet", "--config",
-                             "/dev/null"], env, tmp)
+    rc, secs, rss = scan(b, env, tmp, root, "uplink.db")
     import sqlite3
-    con = sqlite3.connect(db)
+    con = sqlite3.connect(os.path.join(tmp, "uplink.db"))
     n = con.execute("SELECT count(*) FROM files").fetchone()[0]
     con.close()
     return dict(what="scan of 200 clips under 8 symbolic links to the root (rows: 208 wanted)",
@@ -192,16 +194,10 @@ def bomb_big_shared(b, tmp, env):
     subprocess.run([b.amxgen, "w3d-pair", pair], check=True, env=env, stdout=subprocess.DEVNULL)
     with open(os.path.join(pair, "SKL.w3d"), "rb") as fh:
         member = fh.read()
-    root = os.path.join(tmp, "big-shared")
-    os.makedirs(root, exist_ok=True)
-    with open(os.path.join(root, "W3D.big"), "wb") as fh:
-        fh.write(bombs.big_shared(member, 20000))
-    size = os.path.getsize(os.path.join(root, "W3D.big"))
-    db = os.path.join(tmp, "bs.db")
-    rc, secs, rss = measure([b.animidx, "scan", root, "--db", db, "--quiet", "--config",
-                             "/dev/null"], env, tmp)
+    root, size = put_archive(tmp, "big-shared", "W3D.big", bombs.big_shared(member, 20000))
+    rc, secs, rss = scan(b, env, tmp, root, "bs.db")
     return dict(what="scan of a %d KB BIG of 20,000 entries pointing at one W3D" % (size // 1024),
-                rc=rc, secs=secs, rss=rss, out_mb=os.path.getsize(db) / 1e6)
+                rc=rc, secs=secs, rss=rss, out_mb=os.path.getsize(os.path.join(tmp, "bs.db")) / 1e6)
 
 
 def bomb_meg_overlap(b, tmp, env):
@@ -210,17 +206,11 @@ def bomb_meg_overlap(b, tmp, env):
                    check=True, env=env, stdout=subprocess.DEVNULL)
     with open(clip, "rb") as fh:
         member = fh.read()
-    root = os.path.join(tmp, "meg-overlap")
-    os.makedirs(root, exist_ok=True)
-    with open(os.path.join(root, "Models.meg"), "wb") as fh:
-        fh.write(bombs.meg_overlap(member, 20000))
-    size = os.path.getsize(os.path.join(root, "Models.meg"))
-    db = os.path.join(tmp, "mo.db")
-    rc, secs, rss = measure([b.animidx, "scan", root, "--db", db, "--quiet", "--config",
-                             "/dev/null"], env, tmp)
+    root, size = put_archive(tmp, "meg-overlap", "Models.meg", bombs.meg_overlap(member, 20000))
+    rc, secs, rss = scan(b, env, tmp, root, "mo.db")
     return dict(what="scan of a %d KB MEG of 20,000 overlapping entries (out: the index)"
                      % (size // 1024), rc=rc, secs=secs, rss=rss,
-                out_mb=os.path.getsize(db) / 1e6)
+                out_mb=os.path.getsize(os.path.join(tmp, "mo.db")) / 1e6)
 
 
 def bomb_same_name(b, tmp, env):
@@ -229,9 +219,7 @@ def bomb_same_name(b, tmp, env):
     subprocess.run([b.amxgen, "w3d-pair", first], check=True, env=env, stdout=subprocess.DEVNULL)
     for k in range(1, 4000):
         shutil.copytree(first, os.path.join(root, "d%04d" % k))
-    db = os.path.join(tmp, "sn.db")
-    rc, secs, rss = measure([b.animidx, "scan", root, "--db", db, "--quiet", "--config",
-                             "/dev/null"], env, tmp)
+    rc, secs, rss = scan(b, env, tmp, root, "sn.db")
     return dict(what="scan of 4,000 directories each holding the same-named W3D hierarchy "
                      "and animation", rc=rc, secs=secs, rss=rss)
 
