@@ -300,22 +300,32 @@ static void unpacked_drop(scan_ctx *c, unpacked *u)
     *u = (unpacked){ 0 };
 }
 
-/* A member's row that says why it was not decoded. */
-static void push_member_failure(scan_ctx *c, job *j, const char *name, amx_code code,
-                                const char *msg)
+/* A result for archive member `name`, its path "ARCHIVE#NAME"; NULL out of memory. */
+static result *new_member_result(job *j, result_kind kind, const char *name)
 {
-    result *r = new_result(j, R_FAILED);
+    result *r = new_result(j, kind);
     size_t plen = strlen(j->rel_path) + strlen(name) + 2;
     char *mp = malloc(plen);
     if (!r || !mp) {
         free(r);
         free(mp);
-        return;
+        return NULL;
     }
     snprintf(mp, plen, "%s#%s", j->rel_path, name);
     r->member_path = mp;
+    return r;
+}
+
+/* A member's row that says why it was not decoded. */
+static void push_member_failure(scan_ctx *c, job *j, const char *name, amx_code code,
+                                const char *msg)
+{
+    result *r = new_member_result(j, R_FAILED, name);
+    if (!r)
+        return;
     r->fail_code = code;
-    snprintf(r->fail_msg, sizeof r->fail_msg, "%s", msg);
+    /* the message, cut to the row's buffer */
+    snprintf(r->fail_msg, sizeof r->fail_msg, "%.*s", (int)sizeof r->fail_msg - 1, msg);
     r->size = -1;
     r->mtime_ns = -1;
     push_result(c, r);
@@ -325,16 +335,9 @@ static void push_member_failure(scan_ctx *c, job *j, const char *name, amx_code 
  * it), of no format, its bytes decoded under the first name only. */
 static void push_member_repeat(scan_ctx *c, job *j, const amx_archive_entry *m)
 {
-    result *r = new_result(j, R_IGNORED);
-    size_t plen = strlen(j->rel_path) + strlen(m->name) + 2;
-    char *mp = malloc(plen);
-    if (!r || !mp) {
-        free(r);
-        free(mp);
+    result *r = new_member_result(j, R_IGNORED, m->name);
+    if (!r)
         return;
-    }
-    snprintf(mp, plen, "%s#%s", j->rel_path, m->name);
-    r->member_path = mp;
     r->size = (int64_t)(m->compressed ? m->unpacked_size : m->size);
     r->mtime_ns = j->mtime_ns;
     push_result(c, r);
@@ -344,16 +347,9 @@ static void push_member_repeat(scan_ctx *c, job *j, const amx_archive_entry *m)
 static void decode_member(scan_ctx *c, job *j, const amx_archive_entry *m, const uint8_t *span,
                           size_t span_len)
 {
-    size_t plen = strlen(j->rel_path) + 1 + strlen(m->name) + 1;
-    result *r = new_result(j, R_ASSET);
-    char *mp = malloc(plen);
-    if (!r || !mp) {
-        free(r);
-        free(mp);
+    result *r = new_member_result(j, R_ASSET, m->name);
+    if (!r)
         return;
-    }
-    snprintf(mp, plen, "%s#%s", j->rel_path, m->name);
-    r->member_path = mp;
     r->mtime_ns = j->mtime_ns;
     r->size = (int64_t)span_len;
     if (amx_probe(span, span_len) == AMX_FMT_UNKNOWN && !amx_extension_known(m->name)) {
