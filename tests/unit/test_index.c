@@ -67,6 +67,17 @@ static int64_t q_int(amx_db *db, const char *sql)
     return v;
 }
 
+/* Opens the test's index (flags: 0 or AMX_DB_READONLY); the open must succeed. */
+static amx_db *open_index(int flags)
+{
+    amx_db *db = NULL;
+    char err[512] = "";
+    CHECK_EQ(amx_db_open(dbpath, flags, &db, err, sizeof err), AMX_OK);
+    if (!db)
+        printf("# %s\n", err);
+    return db;
+}
+
 /* A scan of `root` that must succeed: the whole root, or a scope (shallow: its files only). */
 static amx_scan_stats scan_with(amx_db *db, const char *scope, bool shallow)
 {
@@ -133,9 +144,7 @@ static void test_decoder_version_bump(void)
     make_tree();
     write_model("Data/Art/Models/UM_X.ALO");
     write_clip("Data/Art/Models/UM_X_IDLE_00.ALA");
-    amx_db *db = NULL;
-    char err[512];
-    CHECK_EQ(amx_db_open(dbpath, 0, &db, err, sizeof err), AMX_OK);
+    amx_db *db = open_index(0);
     amx_scan_stats st = scan(db);
     CHECK_EQ(st.files_decoded, 2);
     st = scan(db);
@@ -191,9 +200,7 @@ static void test_interrupted_archive(void)
     amxw_buf_free(&m);
     amxw_buf_free(&c);
     put("Data/Models.meg", &meg);
-    amx_db *db = NULL;
-    char err[512];
-    CHECK_EQ(amx_db_open(dbpath, 0, &db, err, sizeof err), AMX_OK);
+    amx_db *db = open_index(0);
     amx_scan_stats st = scan(db);
     CHECK_EQ(st.files_decoded, 3);
     CHECK_EQ(q_int(db, "SELECT count(*) FROM files WHERE parent_id IS NOT NULL"), 2);
@@ -230,9 +237,7 @@ static void test_link_follows_models(void)
     write_clip("Data/Art/Models/UM_B_TURNL_BEGIN_01.ALA"); /* a multi-word type of the engine */
     write_clip("Data/Art/Models/UM_B_ATTACK_IDLE_00.ALA"); /* UM_B_ATTACK + IDLE, never UM_B */
     write_clip("Data/Art/Models/UM_B_SPECIAL_MOVE.ALA");   /* no number: no model loads it */
-    amx_db *db = NULL;
-    char err[512];
-    CHECK_EQ(amx_db_open(dbpath, 0, &db, err, sizeof err), AMX_OK);
+    amx_db *db = open_index(0);
     scan(db);
     CHECK_EQ(q_int(db, "SELECT count(*) FROM clips WHERE skeleton_name = 'UM_B' AND bones_missing = 0"), 2);
     CHECK_EQ(q_int(db, "SELECT count(*) FROM clip_bindings WHERE how = 'name'"), 2);
@@ -291,9 +296,7 @@ static void test_shallow_scan(void)
     write_model("A/Sub/UM_T.ALO");
     write_model("AB/UM_U.ALO");
     write_model("UM_TOP.ALO");
-    amx_db *db = NULL;
-    char err[512];
-    CHECK_EQ(amx_db_open(dbpath, 0, &db, err, sizeof err), AMX_OK);
+    amx_db *db = open_index(0);
     scan(db);
     CHECK_EQ(q_int(db, "SELECT count(*) FROM files"), 5);
     int64_t scans = q_int(db, "SELECT count(*) FROM scans");
@@ -336,9 +339,8 @@ static void test_scoped_scan(void)
     write_model("A/UM_C.ALO");
     write_clip("A/UM_C_IDLE_00.ALA");
     write_model("B/UM_D.ALO");
-    amx_db *db = NULL;
-    char err[512];
-    CHECK_EQ(amx_db_open(dbpath, 0, &db, err, sizeof err), AMX_OK);
+    amx_db *db = open_index(0);
+    char err[512] = "";
     scan(db);
     CHECK_EQ(q_int(db, "SELECT count(*) FROM files"), 3);
     char path[1400];
@@ -408,9 +410,7 @@ static void test_rename(void)
     write_model("Data/A/UM_R.ALO");
     write_clip("Data/A/UM_R_IDLE_00.ALA");
     write_clip("Data/A/UM_R_MOVE_00.ALA");
-    amx_db *db = NULL;
-    char err[512];
-    CHECK_EQ(amx_db_open(dbpath, 0, &db, err, sizeof err), AMX_OK);
+    amx_db *db = open_index(0);
     scan(db);
     int64_t clip_id = id_of(db, "Data/A/UM_R_IDLE_00.ALA");
     int64_t model_id = id_of(db, "Data/A/UM_R.ALO");
@@ -490,9 +490,7 @@ static void test_hash_names(void)
         amxw_buf_free(&m);
         amxw_buf_free(&c);
     }
-    amx_db *db = NULL;
-    char err[512];
-    CHECK_EQ(amx_db_open(dbpath, 0, &db, err, sizeof err), AMX_OK);
+    amx_db *db = open_index(0);
     scan(db);
     int64_t hash_id = id_of(db, "Data/M/A.ALA#b_IDLE_00.ALA");
     CHECK(hash_id > 0);
@@ -565,9 +563,8 @@ static void test_cancelled_scan(void)
         snprintf(rel, sizeof rel, "D%d/UM_X%02d.ALO", i % 4, i);
         write_model(rel);
     }
-    amx_db *db = NULL;
+    amx_db *db = open_index(0);
     char err[512] = "";
-    CHECK_EQ(amx_db_open(dbpath, 0, &db, err, sizeof err), AMX_OK);
     scan(db);
     CHECK_EQ(q_int(db, "SELECT count(*) FROM files"), 40);
     /* one file gone, ten new: a scan stopped after a few files must not sweep the gone one
@@ -631,9 +628,8 @@ static void test_memory_budget(void)
     amx_config cfg;
     CHECK_EQ(amx_config_init(&cfg), 0);
     cfg.memory_mb = 1;
-    amx_db *db = NULL;
+    amx_db *db = open_index(0);
     char err[512] = "";
-    CHECK_EQ(amx_db_open(dbpath, 0, &db, err, sizeof err), AMX_OK);
     amx_scan_stats st = { 0 };
     amx_scan_opts o = { .root = root, .jobs = 8, .config = &cfg };
     CHECK_EQ(amx_scan(db, &o, &st, err, sizeof err), AMX_OK);
@@ -658,9 +654,7 @@ static int64_t size_of(const char *path)
 static void test_log_checkpoints(void)
 {
     make_tree();
-    amx_db *db = NULL;
-    char err[512];
-    CHECK_EQ(amx_db_open(dbpath, 0, &db, err, sizeof err), AMX_OK);
+    amx_db *db = open_index(0);
     sqlite3 *h = amx_db_handle(db);
     CHECK_EQ(sqlite3_exec(h, "CREATE TABLE scratch(data BLOB)", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_stmt *ins = NULL;
@@ -682,7 +676,7 @@ static void test_log_checkpoints(void)
     CHECK(most <= (int64_t)(4000 + 40) * (4096 + 24));
     CHECK(size_of(dbpath) > 8 << 20); /* the log was copied into the database as it went */
     amx_db_close(db);
-    CHECK_EQ(amx_db_open(dbpath, AMX_DB_READONLY, &db, err, sizeof err), AMX_OK);
+    db = open_index(AMX_DB_READONLY);
     CHECK_EQ(q_int(db, "SELECT count(*) FROM scratch WHERE length(data) = 65536"), 384);
     amx_db_close(db);
 }
@@ -748,9 +742,8 @@ static void test_link_helpers(void)
         char cmd[1000];
         snprintf(cmd, sizeof cmd, "rm -f '%s' '%s-wal' '%s-shm'", dbpath, dbpath, dbpath);
         CHECK(system(cmd) == 0);
-        amx_db *db = NULL;
+        amx_db *db = open_index(0);
         char err[512] = "";
-        CHECK_EQ(amx_db_open(dbpath, 0, &db, err, sizeof err), AMX_OK);
         amx_scan_stats st = { 0 };
         amx_scan_opts o = { .root = root, .jobs = run ? 4 : 1 };
         CHECK_EQ(amx_scan(db, &o, &st, err, sizeof err), AMX_OK);
@@ -773,12 +766,10 @@ static void test_no_small_statistics(void)
     make_tree();
     write_model("Data/Art/Models/UM_Q.ALO");
     write_clip("Data/Art/Models/UM_Q_IDLE_00.ALA");
-    amx_db *db = NULL;
-    char err[512];
-    CHECK_EQ(amx_db_open(dbpath, 0, &db, err, sizeof err), AMX_OK);
+    amx_db *db = open_index(0);
     scan(db);
     amx_db_close(db);
-    CHECK_EQ(amx_db_open(dbpath, AMX_DB_READONLY, &db, err, sizeof err), AMX_OK);
+    db = open_index(AMX_DB_READONLY);
     CHECK_EQ(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'sqlite_stat1'"), 1);
     CHECK_EQ(q_int(db, "SELECT count(*) FROM sqlite_stat1 WHERE CAST(stat AS INTEGER) < 1000"), 0);
     amx_db_close(db);
