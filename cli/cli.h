@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 /* Exit codes (README "Exit codes"). */
 enum {
@@ -116,6 +117,22 @@ typedef struct cli_paths {
 int cli_resolve_path(amx_db *db, const char *cmd, const char *typed, bool allow_dir,
                      cli_paths *out);
 void cli_paths_free(cli_paths *p);
+/* Makes room for element `count` of the array *items (*cap elements of `elem` bytes), doubling
+ * it when full (64 to start), as lib/common/grow.h does for the library. False when out of
+ * memory (the array is left as it was). */
+static inline bool cli_grow(void **items, size_t *cap, size_t count, size_t elem)
+{
+    if (count < *cap)
+        return true;
+    size_t c = *cap ? *cap * 2 : 64;
+    void *g = realloc(*items, c * elem);
+    if (!g)
+        return false;
+    *items = g;
+    *cap = c;
+    return true;
+}
+
 /* Levenshtein distance of two names, case-insensitive; (size_t)-1 past 255 bytes (closest-name
  * suggestions). */
 size_t cli_name_distance(const char *a, const char *b);

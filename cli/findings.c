@@ -30,14 +30,8 @@ int cli_findings_add(cli_findings *l, const char *root, const char *path, const 
                      amx_severity severity, const char *message, int64_t offset,
                      const char *context, const char *format)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 64;
-        cli_finding *v = realloc(l->v, cap * sizeof *v);
-        if (!v)
-            return -1;
-        l->v = v;
-        l->cap = cap;
-    }
+    if (!cli_grow((void **)&l->v, &l->cap, l->n, sizeof *l->v))
+        return -1;
     cli_finding f = {
         .root = dup_or_empty(root), .path = dup_or_empty(path), .code = dup_or_empty(code),
         .message = dup_or_empty(message), .context = dup_or_empty(context),

@@ -294,15 +294,10 @@ static void on_bone(int64_t idx, const char *name, int64_t parent, void *user)
     (void)idx;
     if (!l->active)
         return;
-    if (l->nbones == l->bones_cap) { /* doubling: a skeleton of any size loads in linear time */
-        size_t cap = l->bones_cap ? 2 * l->bones_cap : 64;
-        bone_row *v = realloc(l->bones, cap * sizeof *v);
-        if (!v) {
-            l->oom = true;
-            return;
-        }
-        l->bones = v;
-        l->bones_cap = cap;
+    /* doubling: a skeleton of any size loads in linear time */
+    if (!cli_grow((void **)&l->bones, &l->bones_cap, l->nbones, sizeof *l->bones)) {
+        l->oom = true;
+        return;
     }
     l->bones[l->nbones++] = (bone_row){ strdup(name ? name : ""), parent };
 }
@@ -314,15 +309,9 @@ static void on_track(int64_t idx, const char *bone, int64_t bone_index, const ch
     (void)idx, (void)channels;
     if (!l->active)
         return;
-    if (l->ntracks == l->tracks_cap) {
-        size_t cap = l->tracks_cap ? 2 * l->tracks_cap : 64;
-        track_row *v = realloc(l->tracks, cap * sizeof *v);
-        if (!v) {
-            l->oom = true;
-            return;
-        }
-        l->tracks = v;
-        l->tracks_cap = cap;
+    if (!cli_grow((void **)&l->tracks, &l->tracks_cap, l->ntracks, sizeof *l->tracks)) {
+        l->oom = true;
+        return;
     }
     l->tracks[l->ntracks++] = (track_row){ bone ? strdup(bone) : NULL, bone_index };
 }

@@ -19,6 +19,7 @@
  * that is not UTF-8 and declares no encoding is read again as Latin-1 (what the game's
  * Windows tools write), noted at info level.
  */
+#include "common/grow.h"
 #include "decoder.h"
 
 #include <libxml/parser.h>
@@ -118,19 +119,6 @@ static void on_error(void *arg, xmlErrorPtr e)
     }
 }
 
-static bool grow(void **items, size_t *cap, size_t count, size_t elem)
-{
-    if (count < *cap)
-        return true;
-    size_t c = *cap ? *cap * 2 : 64;
-    void *g = realloc(*items, c * elem);
-    if (!g)
-        return false;
-    *items = g;
-    *cap = c;
-    return true;
-}
-
 static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
 /* A trimmed copy of [p, p+n) in the arena. */
@@ -208,7 +196,7 @@ static void start_object(xml_state *s, xmlNodePtr node)
     xmlChar *name = xmlGetProp(node, (const xmlChar *)"Name");
     if (!name)
         return;
-    if (grow((void **)&s->objects, &s->object_cap, s->object_count, sizeof *s->objects)) {
+    if (amx__grow((void **)&s->objects, &s->object_cap, s->object_count, sizeof *s->objects)) {
         const char *nm = (const char *)name;
         s->objects[s->object_count] = (amx_game_object){
             .type = amx__strdup(s->d, (const char *)node->name),

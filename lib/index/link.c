@@ -34,6 +34,7 @@
  * plans in file order. With more than one thread, helpers link the files of a large batch ahead
  * of the writer, each through a read-only connection of its own.
  */
+#include "common/grow.h"
 #include "db_internal.h"
 #include "resolve/resolve.h"
 
@@ -255,15 +256,9 @@ static void describe_stack(const linker *l, int64_t root, char *out, size_t n)
 static int record(linker *l, write_kind kind, const char *types, ...)
 {
     plan *p = &l->out;
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 64;
-        write_op *g = realloc(p->ops, cap * sizeof *g);
-        if (!g) {
-            p->failed = true;
-            return -1;
-        }
-        p->ops = g;
-        p->cap = cap;
+    if (!amx__grow((void **)&p->ops, &p->cap, p->n, sizeof *p->ops)) {
+        p->failed = true;
+        return -1;
     }
     write_op *op = &p->ops[p->n];
     op->kind = (uint8_t)kind;
@@ -1709,14 +1704,9 @@ static int link_names(linker *l)
     sqlite3_stmt *s = l->skeletons_todo;
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 64;
-            int64_t *g = realloc(files, cap * sizeof *g);
-            if (!g) {
-                rc = SQLITE_NOMEM;
-                break;
-            }
-            files = g;
+        if (!amx__grow((void **)&files, &cap, n, sizeof *files)) {
+            rc = SQLITE_NOMEM;
+            break;
         }
         files[n++] = sqlite3_column_int64(s, 0);
     }
