@@ -676,13 +676,6 @@ static int mark_each(amx_db *db, sqlite3_stmt *keys, sqlite3_stmt *mark)
     return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-/* Marks the clips named by each key the select `keys` returns as unlinked: the clips named
- * KEY_... . */
-static int mark_prefixes_of(amx_db *db, sqlite3_stmt *keys)
-{
-    return mark_each(db, keys, db->mark_clips_prefix);
-}
-
 /* Marks the references that may name file `id` (or its members) as unlinked: by each name of
  * names_of_file, cut at the last '.' (stem_key) and at the first (how a model name is
  * retried). */
@@ -730,7 +723,7 @@ static int mark_for_skeleton(amx_db *db, const char *key)
     }
     if (rc == SQLITE_OK) {
         sqlite3_bind_text(db->overrides_for_model, 1, key, -1, SQLITE_TRANSIENT);
-        rc = mark_prefixes_of(db, db->overrides_for_model);
+        rc = mark_each(db, db->overrides_for_model, db->mark_clips_prefix); /* clips KEY_... */
     }
     return rc;
 }
@@ -764,7 +757,7 @@ int amx__db_unlink_dependents(amx_db *db, int64_t id)
         rc = mark_refs_of_names(db, id);
     if (rc == SQLITE_OK) { /* an XML file: the clips its overrides name */
         sqlite3_bind_int64(db->overrides_of_file, 1, id);
-        rc = mark_prefixes_of(db, db->overrides_of_file);
+        rc = mark_each(db, db->overrides_of_file, db->mark_clips_prefix);
     }
     return rc;
 }

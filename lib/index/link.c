@@ -109,8 +109,8 @@ typedef struct linker {
     sqlite3 *h;               /* the connection it reads through */
     plan out;                 /* what it has to write */
     sqlite3_stmt *files_todo, *clips_of_file, *sets_of_clip, *named_own, *named_dir,
-        *named_in_root, *by_lkey, *bones,
-        *tracks, *update_clip, *update_clip_same_key, *del_link_findings, *ins_finding, *refs_of_file, *update_ref,
+        *named_in_root, *by_lkey, *bones, *tracks, *update_clip, *update_clip_same_key,
+        *del_link_findings, *ins_finding, *refs_of_file, *update_ref,
         *del_bindings, *ins_binding, *overrides, *object_model, *objects_named,
         *variants_of, *fit_candidates, *skeletons_todo,
         *names_of_file, *same_name_in_root, *del_name_findings, *skeletons_done, *winner_check,
@@ -1153,7 +1153,8 @@ static int link_alamo_clip(linker *l, const clip_ctx *c)
     }
     if (!rc) {
         char *unbound = amx__upper(names[0].model);
-        rc = unbound ? store_bindings(l, c->file_id, c->id, c->root_id, c->root_bone, b, unbound, c->cur_key)
+        rc = unbound ? store_bindings(l, c->file_id, c->id, c->root_id, c->root_bone, b,
+                                      unbound, c->cur_key)
                      : -1;
         free(unbound);
     }
@@ -1808,7 +1809,8 @@ static const char *const link_sql[] = {
     "JOIN game_objects o ON o.id = r.object_id WHERE r.key = ?1 AND r.kind = 'anim-override' "
     "ORDER BY f.path, r.line",
     /* an object's own model tag (NULL when it has none) and its variant parent */
-    "SELECT (SELECT name FROM refs WHERE object_id = o.id AND tag = ?2 AND kind IN ('model', 'model-or-particle') "
+    "SELECT (SELECT name FROM refs WHERE object_id = o.id AND tag = ?2 AND kind IN "
+    "('model', 'model-or-particle') "
     "ORDER BY id LIMIT 1), variant_key FROM game_objects o WHERE o.id = ?1",
     /* objects of a name: id, root, in_archive */
     "SELECT o.id, f.root_id, f.parent_id IS NOT NULL FROM game_objects o "
@@ -1862,11 +1864,12 @@ static void linker_slots(linker *l, sqlite3_stmt **slots[LINK_STATEMENTS])
 {
     sqlite3_stmt **all[] = {
         &l->files_todo, &l->clips_of_file, &l->sets_of_clip, &l->named_own, &l->named_dir,
-        &l->named_in_root, &l->by_lkey, &l->bones,
-        &l->tracks, &l->update_clip, &l->update_clip_same_key, &l->del_link_findings, &l->ins_finding, &l->refs_of_file,
+        &l->named_in_root, &l->by_lkey, &l->bones, &l->tracks, &l->update_clip,
+        &l->update_clip_same_key, &l->del_link_findings, &l->ins_finding, &l->refs_of_file,
         &l->update_ref, &l->del_bindings, &l->ins_binding, &l->overrides, &l->object_model,
-        &l->objects_named, &l->variants_of, &l->fit_candidates, &l->skeletons_todo, &l->names_of_file, &l->same_name_in_root, &l->del_name_findings,
-        &l->skeletons_done, &l->winner_check, &l->file_info, &l->asset_refs, &l->del_ref_findings,
+        &l->objects_named, &l->variants_of, &l->fit_candidates, &l->skeletons_todo,
+        &l->names_of_file, &l->same_name_in_root, &l->del_name_findings, &l->skeletons_done,
+        &l->winner_check, &l->file_info, &l->asset_refs, &l->del_ref_findings,
         &l->update_asset_ref, &l->files_at, &l->crc_twins, &l->clips_named,
     };
     _Static_assert(sizeof all / sizeof all[0] == LINK_STATEMENTS, "one statement per slot");
