@@ -9,20 +9,15 @@
  * contents, each in layer order (amx__lookup_rank).
  *
  * Per clip marked unlinked (new or changed, or a candidate skeleton, XML override or layer list
- * changed):
- *   Alamo: the engine loads <MODEL>_<TYPE>_<NN>.ALA from the directory of the model it draws,
- *     for each animation type of its table (amx_alamo_anim_names): the clip binds to the model
- *     file at <its directory>/<MODEL>.ALO for every MODEL its name gives ('name'), and to the
- *     model of every game object whose Land_/Space_Model_Anim_Override_Name names MODEL, own or
- *     inherited through Variant_Of_Existing_Type, when that model sits in the clip's directory
- *     ('xml-override'). No model: one SKELETON_NOT_FOUND naming the models and where they were
- *     looked for. A name no model loads: CLIP_NOT_LOADED_BY_NAME (info), with the skeletons
- *     that fit all its bones.
- *   W3D (and any clip that names its skeleton): the hierarchy of that name in its own file,
- *     then its directory, then its tree, then the base layers ('w3d-header'); models built on a
- *     hierarchy (HLOD, HMODEL) likewise. Two hierarchies of one name in a tree: DUPLICATE_NAME.
- *   Metroid Prime: the CINF of every character of an ANCS that plays the clip ('ancs').
+ * changed), each engine's rules in a file of their own:
+ *   bind_alamo.c: Empire at War / Forces of Corruption, by the engine's naming convention and the
+ *     game objects' XML animation overrides ('name', 'xml-override').
+ *   bind_w3d.c: W3D (and any clip that names its skeleton): the hierarchy of that name in its
+ *     own file, then its directory, its tree, the base layers ('w3d-header'); models built on a
+ *     hierarchy (HLOD, HMODEL) likewise; DUPLICATE_NAME.
+ *   bind_mp.c: Metroid Prime: the CINF of every character of an ANCS that plays the clip ('ancs').
  *   MechWarrior 3: not bound (its anim root is a world node).
+ * link_refs.c resolves the asset references of a file (textures, shaders, proxies, XML tags).
  * Bone check, per binding: every track must name the skeleton's bone at its index
  * (case-insensitive; names repeat within skeletons, so never by name alone); tracks that carry
  * only an id (Metroid Prime) must name a bone id of the skeleton, and so must the clip's root
@@ -34,8 +29,8 @@
  * plans in file order. With more than one thread, helpers link the files of a large batch ahead
  * of the writer, each through a read-only connection of its own.
  */
+#include "link_internal.h"
 #include "common/grow.h"
-#include "db_internal.h"
 #include "resolve/resolve.h"
 
 #include <pthread.h>
@@ -45,102 +40,6 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
-
-#define MAX_STACK 32            /* layers per root */
-#define MAX_NAMES 8             /* models a clip name can give */
-#define MAX_BINDINGS 64         /* skeletons one clip is checked against */
-#define MAX_OBJECT_WALK 256     /* game objects visited for the overrides of one clip */
-#define MAX_VARIANT_DEPTH 16    /* Variant_Of_Existing_Type chain */
-
-typedef struct bone { int64_t idx; char *name, *key; } bone;
-
-/* A skeleton's bones with two hash tables: by index (or id) and by upper-cased name. The link
- * pass keeps the last few skeletons it checked clips against: a model's clips come together. */
-typedef struct skeleton_bones {
-    int64_t id;               /* 0: the slot is empty */
-    bone *bones;
-    size_t n;
-    int32_t *by_idx, *by_key; /* slots hold an index into bones, -1 empty */
-    size_t mask;
-} skeleton_bones;
-
-#define SKELETON_CACHE 4
-#define LOOKUP_MEMO 8           /* find_by_lkey results kept (a model's clips come together) */
-
-typedef struct root_info {
-    int64_t id;
-    char *path;
-    int64_t *bases;
-    size_t base_count;
-    int64_t stack[MAX_STACK];
-    size_t stack_len;
-} root_info;
-
-/* The pass's writes, recorded while a file is linked and applied by the writer afterwards, in
- * the order they were made (so that helper threads can link files while the writer writes
- * those before them: "helpers" below). Nothing the pass reads is written by the pass (rows of other
- * tables, or columns it does not read), so linking ahead of the writes reads what linking
- * after them would. */
-typedef enum write_kind {
-    W_FINDING, W_BINDING, W_CLIP, W_CLIP_SAME_KEY, W_SKELETON_REF, W_ASSET_REF,
-    W_DEL_LINK_FINDINGS, W_DEL_BINDINGS, W_DEL_REF_FINDINGS, W_KINDS
-} write_kind;
-
-enum { MAX_WRITE_PARAMS = 7 };
-
-typedef struct write_op {
-    uint8_t kind, n;
-    struct {
-        uint8_t type;         /* SQLITE_INTEGER, SQLITE_TEXT or SQLITE_NULL */
-        int64_t value;        /* the integer, or the text's offset in plan.text */
-    } p[MAX_WRITE_PARAMS];
-} write_op;
-
-typedef struct plan {
-    write_op *ops;
-    size_t n, cap;
-    char *text;               /* the texts, NUL-terminated */
-    size_t text_len, text_cap;
-    uint64_t clips;           /* clips linked */
-    bool failed;              /* out of memory while recording */
-} plan;
-
-typedef struct linker {
-    sqlite3 *h;               /* the connection it reads through */
-    plan out;                 /* what it has to write */
-    sqlite3_stmt *files_todo, *clips_of_file, *sets_of_clip, *named_own, *named_dir,
-        *named_in_root, *by_lkey, *bones, *tracks, *update_clip, *update_clip_same_key,
-        *del_link_findings, *ins_finding, *refs_of_file, *update_ref,
-        *del_bindings, *ins_binding, *overrides, *object_model, *objects_named,
-        *variants_of, *fit_candidates, *skeletons_todo,
-        *names_of_file, *same_name_in_root, *del_name_findings, *skeletons_done, *winner_check,
-        *file_info, *asset_refs, *del_ref_findings, *update_asset_ref, *files_at, *crc_twins,
-        *clips_named;
-    skeleton_bones cache[SKELETON_CACHE];
-    unsigned cache_next;
-    /* the last find_by_lkey answers, by hash of path and root: the link pass writes nothing
-     * a lookup reads (files, skeletons), so an answer holds for the whole pass */
-    struct lookup_memo *memo;
-    /* the last override set that no game object names (the common case): its query is skipped */
-    char no_overrides[256];
-    root_info *roots;
-    size_t root_count;
-    /* no link pass has written anything yet (an index being built): there are no bindings
-     * and no findings of the pass to replace, so their deletes are skipped */
-    bool first_pass;
-} linker;
-
-static const char *col_text(sqlite3_stmt *s, int i)
-{
-    const unsigned char *t = sqlite3_column_text(s, i);
-    return t ? (const char *)t : NULL;
-}
-
-static const char *col_or(sqlite3_stmt *s, int i, const char *dflt)
-{
-    const char *t = col_text(s, i);
-    return t ? t : dflt;
-}
 
 /* ---- roots and their stacks ---- */
 
@@ -214,7 +113,7 @@ static int load_roots(linker *l)
     return 0;
 }
 
-static const root_info *root_of(const linker *l, int64_t id)
+const root_info *link_root_of(const linker *l, int64_t id)
 {
     for (size_t i = 0; i < l->root_count; i++)
         if (l->roots[i].id == id)
@@ -223,9 +122,9 @@ static const root_info *root_of(const linker *l, int64_t id)
 }
 
 /* The position of root `id` in the lookup stack of `from`, or -1 when unrelated. */
-static int layer_of(const linker *l, int64_t from, int64_t id)
+int link_layer_of(const linker *l, int64_t from, int64_t id)
 {
-    const root_info *r = root_of(l, from);
+    const root_info *r = link_root_of(l, from);
     for (size_t i = 0; r && i < r->stack_len; i++)
         if (r->stack[i] == id)
             return (int)i;
@@ -233,9 +132,9 @@ static int layer_of(const linker *l, int64_t from, int64_t id)
 }
 
 /* "this tree" or "its base layers A, B" for messages. */
-static void describe_stack(const linker *l, int64_t root, char *out, size_t n)
+void link_describe_stack(const linker *l, int64_t root, char *out, size_t n)
 {
-    const root_info *r = root_of(l, root);
+    const root_info *r = link_root_of(l, root);
     if (!r || r->stack_len <= 1) {
         snprintf(out, n, "this tree (no base layer declared: the files of the game and of a "
                          "parent mod are looked at with 'scan --base DIR' or [root] base = DIR)");
@@ -243,7 +142,7 @@ static void describe_stack(const linker *l, int64_t root, char *out, size_t n)
     }
     size_t at = (size_t)snprintf(out, n, "this tree and its base layers");
     for (size_t i = 1; i < r->stack_len && at < n; i++) {
-        const root_info *b = root_of(l, r->stack[i]);
+        const root_info *b = link_root_of(l, r->stack[i]);
         at += (size_t)snprintf(out + at, n - at, "%s %s", i == 1 ? "" : ",", b ? b->path : "?");
     }
 }
@@ -253,7 +152,7 @@ static void describe_stack(const linker *l, int64_t root, char *out, size_t n)
 /* Records a write of `kind` with its parameters ?1, ?2, ... described by `types`: 'i' an
  * int64_t, 'o' an int64_t that is NULL when negative, 't' a string (NULL: NULL). Returns 0, or
  * -1 out of memory (the plan is then marked failed). */
-static int record(linker *l, write_kind kind, const char *types, ...)
+int link_record(linker *l, write_kind kind, const char *types, ...)
 {
     plan *p = &l->out;
     if (!amx__grow((void **)&p->ops, &p->cap, p->n, sizeof *p->ops)) {
@@ -340,30 +239,22 @@ static int apply(sqlite3_stmt *const *w, const plan *p)
 
 /* ---- findings ---- */
 
-static int add_finding_sev(linker *l, int64_t file_id, const char *origin, amx_code code,
+int link_add_finding_sev(linker *l, int64_t file_id, const char *origin, amx_code code,
                            amx_severity sev, int64_t offset, const char *ctx, const char *msg)
 {
-    return record(l, W_FINDING, "ittttot", file_id, origin,
+    return link_record(l, W_FINDING, "ittttot", file_id, origin,
                   amx_code_get(code)->name, amx_severity_name(sev), msg, offset, ctx);
 }
 
-static int add_finding(linker *l, int64_t file_id, const char *origin, amx_code code,
+int link_add_finding(linker *l, int64_t file_id, const char *origin, amx_code code,
                        int64_t offset, const char *ctx, const char *msg)
 {
-    return add_finding_sev(l, file_id, origin, code, amx_code_get(code)->severity, offset, ctx,
+    return link_add_finding_sev(l, file_id, origin, code, amx_code_get(code)->severity, offset, ctx,
                            msg);
 }
 
 /* ---- skeletons and bones ---- */
 
-typedef struct pick {
-    int64_t id, bone_count, file_id, root_id;
-    int rank;
-    char name[256];
-    char path[1024];          /* the skeleton's file, relative to its root */
-    char how[32];
-    char via[512];
-} pick;
 
 static void free_bones(bone *b, size_t n)
 {
@@ -434,7 +325,7 @@ static void forget_skeleton(skeleton_bones *k)
 }
 
 /* The bones of skeleton `id`, from the cache or the index; NULL on an error. */
-static const skeleton_bones *skeleton_of(linker *l, int64_t id)
+const skeleton_bones *link_skeleton_of(linker *l, int64_t id)
 {
     for (size_t i = 0; i < SKELETON_CACHE; i++)
         if (l->cache[i].id == id)
@@ -471,7 +362,7 @@ static const skeleton_bones *skeleton_of(linker *l, int64_t id)
     return k;
 }
 
-static const bone *bone_at(const skeleton_bones *k, int64_t idx)
+const bone *link_bone_at(const skeleton_bones *k, int64_t idx)
 {
     for (size_t h = hash_idx(idx) & k->mask; k->by_idx[h] >= 0; h = (h + 1) & k->mask)
         if (k->bones[k->by_idx[h]].idx == idx)
@@ -480,7 +371,7 @@ static const bone *bone_at(const skeleton_bones *k, int64_t idx)
 }
 
 /* The first bone named `name` (compared upper-cased). */
-static const bone *bone_named(const skeleton_bones *k, const char *name)
+const bone *link_bone_named(const skeleton_bones *k, const char *name)
 {
     for (size_t h = hash_key(name) & k->mask; k->by_key[h] >= 0; h = (h + 1) & k->mask)
         if (amx__ascii_casecmp(k->bones[k->by_key[h]].key, name) == 0)
@@ -490,7 +381,7 @@ static const bone *bone_named(const skeleton_bones *k, const char *name)
 
 /* A clip's packed tracks (clip_tracks.data): begins `it` on them. The statement stays active
  * until tracks_done. */
-static bool tracks_of(linker *l, int64_t clip_id, amx__tracks_iter *it)
+bool link_tracks_of(linker *l, int64_t clip_id, amx__tracks_iter *it)
 {
     sqlite3_stmt *s = l->tracks;
     sqlite3_bind_int64(s, 1, clip_id);
@@ -502,16 +393,16 @@ static bool tracks_of(linker *l, int64_t clip_id, amx__tracks_iter *it)
     return !it->bad;
 }
 
-static void tracks_done(linker *l, amx__tracks_iter *it)
+void link_tracks_done(linker *l, amx__tracks_iter *it)
 {
     amx__tracks_end(it);
     sqlite3_reset(l->tracks);
 }
 
 /* "'kalani' (Data/Art/Models/kalani.ALO)" */
-static void skeleton_label(const pick *p, const linker *l, int64_t clip_root, char *out, size_t n)
+void link_skeleton_label(const pick *p, const linker *l, int64_t clip_root, char *out, size_t n)
 {
-    const root_info *r = root_of(l, p->root_id);
+    const root_info *r = link_root_of(l, p->root_id);
     if (p->root_id == clip_root || !r)
         snprintf(out, n, "'%.200s' (%.500s)", p->name, p->path);
     else
@@ -524,38 +415,38 @@ static void skeleton_label(const pick *p, const linker *l, int64_t clip_root, ch
 static int64_t check_bones(linker *l, int64_t file_id, int64_t clip_id, const pick *p,
                            int64_t clip_root, int64_t root_bone, bool ctx_via)
 {
-    const skeleton_bones *k = skeleton_of(l, p->id);
+    const skeleton_bones *k = link_skeleton_of(l, p->id);
     if (!k)
         return -1;
     size_t nb = k->n;
     char label[1200] = "";
     int64_t bad = 0;
     char ctx[600], msg[2048];
-    if (root_bone >= 0 && !bone_at(k, root_bone)) {
-        skeleton_label(p, l, clip_root, label, sizeof label);
+    if (root_bone >= 0 && !link_bone_at(k, root_bone)) {
+        link_skeleton_label(p, l, clip_root, label, sizeof label);
         snprintf(msg, sizeof msg, "the clip's root bone id %lld is not in skeleton %s",
                  (long long)root_bone, label);
         snprintf(ctx, sizeof ctx, "root bone%s%.500s", ctx_via ? " via " : "",
                  ctx_via ? p->via : "");
         bad++;
-        if (add_finding(l, file_id, "link", AMX_C_BONE_NOT_IN_SKELETON, -1, ctx, msg))
+        if (link_add_finding(l, file_id, "link", AMX_C_BONE_NOT_IN_SKELETON, -1, ctx, msg))
             return -1;
     }
     amx__tracks_iter it;
     amx__track_row t;
-    bool failed = !tracks_of(l, clip_id, &it);
+    bool failed = !link_tracks_of(l, clip_id, &it);
     while (!failed && amx__tracks_next(&it, &t)) {
-        const bone *at = bone_at(k, t.bone_index);
+        const bone *at = link_bone_at(k, t.bone_index);
         if (t.bone ? at && amx__ascii_casecmp(at->key, t.bone) == 0 : at != NULL)
             continue; /* the common case: no formatting, no allocation */
         bad++;
         if (!label[0])
-            skeleton_label(p, l, clip_root, label, sizeof label);
+            link_skeleton_label(p, l, clip_root, label, sizeof label);
         snprintf(ctx, sizeof ctx, "bone %lld%s%.500s", (long long)t.bone_index,
                  ctx_via ? " via " : "", ctx_via ? p->via : "");
         long long idx = t.bone_index;
         amx_code code = AMX_C_BONE_NOT_IN_SKELETON;
-        const bone *elsewhere = t.bone ? bone_named(k, t.bone) : NULL;
+        const bone *elsewhere = t.bone ? link_bone_named(k, t.bone) : NULL;
         if (!t.bone)
             snprintf(msg, sizeof msg, "bone id %lld is not in skeleton %s", idx, label);
         else if (elsewhere && at)
@@ -572,11 +463,11 @@ static int64_t check_bones(linker *l, int64_t file_id, int64_t clip_id, const pi
                      t.bone, label, nb);
         if (elsewhere)
             code = AMX_C_BONE_INDEX_MISMATCH;
-        if (add_finding(l, file_id, "link", code, t.offset, ctx, msg))
+        if (link_add_finding(l, file_id, "link", code, t.offset, ctx, msg))
             failed = true;
     }
     failed |= it.bad;
-    tracks_done(l, &it);
+    link_tracks_done(l, &it);
     return failed ? -1 : bad;
 }
 
@@ -603,7 +494,7 @@ static int find_by_lkey_uncached(linker *l, const char *lkey, int64_t root, pick
     int best = -1, rc;
     bool has_skel = false;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        int layer = layer_of(l, root, sqlite3_column_int64(s, 4));
+        int layer = link_layer_of(l, root, sqlite3_column_int64(s, 4));
         if (layer < 0)
             continue;
         int rank = amx__lookup_rank((size_t)layer, sqlite3_column_int(s, 5) != 0);
@@ -638,7 +529,7 @@ typedef struct lookup_memo {
 } lookup_memo;
 
 /* find_by_lkey_uncached through the memo. */
-static int find_by_lkey(linker *l, const char *lkey, int64_t root, pick *p, bool *shadowed_other)
+int link_find_by_lkey(linker *l, const char *lkey, int64_t root, pick *p, bool *shadowed_other)
 {
     lookup_memo *m = NULL;
     if (l->memo && strlen(lkey) < AMX_LKEY_MAX) {
@@ -683,7 +574,7 @@ static int named_step(sqlite3_stmt *s, pick *out)
  * by path where one place holds several. Each step is a seek on skeletons(name_key, root_id,
  * dir_key), so many directories holding a hierarchy of one name cost no more than one.
  * Returns 1 found, 0 none, -1 error. */
-static int find_named(linker *l, const char *key, int64_t file_id, const char *dir_key,
+int link_find_named(linker *l, const char *key, int64_t file_id, const char *dir_key,
                       int64_t root, pick *out)
 {
     sqlite3_stmt *s = l->named_own;
@@ -699,7 +590,7 @@ static int find_named(linker *l, const char *key, int64_t file_id, const char *d
         found = named_step(s, out);
         how = "same directory";
     }
-    const root_info *ri = root_of(l, root);
+    const root_info *ri = link_root_of(l, root);
     int64_t self[1] = { root };
     const int64_t *stack = ri ? ri->stack : self;
     size_t layers = ri ? ri->stack_len : 1;
@@ -726,13 +617,9 @@ static int find_named(linker *l, const char *key, int64_t file_id, const char *d
 
 /* ---- bindings ---- */
 
-typedef struct bindings {
-    pick p[MAX_BINDINGS];     /* 120 KB: allocated without zeroing (new_bindings) */
-    size_t n;
-} bindings;
 
 /* An empty list: only n is set (the picks are written as they are added). */
-static bindings *new_bindings(void)
+bindings *link_new_bindings(void)
 {
     bindings *b = malloc(sizeof *b);
     if (b)
@@ -740,7 +627,7 @@ static bindings *new_bindings(void)
     return b;
 }
 
-static void add_binding(bindings *b, const pick *p, const char *how, const char *via)
+void link_add_binding(bindings *b, const pick *p, const char *how, const char *via)
 {
     for (size_t i = 0; i < b->n; i++)
         if (b->p[i].id == p->id)
@@ -757,7 +644,7 @@ static void add_binding(bindings *b, const pick *p, const char *how, const char 
  * none, the clip is listed under `unbound_key` (upper-cased; may be ""). */
 /* `cur_key`: the clip's skeleton_key as it is; when the new one is the same, the column (and
  * its index) is left alone. */
-static int store_bindings(linker *l, int64_t file_id, int64_t clip_id, int64_t clip_root,
+int link_store_bindings(linker *l, int64_t file_id, int64_t clip_id, int64_t clip_root,
                           int64_t root_bone, const bindings *b, const char *unbound_key,
                           const char *cur_key)
 {
@@ -769,7 +656,7 @@ static int store_bindings(linker *l, int64_t file_id, int64_t clip_id, int64_t c
         if (bad < 0)
             return -1;
         bad_total += bad;
-        if (record(l, W_BINDING, "iitti", clip_id, p->id, p->how, p->via, bad))
+        if (link_record(l, W_BINDING, "iitti", clip_id, p->id, p->how, p->via, bad))
             return -1;
     }
     char *key = b->n ? amx__upper(b->p[0].name) : NULL;
@@ -777,7 +664,7 @@ static int store_bindings(linker *l, int64_t file_id, int64_t clip_id, int64_t c
         return -1;
     const char *new_key = b->n ? key : unbound_key && unbound_key[0] ? unbound_key : NULL;
     bool same = new_key && cur_key && strcmp(new_key, cur_key) == 0;
-    int rc = record(l, same ? W_CLIP_SAME_KEY : W_CLIP, "iotti", clip_id,
+    int rc = link_record(l, same ? W_CLIP_SAME_KEY : W_CLIP, "iotti", clip_id,
                     b->n ? b->p[0].id : -1, b->n ? b->p[0].name : NULL, same ? NULL : new_key,
                     bad_total);
     free(key);
@@ -786,53 +673,23 @@ static int store_bindings(linker *l, int64_t file_id, int64_t clip_id, int64_t c
 
 /* ---- Alamo: names and XML overrides ---- */
 
-typedef struct clip_ctx {
-    int64_t id, file_id, root_id, root_bone;
-    char name[256], key[256], format[32], hint[256];
-    char dir_key[1024];       /* the clip's directory as the game sees it (lkey's directory) */
-    char path[1024];
-    size_t lkey_len;          /* the length of the path the engine loads it by */
-    char cur_key[256];        /* skeleton_key as the index has it */
-} clip_ctx;
 
 /* The directory part of a logical key ("DATA/ART/MODELS/X.ALA" -> "DATA/ART/MODELS"). */
-static void lkey_dir(const char *lkey, char *out, size_t n)
+void link_lkey_dir(const char *lkey, char *out, size_t n)
 {
     const char *slash = strrchr(lkey, '/');
     size_t len = slash ? (size_t)(slash - lkey) : 0;
     snprintf(out, n, "%.*s", (int)len, lkey);
 }
 
-/* A model an XML value names, found from root `root`; its directory must be `dir_key` (the
- * engine loads the animations from the model's directory). */
-static int find_xml_model(linker *l, const char *value, int64_t root, const char *dir_key,
-                          pick *p)
-{
-    char keys[2][AMX_LKEY_MAX];
-    size_t n = amx__model_lkeys(value, keys);
-    for (size_t i = 0; i < n; i++) {
-        int found = find_by_lkey(l, keys[i], root, p, NULL);
-        if (found < 0)
-            return -1;
-        if (found) {
-            char dir[AMX_LKEY_MAX];
-            lkey_dir(keys[i], dir, sizeof dir);
-            return strcmp(dir, dir_key) == 0;
-        }
-    }
-    return 0;
-}
-
-/* True when file `file_id` (of root `file_root`, logical key lkey) is the one the game reads
- * from root `root`: no better-ranked file has its path. */
 /* Steps `s` (bound; rows of id, root id, in-archive) and returns the id of the row the game
  * reads first from root `root` (0 when none is in its layers), or -1 on error. Resets `s`. */
-static int64_t first_in_lookup_order(linker *l, sqlite3_stmt *s, int64_t root)
+int64_t link_first_in_lookup_order(linker *l, sqlite3_stmt *s, int64_t root)
 {
     int best = -1, rc;
     int64_t best_id = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        int layer = layer_of(l, root, sqlite3_column_int64(s, 1));
+        int layer = link_layer_of(l, root, sqlite3_column_int64(s, 1));
         if (layer < 0)
             continue;
         int rank = amx__lookup_rank((size_t)layer, sqlite3_column_int(s, 2) != 0);
@@ -845,401 +702,7 @@ static int64_t first_in_lookup_order(linker *l, sqlite3_stmt *s, int64_t root)
     return rc == SQLITE_DONE ? best_id : -1;
 }
 
-static int is_winner(linker *l, int64_t file_id, const char *lkey, int64_t root)
-{
-    sqlite3_bind_text(l->winner_check, 1, lkey, -1, SQLITE_TRANSIENT);
-    int64_t best_id = first_in_lookup_order(l, l->winner_check, root);
-    return best_id < 0 ? -1 : best_id == file_id;
-}
-
-typedef struct xml_object {
-    int64_t id;
-    char name[256], name_key[256], type[64];
-    char file[1024];          /* path of its XML file */
-    int64_t file_root;
-} xml_object;
-
-/* The model game object `o` uses for `model_tag`: its own tag, else its variant parents'.
- * Fills value; returns 1 found, 0 none, -1 error. */
-static int object_model(linker *l, int64_t object_id, const char *model_tag, int64_t root,
-                        char *value, size_t n)
-{
-    int64_t cur = object_id;
-    for (int depth = 0; depth < MAX_VARIANT_DEPTH && cur; depth++) {
-        sqlite3_stmt *s = l->object_model;
-        sqlite3_bind_int64(s, 1, cur);
-        sqlite3_bind_text(s, 2, model_tag, -1, SQLITE_STATIC);
-        int rc = sqlite3_step(s);
-        char variant[256] = "";
-        if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL) {
-            snprintf(value, n, "%s", col_or(s, 0, ""));
-            sqlite3_reset(s);
-            return value[0] != '\0';
-        }
-        if (rc == SQLITE_ROW)
-            snprintf(variant, sizeof variant, "%s", col_or(s, 1, ""));
-        sqlite3_reset(s);
-        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-            return -1;
-        if (!variant[0])
-            return 0;
-        /* the parent: the object of that name the root's stack sees first */
-        sqlite3_bind_text(l->objects_named, 1, variant, -1, SQLITE_TRANSIENT);
-        if ((cur = first_in_lookup_order(l, l->objects_named, root)) < 0)
-            return -1;
-    }
-    return 0;
-}
-
-/* Binds the clip to the model of object `object_id` (and of its variants that inherit the
- * override). `owner` is the object whose tag at `where` sets the override. */
-static int bind_override_object(linker *l, const clip_ctx *c, int64_t object_id,
-                                const char *object_name, const char *object_key,
-                                const char *model_tag, const char *override_tag,
-                                const char *where, const char *owner, bindings *b, int *visited)
-{
-    if ((*visited)++ >= MAX_OBJECT_WALK)
-        return 0;
-    char value[512];
-    int found = object_model(l, object_id, model_tag, c->root_id, value, sizeof value);
-    if (found < 0)
-        return -1;
-    if (found) {
-        pick p;
-        int m = find_xml_model(l, value, c->root_id, c->dir_key, &p);
-        if (m < 0)
-            return -1;
-        if (m) {
-            char via[512];
-            if (strcmp(owner, object_name) == 0)
-                snprintf(via, sizeof via, "%.300s (%s of '%.100s')", where, override_tag, owner);
-            else
-                snprintf(via, sizeof via, "%.250s (%s of '%.80s', inherited by '%.80s')", where,
-                         override_tag, owner, object_name);
-            add_binding(b, &p, "xml-override", via);
-        }
-    }
-    /* variants that do not set the override themselves inherit it */
-    sqlite3_stmt *s = l->variants_of;
-    sqlite3_bind_text(s, 1, object_key, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(s, 2, override_tag, -1, SQLITE_STATIC);
-    typedef struct child { int64_t id; char name[256], key[256]; } child;
-    child kids[16];
-    size_t nk = 0;
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW && nk < 16) {
-        if (layer_of(l, c->root_id, sqlite3_column_int64(s, 3)) < 0)
-            continue;
-        kids[nk].id = sqlite3_column_int64(s, 0);
-        snprintf(kids[nk].name, sizeof kids[nk].name, "%s", col_or(s, 1, ""));
-        snprintf(kids[nk].key, sizeof kids[nk].key, "%s", col_or(s, 2, ""));
-        nk++;
-    }
-    sqlite3_reset(s);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-        return -1;
-    for (size_t i = 0; i < nk; i++)
-        if (bind_override_object(l, c, kids[i].id, kids[i].name, kids[i].key, model_tag,
-                                 override_tag, where, owner, b, visited))
-            return -1;
-    return 0;
-}
-
-/* Game objects whose animation override is `set` (own, in an XML file the stack reads). */
-static int bind_overrides(linker *l, const clip_ctx *c, const char *set, bindings *b)
-{
-    typedef struct ov {
-        int64_t object_id, file_id, line;
-        char tag[64], object[256], object_key[256], file[1024], lkey[1024];
-    } ov;
-    ov found[32];
-    size_t n = 0, rows = 0;
-    if (strcmp(set, l->no_overrides) == 0)
-        return 0;
-    sqlite3_stmt *s = l->overrides;
-    sqlite3_bind_text(s, 1, set, -1, SQLITE_TRANSIENT);
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW && n < 32) {
-        rows++;
-        if (layer_of(l, c->root_id, sqlite3_column_int64(s, 3)) < 0)
-            continue;
-        ov *o = &found[n++];
-        o->object_id = sqlite3_column_int64(s, 0);
-        o->file_id = sqlite3_column_int64(s, 2);
-        o->line = sqlite3_column_int64(s, 6);
-        snprintf(o->tag, sizeof o->tag, "%s", col_or(s, 1, ""));
-        snprintf(o->file, sizeof o->file, "%s", col_or(s, 4, ""));
-        snprintf(o->lkey, sizeof o->lkey, "%s", col_or(s, 5, ""));
-        snprintf(o->object, sizeof o->object, "%s", col_or(s, 7, ""));
-        snprintf(o->object_key, sizeof o->object_key, "%s", col_or(s, 8, ""));
-    }
-    sqlite3_reset(s);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-        return -1;
-    if (rows == 0 && strlen(set) < sizeof l->no_overrides)
-        memcpy(l->no_overrides, set, strlen(set) + 1); /* the query reads nothing the pass writes */
-    int visited = 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *model_tag = amx__override_model_tag(found[i].tag);
-        if (!model_tag)
-            continue;
-        int w = is_winner(l, found[i].file_id, found[i].lkey, c->root_id);
-        if (w < 0)
-            return -1;
-        if (!w)
-            continue; /* a file of a higher layer replaces this XML file */
-        char where[1100];
-        snprintf(where, sizeof where, "%.1000s:%lld", found[i].file, (long long)found[i].line);
-        if (bind_override_object(l, c, found[i].object_id, found[i].object, found[i].object_key,
-                                 model_tag, found[i].tag, where, found[i].object, b, &visited))
-            return -1;
-    }
-    return 0;
-}
-
-/* CLIP_NOT_LOADED_BY_NAME, with the skeletons (of the stack) that fit all the clip's bones. */
-static int not_loaded(linker *l, const clip_ctx *c)
-{
-    /* the clip's tracks */
-    typedef struct tr { int64_t idx; char key[256]; } tr;
-    tr *t = NULL;
-    size_t nt = 0, cap = 0;
-    amx__tracks_iter it;
-    amx__track_row row;
-    bool failed = !tracks_of(l, c->id, &it);
-    while (!failed && amx__tracks_next(&it, &row)) {
-        if (!row.bone)
-            continue;
-        if (nt == cap) {
-            cap = cap ? cap * 2 : 64;
-            tr *g = realloc(t, cap * sizeof *g);
-            if (!g) {
-                failed = true;
-                break;
-            }
-            t = g;
-        }
-        t[nt].idx = row.bone_index;
-        size_t k = 0;
-        for (; row.bone[k] && k + 1 < sizeof t[nt].key; k++) {
-            char ch = row.bone[k];
-            t[nt].key[k] = ch >= 'a' && ch <= 'z' ? (char)(ch - 32) : ch;
-        }
-        t[nt].key[k] = '\0';
-        nt++;
-    }
-    failed |= it.bad;
-    tracks_done(l, &it);
-    if (failed) {
-        free(t);
-        return -1;
-    }
-    sqlite3_stmt *s;
-    int rc;
-    char fits[600] = "";
-    size_t nfit = 0, at = 0;
-    if (nt) {
-        /* skeletons with the first track's bone at its index, then every other track checked */
-        s = l->fit_candidates;
-        sqlite3_bind_text(s, 1, t[0].key, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_int64(s, 2, t[0].idx);
-        int64_t cand[64];
-        char names[64][256];
-        size_t nc = 0;
-        while ((rc = sqlite3_step(s)) == SQLITE_ROW && nc < 64) {
-            if (layer_of(l, c->root_id, sqlite3_column_int64(s, 2)) < 0)
-                continue;
-            cand[nc] = sqlite3_column_int64(s, 0);
-            snprintf(names[nc], sizeof names[nc], "%s", col_or(s, 1, ""));
-            nc++;
-        }
-        sqlite3_reset(s);
-        for (size_t i = 0; i < nc && nfit < 3; i++) {
-            const skeleton_bones *k = skeleton_of(l, cand[i]);
-            if (!k) {
-                free(t);
-                return -1;
-            }
-            bool all = true;
-            for (size_t j = 0; j < nt && all; j++) {
-                const bone *b = bone_at(k, t[j].idx);
-                all = b && strcmp(b->key, t[j].key) == 0;
-            }
-            if (all && at < sizeof fits)
-                at += (size_t)snprintf(fits + at, sizeof fits - at, "%s'%s'", nfit++ ? ", " : "",
-                                       names[i]);
-        }
-    }
-    free(t);
-    char msg[1200];
-    if (nfit)
-        snprintf(msg, sizeof msg, "no model loads clip '%s' by name: the engine loads "
-                 "<MODEL>_<TYPE>_<NN>.ALA and nothing else; its %zu bones fit skeleton%s %s by "
-                 "index and name (rename it <MODEL>_<TYPE>_00 to play it there)",
-                 c->name, nt, nfit > 1 ? "s" : "", fits);
-    else
-        snprintf(msg, sizeof msg, "no model loads clip '%s' by name: the engine loads "
-                 "<MODEL>_<TYPE>_<NN>.ALA and nothing else%s", c->name,
-                 nt ? "; no indexed skeleton fits all its bones" : "");
-    return add_finding(l, c->file_id, "link", AMX_C_CLIP_NOT_LOADED_BY_NAME, -1, "clip", msg);
-}
-
-static int link_alamo_clip(linker *l, const clip_ctx *c)
-{
-    amx_alamo_anim_name names[MAX_NAMES];
-    size_t nn = amx_alamo_anim_names(c->name, names, MAX_NAMES);
-    bindings *b = new_bindings();
-    if (!b)
-        return -1;
-    int rc = 0;
-    if (nn == 0) {
-        rc = not_loaded(l, c);
-        if (!rc)
-            rc = store_bindings(l, c->file_id, c->id, c->root_id, c->root_bone, b, "", c->cur_key);
-        free(b);
-        return rc;
-    }
-    if (c->lkey_len > AMX_MAX_ANIM_PATH) {
-        /* the engine's animation paths hold 255 characters (PGConstants): it never loads this */
-        char msg[600];
-        snprintf(msg, sizeof msg, "clip '%.250s' is loaded as a path of %zu characters; the "
-                 "engine accepts at most %d for animations and will not load it", c->name,
-                 c->lkey_len, AMX_MAX_ANIM_PATH);
-        if (add_finding(l, c->file_id, "link", AMX_C_REFERENCE_PATH_TOO_LONG, -1, "clip path",
-                        msg)) {
-            free(b);
-            return -1;
-        }
-    }
-    for (size_t i = 0; i < nn && !rc; i++) {
-        char *mkey = amx__upper(names[i].model);
-        char lkey[AMX_LKEY_MAX + 300];
-        if (!mkey) {
-            rc = -1;
-            break;
-        }
-        snprintf(lkey, sizeof lkey, "%s%s%s.ALO", c->dir_key, c->dir_key[0] ? "/" : "", mkey);
-        pick p;
-        int found = find_by_lkey(l, lkey, c->root_id, &p, NULL);
-        if (found < 0)
-            rc = -1;
-        else if (found) {
-            char via[96];
-            snprintf(via, sizeof via, "type %s", names[i].type);
-            add_binding(b, &p, "name", via);
-        }
-        if (!rc && bind_overrides(l, c, mkey, b))
-            rc = -1;
-        free(mkey);
-    }
-    if (!rc && b->n == 0) {
-        char where[2048], models[800] = "", msg[4096];
-        describe_stack(l, c->root_id, where, sizeof where);
-        size_t at = 0;
-        for (size_t i = 0; i < nn && at < sizeof models; i++)
-            at += (size_t)snprintf(models + at, sizeof models - at, "%s'%s' (type %s)",
-                                   i ? " or " : "", names[i].model, names[i].type);
-        int w = snprintf(msg, sizeof msg, "clip '%s' is loaded for model %s, which is not in "
-                         "%s of %s", c->name, models, c->dir_key[0] ? c->dir_key : "the top directory",
-                         where);
-        amx_alamo_anim_name miss;
-        if (w > 0 && (size_t)w < sizeof msg && amx_alamo_anim_near_miss(c->name, &miss)) {
-            /* MODEL_Attack_Idle_00: the type is ATTACKIDLE */
-            snprintf(msg + w, sizeof msg - (size_t)w, "; if it is meant for '%s', the engine's "
-                     "type is %s: name it %s_%s_NN", miss.model, miss.type, miss.model, miss.type);
-        }
-        if (add_finding(l, c->file_id, "link", AMX_C_SKELETON_NOT_FOUND, -1, "skeleton", msg))
-            rc = -1;
-    }
-    if (!rc) {
-        char *unbound = amx__upper(names[0].model);
-        rc = unbound ? store_bindings(l, c->file_id, c->id, c->root_id, c->root_bone, b,
-                                      unbound, c->cur_key)
-                     : -1;
-        free(unbound);
-    }
-    free(b);
-    return rc;
-}
-
-/* ---- W3D and other stated names; Metroid Prime character sets ---- */
-
-static int link_named_clip(linker *l, const clip_ctx *c)
-{
-    bindings *b = new_bindings();
-    if (!b)
-        return -1;
-    pick p;
-    int found = find_named(l, c->hint, c->file_id, c->dir_key, c->root_id, &p);
-    int rc = found < 0 ? -1 : 0;
-    if (found > 0) {
-        char via[600];
-        snprintf(via, sizeof via, "%s", p.via);
-        add_binding(b, &p, strcmp(c->format, "w3d") == 0 ? "w3d-header" : "stated", via);
-    } else if (!rc) {
-        char where[2048], msg[2700];
-        describe_stack(l, c->root_id, where, sizeof where);
-        snprintf(msg, sizeof msg, "clip '%.250s' names skeleton '%.250s', which is in no file "
-                 "of %.2000s", c->name, c->hint, where);
-        if (add_finding(l, c->file_id, "link", AMX_C_SKELETON_NOT_FOUND, -1, "skeleton", msg))
-            rc = -1;
-    }
-    if (!rc)
-        rc = store_bindings(l, c->file_id, c->id, c->root_id, c->root_bone, b, c->hint, c->cur_key);
-    free(b);
-    return rc;
-}
-
-/* Binds a clip through the animation sets that name it (Metroid Prime ANCS). Returns 1 when
- * sets of its stack name it (the clip is then bound or reported), 0 when none does, -1 on a
- * database error. */
-static int link_by_sets(linker *l, const clip_ctx *c)
-{
-    typedef struct set { char key[256], name[256], path[1024]; } set;
-    set sets[16];
-    size_t n = 0;
-    int rc;
-    sqlite3_stmt *s = l->sets_of_clip;
-    sqlite3_bind_text(s, 1, c->key, -1, SQLITE_TRANSIENT);
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW && n < 16) {
-        if (layer_of(l, c->root_id, sqlite3_column_int64(s, 3)) < 0)
-            continue;
-        snprintf(sets[n].key, sizeof sets[n].key, "%s", col_or(s, 0, ""));
-        snprintf(sets[n].name, sizeof sets[n].name, "%s", col_or(s, 1, ""));
-        snprintf(sets[n].path, sizeof sets[n].path, "%s", col_or(s, 2, ""));
-        n++;
-    }
-    sqlite3_reset(s);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-        return -1;
-    if (n == 0)
-        return 0;
-    bindings *b = new_bindings();
-    if (!b)
-        return -1;
-    rc = 0;
-    for (size_t i = 0; i < n && !rc; i++) {
-        pick p;
-        int found = find_named(l, sets[i].key, 0, c->dir_key, c->root_id, &p);
-        if (found < 0) {
-            rc = -1;
-        } else if (!found) {
-            char msg[1200];
-            snprintf(msg, sizeof msg, "clip '%.200s' is played by skeleton '%.200s' (character "
-                     "'%.200s' of %.500s), which is not in the index", c->name, sets[i].key,
-                     sets[i].name, sets[i].path);
-            rc = add_finding(l, c->file_id, "link", AMX_C_SKELETON_NOT_FOUND, -1, "skeleton", msg);
-        } else {
-            char via[1300];
-            snprintf(via, sizeof via, "character '%.200s' of %.1000s", sets[i].name, sets[i].path);
-            add_binding(b, &p, "ancs", via);
-        }
-    }
-    if (!rc)
-        rc = store_bindings(l, c->file_id, c->id, c->root_id, c->root_bone, b, "", c->cur_key);
-    free(b);
-    return rc ? -1 : 1;
-}
+/* ---- the clips and skeleton references of a file ---- */
 
 static int link_clip(linker *l, int64_t file_id, sqlite3_stmt *q)
 {
@@ -1251,7 +714,7 @@ static int link_clip(linker *l, int64_t file_id, sqlite3_stmt *q)
     snprintf(c.hint, sizeof c.hint, "%s", col_or(q, 2, ""));
     snprintf(c.format, sizeof c.format, "%s", col_or(q, 3, ""));
     snprintf(c.name, sizeof c.name, "%s", col_or(q, 6, ""));
-    lkey_dir(col_or(q, 8, ""), c.dir_key, sizeof c.dir_key);
+    link_lkey_dir(col_or(q, 8, ""), c.dir_key, sizeof c.dir_key);
     c.lkey_len = strlen(col_or(q, 8, ""));
     snprintf(c.cur_key, sizeof c.cur_key, "%s", col_or(q, 10, ""));
     snprintf(c.path, sizeof c.path, "%s", col_or(q, 9, ""));
@@ -1262,389 +725,22 @@ static int link_clip(linker *l, int64_t file_id, sqlite3_stmt *q)
     /* MechWarrior 3 definitions animate world nodes named by their anim root: there is no
      * skeleton file to bind to. `clips --skeleton ROOT` finds them by the stated root. */
     if (!amx_format_clips_bind(fmt))
-        return store_bindings(l, file_id, c.id, c.root_id, -1, &none, c.hint, c.cur_key);
+        return link_store_bindings(l, file_id, c.id, c.root_id, -1, &none, c.hint, c.cur_key);
     if (fmt == AMX_FMT_ALAMO_ALA)
-        return link_alamo_clip(l, &c);
+        return bind_alamo_clip(l, &c);
     if (c.hint[0])
-        return link_named_clip(l, &c);
-    int rc = link_by_sets(l, &c);
+        return bind_named_clip(l, &c);
+    int rc = bind_by_sets(l, &c);
     if (rc != 0)
         return rc < 0 ? -1 : 0;
     char msg[600];
     snprintf(msg, sizeof msg, "clip '%s' names no skeleton, and no character set of this tree "
              "or its base layers plays it", c.name);
-    if (add_finding(l, file_id, "link", AMX_C_SKELETON_NOT_FOUND, -1, "skeleton", msg))
+    if (link_add_finding(l, file_id, "link", AMX_C_SKELETON_NOT_FOUND, -1, "skeleton", msg))
         return -1;
-    return store_bindings(l, file_id, c.id, c.root_id, -1, &none, "", c.cur_key);
+    return link_store_bindings(l, file_id, c.id, c.root_id, -1, &none, "", c.cur_key);
 }
 
-/* A model built on a named skeleton (W3D HLOD/HMODEL): the skeleton must be found and have
- * every bone the model uses. */
-static int link_ref(linker *l, int64_t file_id, sqlite3_stmt *r)
-{
-    int64_t ref_id = sqlite3_column_int64(r, 0);
-    char what[256], key[256], dir[1024];
-    snprintf(what, sizeof what, "%s", col_or(r, 1, ""));
-    snprintf(key, sizeof key, "%s", col_or(r, 2, ""));
-    int64_t used = sqlite3_column_int64(r, 3);
-    int64_t off = sqlite3_column_type(r, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(r, 4);
-    snprintf(dir, sizeof dir, "%s", col_or(r, 5, ""));
-    int64_t root_id = sqlite3_column_int64(r, 6);
-    pick p;
-    int found = find_named(l, key, file_id, dir, root_id, &p);
-    if (found < 0)
-        return -1;
-    char msg[2600];
-    if (!found) {
-        char where[2048];
-        describe_stack(l, root_id, where, sizeof where);
-        snprintf(msg, sizeof msg, "%.200s is built on skeleton '%.200s', which is in no file of "
-                 "%s", what, key, where);
-        if (add_finding(l, file_id, "link", AMX_C_SKELETON_NOT_FOUND, off, what, msg))
-            return -1;
-    } else if (used > p.bone_count) {
-        char label[1200];
-        skeleton_label(&p, l, root_id, label, sizeof label);
-        snprintf(msg, sizeof msg, "%.200s uses bone %lld, but skeleton %s has %lld bones", what,
-                 (long long)used - 1, label, (long long)p.bone_count);
-        if (add_finding(l, file_id, "link", AMX_C_INDEX_OUT_OF_RANGE, off, what, msg))
-            return -1;
-    }
-    return record(l, W_SKELETON_REF, "iot", ref_id, found ? p.id : -1, found ? p.via : NULL);
-}
-
-/* ---- asset references ---- */
-
-typedef struct hit {
-    int64_t id, root_id, name_crc;
-    bool in_archive, meg_member, has_crc;
-    char format[32], path[1024], lkey[AMX_LKEY_MAX];
-} hit;
-
-/* The file the game finds at logical path `lkey` from root `root`: 1 found, 0 none, -1 error. */
-static int find_file(linker *l, const char *lkey, int64_t root, hit *h)
-{
-    sqlite3_stmt *s = l->files_at;
-    sqlite3_bind_text(s, 1, lkey, -1, SQLITE_TRANSIENT);
-    int best = -1, rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        int layer = layer_of(l, root, sqlite3_column_int64(s, 1));
-        if (layer < 0)
-            continue;
-        bool in_archive = sqlite3_column_int(s, 2) != 0;
-        int rank = amx__lookup_rank((size_t)layer, in_archive);
-        if (best >= 0 && rank >= best)
-            continue;
-        best = rank;
-        *h = (hit){ .id = sqlite3_column_int64(s, 0), .root_id = sqlite3_column_int64(s, 1),
-                    .in_archive = in_archive,
-                    .meg_member = strcmp(col_or(s, 5, ""), "meg") == 0,
-                    .has_crc = sqlite3_column_type(s, 6) != SQLITE_NULL,
-                    .name_crc = sqlite3_column_int64(s, 6) };
-        snprintf(h->format, sizeof h->format, "%s", col_or(s, 3, ""));
-        snprintf(h->path, sizeof h->path, "%s", col_or(s, 4, ""));
-        snprintf(h->lkey, sizeof h->lkey, "%s", lkey);
-    }
-    sqlite3_reset(s);
-    return rc != SQLITE_DONE ? -1 : best >= 0;
-}
-
-typedef enum res_kind { RES_FOUND, RES_BUILTIN, RES_SKIPPED, RES_MISSING, RES_WRONG_KIND,
-                        RES_EMPTY, RES_TOO_LONG } res_kind;
-
-static const char *const res_names[] = { "found", "builtin", "skipped", "missing", "wrong-kind",
-                                         "empty", "too-long" };
-
-typedef struct resolution {
-    res_kind what;
-    hit target;               /* when found or wrong-kind */
-    char tried[1200];         /* the paths looked at, for messages */
-    char detail[300];         /* wrong kind: what was found; too long: the path */
-} resolution;
-
-static void note_tried(resolution *r, const char *lkey)
-{
-    size_t n = strlen(r->tried);
-    if (n < sizeof r->tried - 1)
-        snprintf(r->tried + n, sizeof r->tried - n, "%s%s", n ? ", " : "", lkey);
-}
-
-/* Looks the candidates up in order; the first found wins. */
-static int first_found(linker *l, char keys[][AMX_LKEY_MAX], size_t n, int64_t root,
-                       resolution *r, size_t max_len)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (strlen(keys[i]) > max_len) {
-            r->what = RES_TOO_LONG;
-            snprintf(r->detail, sizeof r->detail, "%.250s", keys[i]);
-            return 0;
-        }
-        note_tried(r, keys[i]);
-        int f = find_file(l, keys[i], root, &r->target);
-        if (f)
-            return f;
-    }
-    return 0;
-}
-
-/* Whether the file found is of the kind the reference expects. */
-static bool kind_fits(amx_ref_kind kind, const char *format, char *what, size_t n)
-{
-    bool model = strcmp(format, "alamo-alo") == 0, particle = strcmp(format, "alamo-particle") == 0;
-    snprintf(what, n, "%s", strcmp(format, "alamo-ala") == 0 ? "an animation"
-                            : model                          ? "a model"
-                            : particle                       ? "a particle system"
-                                                             : format);
-    switch (kind) {
-    case AMX_REF_MODEL:
-    case AMX_REF_ANIM_OVERRIDE:
-        return model || (!particle && strcmp(format, "alamo-ala") != 0);
-    case AMX_REF_MODEL_OR_PARTICLE:
-        return strcmp(format, "alamo-ala") != 0;
-    case AMX_REF_PARTICLE:
-        return particle || (!model && strcmp(format, "alamo-ala") != 0);
-    default:
-        return true;
-    }
-}
-
-static int resolve_ref(linker *l, amx_ref_kind kind, const char *name, const char *key, bool w3d,
-                       int64_t root, resolution *r)
-{
-    memset(r, 0, sizeof *r);
-    r->what = RES_MISSING;
-    char keys[8][AMX_LKEY_MAX];
-    size_t n = 0;
-    const char *trimmed_name = name;
-    while (*trimmed_name == ' ')
-        trimmed_name++;
-    if (!*trimmed_name) {
-        r->what = kind == AMX_REF_ANIM_OVERRIDE || kind == AMX_REF_MODEL ||
-                          kind == AMX_REF_MODEL_OR_PARTICLE
-                      ? RES_SKIPPED  /* an empty XML tag clears what a variant inherits */
-                      : RES_EMPTY;
-        return 0;
-    }
-    switch (kind) {
-    case AMX_REF_TEXTURE:
-        if (strcasecmp(trimmed_name, "None") == 0) {
-            r->what = RES_SKIPPED; /* the engine's "no texture" */
-            return 0;
-        }
-        n = amx__texture_lkeys(trimmed_name, w3d, keys, 8);
-        break;
-    case AMX_REF_SHADER:
-        if (amx__shader_builtin(trimmed_name)) {
-            r->what = RES_BUILTIN;
-            return 0;
-        }
-        n = amx__shader_lkeys(trimmed_name, keys, 8);
-        break;
-    case AMX_REF_PARTICLE: {
-        char particle[512];
-        amx__proxy_name(trimmed_name, particle, sizeof particle);
-        n = amx__model_lkeys(particle, keys);
-        break;
-    }
-    default:
-        n = amx__model_lkeys(trimmed_name, keys);
-        break;
-    }
-    int f = first_found(l, keys, n, root, r, AMX_MAX_ASSET_PATH);
-    if (f < 0)
-        return -1;
-    if (r->what == RES_TOO_LONG)
-        return 0;
-    if (!f && kind == AMX_REF_ANIM_OVERRIDE && key[0]) {
-        /* no model of that name: the set is there when clips of it are (KEY_<TYPE>_<NN>) */
-        sqlite3_stmt *s = l->clips_named;
-        sqlite3_bind_text(s, 1, key, -1, SQLITE_TRANSIENT);
-        int rc;
-        while ((rc = sqlite3_step(s)) == SQLITE_ROW && !f)
-            if (layer_of(l, root, sqlite3_column_int64(s, 0)) >= 0)
-                f = 1;
-        sqlite3_reset(s);
-        if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-            return -1;
-        if (f) {
-            r->what = RES_FOUND;
-            r->target.id = 0; /* satisfied by clips, not one file */
-            return 0;
-        }
-        note_tried(r, "clips named ");
-        size_t t = strlen(r->tried);
-        snprintf(r->tried + t, sizeof r->tried - t, "%.200s_<TYPE>_<NN>", key);
-    }
-    if (!f)
-        return 0;
-    char what[64];
-    r->what = kind_fits(kind, r->target.format, what, sizeof what) ? RES_FOUND : RES_WRONG_KIND;
-    snprintf(r->detail, sizeof r->detail, "%s", what);
-    return 0;
-}
-
-static const char *kind_noun(amx_ref_kind kind)
-{
-    switch (kind) {
-    case AMX_REF_TEXTURE: return "texture";
-    case AMX_REF_SHADER: return "shader";
-    case AMX_REF_PARTICLE: return "particle system";
-    case AMX_REF_ANIM_OVERRIDE: return "animation set";
-    default: return "model";
-    }
-}
-
-static const char *kind_expected(amx_ref_kind kind)
-{
-    switch (kind) {
-    case AMX_REF_PARTICLE: return "a particle system";
-    case AMX_REF_MODEL: case AMX_REF_ANIM_OVERRIDE: return "a model";
-    default: return "a model or a particle system";
-    }
-}
-
-/* The finding of one group of references to the same name (first: where it is named first). */
-static int report_ref(linker *l, int64_t file_id, int64_t root, amx_ref_kind kind,
-                      const char *name, const char *where, int64_t offset, size_t more,
-                      const resolution *r)
-{
-    char ctx[600], msg[3000], also[64] = "";
-    snprintf(ctx, sizeof ctx, "%.590s", where);
-    if (more)
-        snprintf(also, sizeof also, " (named in %zu more place%s)", more, more > 1 ? "s" : "");
-    const root_info *ri = root_of(l, root);
-    bool has_bases = ri && ri->stack_len > 1;
-    switch (r->what) {
-    case RES_MISSING: {
-        char stack[2048];
-        describe_stack(l, root, stack, sizeof stack);
-        snprintf(msg, sizeof msg, "%s '%.200s' is in no file of %.1500s; looked for %.1000s%s",
-                 kind_noun(kind), name, stack, r->tried, also);
-        return add_finding_sev(l, file_id, "refs", AMX_C_REFERENCE_NOT_FOUND,
-                               has_bases ? AMX_SEV_ERROR : AMX_SEV_INFO, offset, ctx, msg);
-    }
-    case RES_WRONG_KIND: {
-        const root_info *tr = root_of(l, r->target.root_id);
-        snprintf(msg, sizeof msg, "%s '%.200s' finds %.500s%s%.300s, %s, where the engine "
-                 "expects %s%s", kind_noun(kind), name, r->target.path,
-                 r->target.root_id != root ? " in base layer " : "",
-                 r->target.root_id != root && tr ? tr->path : "", r->detail,
-                 kind_expected(kind), also);
-        return add_finding(l, file_id, "refs", AMX_C_REFERENCE_WRONG_KIND, offset, ctx, msg);
-    }
-    case RES_EMPTY:
-        snprintf(msg, sizeof msg, "an empty %s name: the engine finds nothing there%s",
-                 kind_noun(kind), also);
-        return add_finding(l, file_id, "refs", AMX_C_REFERENCE_EMPTY, offset, ctx, msg);
-    case RES_TOO_LONG:
-        snprintf(msg, sizeof msg, "%s '%.200s' is looked up as %s (%zu characters); the engine "
-                 "accepts at most %d%s", kind_noun(kind), name, r->detail, strlen(r->detail),
-                 AMX_MAX_ASSET_PATH, also);
-        return add_finding(l, file_id, "refs", AMX_C_REFERENCE_PATH_TOO_LONG, offset, ctx, msg);
-    default:
-        break;
-    }
-    if (r->what != RES_FOUND || !r->target.id || !r->target.meg_member || !r->target.has_crc)
-        return 0;
-    /* found in a MEG, which finds members by the CRC-32 of their names: another member of the
-     * stack with the same CRC may be what the game loads */
-    sqlite3_stmt *s = l->crc_twins;
-    sqlite3_bind_int64(s, 1, r->target.name_crc);
-    sqlite3_bind_int64(s, 2, r->target.id);
-    int rc;
-    char twin[1100] = "";
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW && !twin[0])
-        if (layer_of(l, root, sqlite3_column_int64(s, 1)) >= 0 &&
-            strcasecmp(col_or(s, 2, ""), r->target.lkey) != 0)
-            snprintf(twin, sizeof twin, "%.1000s", col_or(s, 0, ""));
-    sqlite3_reset(s);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-        return -1;
-    if (!twin[0])
-        return 0;
-    snprintf(msg, sizeof msg, "%s '%.200s' is found in %.500s by the CRC-32 of its name "
-             "(0x%08llX), which %.1000s shares: the game may load that file instead%s",
-             kind_noun(kind), name, r->target.path, (unsigned long long)r->target.name_crc, twin,
-             also);
-    return add_finding(l, file_id, "refs", AMX_C_ARCHIVE_CRC_COLLISION, offset, ctx, msg);
-}
-
-/* Every reference of a file, grouped by what it names (one finding per name and file). */
-static int link_asset_refs(linker *l, int64_t file_id)
-{
-    sqlite3_stmt *s = l->asset_refs;
-    sqlite3_bind_int64(s, 1, file_id);
-    int rc = sqlite3_step(s);
-    if (rc != SQLITE_ROW) {
-        /* no references (most files): no reference findings to replace either, since the
-         * references of a file only change when it is written again, with its findings */
-        sqlite3_reset(s);
-        return rc == SQLITE_DONE ? 0 : -1;
-    }
-    sqlite3_stmt *fi = l->file_info;
-    sqlite3_bind_int64(fi, 1, file_id);
-    int frc = sqlite3_step(fi);
-    int64_t root = frc == SQLITE_ROW ? sqlite3_column_int64(fi, 0) : 0;
-    bool w3d = frc == SQLITE_ROW && strcmp(col_or(fi, 1, ""), "w3d") == 0;
-    sqlite3_reset(fi);
-    if ((frc != SQLITE_ROW && frc != SQLITE_DONE) ||
-        (!l->first_pass && record(l, W_DEL_REF_FINDINGS, "i", file_id))) {
-        sqlite3_reset(s);
-        return -1;
-    }
-    char group[600] = "", first_where[600] = "";
-    amx_ref_kind group_kind = AMX_REF_MODEL;
-    int64_t first_offset = -1;
-    size_t more = 0;
-    resolution r = { 0 };
-    char name[512] = "";
-    bool have = false;
-    for (; rc == SQLITE_ROW; rc = sqlite3_step(s)) {
-        int64_t id = sqlite3_column_int64(s, 0);
-        amx_ref_kind kind = AMX_REF_MODEL;
-        amx_ref_kind_parse(col_or(s, 1, ""), &kind);
-        const char *nm = col_or(s, 3, "");
-        char this_group[600];
-        snprintf(this_group, sizeof this_group, "%d:%.580s", (int)kind, col_or(s, 8, ""));
-        if (!have || strcmp(this_group, group) != 0) {
-            if (have && report_ref(l, file_id, root, group_kind, name, first_where, first_offset,
-                                   more, &r))
-                return -1;
-            have = true;
-            snprintf(group, sizeof group, "%s", this_group);
-            group_kind = kind;
-            snprintf(name, sizeof name, "%s", nm);
-            more = 0;
-            first_offset = sqlite3_column_type(s, 6) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 6);
-            /* where: the tag and the object for XML, the chunk's place for binaries */
-            const char *object = col_text(s, 7);
-            int64_t line = sqlite3_column_int64(s, 5);
-            if (object)
-                snprintf(first_where, sizeof first_where, "%.200s of '%.200s', line %lld",
-                         col_or(s, 2, ""), object, (long long)line);
-            else if (line)
-                snprintf(first_where, sizeof first_where, "%.200s, line %lld", col_or(s, 2, ""),
-                         (long long)line);
-            else
-                snprintf(first_where, sizeof first_where, "%.500s", col_or(s, 2, ""));
-            if (resolve_ref(l, kind, nm, col_or(s, 4, ""), w3d, root, &r))
-                return -1;
-        } else {
-            more++;
-        }
-        bool target = r.target.id && (r.what == RES_FOUND || r.what == RES_WRONG_KIND);
-        if (record(l, W_ASSET_REF, "iot", id, target ? r.target.id : -1, res_names[r.what])) {
-            sqlite3_reset(s);
-            return -1;
-        }
-    }
-    sqlite3_reset(s);
-    if (rc != SQLITE_DONE)
-        return -1;
-    if (have && report_ref(l, file_id, root, group_kind, name, first_where, first_offset, more, &r))
-        return -1;
-    return 0;
-}
 
 /* What of a file the pass links: its clips, its skeleton references, its asset references. A
  * file is linked for what has unlinked rows: rows still linked have not changed. */
@@ -1656,8 +752,8 @@ static int link_file(linker *l, int64_t file_id, int what)
      * the first pass there are none to replace, and each is linked for itself. */
     if (!l->first_pass && (what & (LINK_CLIPS | LINK_SKELETON_REFS))) {
         what |= LINK_CLIPS | LINK_SKELETON_REFS;
-        if (record(l, W_DEL_LINK_FINDINGS, "i", file_id) ||
-            record(l, W_DEL_BINDINGS, "i", file_id))
+        if (link_record(l, W_DEL_LINK_FINDINGS, "i", file_id) ||
+            link_record(l, W_DEL_BINDINGS, "i", file_id))
             return -1;
     }
     int rc;
@@ -1676,7 +772,7 @@ static int link_file(linker *l, int64_t file_id, int what)
     sqlite3_stmt *r = l->refs_of_file;
     sqlite3_bind_int64(r, 1, file_id);
     while ((what & LINK_SKELETON_REFS) && (rc = sqlite3_step(r)) == SQLITE_ROW) {
-        if (link_ref(l, file_id, r)) {
+        if (bind_skeleton_ref(l, file_id, r)) {
             rc = SQLITE_ERROR;
             break;
         }
@@ -1687,73 +783,6 @@ static int link_file(linker *l, int64_t file_id, int what)
     return what & LINK_REFS ? link_asset_refs(l, file_id) : 0;
 }
 
-static int report_duplicate(linker *l, int64_t file_id, const char *name, const char *others)
-{
-    char msg[2000], ctx[300];
-    snprintf(msg, sizeof msg, "hierarchy '%s' is also defined in %s: models and animations bind "
-             "to the one in their own file, then their directory, then the first by path", name,
-             others);
-    snprintf(ctx, sizeof ctx, "hierarchy '%.250s'", name);
-    return add_finding(l, file_id, "names", AMX_C_DUPLICATE_NAME, -1, ctx, msg);
-}
-
-/* DUPLICATE_NAME: W3D hierarchies of one name in one tree (the files of skeletons marked). */
-static int link_names(linker *l)
-{
-    int64_t *files = NULL;
-    size_t n = 0, cap = 0;
-    sqlite3_stmt *s = l->skeletons_todo;
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (!amx__grow((void **)&files, &cap, n, sizeof *files)) {
-            rc = SQLITE_NOMEM;
-            break;
-        }
-        files[n++] = sqlite3_column_int64(s, 0);
-    }
-    sqlite3_reset(s);
-    for (size_t i = 0; i < n && rc == SQLITE_DONE; i++) {
-        sqlite3_bind_int64(l->del_name_findings, 1, files[i]);
-        if (amx__db_run(l->del_name_findings) != SQLITE_OK) {
-            rc = SQLITE_ERROR;
-            break;
-        }
-        /* one finding per hierarchy name, naming up to 8 other files that define it */
-        s = l->names_of_file;
-        sqlite3_bind_int64(s, 1, files[i]);
-        while (rc == SQLITE_DONE && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-            sqlite3_stmt *o = l->same_name_in_root;
-            sqlite3_bind_text(o, 1, col_or(s, 1, ""), -1, SQLITE_TRANSIENT);
-            sqlite3_bind_int64(o, 2, sqlite3_column_int64(s, 2));
-            sqlite3_bind_int64(o, 3, files[i]);
-            char others[1500] = "";
-            size_t at = 0, count = 0;
-            int orc;
-            while ((orc = sqlite3_step(o)) == SQLITE_ROW) {
-                if (++count <= 8 && at < sizeof others)
-                    at += (size_t)snprintf(others + at, sizeof others - at, "%s%.300s",
-                                           at ? ", " : "", col_or(o, 0, ""));
-            }
-            sqlite3_reset(o);
-            if (orc != SQLITE_DONE) {
-                rc = orc;
-                break;
-            }
-            if (count > 8 && at < sizeof others)
-                snprintf(others + at, sizeof others - at, " and others");
-            if (count && report_duplicate(l, files[i], col_or(s, 0, ""), others)) {
-                rc = SQLITE_ERROR;
-                break;
-            }
-            rc = SQLITE_DONE;
-        }
-        sqlite3_reset(s);
-    }
-    free(files);
-    if (rc != SQLITE_DONE)
-        return -1;
-    return amx__db_run(l->skeletons_done) == SQLITE_OK ? 0 : -1;
-}
 
 /* ---- the pass ---- */
 
@@ -2184,7 +1213,7 @@ amx_status amx__link(amx_db *db, int threads, uint64_t *linked, char *err, size_
         if (amx__db_exec(db, "UPDATE link_state SET linked_once = 1 WHERE linked_once = 0", err,
                          errlen))
             st = AMX_E_DB;
-        else if ((plan_clear(&l.out), link_names(&l)) || apply(w, &l.out))
+        else if ((plan_clear(&l.out), bind_names(&l)) || apply(w, &l.out))
             st = amx__db_error(db, "index: link pass (names)", err, errlen);
         if (!st)
             st = amx__db_commit(db, err, errlen);
