@@ -93,11 +93,11 @@ void cli_suppressions_free(cli_suppressions *s)
 
 int cli_baseline_write(const char *file, const cli_findings *l, char *err, size_t errlen)
 {
-    FILE *out = fopen(file, "w");
-    if (!out) {
-        snprintf(err, errlen, "%s: %s", file, strerror(errno));
+    /* written beside and renamed over FILE: never through a link planted there */
+    amx_output o;
+    if (amx_output_open(&o, file, err, errlen) != 0)
         return EXIT_IO;
-    }
+    FILE *out = o.f;
     char now[32];
     cli_iso_time((int64_t)time(NULL), now, sizeof now);
     amx_json j;
@@ -125,9 +125,5 @@ int cli_baseline_write(const char *file, const cli_findings *l, char *err, size_
     amx_json_end_array(&j);
     amx_json_end_object(&j);
     fputc('\n', out);
-    if (ferror(out) | (fclose(out) != 0)) {
-        snprintf(err, errlen, "%s: write failed: %s", file, strerror(errno));
-        return EXIT_IO;
-    }
-    return EXIT_OK;
+    return amx_output_commit(&o, err, errlen) == 0 ? EXIT_OK : EXIT_IO;
 }

@@ -6,15 +6,11 @@
 #include "animidx/mw3.h"
 #include "animidx/w3d.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static amx_severity effective(const amx_config *cfg, const amx_finding *f)
 {
@@ -535,56 +531,19 @@ static void print_text(const char *path, const amx_asset *a, const amx_config *c
     }
 }
 
-static const char *file_kind(mode_t m)
-{
-    return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
-         : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a regular file";
-}
-
-/* Reads a whole regular file (amx_read_file's contract). Anything else is refused before it
- * is read, as scan skips it: a FIFO would block for ever, a device never end. *skipped tells
- * that case from a read error. */
+/* Reads a whole regular file. Anything else is refused before it is read, as scan skips it: a
+ * FIFO would block for ever, a device never end. *skipped tells that case from a read error. */
 static unsigned char *read_regular(const char *path, size_t *len, bool *skipped, char *err,
                                    size_t errlen)
 {
-    *skipped = false;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return NULL;
+    amx_read_why why;
+    unsigned char *data = amx_read_regular(path, UINT64_MAX, len, &why, err, errlen);
+    *skipped = why == AMX_READ_NOT_REGULAR;
+    if (*skipped) {
+        size_t used = strlen(err);
+        snprintf(err + used, errlen - used, "; skipped");
     }
-    if (!S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: %s, not a file to decode; skipped", path, file_kind(st.st_mode));
-        *skipped = true;
-        close(fd);
-        return NULL;
-    }
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    unsigned char *buf = malloc((size_t)st.st_size + 1);
-    size_t n = 0;
-    while (buf && n < (size_t)st.st_size) {
-        ssize_t k = read(fd, buf + n, (size_t)st.st_size - n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0) {
-            snprintf(err, errlen, "%s: %s", path, k < 0 ? strerror(errno) : "the file shrank while it was read");
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        n += (size_t)k;
-    }
-    if (!buf && n == 0 && st.st_size >= 0 && !err[0])
-        snprintf(err, errlen, "%s: out of memory", path);
-    close(fd);
-    if (buf) {
-        buf[n] = '\0';
-        *len = n;
-    }
-    return buf;
+    return data;
 }
 
 /* Decodes `arg` (a file, or ARCHIVE#MEMBER); returns the exit status for it. */

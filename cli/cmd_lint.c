@@ -567,27 +567,18 @@ static int scan_roots(lint_run *r, const char *const *given, size_t n, const cli
     return EXIT_OK;
 }
 
-static int apply_baseline(lint_run *r, const char *file)
+/* Marks the findings the baseline (read before the scan) holds. */
+static int apply_baseline(lint_run *r, const cli_findings *base)
 {
-    cli_findings base = { 0 };
-    char err[1024];
-    int rc = cli_findings_load(file, &base, err, sizeof err);
-    if (rc != EXIT_OK) {
-        cli_error("--baseline: %s", err);
-        cli_findings_free(&base);
-        return rc;
-    }
     bool *hit = calloc(r->findings.n + 1, sizeof *hit);
-    if (!hit || cli_findings_match(&r->findings, &base, hit, NULL) != 0) {
+    if (!hit || cli_findings_match(&r->findings, base, hit, NULL) != 0) {
         free(hit);
-        cli_findings_free(&base);
         return EXIT_IO;
     }
     for (size_t i = 0; i < r->findings.n; i++)
         r->findings.v[i].baselined = hit[i];
     r->have_baseline = true;
     free(hit);
-    cli_findings_free(&base);
     return EXIT_OK;
 }
 
@@ -611,9 +602,17 @@ int cmd_lint(cli_opts *o, amx_config *cfg)
     }
     lint_run r = { .gate = gate };
     char err[1024];
+    /* the side files first: a wrong one fails before the scan */
     if (o->suppressions &&
         (rc = cli_suppressions_load(o->suppressions, &r.supp, err, sizeof err)) != EXIT_OK) {
         cli_error("--suppressions: %s", err);
+        lint_free(&r);
+        return rc;
+    }
+    cli_findings base = { 0 };
+    if (o->baseline && (rc = cli_findings_load(o->baseline, &base, err, sizeof err)) != EXIT_OK) {
+        cli_error("--baseline: %s", err);
+        cli_findings_free(&base);
         lint_free(&r);
         return rc;
     }
@@ -624,7 +623,8 @@ int cmd_lint(cli_opts *o, amx_config *cfg)
     if (rc == EXIT_OK)
         cli_suppressions_apply(&r.supp, &r.findings);
     if (rc == EXIT_OK && o->baseline)
-        rc = apply_baseline(&r, o->baseline);
+        rc = apply_baseline(&r, &base);
+    cli_findings_free(&base);
     if (rc != EXIT_OK) {
         lint_free(&r);
         return rc;

@@ -176,7 +176,7 @@ static char *previous_time(const char *file)
 {
     size_t len;
     char err[256];
-    char *text = (char *)amx_read_file(file, &len, err, sizeof err);
+    char *text = (char *)amx_read_regular(file, AMX_SIDE_FILE_MAX, &len, NULL, err, sizeof err);
     sqlite3 *mem = NULL;
     sqlite3_stmt *s = NULL;
     char *at = NULL;
@@ -511,44 +511,35 @@ static int make_dirs(const char *dir)
     return mkdir(p, 0777) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-/* Writes DIR/NAME through a temporary file renamed into place, so a reader (or the next
- * night's --previous) never sees half a report. The temporary file is new (mkostemp: O_EXCL,
- * so a link planted in DIR is never followed) and the rename replaces DIR/NAME itself, even
- * when that is a link. */
+/* Writes DIR/NAME through a temporary file renamed into place (amx_output), so a reader (or the
+ * next night's --previous) never sees half a report, and a link planted in DIR is replaced,
+ * never written through. */
 static int write_file(const char *dir, const char *name, const report *r, bool html)
 {
-    char path[PATH_MAX], tmp[PATH_MAX];
-    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path ||
-        snprintf(tmp, sizeof tmp, "%s/.%s.XXXXXX", dir, name) >= (int)sizeof tmp) {
+    char path[PATH_MAX], err[1024];
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) {
         cli_error("report: %s/%s: path too long", dir, name);
         return EXIT_IO;
     }
-    int fd = mkostemp(tmp, O_CLOEXEC);
-    if (fd < 0) {
-        cli_error("report: %s: %s", tmp, strerror(errno));
-        return EXIT_IO;
-    }
-    mode_t mask = umask(0);
-    umask(mask);
-    FILE *out = fchmod(fd, 0666 & ~mask) == 0 ? fdopen(fd, "w") : NULL;
-    if (!out) {
-        cli_error("report: %s: %s", tmp, strerror(errno));
-        close(fd);
-        remove(tmp);
+    amx_output o;
+    if (amx_output_open(&o, path, err, sizeof err) != 0) {
+        cli_error("report: %s", err);
         return EXIT_IO;
     }
     int rc = EXIT_OK;
     if (html)
-        rc = report_write_html(out, r);
+        rc = report_write_html(o.f, r);
     else
-        write_json(out, r);
-    if ((ferror(out) | (fclose(out) != 0)) || (rc == EXIT_OK && rename(tmp, path) != 0)) {
-        cli_error("report: %s: %s", path, strerror(errno));
-        rc = EXIT_IO;
+        write_json(o.f, r);
+    if (rc != EXIT_OK) {
+        amx_output_abort(&o);
+        return rc;
     }
-    if (rc != EXIT_OK)
-        remove(tmp);
-    return rc;
+    if (amx_output_commit(&o, err, sizeof err) != 0) {
+        cli_error("report: %s", err);
+        return EXIT_IO;
+    }
+    return EXIT_OK;
 }
 
 int cmd_report(cli_opts *o, amx_config *cfg)

@@ -218,9 +218,17 @@ int cli_json_each(const char *file, const char *array, const char *const *fields
                   size_t errlen)
 {
     size_t len = 0;
-    char *text = (char *)amx_read_file(file, &len, err, errlen);
-    if (!text)
-        return EXIT_IO;
+    amx_read_why why;
+    char *text = (char *)amx_read_regular(file, AMX_SIDE_FILE_MAX, &len, &why, err, errlen);
+    if (!text) {
+        if (why == AMX_READ_IO)
+            return EXIT_IO;
+        /* a FIFO, a device or a huge file is not the file that was meant: a usage error */
+        size_t used = strlen(err);
+        snprintf(err + used, errlen - used, "; expected a JSON file of at most %llu MiB (docs/lint.md)",
+                 (unsigned long long)(AMX_SIDE_FILE_MAX >> 20));
+        return EXIT_USAGE;
+    }
     sqlite3 *mem = NULL;
     sqlite3_stmt *s = NULL;
     int rc = EXIT_IO;

@@ -397,7 +397,8 @@ static int take_lock(amxd *d, char *err, size_t errlen)
         snprintf(err, errlen, "%s: cannot create its directory: %s", path, strerror(-rc));
         return -1;
     }
-    d->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    /* never through a link planted at that name (the index may live inside a mod) */
+    d->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (d->lock_fd < 0) {
         snprintf(err, errlen, "%s: cannot open the lock file: %s", path, strerror(errno));
         return -1;

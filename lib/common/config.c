@@ -216,11 +216,10 @@ int amx_config_add_ignore(amx_config *c, const char *glob)
 typedef struct load_state {
     amx_config work;       /* the copy the file is applied to */
     const char *file;      /* the file's path, NULL for a string */
-    FILE *fp;              /* reading a file */
-    const char *text;      /* reading a string: the rest of it */
+    const char *text;      /* the rest of the text (a file is read whole first) */
+    const char *end;       /* its end (a NUL before it is a NUL byte of the file) */
     int lineno;            /* lines read so far */
     int err_line;          /* line of our own error, 0 for none */
-    int read_errno;        /* a read error on fp */
     char msg[512];         /* our own error, without the "name:line: " prefix */
     bool have_key;         /* a key was read in the current section (inih continues it) */
     bool continuation;     /* the line being parsed is an indented continuation of that key */
@@ -287,36 +286,14 @@ static char *check_line(load_state *st, char *line, size_t len, int num)
     return line;
 }
 
-static char *file_reader(char *str, int num, void *stream)
-{
-    load_state *st = stream;
-    if (st->err_line || num < 2)
-        return NULL;
-    /* fgets, counting the bytes: a NUL inside a line must not cut it silently */
-    size_t n = 0;
-    int c = EOF;
-    while (n < (size_t)num - 1 && (c = getc(st->fp)) != EOF) {
-        str[n++] = (char)c;
-        if (c == '\n')
-            break;
-    }
-    str[n] = '\0';
-    if (c == EOF && ferror(st->fp)) {
-        st->read_errno = errno ? errno : EIO;
-        return NULL;
-    }
-    if (n == 0)
-        return NULL;
-    return check_line(st, str, n, num);
-}
-
 static char *string_reader(char *str, int num, void *stream)
 {
     load_state *st = stream;
-    if (st->err_line || !*st->text || num < 2)
+    if (st->err_line || st->text == st->end || num < 2)
         return NULL;
-    size_t n = 0;
-    while (n < (size_t)num - 1 && st->text[n]) {
+    /* a line, its NUL bytes included: check_line refuses them rather than cut the line */
+    size_t n = 0, left = (size_t)(st->end - st->text);
+    while (n < (size_t)num - 1 && n < left) {
         if (st->text[n++] == '\n')
             break;
     }
@@ -614,14 +591,10 @@ static int load(amx_config *c, load_state *st, const char *name, char *err, size
         set_err(err, errlen, name, 0, "out of memory");
         return -1;
     }
-    int r = st->fp ? ini_parse_stream(file_reader, st, handler, st)
-                   : ini_parse_stream(string_reader, st, handler, st);
+    int r = ini_parse_stream(string_reader, st, handler, st);
     int line = 0;
     const char *msg = NULL;
-    if (st->read_errno) {
-        snprintf(st->msg, sizeof st->msg, "cannot read: %s", strerror(st->read_errno));
-        msg = st->msg;
-    } else if (r == -2) {
+    if (r == -2) {
         msg = "out of memory";
     } else if (r > 0 && (!st->err_line || r < st->err_line)) {
         line = r; /* inih saw a malformed line before any error of ours */
@@ -649,23 +622,29 @@ static int load(amx_config *c, load_state *st, const char *name, char *err, size
 
 int amx_config_load_file(amx_config *c, const char *path, char *err, size_t errlen)
 {
-    load_state st = { .file = path };
-    st.fp = fopen(path, "r");
-    if (!st.fp) {
-        char msg[300];
-        snprintf(msg, sizeof msg, "cannot open: %s", strerror(errno));
-        set_err(err, errlen, path, 0, msg);
+    /* A regular file of at most 1 MiB: a FIFO would hang the program, a device never end. */
+    size_t len = 0;
+    amx_read_why why;
+    char msg[600];
+    char *text = (char *)amx_read_regular(path, AMX_CONFIG_FILE_MAX, &len, &why, msg, sizeof msg);
+    if (!text) {
+        if (err && errlen)
+            snprintf(err, errlen, "%s%s", msg,
+                     why == AMX_READ_NOT_REGULAR || why == AMX_READ_TOO_BIG
+                         ? "; a configuration is a text file of at most 1 MiB"
+                         : "");
         return -1;
     }
+    load_state st = { .file = path, .text = text, .end = text + len };
     int rc = load(c, &st, path, err, errlen);
-    fclose(st.fp);
+    free(text);
     return rc;
 }
 
 int amx_config_load_string(amx_config *c, const char *text, const char *name, char *err,
                            size_t errlen)
 {
-    load_state st = { .text = text };
+    load_state st = { .text = text, .end = text + strlen(text) };
     return load(c, &st, name ? name : "<string>", err, errlen);
 }
 

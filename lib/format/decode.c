@@ -2,12 +2,10 @@
  * (arena allocation, findings). */
 #include "decoder.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 /* Probes run in this order; the first that accepts the content wins. */
 static const amx_format_entry format_table[] = {
@@ -644,44 +642,6 @@ size_t amx_path_stem(const char *path, char *buf, size_t buflen)
     return n;
 }
 
-unsigned char *amx_read_file(const char *path, size_t *len, char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    unsigned char *buf = NULL;
-    size_t cap = 0, n = 0;
-    for (;;) {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 1 << 16;
-            unsigned char *g = realloc(buf, cap + 1);
-            if (!g) {
-                snprintf(err, errlen, "%s: out of memory", path);
-                free(buf);
-                fclose(f);
-                return NULL;
-            }
-            buf = g;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror(f)) {
-        snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
-        free(buf);
-        fclose(f);
-        return NULL;
-    }
-    fclose(f);
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
-
 static int fold_name_char(int c)
 {
     if (c == '\\')
@@ -701,22 +661,4 @@ int64_t amx_archive_find(const amx_asset *archive, const char *name)
             return i;
     }
     return -1;
-}
-
-int amx_mkdir_parents(const char *path, unsigned mode)
-{
-    char buf[4096];
-    if (strlen(path) >= sizeof buf)
-        return -ENAMETOOLONG;
-    strcpy(buf, path);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        int rc = mkdir(buf, (mode_t)mode);
-        *p = '/';
-        if (rc != 0 && errno != EEXIST)
-            return -errno;
-    }
-    return 0;
 }

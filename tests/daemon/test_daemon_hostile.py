@@ -162,11 +162,38 @@ def test_many_clients():
         d.check_clean_stop(c)
 
 
+def test_lock_link():
+    with case(tap, "a link planted at the index's lock file: the daemon refuses it (exit 3) and "
+                   "the file it points at is untouched") as c:
+        root = os.path.join(td.TMP, "locklink")
+        model(os.path.join(root, "UV_WALKER.ALO"), WALKER)
+        d = Daemon("locklink-daemon", [root])
+        victim = os.path.join(d.dir, "victim")
+        with open(victim, "w") as fh:
+            fh.write("precious\n")
+        os.symlink(victim, d.db + ".animidxd.lock")
+        d.start(wait=False)
+        try:
+            rc = d.proc.wait(20 * td.SLOW)
+        except Exception:
+            d.proc.kill()
+            rc = d.proc.wait()
+        d.proc = None
+        d.stderr.close()
+        c.eq(rc, 3, "exit status")
+        with open(victim) as fh:
+            c.eq(fh.read(), "precious\n", "the file the link points at")
+        c.that("lock file" in d.log(), "the message: %r" % d.log()[-500:])
+
+
 def main():
-    tests = [test_symlink_to_ancestor, test_client_that_never_reads, test_many_clients]
+    tests = [test_symlink_to_ancestor, test_client_that_never_reads, test_many_clients,
+             test_lock_link]
     try:
+        only = os.environ.get("AMX_ONLY")  # e.g. AMX_ONLY=test_lock_link: those tests alone
         for t in tests:
-            t()
+            if not only or t.__name__ in only.split(","):
+                t()
     finally:
         for d in td.DAEMONS:
             if d.alive():

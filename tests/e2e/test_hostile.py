@@ -486,6 +486,70 @@ def test_report_links():
         c.eq(mode & 0o444, 0o444, "report.json readable as before (mode %o)" % mode)
 
 
+def test_side_files():
+    """Issue 21 (12): a side file is a regular file of bounded size; an output is written beside
+    its target and renamed over it, never through a link."""
+    d = fresh("sidefiles")
+    tree = os.path.join(d, "tree")
+    amxgen("demo", tree)
+    db = os.path.join(d, "index.db")
+    must(ax.run("scan", tree, "--db", db, "--quiet"), "scan")
+    fifo = os.path.join(d, "fifo")
+    os.mkfifo(fifo)
+    big = os.path.join(d, "big.json")
+    with open(big, "wb") as fh:  # sparse: 300 MiB claimed, nothing stored
+        fh.truncate(300 << 20)
+    cases = [("--baseline", ["lint", tree, "--db", db, "--baseline"]),
+             ("--suppressions", ["lint", tree, "--db", db, "--suppressions"]),
+             ("--previous", ["report", "--db", db, "--out", os.path.join(d, "out"), "--previous"]),
+             ("--config", ["issues", "--db", db, "--config"])]
+    with case(tap, "--baseline, --suppressions, report --previous and --config refuse a FIFO, a "
+                   "device and a file over the limit at once (exit 2, what it is and the fix)") as c:
+        for opt, argv in cases:
+            for path, what in ((fifo, "a FIFO"), ("/dev/zero", "a character device"),
+                               (big, "300 MiB, more than the")):
+                try:
+                    p, secs = timed(*argv, path, timeout=30)
+                except subprocess.TimeoutExpired:
+                    c.that(False, "%s %s: still reading after 30 s" % (opt, path))
+                    continue
+                c.eq(p.returncode, 2, "%s %s: exit status (stderr %r)" % (opt, path, p.stderr[:300]))
+                c.that(what in p.stderr and ("at most 256 MiB" in p.stderr or
+                                             "at most 1 MiB" in p.stderr),
+                       "%s %s: message %r" % (opt, path, p.stderr[:300]))
+                c.that(secs < 5 * SLOW, "%s %s took %.1f s" % (opt, path, secs))
+    with case(tap, "--write-baseline through a planted link: the link is replaced by the file, the "
+                   "file it pointed at is untouched; report.html likewise") as c:
+        victim = os.path.join(d, "victim")
+        write(victim, "precious\n")
+        link = os.path.join(d, "base.json")
+        os.symlink(victim, link)
+        p = ax.run("lint", tree, "--db", db, "--write-baseline", link, "--quiet")
+        c.eq(p.returncode, 0, "exit status (stderr %r)" % p.stderr[:300])
+        with open(victim) as fh:
+            c.eq(fh.read(), "precious\n", "the file the link pointed at")
+        c.that(os.path.isfile(link) and not os.path.islink(link), "base.json is a regular file")
+        try:
+            with open(link) as fh:
+                c.eq(json.load(fh).get("kind"), "animidx-baseline", "the baseline's kind")
+        except ValueError as e:
+            c.that(False, "base.json is not JSON: %s" % e)
+        c.eq([x for x in os.listdir(d) if x.startswith(".base.json")], [], "temporary files left")
+        p = ax.run("lint", tree, "--db", db, "--baseline", link, "--quiet")
+        c.eq(p.returncode, 0, "lint with that baseline: nothing new")
+        out = os.path.join(d, "out")
+        os.makedirs(out, exist_ok=True)
+        html = os.path.join(out, "report.html")
+        os.symlink(victim, html)
+        must(ax.run("report", "--db", db, "--out", out, "--quiet"), "report")
+        with open(victim) as fh:
+            c.eq(fh.read(), "precious\n", "the file report.html pointed at")
+        c.that(os.path.isfile(html) and not os.path.islink(html), "report.html is a regular file")
+        # a directory the output cannot be created in: exit 3, nothing left behind
+        p = ax.run("lint", tree, "--db", db, "--write-baseline", os.path.join(d, "no", "b.json"))
+        c.eq(p.returncode, 3, "--write-baseline into a missing directory (stderr %r)" % p.stderr[:200])
+
+
 # ---------------------------------------------------------------- 9. names
 
 def test_names_not_text():
@@ -621,9 +685,12 @@ def test_samples_linear():
 def main():
     tests = [test_pak_bomb, test_amplification, test_findings_cap, test_symlink_ancestor, test_unreadable_dir,
              test_foreign_database, test_readonly_index, test_config_location, test_report_links,
+             test_side_files,
              test_names_not_text, test_dump_fifo, test_samples_linear]
+    only = os.environ.get("AMX_ONLY")  # e.g. AMX_ONLY=test_side_files: those tests alone
     for t in tests:
-        t()
+        if not only or t.__name__ in only.split(","):
+            t()
     rc = tap.finish()
     if rc == 0 and not os.environ.get("AMX_KEEP_TMP"):
         shutil.rmtree(TMP, ignore_errors=True)

@@ -292,8 +292,33 @@ static void test_file_errors(void)
              tmp_path("missing/animidx.ini"));
     CHECK_STR(err, want);
     CHECK_EQ(amx_config_load_file(&c, tmp_root, err, sizeof err), -1); /* a directory */
-    snprintf(want, sizeof want, "%s: cannot read: Is a directory", tmp_root);
+    snprintf(want, sizeof want, "%s: a directory, not a regular file; a configuration is a text "
+                                "file of at most 1 MiB", tmp_root);
     CHECK_STR(err, want);
+    /* A FIFO is refused at once (it used to block for a writer), a device unread (/dev/zero
+     * was read until memory ran out), a file over 1 MiB before it is read. */
+    CHECK_EQ(mkfifo(tmp_path("fifo.ini"), 0600), 0);
+    CHECK_EQ(amx_config_load_file(&c, tmp_path("fifo.ini"), err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s: a FIFO, not a regular file; a configuration is a text "
+                                "file of at most 1 MiB", tmp_path("fifo.ini"));
+    CHECK_STR(err, want);
+    remove(tmp_path("fifo.ini"));
+    CHECK_EQ(amx_config_load_file(&c, "/dev/zero", err, sizeof err), -1);
+    CHECK_STR(err, "/dev/zero: a character device, not a regular file; a configuration is a "
+                   "text file of at most 1 MiB");
+    FILE *big = fopen(tmp_path("big.ini"), "w");
+    CHECK(big != NULL);
+    if (big) {
+        fputs("[scan]\n", big);
+        for (int i = 0; i < 70000; i++)
+            fputs("; a comment line\n", big);
+        fclose(big);
+    }
+    CHECK_EQ(amx_config_load_file(&c, tmp_path("big.ini"), err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s: 1.1 MiB, more than the 1 MiB it may have; a configuration "
+                                "is a text file of at most 1 MiB", tmp_path("big.ini"));
+    CHECK_STR(err, want);
+    remove(tmp_path("big.ini"));
     CHECK(c.source == NULL);
 
     write_file(tmp_path("bad.ini"), "[scan]\njobs = 3\n\n[severity]\nTRUNCATED = fatal\n");

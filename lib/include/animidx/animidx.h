@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -461,13 +462,50 @@ amx_status amx_archive_entry_bytes(amx_format fmt, const amx_archive_entry *e, c
                                    size_t len, const uint8_t **out, size_t *out_len, void **owned,
                                    char *err, size_t errlen);
 
-/* Reads a whole file into a malloc'd buffer (with a NUL after the last byte, so a text file can
- * be used as a string). Returns NULL with "path: reason" in err. The caller frees. */
+/* ---- Files (lib/common/file.c) ---- */
+
+/* Why amx_read_regular returned NULL. */
+typedef enum amx_read_why {
+    AMX_READ_OK,
+    AMX_READ_NOT_REGULAR,    /* a FIFO, a device, a directory, a socket: refused unread */
+    AMX_READ_TOO_BIG,        /* more than the limit (refused before it is read) */
+    AMX_READ_IO,             /* cannot be opened or read, or out of memory */
+} amx_read_why;
+
+/* The limits of the files animidx reads beside its inputs (README "Exit codes"): a baseline, a
+ * suppression list or a previous report (AMX_SIDE_FILE_MAX), and the configuration. */
+#define AMX_SIDE_FILE_MAX (256ULL << 20)
+#define AMX_CONFIG_FILE_MAX (1ULL << 20)
+
+/* Reads a whole regular file of at most `max` bytes into a malloc'd buffer (with a NUL after the
+ * last byte, so a text file can be used as a string). Anything else is refused before a byte is
+ * read: a FIFO (which would block), a device (which never ends), a directory, a file over max
+ * (or one that grows past it while it is read). Returns NULL with *why (may be NULL) and
+ * "path: reason" in err, e.g. "x.json: a FIFO, not a regular file". The caller frees. */
+unsigned char *amx_read_regular(const char *path, uint64_t max, size_t *len, amx_read_why *why,
+                                char *err, size_t errlen);
+/* amx_read_regular without a size limit. */
 unsigned char *amx_read_file(const char *path, size_t *len, char *err, size_t errlen);
 
 /* Creates the directories leading to `path` (not path itself), with `mode` for new ones.
  * Returns 0 or -errno. */
 int amx_mkdir_parents(const char *path, unsigned mode);
+
+/* A file being written: every file animidx writes (a baseline, a report) is written to a new
+ * temporary file beside its target and renamed over the target once complete, so a reader never
+ * sees half of it and a symbolic link at the target (or at the temporary name) is replaced or
+ * refused, never written through. */
+typedef struct amx_output {
+    FILE *f;                 /* write here */
+    char *path, *tmp;
+} amx_output;
+/* Creates the temporary file; 0, or -1 with "path: reason" in err. */
+int amx_output_open(amx_output *o, const char *path, char *err, size_t errlen);
+/* Closes it and renames it over the target; 0, or -1 with err (the temporary file is removed).
+ * Either way the output is finished. */
+int amx_output_commit(amx_output *o, char *err, size_t errlen);
+/* Drops an unfinished output (its temporary file is removed). A finished or zeroed one: no-op. */
+void amx_output_abort(amx_output *o);
 
 /* The index of the archive entry named `name` (case-insensitive; '/' and '\' are the same), or
  * -1. */
