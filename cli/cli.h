@@ -144,6 +144,10 @@ void cli_term_init(void);
 void cli_term_escape(FILE *out, const char *s);
 /* The progress line of a scan on a terminal (scan and lint): an amx_scan_opts.progress. */
 void cli_scan_progress(const amx_scan_progress *p, void *user);
+/* Writes "scan": {files_seen, files_decoded, ...} (docs/json.md, `scan --json`; lint --format
+ * json has the same object). */
+struct amx_json;
+void cli_scan_stats_json(struct amx_json *j, const amx_scan_stats *st);
 /* Prints the summary of the index (shared by scan and the demo). */
 int cli_print_summary(amx_db *db, const amx_config *cfg, bool json, bool include_base,
                       const amx_scan_stats *stats);

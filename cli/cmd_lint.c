@@ -277,6 +277,7 @@ static void write_json(const lint_run *r, const amx_config *cfg, bool passed,
     amx_json_end_object(&j);
     amx_json_kint(&j, "baselined", (int64_t)baselined);
     amx_json_kint(&j, "suppressed", (int64_t)suppressed);
+    cli_scan_stats_json(&j, &r->scanned); /* a restored index in CI: files_decoded 0 */
     amx_json_key(&j, "findings");
     amx_json_begin_array(&j);
     for (size_t i = 0; i < r->findings.n; i++)
@@ -520,6 +521,7 @@ static int scan_roots(lint_run *r, const char *const *given, size_t n, const cli
             cli_error("%s", err);
             return EXIT_IO;
         }
+        amx_scan_stats_add(&r->scanned, &stats);
         if (!r->files[i]) {
             *checked += stats.files_seen;
             continue;

@@ -35,19 +35,22 @@ void cli_scan_progress(const amx_scan_progress *p, void *user)
     fflush(stderr);
 }
 
-static void add_stats(amx_scan_stats *sum, const amx_scan_stats *s)
+void cli_scan_stats_json(amx_json *j, const amx_scan_stats *st)
 {
-    sum->files_seen += s->files_seen;
-    sum->files_unchanged += s->files_unchanged;
-    sum->files_rehashed += s->files_rehashed;
-    sum->files_decoded += s->files_decoded;
-    sum->files_removed += s->files_removed;
-    sum->files_failed += s->files_failed;
-    sum->bytes_read += s->bytes_read;
-    sum->clips_linked += s->clips_linked;
-    sum->seconds += s->seconds;
-    sum->dirs_unreadable += s->dirs_unreadable;
-    sum->archives_incomplete += s->archives_incomplete;
+    amx_json_key(j, "scan");
+    amx_json_begin_object(j);
+    amx_json_kint(j, "files_seen", (int64_t)st->files_seen);
+    amx_json_kint(j, "files_decoded", (int64_t)st->files_decoded);
+    amx_json_kint(j, "files_unchanged", (int64_t)st->files_unchanged);
+    amx_json_kint(j, "files_rehashed", (int64_t)st->files_rehashed);
+    amx_json_kint(j, "files_removed", (int64_t)st->files_removed);
+    amx_json_kint(j, "files_failed", (int64_t)st->files_failed);
+    amx_json_kint(j, "bytes_read", (int64_t)st->bytes_read);
+    amx_json_knumber(j, "seconds", st->seconds);
+    amx_json_kbool(j, "complete", !st->dirs_unreadable && !st->archives_incomplete);
+    amx_json_kint(j, "dirs_unreadable", (int64_t)st->dirs_unreadable);
+    amx_json_kint(j, "archives_incomplete", (int64_t)st->archives_incomplete);
+    amx_json_end_object(j);
 }
 
 int cli_print_summary(amx_db *db, const amx_config *cfg, bool json, bool include_base,
@@ -65,22 +68,8 @@ int cli_print_summary(amx_db *db, const amx_config *cfg, bool json, bool include
         amx_json_begin_object(&j);
         amx_json_kint(&j, "schema", AMX_JSON_SCHEMA);
         amx_json_kstring(&j, "database", cfg->db_path);
-        if (st) {
-            amx_json_key(&j, "scan");
-            amx_json_begin_object(&j);
-            amx_json_kint(&j, "files_seen", (int64_t)st->files_seen);
-            amx_json_kint(&j, "files_decoded", (int64_t)st->files_decoded);
-            amx_json_kint(&j, "files_unchanged", (int64_t)st->files_unchanged);
-            amx_json_kint(&j, "files_rehashed", (int64_t)st->files_rehashed);
-            amx_json_kint(&j, "files_removed", (int64_t)st->files_removed);
-            amx_json_kint(&j, "files_failed", (int64_t)st->files_failed);
-            amx_json_kint(&j, "bytes_read", (int64_t)st->bytes_read);
-            amx_json_knumber(&j, "seconds", st->seconds);
-            amx_json_kbool(&j, "complete", !st->dirs_unreadable && !st->archives_incomplete);
-            amx_json_kint(&j, "dirs_unreadable", (int64_t)st->dirs_unreadable);
-            amx_json_kint(&j, "archives_incomplete", (int64_t)st->archives_incomplete);
-            amx_json_end_object(&j);
-        }
+        if (st)
+            cli_scan_stats_json(&j, st);
         amx_json_key(&j, "files");
         amx_json_begin_object(&j);
         for (int f = 1; f < AMX_FORMAT_COUNT; f++)
@@ -195,7 +184,7 @@ int cmd_scan(cli_opts *o, amx_config *cfg)
         if (s == AMX_E_CANCELLED) {
             cli_error("scan interrupted: the files decoded so far are indexed; run the scan "
                       "again to complete it");
-            add_stats(&total, &st);
+            amx_scan_stats_add(&total, &st);
             rc = EXIT_INTERRUPTED;
             break;
         }
@@ -204,7 +193,7 @@ int cmd_scan(cli_opts *o, amx_config *cfg)
             rc = EXIT_IO;
             continue;
         }
-        add_stats(&total, &st);
+        amx_scan_stats_add(&total, &st);
     }
     /* --quiet: nothing on success (errors still go to stderr) */
     if (rc != EXIT_INTERRUPTED && (rc == EXIT_OK || total.files_seen) && !(o->quiet && !o->json))

@@ -116,6 +116,7 @@ typedef struct lint_run {
     cli_findings findings;        /* every finding under the roots, in index order */
     cli_suppressions supp;
     bool have_baseline;
+    amx_scan_stats scanned;       /* what the scans of the roots read and decoded, together */
     amx_db *db;
 } lint_run;
 

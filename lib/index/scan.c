@@ -1746,7 +1746,7 @@ static amx_status scan_root(amx_db *db, const amx_scan_opts *opts, amx_scan_stat
     return st;
 }
 
-static void add_stats(amx_scan_stats *sum, const amx_scan_stats *s)
+void amx_scan_stats_add(amx_scan_stats *sum, const amx_scan_stats *s)
 {
     sum->files_seen += s->files_seen;
     sum->files_unchanged += s->files_unchanged;
@@ -1885,7 +1885,7 @@ static amx_status scan_layers(amx_db *db, const amx_scan_opts *opts, amx_scan_st
         sub.as_base = true;
         amx_scan_stats bs = { 0 };
         st = scan_layers(db, &sub, &bs, depth + 1, err, errlen);
-        add_stats(stats, &bs);
+        amx_scan_stats_add(stats, &bs);
     }
     if (!st && declared)
         st = record_layers(db, root, opts->as_base, bases, n, err, errlen);
@@ -1894,7 +1894,7 @@ static amx_status scan_layers(amx_db *db, const amx_scan_opts *opts, amx_scan_st
         return st;
     amx_scan_stats rs = { 0 };
     st = scan_root(db, opts, &rs, err, errlen);
-    add_stats(stats, &rs);
+    amx_scan_stats_add(stats, &rs);
     return st;
 }
 

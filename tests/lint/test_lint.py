@@ -235,6 +235,54 @@ with case(tap, "lint is incremental: the second run re-decodes nothing") as c:
     c.that(any(n.startswith("lint-") and n.endswith(".db") for n in own),
            "lint keeps its own index in XDG_CACHE_HOME: %s" % own)
 
+def fresh_checkout(tree):
+    """What a CI checkout does to a tree: every file written anew (new inodes, modification
+    times of now), the contents unchanged."""
+    pristine = tree + ".pristine"
+    shutil.rmtree(pristine, ignore_errors=True)
+    shutil.copytree(tree, pristine)
+    shutil.rmtree(tree)
+    shutil.copytree(pristine, tree, copy_function=shutil.copyfile)
+    shutil.rmtree(pristine)
+
+
+with case(tap, "CI cache: after a fresh checkout a restored index re-hashes and decodes nothing") as c:
+    tree = new_tree("checkout")
+    amxgen("demo", tree)  # loose models and clips, game object XML, a MEG archive, anim.zbd
+    ax.env["XDG_CACHE_HOME"] = os.path.join(TMP, "ci-cache")  # the directory CI would cache
+    try:
+        cold = lint_json(tree, rc=1)
+        assets = [p for p in (os.path.join(d, f) for d, _, fs in os.walk(tree) for f in fs)
+                  if not p.endswith(".tga")]  # the textures are files of other kinds
+        c.that(cold["scan"]["files_decoded"] > len(assets),
+               "the cold run decodes every asset and archive member: %s" % short(cold["scan"]))
+        before = os.stat(assets[0]).st_mtime_ns
+        fresh_checkout(tree)
+        c.that(os.stat(assets[0]).st_mtime_ns != before, "the checkout gave the files new times")
+        warm = lint_json(tree, rc=1)
+        c.eq(warm["scan"]["files_decoded"], 0, "files decoded after the checkout")
+        c.eq(warm["scan"]["files_rehashed"], len(assets), "files re-hashed (every asset, once)")
+        c.eq(warm["scan"]["files_seen"], cold["scan"]["files_seen"], "files seen")
+        c.eq([f["fingerprint"] for f in warm["findings"]],
+             [f["fingerprint"] for f in cold["findings"]], "the same findings")
+        again = lint_json(tree, rc=1)
+        c.eq((again["scan"]["files_decoded"], again["scan"]["files_rehashed"],
+              again["scan"]["files_unchanged"]), (0, 0, cold["scan"]["files_seen"]),
+             "the next run: decoded, re-hashed, unchanged (textures too)")
+        # a file whose content changed is decoded; scan --json counts the same way
+        clip(tree, "VSF_DEMO_XWING_IDLE_00.ALA", ["Root", "Body"], frames=12)
+        db = os.path.join(TMP, "checkout.db")
+        must(ax.run("scan", "Data", "--db", db, cwd=tree), "scan")
+        fresh_checkout(tree)
+        s = json.loads(must(ax.run("scan", "Data", "--db", db, "--json", cwd=tree), "scan").stdout)
+        c.eq((s["scan"]["files_decoded"], s["scan"]["files_rehashed"]), (0, len(assets)),
+             "scan --json after a checkout: decoded, re-hashed")
+        changed = lint_json(tree, rc=1)
+        c.eq(changed["scan"]["files_decoded"], 1, "lint after one clip changed: decoded")
+    finally:
+        ax.env["XDG_CACHE_HOME"] = os.path.join(TMP, "xdg-cache")
+
+
 with case(tap, "lint FILE...: the file's Data tree is scanned, only the files given are reported") as c:
     m = os.path.join(DEMO, "Data", "Art", "Models")
     p = ax.run("lint", os.path.join(m, "EV_DEMO_TIE_DIE_00.ALA"), cwd=DEMO)

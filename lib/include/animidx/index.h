@@ -109,6 +109,8 @@ typedef struct amx_scan_stats {
  * cannot be read at all. */
 amx_status amx_scan(amx_db *db, const amx_scan_opts *opts, amx_scan_stats *stats, char *err,
                     size_t errlen);
+/* Adds the counts (and seconds) of s to sum: the stats of several scans as one. */
+void amx_scan_stats_add(amx_scan_stats *sum, const amx_scan_stats *s);
 
 /* ---- asset references ---- */
 
