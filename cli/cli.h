@@ -41,6 +41,7 @@ typedef struct cli_opts {
     int nbases;
     bool set_bases;           /* --base or --no-base given */
     bool include_base;        /* --include-base: findings of base layers too */
+    bool dependents;          /* lint --dependents: also the files that depend on those given */
     bool missing;             /* refs --missing */
     int max_results;          /* lint --max-results, -1 = not given */
     const char *group_by;     /* lint --group-by file|code */

@@ -570,6 +570,58 @@ static int scan_roots(lint_run *r, const char *const *given, size_t n, const cli
 }
 
 /* Marks the findings the baseline (read before the scan) holds. */
+typedef struct dependents_arg {
+    lint_run *r;
+    size_t cap;                   /* the size of r->roots */
+    uint64_t added;
+    int rc;
+} dependents_arg;
+
+static void add_dependent(const char *root, const char *path, void *user)
+{
+    dependents_arg *a = user;
+    size_t i = 0;
+    while (i < a->r->nroots && strcmp(a->r->roots[i], root) != 0)
+        i++;
+    if (i == a->r->nroots || !a->r->files[i] || lint_path_given(a->r, i, path))
+        return; /* in a tree lint was not asked about, or reported already */
+    if (add_root(a->r, a->cap, root, path) != EXIT_OK)
+        a->rc = EXIT_IO;
+    else
+        a->added++;
+}
+
+/* --dependents: the files given gain the files whose findings depend on them (the clips that
+ * play on a model given, the files with a reference to one), so that a pre-commit hook given
+ * a re-rigged model reports the clips it broke. */
+static int add_dependents(lint_run *r, size_t cap, uint64_t *checked)
+{
+    char err[1024];
+    dependents_arg a = { .r = r, .cap = cap, .rc = EXIT_OK };
+    for (size_t i = 0; i < r->nroots; i++) {
+        size_t given = 0;
+        while (r->files[i] && r->files[i][given])
+            given++;
+        for (size_t k = 0; k < given; k++) { /* the list grows by the dependents */
+            const char *name = r->files[i][k];
+            char last = name[0] ? name[strlen(name) - 1] : '/';
+            if (last == '/' || last == '#')
+                continue; /* a directory's files are all reported; an archive is given too */
+            if (amx_query_dependents(r->db, r->roots[i], name, add_dependent, &a, err,
+                                     sizeof err) != AMX_OK) {
+                cli_error("%s", err);
+                return EXIT_IO;
+            }
+            if (a.rc != EXIT_OK) {
+                cli_error("out of memory");
+                return a.rc;
+            }
+        }
+    }
+    *checked += a.added;
+    return EXIT_OK;
+}
+
 static int apply_baseline(lint_run *r, const cli_findings *base)
 {
     bool *hit = calloc(r->findings.n + 1, sizeof *hit);
@@ -620,6 +672,8 @@ int cmd_lint(cli_opts *o, amx_config *cfg)
     }
     uint64_t files_seen = 0;
     rc = scan_roots(&r, given, ngiven, o, cfg, &files_seen);
+    if (rc == EXIT_OK && o->dependents)
+        rc = add_dependents(&r, ngiven, &files_seen);
     if (rc == EXIT_OK)
         rc = cli_findings_from_index(r.db, cfg, o->include_base, wanted_finding, &r, &r.findings);
     if (rc == EXIT_OK)

@@ -56,6 +56,9 @@ static const opt_def options[] = {
     { "--baseline", "FILE", "count only findings that are not in FILE", STR(baseline) },
     { "--write-baseline", "FILE", "record the current findings in FILE and exit 0", STR(write_baseline) },
     { "--suppressions", "FILE", "ignore findings matching {code, path glob, reason} entries", STR(suppressions) },
+    { "--dependents", NULL, "with files given: also the findings of the files that depend on "
+                            "them (the clips that play on a model given, the files that name "
+                            "one)", FLAG(dependents) },
     { "--out", "DIR", "where to write (default: the current directory; created if needed)", STR(out) },
     { "--previous", "FILE", "an earlier report.json: say what is new, fixed and still open", STR(previous) },
     { "--plots", "WHICH", "clip plots: findings (default: clips with findings), all, none", STR(plots) },
@@ -196,7 +199,8 @@ static const cli_cmd commands[] = {
       cmd_sync, { { "--json", "print the daemon's reply (JSON)" }, { "--quiet", NULL } } },
     { "lint", "lint [PATH...] [--base DIR]... [--include-base] [--db FILE] [--fail-on error|warning|info]\n"
               "              [--format text|json|sarif|junit] [--max-results N] [--group-by file|code]\n"
-              "              [--baseline FILE | --write-baseline FILE] [--suppressions FILE] [--quiet]",
+              "              [--baseline FILE | --write-baseline FILE] [--suppressions FILE]\n"
+              "              [--dependents] [--quiet]",
       "check a tree for CI: scan it and fail on findings at or above a severity",
       "Scans each PATH (the configured roots when none is given) incrementally and reports its\n"
       "findings, grouped by file, then one line per code with its counts and, last, the verdict\n"
@@ -219,6 +223,8 @@ static const cli_cmd commands[] = {
         { "--baseline", NULL }, { "--write-baseline", NULL },
         { "--suppressions", "ignore findings matching {code, path glob, reason} entries;\n"
                             "entries that match nothing are reported" },
+        { "--dependents", "with files given (a pre-commit hook): also report the clips\n"
+                          "that play on a model given and the files that name a file given" },
         { "--base", "the game (or parent mod) the PATHs sit on, repeatable: their\n"
                     "models resolve the mod's clips; their own findings do not count" },
         { "--no-base", "the PATHs sit on nothing" },

@@ -8,8 +8,10 @@ cd "$(dirname "$0")/.."
 
 # chromium: the report test renders report.html in a real browser (it skips without one).
 # libxml2-utils (xmllint) and python3-jsonschema: the lint test validates JUnit and SARIF;
-# groff-base: the cli test checks the man pages; python3-yaml: the action test reads action.yml.
-scripts/deps.sh chromium libxml2-utils python3-jsonschema groff-base python3-yaml || exit 1
+# groff-base: the cli test checks the man pages; python3-yaml: the action test reads action.yml;
+# pre-commit and git: the hook test runs pre-commit on a generated repository.
+scripts/deps.sh chromium libxml2-utils python3-jsonschema groff-base python3-yaml pre-commit git ||
+    exit 1
 # The SARIF multitool and the SARIF 2.1.0 schema (npm), into build-tools/.
 scripts/test-tools.sh >/dev/null || exit 1
 

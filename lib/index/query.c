@@ -487,6 +487,35 @@ amx_status amx_query_skeleton_exists(amx_db *db, const char *name, bool *exists,
     return finish(db, s, rc, err, errlen);
 }
 
+amx_status amx_query_dependents(amx_db *db, const char *root, const char *path,
+                                void (*row)(const char *root, const char *path, void *user),
+                                void *user, char *err, size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    amx_status st = prep(
+        db,
+        "WITH given(id) AS ("
+        "  SELECT f.id FROM files f JOIN roots r ON r.id = f.root_id"
+        "  WHERE r.path = ?1 AND f.path = ?2"
+        "  UNION ALL SELECT m.id FROM files f JOIN roots r ON r.id = f.root_id"
+        "  JOIN files m ON m.parent_id = f.id WHERE r.path = ?1 AND f.path = ?2),"
+        " dependent(id) AS ("
+        "  SELECT c.file_id FROM given g JOIN skeletons k ON k.file_id = g.id"
+        "  JOIN clip_bindings b ON b.skeleton_id = k.id JOIN clips c ON c.id = b.clip_id"
+        "  UNION SELECT x.file_id FROM given g JOIN refs x ON x.target_id = g.id)"
+        "SELECT r.path, f.path FROM dependent d JOIN files f ON f.id = d.id"
+        " JOIN roots r ON r.id = f.root_id ORDER BY r.path, f.path",
+        &s, err, errlen);
+    if (st)
+        return st;
+    sqlite3_bind_text(s, 1, root, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 2, path, -1, SQLITE_TRANSIENT);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        row(col_or(s, 0, ""), col_or(s, 1, ""), user);
+    return finish(db, s, rc, err, errlen);
+}
+
 amx_status amx_query_files(amx_db *db, const char *root,
                            void (*row)(const char *path, const char *format, void *user),
                            void *user, char *err, size_t errlen)

@@ -334,6 +334,35 @@ with case(tap, "lint FILE...: the file's Data tree is scanned, only the files gi
 
 # ---------------------------------------------------------------- config overrides
 
+with case(tap, "lint FILE --dependents: the clips a model given broke, the files that name one") as c:
+    tree = new_tree("dependents")
+    model(tree, "X.ALO", ["Root", "Body", "Turret"])
+    clip(tree, "X_IDLE_00.ALA", ["Root", "Body", "Turret"])
+    clip(tree, "X_MOVE_00.ALA", ["Root", "Body", "Turret"])
+    clip(tree, "Y_IDLE_00.ALA", ["Root", "Leg"])        # broken, and no business of X.ALO
+    model(tree, "X.ALO", ["Root", "Turret", "Body"])    # re-rigged: both X clips break
+    m = os.path.join(MODELS, "X.ALO")
+    alone = json.loads(ax.run("lint", m, "--format", "json", cwd=tree).stdout)
+    c.eq(alone["findings"], [], "without --dependents: the model's own findings (none)")
+    p = ax.run("lint", m, "--dependents", "--format", "json", cwd=tree)
+    c.eq(p.returncode, 1, "exit status")
+    got = json.loads(p.stdout)
+    c.eq(sorted(set((f["path"], f["code"]) for f in got["findings"])),
+         [("Art/Models/X_IDLE_00.ALA", "BONE_INDEX_MISMATCH"),
+          ("Art/Models/X_MOVE_00.ALA", "BONE_INDEX_MISMATCH")], "the clips bound to the model")
+    # a particle replaced by a mesh model: the models whose proxies name it are reported
+    model(tree, "P_SMOKE_01.ALO", ["Root"])
+    p = ax.run("lint", os.path.join(MODELS, "P_SMOKE_01.ALO"), "--dependents", "--format", "json",
+               cwd=tree)
+    got = json.loads(p.stdout)
+    named = sorted(set(f["path"] for f in got["findings"] if f["code"] == "REFERENCE_WRONG_KIND"))
+    c.that("Art/Models/X.ALO" in named and "Art/Models/Y_IDLE_00.ALA" not in named,
+           "the models naming the particle: %s" % named)
+    p = ax.run("lint", "Data", "--dependents", "--format", "json", cwd=tree)
+    c.eq(len(json.loads(p.stdout)["findings"]),
+         len(lint_json(tree)["findings"]), "with a directory: every finding, as without")
+
+
 with case(tap, "severity overrides and ignores from the config apply to every format") as c:
     cfg = write(os.path.join(TMP, "override.ini"),
                 "[severity]\nPARTICLE_NAME_MISMATCH = info\nSKELETON_NOT_FOUND = off\n")

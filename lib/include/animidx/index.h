@@ -240,6 +240,13 @@ amx_status amx_query_file_summary(amx_db *db, const amx_config *config, const ch
                                   const char *path, amx_file_summary *out, bool *found, char *err,
                                   size_t errlen);
 
+/* The files whose findings depend on the file at `path` under the absolute `root` (or on a member
+ * of it, for an archive): the clips bound to a skeleton it defines, and the files with a
+ * reference it satisfies. Each once, in root and path order. */
+amx_status amx_query_dependents(amx_db *db, const char *root, const char *path,
+                                void (*row)(const char *root, const char *path, void *user),
+                                void *user, char *err, size_t errlen);
+
 /* Every indexed file under an absolute root, except files of other kinds, in path order. */
 amx_status amx_query_files(amx_db *db, const char *root,
                            void (*row)(const char *path, const char *format, void *user),

@@ -3,7 +3,7 @@
 
 usage: test_action.py ANIMIDX AMXGEN
 
-Runs action.yml's steps with the environment GitHub sets (tests/action/gha.py: GITHUB_OUTPUT,
+Runs action.yml's steps with the environment GitHub sets (tests/ci/gha.py: GITHUB_OUTPUT,
 GITHUB_STEP_SUMMARY, GITHUB_PATH, RUNNER_TEMP, RUNNER_TOOL_CACHE, ...; actions/cache and the
 SARIF upload stood in for) on repositories written with amxgen. The first job builds animidx
 from this source tree, as the Action does on a runner; later jobs restore it from the cache.
