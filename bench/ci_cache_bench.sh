@@ -187,6 +187,10 @@ echo
 echo "restored index: $(ratio "$rest_m" "$cold_m")x the cold lint, $(ratio "$rest_m" "$cat_m")x cat;" \
      "re-hashed $(mi "${rehashed[@]}") files, decoded $(maxof "${dec_restored[@]}") (every run: $(fmt_runs "${dec_restored[@]}"))"
 echo "same checkout again: $(ratio "$again_m" "$find_m")x find; decoded $(maxof "${dec_again[@]}")"
-(( same )) && echo "findings: the same fingerprints, cold and restored, in every run" \
-           || { echo "WARNING: the findings differ between the cold and the restored run ($work/out)"; keep=1; }
+if (( same )); then
+    echo "findings: the same fingerprints, cold and restored, in every run"
+else
+    echo "WARNING: the findings differ between the cold and the restored run ($work/out)"
+    keep=1
+fi
 [[ $(maxof "${dec_restored[@]}") == 0 ]] || { echo "WARNING: a run with the restored index decoded files"; keep=1; }
