@@ -6,6 +6,7 @@
 #include "animidx/config.h"
 #include "animidx/index.h"
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,12 +138,15 @@ static inline bool cli_grow(void **items, size_t *cap, size_t count, size_t elem
 /* Levenshtein distance of two names, case-insensitive; (size_t)-1 past 255 bytes (closest-name
  * suggestions). */
 size_t cli_name_distance(const char *a, const char *b);
-/* Prints "animidx: <msg>" to stderr (control characters escaped on a terminal). */
+/* Every text the command prints (term.c): printf, with the control characters of every %s
+ * argument escaped as \xNN (animidx/text.h), on a terminal and in a pipe alike, so that a
+ * record is one line whatever the names in it hold; the format's own text, and the colours of
+ * cli_sev_on/cli_color_off, are written as they are. */
+int cli_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int cli_fprintf(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cli_vfprintf(FILE *out, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/* Prints "animidx: <msg>" to stderr, as cli_fprintf does. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* On a terminal, stdout escapes control characters (term.c): call once at start. */
-void cli_term_init(void);
-/* Writes s to out, its control characters escaped when out is a terminal. */
-void cli_term_escape(FILE *out, const char *s);
 /* The progress line of a scan on a terminal (scan and lint): an amx_scan_opts.progress. */
 void cli_scan_progress(const amx_scan_progress *p, void *user);
 /* Writes "scan": {files_seen, files_decoded, ...} (docs/json.md, `scan --json`; lint --format

@@ -46,14 +46,14 @@ static void change_row(const amx_change_row *r, void *user)
         if (gmtime_r(&t, &tm))
             strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
         if (r->scan_id >= 0)
-            printf("%s, scan %lld (%s):\n", r->root, (long long)r->scan_id, when);
+            cli_printf("%s, scan %lld (%s):\n", r->root, (long long)r->scan_id, when);
         else
-            printf("%s, changes the watcher indexed since the last scan:\n", r->root);
+            cli_printf("%s, changes the watcher indexed since the last scan:\n", r->root);
     }
     static const char sign[] = { '+', '~', '-' };
     const char *on = k == 2 ? cli_sev_on(AMX_SEV_ERROR) : k == 0 ? cli_sev_on(AMX_SEV_INFO) : "";
-    printf("  %s%c %-8s%s %s  (%s)\n", on, sign[k], r->change, on[0] ? cli_color_off() : "",
-           r->path, r->format);
+    cli_printf("  %s%c %-8s%s %s  (%s)\n", on, sign[k], r->change, on[0] ? cli_color_off() : "",
+               r->path, r->format);
 }
 
 /* "12" (a scan id) or "2024-05-01" / "2024-05-01T12:00:00" (UTC) */
@@ -108,6 +108,6 @@ int cmd_changes(cli_opts *o, amx_config *cfg)
         return EXIT_IO;
     }
     if (!o->json)
-        printf("%zu added, %zu changed, %zu removed\n", c.n[0], c.n[1], c.n[2]);
+        cli_printf("%zu added, %zu changed, %zu removed\n", c.n[0], c.n[1], c.n[2]);
     return EXIT_OK;
 }

@@ -88,20 +88,38 @@ static const char *json_get(const char *json, const char *key)
     return NULL;
 }
 
-/* A string value into buf (common escapes undone); "" when it is not a string. */
+/* A string value into buf (escapes undone: what the daemon sent, printed with cli_printf
+ * like every text); "" when it is not a string. */
 static const char *json_str(const char *v, char *buf, size_t len)
 {
     size_t n = 0;
     buf[0] = '\0';
     if (!v || *v != '"')
         return buf;
-    for (v++; *v && *v != '"' && n + 1 < len; v++) {
+    for (v++; *v && *v != '"' && n + 4 < len; v++) {
         char c = *v;
         if (c == '\\' && v[1]) {
             c = *++v;
-            c = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'r' ? '\r' : c == 'u' ? '?' : c;
-            if (*v == 'u')
-                v += strspn(v + 1, "0123456789abcdefABCDEF") > 3 ? 4 : 0;
+            if (c == 'u' && strspn(v + 1, "0123456789abcdefABCDEF") >= 4) {
+                char hex[5] = { v[1], v[2], v[3], v[4], 0 };
+                unsigned cp = (unsigned)strtoul(hex, NULL, 16);
+                v += 4;
+                if (cp >= 0xD800 && cp <= 0xDFFF) /* half a pair: the daemon sends none */
+                    cp = '?';
+                if (cp < 0x80) {
+                    buf[n++] = (char)cp;
+                } else if (cp < 0x800) {
+                    buf[n++] = (char)(0xC0 | cp >> 6);
+                    buf[n++] = (char)(0x80 | (cp & 0x3F));
+                } else {
+                    buf[n++] = (char)(0xE0 | cp >> 12);
+                    buf[n++] = (char)(0x80 | (cp >> 6 & 0x3F));
+                    buf[n++] = (char)(0x80 | (cp & 0x3F));
+                }
+                continue;
+            }
+            c = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'r' ? '\r' : c == 'b' ? '\b'
+              : c == 'f' ? '\f' : c;
         }
         buf[n++] = c;
     }
@@ -203,7 +221,7 @@ static int run(cli_opts *o, const amx_config *cfg, const char *cmd,
         return EXIT_IO;
     bool ok = json_true(json_get(reply, "ok"));
     if (o->json)
-        printf("%s\n", reply);
+        cli_printf("%s\n", reply);
     if (!ok) {
         char msg[1024];
         json_str(json_get(reply, "error"), msg, sizeof msg);
@@ -221,55 +239,55 @@ static void status_text(const char *r, const cli_opts *o)
 {
     (void)o;
     char s[1024], t[1024];
-    printf("animidxd (pid %.0f): %s\n", json_num(json_get(r, "pid")),
-           json_str(json_get(r, "state"), s, sizeof s));
-    printf("  index:       %s\n", json_str(json_get(r, "database"), s, sizeof s));
+    cli_printf("animidxd (pid %.0f): %s\n", json_num(json_get(r, "pid")),
+               json_str(json_get(r, "state"), s, sizeof s));
+    cli_printf("  index:       %s\n", json_str(json_get(r, "database"), s, sizeof s));
     const char *files = json_get(r, "files");
     if (!json_null(files)) {
         const char *fi = json_get(r, "findings");
-        printf("  indexed:     %.0f files (findings: %.0f errors, %.0f warnings, %.0f info)\n",
-               json_num(files), json_num(json_get(fi, "error")),
-               json_num(json_get(fi, "warning")), json_num(json_get(fi, "info")));
+        cli_printf("  indexed:     %.0f files (findings: %.0f errors, %.0f warnings, %.0f info)\n",
+                   json_num(files), json_num(json_get(fi, "error")),
+                   json_num(json_get(fi, "warning")), json_num(json_get(fi, "info")));
     }
     const char *roots = json_get(r, "roots");
-    printf("  roots:      ");
+    cli_printf("  roots:      ");
     if (roots && *roots == '[') {
         const char *p = skip_ws(roots + 1);
         while (*p == '"') {
-            printf(" %s", json_str(p, s, sizeof s));
+            cli_printf(" %s", json_str(p, s, sizeof s));
             p = skip_ws(skip_value(p));
             if (*p == ',')
                 p = skip_ws(p + 1);
         }
     }
-    printf("\n");
-    printf("  queue:       %.0f changes waiting (%.0f being indexed); %.1f files/s\n",
-           json_num(json_get(r, "queue")), json_num(json_get(r, "in_flight")),
-           json_num(json_get(r, "files_per_sec")));
-    printf("  since start: %.0f files indexed, %.0f removed, %.0f unreadable\n",
-           json_num(json_get(r, "files_decoded")), json_num(json_get(r, "files_removed")),
-           json_num(json_get(r, "files_unreadable")));
-    printf("  watching:    %.0f directories (%s, settle %.0f ms)",
-           json_num(json_get(r, "watches")), json_str(json_get(r, "watcher"), s, sizeof s),
-           json_num(json_get(r, "settle_ms")));
+    cli_printf("\n");
+    cli_printf("  queue:       %.0f changes waiting (%.0f being indexed); %.1f files/s\n",
+               json_num(json_get(r, "queue")), json_num(json_get(r, "in_flight")),
+               json_num(json_get(r, "files_per_sec")));
+    cli_printf("  since start: %.0f files indexed, %.0f removed, %.0f unreadable\n",
+               json_num(json_get(r, "files_decoded")), json_num(json_get(r, "files_removed")),
+               json_num(json_get(r, "files_unreadable")));
+    cli_printf("  watching:    %.0f directories (%s, settle %.0f ms)",
+               json_num(json_get(r, "watches")), json_str(json_get(r, "watcher"), s, sizeof s),
+               json_num(json_get(r, "settle_ms")));
     double unwatched = json_num(json_get(r, "unwatched_dirs"));
     if (unwatched > 0)
-        printf("; %.0f over the watch limit, rescanned every %.0f s", unwatched,
-               json_num(json_get(r, "poll_interval_s")));
-    printf("\n");
-    printf("  overflows:   %.0f (lost watches %.0f, full rescans %.0f)\n",
-           json_num(json_get(r, "overflows")), json_num(json_get(r, "lost_watches")),
-           json_num(json_get(r, "full_rescans")));
+        cli_printf("; %.0f over the watch limit, rescanned every %.0f s", unwatched,
+                   json_num(json_get(r, "poll_interval_s")));
+    cli_printf("\n");
+    cli_printf("  overflows:   %.0f (lost watches %.0f, full rescans %.0f)\n",
+               json_num(json_get(r, "overflows")), json_num(json_get(r, "lost_watches")),
+               json_num(json_get(r, "full_rescans")));
     const char *err = json_get(r, "last_error");
     if (json_null(err)) {
-        printf("  last error:  none\n");
+        cli_printf("  last error:  none\n");
     } else {
         time_t at = (time_t)json_num(json_get(r, "last_error_at"));
         struct tm tm;
         t[0] = '\0';
         if (at && localtime_r(&at, &tm))
             strftime(t, sizeof t, " (at %Y-%m-%d %H:%M:%S)", &tm);
-        printf("  last error:  %s%s\n", json_str(err, s, sizeof s), t);
+        cli_printf("  last error:  %s%s\n", json_str(err, s, sizeof s), t);
     }
 }
 
@@ -284,8 +302,8 @@ static void state_text(const char *r, const cli_opts *o)
 {
     char s[64];
     if (!o->quiet)
-        printf("animidxd: %s (%.0f changes queued)\n", json_str(json_get(r, "state"), s, sizeof s),
-               json_num(json_get(r, "queue")));
+        cli_printf("animidxd: %s (%.0f changes queued)\n",
+                   json_str(json_get(r, "state"), s, sizeof s), json_num(json_get(r, "queue")));
 }
 
 int cmd_pause(cli_opts *o, amx_config *cfg)
@@ -301,9 +319,9 @@ int cmd_resume(cli_opts *o, amx_config *cfg)
 static void sync_text(const char *r, const cli_opts *o)
 {
     if (!o->quiet)
-        printf("in sync: %.0f files indexed, %.0f removed while waiting (%.1f ms)\n",
-               json_num(json_get(r, "files_decoded")), json_num(json_get(r, "files_removed")),
-               json_num(json_get(r, "ms")));
+        cli_printf("in sync: %.0f files indexed, %.0f removed while waiting (%.1f ms)\n",
+                   json_num(json_get(r, "files_decoded")), json_num(json_get(r, "files_removed")),
+                   json_num(json_get(r, "ms")));
 }
 
 int cmd_sync(cli_opts *o, amx_config *cfg)

@@ -390,30 +390,30 @@ static void print_vec(const float *v, int n)
 {
     putchar('(');
     for (int i = 0; i < n; i++)
-        printf("%s%.4g", i ? ", " : "", (double)v[i]);
+        cli_printf("%s%.4g", i ? ", " : "", (double)v[i]);
     putchar(')');
 }
 
 static void print_mw3_sequence(const amx_mw3_sequence *s)
 {
-    printf("      sequence %s: %u events\n", s->name, s->event_count);
+    cli_printf("      sequence %s: %u events\n", s->name, s->event_count);
     for (uint32_t e = 0; e < s->event_count; e++) {
         const amx_mw3_event *ev = &s->events[e];
-        printf("        t=%-8.3g %-24s%s%s\n", (double)ev->start_time, ev->type_name,
-               ev->target ? " -> " : "", ev->target ? ev->target : "");
+        cli_printf("        t=%-8.3g %-24s%s%s\n", (double)ev->start_time, ev->type_name,
+                   ev->target ? " -> " : "", ev->target ? ev->target : "");
     }
 }
 
 static void print_mw3(const amx_mw3_def *d)
 {
-    printf("    definition %u '%s' (%s), activation %u, flags 0x%x; %u nodes, %u lights, "
-           "%u puffers, %u sounds, %u APCs (min %u), %u anim refs\n",
-           d->index, d->name, d->anim_name, d->activation, d->flags, d->node_count,
-           d->light_count, d->puffer_count, d->dynamic_sound_count + d->static_sound_count,
-           d->apc_count, d->apc_min_to_satisfy, d->anim_ref_count);
+    cli_printf("    definition %u '%s' (%s), activation %u, flags 0x%x; %u nodes, %u lights, "
+               "%u puffers, %u sounds, %u APCs (min %u), %u anim refs\n",
+               d->index, d->name, d->anim_name, d->activation, d->flags, d->node_count,
+               d->light_count, d->puffer_count, d->dynamic_sound_count + d->static_sound_count,
+               d->apc_count, d->apc_min_to_satisfy, d->anim_ref_count);
     for (uint32_t i = 0; i < d->apc_count; i++)
-        printf("      APC %u: type %u '%s'%s%s\n", i, d->apcs[i].type, d->apcs[i].name,
-               d->apcs[i].optional ? ", optional" : "", d->apcs[i].active ? ", active" : "");
+        cli_printf("      APC %u: type %u '%s'%s%s\n", i, d->apcs[i].type, d->apcs[i].name,
+                   d->apcs[i].optional ? ", optional" : "", d->apcs[i].active ? ", active" : "");
     print_mw3_sequence(&d->reset);
     for (uint32_t i = 0; i < d->sequence_count; i++)
         print_mw3_sequence(&d->sequences[i]);
@@ -421,90 +421,94 @@ static void print_mw3(const amx_mw3_def *d)
 
 static void print_text(const char *path, const amx_asset *a, const amx_config *cfg, bool samples)
 {
-    printf("%s: %s", path, amx_format_name(a->format));
+    cli_printf("%s: %s", path, amx_format_name(a->format));
     if (a->version[0])
-        printf(" version %s", a->version);
-    printf(", %s\n", amx_asset_status_name(a->status));
+        cli_printf(" version %s", a->version);
+    cli_printf(", %s\n", amx_asset_status_name(a->status));
     for (uint32_t s = 0; s < a->skeleton_count; s++) {
         const amx_skeleton *sk = &a->skeletons[s];
-        printf("  skeleton %s: %u bones\n", sk->name, sk->bone_count);
+        cli_printf("  skeleton %s: %u bones\n", sk->name, sk->bone_count);
         for (uint32_t b = 0; b < sk->bone_count; b++)
-            printf("    %3u %-32s parent %d%s%s\n", b, sk->bones[b].name, sk->bones[b].parent,
-                   sk->bones[b].visible ? "" : ", hidden",
-                   sk->bones[b].billboard ? ", billboard" : "");
+            cli_printf("    %3u %-32s parent %d%s%s\n", b, sk->bones[b].name, sk->bones[b].parent,
+                       sk->bones[b].visible ? "" : ", hidden",
+                       sk->bones[b].billboard ? ", billboard" : "");
     }
     if (a->model) {
         const amx_model *m = a->model;
-        printf("  model: %u meshes, %u vertices, %u triangles, %u lights, %u proxies, %u dazzles\n",
-               m->mesh_count, m->total_vertices, m->total_triangles, m->light_count, m->proxy_count,
-               m->dazzle_count);
+        cli_printf(
+            "  model: %u meshes, %u vertices, %u triangles, %u lights, %u proxies, %u dazzles\n",
+            m->mesh_count, m->total_vertices, m->total_triangles, m->light_count, m->proxy_count,
+            m->dazzle_count);
         for (uint32_t i = 0; i < m->mesh_count; i++) {
             const amx_mesh *me = &m->meshes[i];
-            printf("    mesh %s: %u materials%s%s\n", me->name, me->material_count,
-                   me->hidden ? ", hidden" : "", me->collision ? ", collision" : "");
+            cli_printf("    mesh %s: %u materials%s%s\n", me->name, me->material_count,
+                       me->hidden ? ", hidden" : "", me->collision ? ", collision" : "");
             for (uint32_t k = 0; k < me->submesh_count; k++) {
                 const amx_submesh *sm = &me->submeshes[k];
-                printf("      %s%s%u vertices, %u triangles%s%s%s\n", sm->shader,
-                       sm->shader[0] ? ": " : "", sm->vertices, sm->triangles,
-                       sm->vertex_format[0] ? ", " : "", sm->vertex_format,
-                       sm->skin_bone_count ? ", skinned" : "");
+                cli_printf("      %s%s%u vertices, %u triangles%s%s%s\n", sm->shader,
+                           sm->shader[0] ? ": " : "", sm->vertices, sm->triangles,
+                           sm->vertex_format[0] ? ", " : "", sm->vertex_format,
+                           sm->skin_bone_count ? ", skinned" : "");
             }
         }
         for (uint32_t i = 0; i < m->proxy_count; i++)
-            printf("    proxy %s on bone %u%s\n", m->proxies[i].name, m->proxies[i].bone,
-                   m->proxies[i].hidden ? " (hidden)" : "");
+            cli_printf("    proxy %s on bone %u%s\n", m->proxies[i].name, m->proxies[i].bone,
+                       m->proxies[i].hidden ? " (hidden)" : "");
         for (uint32_t i = 0; i < m->light_count; i++)
-            printf("    light %s (type %u)\n", m->lights[i].name, m->lights[i].type);
+            cli_printf("    light %s (type %u)\n", m->lights[i].name, m->lights[i].type);
     }
     for (uint32_t i = 0; i < a->skeleton_ref_count; i++)
-        printf("  %s is built on skeleton %s (uses %u bones)\n", a->skeleton_refs[i].what,
-               a->skeleton_refs[i].skeleton, a->skeleton_refs[i].bones_used);
+        cli_printf("  %s is built on skeleton %s (uses %u bones)\n", a->skeleton_refs[i].what,
+                   a->skeleton_refs[i].skeleton, a->skeleton_refs[i].bones_used);
     if (a->particle)
-        printf("  particle system '%s': %u emitters\n", a->particle->name, a->particle->emitter_count);
+        cli_printf("  particle system '%s': %u emitters\n", a->particle->name,
+                   a->particle->emitter_count);
     if (a->object_count)
-        printf("  %u game objects\n", a->object_count);
+        cli_printf("  %u game objects\n", a->object_count);
     for (uint32_t i = 0, r = 0; i < a->object_count; i++) {
         const amx_game_object *o = &a->objects[i];
-        printf("    line %-6u %s '%s'%s%s\n", o->line, o->type, o->name,
-               o->variant_of ? ", a variant of " : "", o->variant_of ? o->variant_of : "");
+        cli_printf("    line %-6u %s '%s'%s%s\n", o->line, o->type, o->name,
+                   o->variant_of ? ", a variant of " : "", o->variant_of ? o->variant_of : "");
         for (; r < a->ref_count && a->refs[r].object <= (int32_t)i; r++)
             if (a->refs[r].object == (int32_t)i)
-                printf("      line %-6u %s = %s\n", a->refs[r].line, a->refs[r].tag,
-                       a->refs[r].name[0] ? a->refs[r].name : "(empty)");
+                cli_printf("      line %-6u %s = %s\n", a->refs[r].line, a->refs[r].tag,
+                           a->refs[r].name[0] ? a->refs[r].name : "(empty)");
     }
     if (a->archive) {
-        printf("  archive: %u entries\n", a->archive->entry_count);
+        cli_printf("  archive: %u entries\n", a->archive->entry_count);
         for (uint32_t i = 0; i < a->archive->entry_count; i++)
-            printf("    %-48s %10llu bytes at %llu%s\n", a->archive->entries[i].name,
-                   (unsigned long long)a->archive->entries[i].size,
-                   (unsigned long long)a->archive->entries[i].offset,
-                   a->archive->entries[i].valid ? "" : " (outside the archive)");
+            cli_printf("    %-48s %10llu bytes at %llu%s\n", a->archive->entries[i].name,
+                       (unsigned long long)a->archive->entries[i].size,
+                       (unsigned long long)a->archive->entries[i].offset,
+                       a->archive->entries[i].valid ? "" : " (outside the archive)");
     }
     for (uint32_t c = 0; c < a->clip_count; c++) {
         const amx_clip *cl = &a->clips[c];
-        printf("  clip %s -> skeleton %s: ", cl->name, cl->skeleton ? cl->skeleton : "(unknown)");
+        cli_printf("  clip %s -> skeleton %s: ", cl->name,
+                   cl->skeleton ? cl->skeleton : "(unknown)");
         if (cl->has_frames)
-            printf("%u frames @ %.4g fps (%.4g s), ", cl->frames, (double)cl->fps, cl->duration);
-        printf("%u tracks\n", cl->track_count);
+            cli_printf("%u frames @ %.4g fps (%.4g s), ", cl->frames, (double)cl->fps,
+                       cl->duration);
+        cli_printf("%u tracks\n", cl->track_count);
         if (cl->mw3)
             print_mw3(cl->mw3);
         for (uint32_t t = 0; t < cl->track_count; t++) {
             const amx_track *tr = &cl->tracks[t];
-            printf("    bone %3d %-32s", tr->bone_index, tr->bone ? tr->bone : "");
+            cli_printf("    bone %3d %-32s", tr->bone_index, tr->bone ? tr->bone : "");
             for (int k = 0; k < 5; k++)
                 if (tr->channels & (1u << k))
-                    printf(" %s", channel_names[k]);
+                    cli_printf(" %s", channel_names[k]);
             putchar('\n');
             if (!samples || !cl->has_samples)
                 continue;
             for (uint32_t f = 0; f < cl->frames; f++) {
-                printf("      %4u t", f);
+                cli_printf("      %4u t", f);
                 print_vec(tr->translation + (size_t)f * 3, 3);
-                printf(" r");
+                cli_printf(" r");
                 print_vec(tr->rotation + (size_t)f * 4, 4);
-                printf(" s");
+                cli_printf(" s");
                 print_vec(tr->scale + (size_t)f * 3, 3);
-                printf(" v%u%s\n", tr->visibility[f], tr->step && tr->step[f] ? " step" : "");
+                cli_printf(" v%u%s\n", tr->visibility[f], tr->step && tr->step[f] ? " step" : "");
             }
         }
     }
@@ -515,19 +519,19 @@ static void print_text(const char *path, const amx_asset *a, const amx_config *c
         if (sev == AMX_SEV_OFF)
             continue;
         if (!shown++)
-            printf("  findings:\n");
-        printf("    %s%-7s%s %s", cli_sev_on(sev), amx_severity_name(sev), cli_color_off(),
-               amx_code_get(f->code)->name);
+            cli_printf("  findings:\n");
+        cli_printf("    %s%-7s%s %s", cli_sev_on(sev), amx_severity_name(sev), cli_color_off(),
+                   amx_code_get(f->code)->name);
         if (f->offset >= 0)
-            printf(" @%lld", (long long)f->offset);
+            cli_printf(" @%lld", (long long)f->offset);
         if (f->context[0])
-            printf(" (%s)", f->context);
-        printf(": %s\n", f->message);
+            cli_printf(" (%s)", f->context);
+        cli_printf(": %s\n", f->message);
     }
     if (a->findings_dropped) {
         char msg[256];
         amx_findings_dropped_message(a, msg, sizeof msg);
-        printf("    ... %s\n", msg);
+        cli_printf("    ... %s\n", msg);
     }
 }
 

@@ -112,15 +112,15 @@ static void lint_free(lint_run *r)
 
 static void text_finding(const cli_finding *f)
 {
-    printf("  %s%-7s%s %s", cli_sev_on(f->severity), amx_severity_name(f->severity), cli_color_off(),
-           f->code);
+    cli_printf("  %s%-7s%s %s", cli_sev_on(f->severity), amx_severity_name(f->severity),
+               cli_color_off(), f->code);
     if (f->offset >= 0 && f->context[0])
-        printf(" (offset %lld, %s)", (long long)f->offset, f->context);
+        cli_printf(" (offset %lld, %s)", (long long)f->offset, f->context);
     else if (f->offset >= 0)
-        printf(" (offset %lld)", (long long)f->offset);
+        cli_printf(" (offset %lld)", (long long)f->offset);
     else if (f->context[0])
-        printf(" (%s)", f->context);
-    printf(": %s\n", f->message);
+        cli_printf(" (%s)", f->context);
+    cli_printf(": %s\n", f->message);
 }
 
 /* Prints the findings of the file that starts at index `first`; returns the index after it. */
@@ -140,15 +140,15 @@ static size_t text_file(const cli_findings *l, size_t first)
         amx_code c;
         size_t slot = amx_code_parse(f->code, &c) ? (size_t)c : AMX_CODE_COUNT;
         if (!printed)
-            printf("%s\n", head->path);
+            cli_printf("%s\n", head->path);
         printed = true;
         if (++seen[slot] <= SHOWN_PER_CODE)
             text_finding(f);
     }
     for (size_t s = 0; s <= AMX_CODE_COUNT; s++)
         if (seen[s] > SHOWN_PER_CODE)
-            printf("  ... and %zu more %s\n", seen[s] - SHOWN_PER_CODE,
-                   s < AMX_CODE_COUNT ? amx_code_get((amx_code)s)->name : "findings");
+            cli_printf("  ... and %zu more %s\n", seen[s] - SHOWN_PER_CODE,
+                       s < AMX_CODE_COUNT ? amx_code_get((amx_code)s)->name : "findings");
     return end;
 }
 
@@ -158,8 +158,8 @@ static void write_text(const lint_run *r)
         i = text_file(&r->findings, i);
     for (size_t k = 0; k < r->supp.n; k++)
         if (!r->supp.v[k].used)
-            printf("unused suppression: %s %s (%s); remove it\n", r->supp.v[k].code,
-                   r->supp.v[k].path, r->supp.v[k].reason);
+            cli_printf("unused suppression: %s %s (%s); remove it\n", r->supp.v[k].code,
+                       r->supp.v[k].path, r->supp.v[k].reason);
 }
 
 /* One line per code that counts, the most severe first: its severity, how many findings in
@@ -221,11 +221,11 @@ static void write_code_summary(FILE *say, const lint_run *r)
     code_count counts[AMX_CODE_COUNT + 8];
     size_t n = count_codes(r, counts, sizeof counts / sizeof counts[0]);
     for (size_t k = 0; k < n; k++)
-        fprintf(say, "%s%-24s %-7s%s %6zu finding%s in %zu file%s%s\n", cli_sev_on(counts[k].sev),
-                counts[k].code, amx_severity_name(counts[k].sev), cli_color_off(),
-                counts[k].findings, counts[k].findings == 1 ? " " : "s", counts[k].files,
-                counts[k].files == 1 ? "" : "s",
-                counts[k].sev >= r->gate ? "  (fails --fail-on)" : "");
+        cli_fprintf(say, "%s%-24s %-7s%s %6zu finding%s in %zu file%s%s\n",
+                    cli_sev_on(counts[k].sev), counts[k].code, amx_severity_name(counts[k].sev),
+                    cli_color_off(), counts[k].findings, counts[k].findings == 1 ? " " : "s",
+                    counts[k].files, counts[k].files == 1 ? "" : "s",
+                    counts[k].sev >= r->gate ? "  (fails --fail-on)" : "");
 }
 
 /* "5 findings at or above error: 3 BONE_NOT_IN_SKELETON, 2 TRUNCATED" */
@@ -235,17 +235,17 @@ static void write_fail_reason(FILE *say, const lint_run *r)
     size_t n = count_codes(r, counts, sizeof counts / sizeof counts[0]), total = 0;
     for (size_t k = 0; k < n; k++)
         total += counts[k].sev >= r->gate ? counts[k].findings : 0;
-    fprintf(say, ": %zu finding%s at or above %s (", total, total == 1 ? "" : "s",
-            amx_severity_name(r->gate));
+    cli_fprintf(say, ": %zu finding%s at or above %s (", total, total == 1 ? "" : "s",
+                amx_severity_name(r->gate));
     const char *sep = "";
     for (size_t k = 0, shown = 0; k < n; k++) {
         if (counts[k].sev < r->gate)
             continue;
         if (shown++ == 4) {
-            fprintf(say, ", ...");
+            cli_fprintf(say, ", ...");
             break;
         }
-        fprintf(say, "%s%zu %s", sep, counts[k].findings, counts[k].code);
+        cli_fprintf(say, "%s%zu %s", sep, counts[k].findings, counts[k].code);
         sep = ", ";
     }
     fputc(')', say);
@@ -551,8 +551,10 @@ static int scan_roots(lint_run *r, const char *const *given, size_t n, const cli
             }
             if (!found || strcmp(sum.format, "unknown") == 0 || strcmp(sum.status, "ignored") == 0) {
                 if (!o->quiet)
-                    fprintf(stderr, "animidx: lint: %s/%s is not a file animidx reads (or the "
-                                    "config ignores it); nothing to check\n", r->roots[i], name);
+                    cli_fprintf(stderr,
+                                "animidx: lint: %s/%s is not a file animidx reads (or the "
+                                "config ignores it); nothing to check\n",
+                                r->roots[i], name);
                 continue;
             }
             ++*checked;
@@ -696,8 +698,8 @@ int cmd_lint(cli_opts *o, amx_config *cfg)
         if (rc != EXIT_OK)
             cli_error("--write-baseline: %s", err);
         else if (!o->quiet)
-            fprintf(stderr, "animidx: wrote %zu findings to the baseline %s\n",
-                    r.findings.n - suppressed, o->write_baseline);
+            cli_fprintf(stderr, "animidx: wrote %zu findings to the baseline %s\n",
+                        r.findings.n - suppressed, o->write_baseline);
         lint_free(&r);
         return rc;
     }
@@ -723,28 +725,30 @@ int cmd_lint(cli_opts *o, amx_config *cfg)
     if (fmt != FMT_TEXT)
         for (size_t k = 0; k < r.supp.n; k++)
             if (!r.supp.v[k].used)
-                fprintf(stderr, "animidx: unused suppression: %s %s (%s)\n", r.supp.v[k].code,
-                        r.supp.v[k].path, r.supp.v[k].reason);
+                cli_fprintf(stderr, "animidx: unused suppression: %s %s (%s)\n", r.supp.v[k].code,
+                            r.supp.v[k].path, r.supp.v[k].reason);
     if (fmt == FMT_SARIF && so.written < so.results)
-        fprintf(stderr, "animidx: SARIF: %zu of %zu results written (--max-results %d, the most "
-                        "severe first); left out: %zu errors, %zu warnings, %zu notes; "
-                        "--group-by file|code aggregates them\n",
-                so.written, so.results, so.max_results, so.left[AMX_SEV_ERROR],
-                so.left[AMX_SEV_WARNING], so.left[AMX_SEV_INFO]);
+        cli_fprintf(stderr,
+                    "animidx: SARIF: %zu of %zu results written (--max-results %d, the most "
+                    "severe first); left out: %zu errors, %zu warnings, %zu notes; "
+                    "--group-by file|code aggregates them\n",
+                    so.written, so.results, so.max_results, so.left[AMX_SEV_ERROR],
+                    so.left[AMX_SEV_WARNING], so.left[AMX_SEV_INFO]);
     if (fmt == FMT_TEXT || !o->quiet) {
         /* which rules were in force: a config can change severities and ignore files */
-        fprintf(say, "lint: configuration: %s\n",
-                cfg->source ? cfg->source : "none (built-in defaults)");
+        cli_fprintf(say, "lint: configuration: %s\n",
+                    cfg->source ? cfg->source : "none (built-in defaults)");
         write_code_summary(say, &r);
-        fprintf(say, "lint: %llu files, %llu errors, %llu warnings, %llu info",
-                (unsigned long long)files_seen, (unsigned long long)totals[AMX_SEV_ERROR],
-                (unsigned long long)totals[AMX_SEV_WARNING],
-                (unsigned long long)totals[AMX_SEV_INFO]);
+        cli_fprintf(say, "lint: %llu files, %llu errors, %llu warnings, %llu info",
+                    (unsigned long long)files_seen, (unsigned long long)totals[AMX_SEV_ERROR],
+                    (unsigned long long)totals[AMX_SEV_WARNING],
+                    (unsigned long long)totals[AMX_SEV_INFO]);
         if (r.have_baseline)
-            fprintf(say, " (new since the baseline; %zu in it)", baselined);
+            cli_fprintf(say, " (new since the baseline; %zu in it)", baselined);
         if (suppressed)
-            fprintf(say, ", %zu suppressed", suppressed);
-        fprintf(say, "; --fail-on %s: %s", amx_severity_name(gate), passed ? "passed" : "FAILED");
+            cli_fprintf(say, ", %zu suppressed", suppressed);
+        cli_fprintf(say, "; --fail-on %s: %s", amx_severity_name(gate),
+                    passed ? "passed" : "FAILED");
         if (!passed)
             write_fail_reason(say, &r);
         fputc('\n', say);

@@ -45,7 +45,7 @@ static int run_list(cli_opts *o, const amx_config *cfg, list_query query, const 
         amx_json_end_array(&ctx.j);
         fputc('\n', stdout);
     } else if (!st) {
-        printf("%d %s\n", ctx.count, noun);
+        cli_printf("%d %s\n", ctx.count, noun);
     }
     amx_db_close(db);
     if (st) {
@@ -87,9 +87,9 @@ static void print_how(const char *how, const char *via)
 {
     if (!how)
         return;
-    printf("by %s", strcmp(how, "name") == 0 ? "the naming convention" : how);
+    cli_printf("by %s", strcmp(how, "name") == 0 ? "the naming convention" : how);
     if (via && via[0])
-        printf(" (%s)", via);
+        cli_printf(" (%s)", via);
 }
 
 typedef struct clips_ctx {
@@ -111,10 +111,10 @@ static void clip_row(const amx_clip_row *r, void *user)
         clip_json(&o->j, r);
         return;
     }
-    printf("  %-56s %-32s ", r->path, r->clip);
+    cli_printf("  %-56s %-32s ", r->path, r->clip);
     if (r->frames >= 0)
-        printf("%5lld frames @ %g fps  ", (long long)r->frames, r->fps);
-    printf("%3lld tracks  ", (long long)r->tracks);
+        cli_printf("%5lld frames @ %g fps  ", (long long)r->frames, r->fps);
+    cli_printf("%3lld tracks  ", (long long)r->tracks);
     /* the file's other errors (a truncated clip may still fit its skeleton) */
     amx_file_summary sum;
     bool found = false;
@@ -123,23 +123,24 @@ static void clip_row(const amx_clip_row *r, void *user)
     if (amx_query_file_summary(c->db, c->cfg, r->root, r->path, &sum, &found, err, sizeof err) == AMX_OK && found)
         errors = sum.findings[AMX_SEV_ERROR];
     if (!r->bound) {
-        printf("%sskeleton not indexed%s", cli_sev_on(AMX_SEV_WARNING), cli_color_off());
+        cli_printf("%sskeleton not indexed%s", cli_sev_on(AMX_SEV_WARNING), cli_color_off());
     } else if (r->bones_missing) {
-        printf("%s%lld bones do not match%s", cli_sev_on(AMX_SEV_ERROR), (long long)r->bones_missing,
-               cli_color_off());
+        cli_printf("%s%lld bones do not match%s", cli_sev_on(AMX_SEV_ERROR),
+                   (long long)r->bones_missing, cli_color_off());
     } else if (errors) {
         /* a truncated clip may still name its skeleton's bones: not "all bones match" */
-        printf("%sbones match, but the file has %llu error finding%s%s", cli_sev_on(AMX_SEV_ERROR),
-               (unsigned long long)errors, errors == 1 ? "" : "s", cli_color_off());
+        cli_printf("%sbones match, but the file has %llu error finding%s%s",
+                   cli_sev_on(AMX_SEV_ERROR), (unsigned long long)errors, errors == 1 ? "" : "s",
+                   cli_color_off());
     } else {
-        printf("all bones match");
+        cli_printf("all bones match");
     }
     if (r->bound) {
-        printf("  [%s, ", r->skeleton_path ? r->skeleton_path : "?");
+        cli_printf("  [%s, ", r->skeleton_path ? r->skeleton_path : "?");
         print_how(r->how, r->via);
-        printf("]");
+        cli_printf("]");
     }
-    printf("\n");
+    cli_printf("\n");
 }
 
 /* Skeleton names like the one asked for, for "no skeleton X; did you mean ...". */
@@ -232,7 +233,7 @@ int cmd_clips(cli_opts *o, amx_config *cfg)
             cli_error("clips: no skeleton '%s' in the index, and no clip targets it%s", skel,
                       near.n ? "; skeletons with close names:" : " ('animidx skeletons' lists them)");
             for (size_t k = 0; k < near.n; k++)
-                fprintf(stderr, "  %s\n", near.best[k]);
+                cli_fprintf(stderr, "  %s\n", near.best[k]);
         }
     }
     if (from_file[0])
@@ -242,9 +243,10 @@ int cmd_clips(cli_opts *o, amx_config *cfg)
         amx_json_init(&c.o.j, stdout, true);
         amx_json_begin_array(&c.o.j);
     } else if (o->bone) {
-        printf("clips animating bone %s%s%s:\n", o->bone, skel ? " of skeleton " : "", skel ? skel : "");
+        cli_printf("clips animating bone %s%s%s:\n", o->bone, skel ? " of skeleton " : "",
+                   skel ? skel : "");
     } else {
-        printf("clips targeting skeleton %s:\n", skel);
+        cli_printf("clips targeting skeleton %s:\n", skel);
     }
     if (!st)
         st = o->bone ? amx_query_clips_with_bone(db, o->bone, clip_row, &c, err, sizeof err)
@@ -253,7 +255,7 @@ int cmd_clips(cli_opts *o, amx_config *cfg)
         amx_json_end_array(&c.o.j);
         fputc('\n', stdout);
     } else if (!st) {
-        printf("%d clips\n", c.o.count);
+        cli_printf("%d clips\n", c.o.count);
     }
     amx_db_close(db);
     if (st) {
@@ -280,8 +282,8 @@ static void skeleton_row(const amx_skeleton_row *r, void *user)
         amx_json_end_object(&o->j);
         return;
     }
-    printf("  %-40s %4lld bones %4lld clips  %s\n", r->skeleton, (long long)r->bones,
-           (long long)r->clips, r->path);
+    cli_printf("  %-40s %4lld bones %4lld clips  %s\n", r->skeleton, (long long)r->bones,
+               (long long)r->clips, r->path);
 }
 
 static amx_status query_skeletons(amx_db *db, out_ctx *ctx, const void *arg, char *err,
@@ -318,13 +320,13 @@ static void issue_json(amx_json *j, const amx_issue_row *r)
 
 static void issue_text(const amx_issue_row *r)
 {
-    printf("  %s%-7s%s %s", cli_sev_on(r->severity), amx_severity_name(r->severity), cli_color_off(),
-           r->code);
+    cli_printf("  %s%-7s%s %s", cli_sev_on(r->severity), amx_severity_name(r->severity),
+               cli_color_off(), r->code);
     if (r->offset >= 0)
-        printf(" @%lld", (long long)r->offset);
+        cli_printf(" @%lld", (long long)r->offset);
     if (r->context[0])
-        printf(" (%s)", r->context);
-    printf(": %s\n", r->message);
+        cli_printf(" (%s)", r->context);
+    cli_printf(": %s\n", r->message);
 }
 
 /* Findings of one code shown per file before the rest are collapsed (as lint does). */
@@ -351,8 +353,8 @@ static void end_file(issues_ctx *c)
 {
     for (size_t k = 0; k <= AMX_CODE_COUNT; k++) {
         if (c->per_code[k] > SHOWN_PER_CODE)
-            printf("  ... and %zu more %s\n", c->per_code[k] - SHOWN_PER_CODE,
-                   k < AMX_CODE_COUNT ? amx_code_get((amx_code)k)->name : "findings");
+            cli_printf("  ... and %zu more %s\n", c->per_code[k] - SHOWN_PER_CODE,
+                       k < AMX_CODE_COUNT ? amx_code_get((amx_code)k)->name : "findings");
         c->per_code[k] = 0;
         c->code_in_file[k] = false;
     }
@@ -393,7 +395,7 @@ static void issue_row(const amx_issue_row *r, void *user)
         return;
     }
     if (new_file)
-        printf("%s\n", r->path);
+        cli_printf("%s\n", r->path);
     if (++c->per_code[slot] <= SHOWN_PER_CODE) {
         issue_text(r);
         c->shown++;
@@ -440,7 +442,7 @@ int cmd_issues(cli_opts *o, amx_config *cfg)
             cli_paths_free(&where);
             amx_db_close(db);
             if (o->json && rc == EXIT_FINDINGS)
-                printf("[]\n");
+                cli_printf("[]\n");
             return rc;
         }
         c.where = &where;
@@ -481,7 +483,7 @@ int cmd_issues(cli_opts *o, amx_config *cfg)
     if (c.path[0])
         end_file(&c);
     if (c.limit >= 0 && c.total > c.shown)
-        printf("... %zu more findings not listed (--limit %d)\n", c.total - c.shown, c.limit);
+        cli_printf("... %zu more findings not listed (--limit %d)\n", c.total - c.shown, c.limit);
     /* a line per code, the most frequent first, then the count */
     size_t slots[AMX_CODE_COUNT + 1], n = 0;
     for (size_t k = 0; k <= AMX_CODE_COUNT; k++)
@@ -489,17 +491,17 @@ int cmd_issues(cli_opts *o, amx_config *cfg)
             slots[n++] = k;
     qsort_r(slots, n, sizeof *slots, cmp_slot, &c);
     if (n)
-        printf("by code:\n");
+        cli_printf("by code:\n");
     for (size_t i = 0; i < n; i++) {
         size_t k = slots[i];
         const char *name = k < AMX_CODE_COUNT ? amx_code_get((amx_code)k)->name : "other";
         amx_severity sev = c.code_sev[k];
-        printf("  %-24s %s%-7s%s %6zu in %zu file%s\n", name, cli_sev_on(sev),
-               amx_severity_name(sev), cli_color_off(), c.code_total[k], c.code_files[k],
-               c.code_files[k] == 1 ? "" : "s");
+        cli_printf("  %-24s %s%-7s%s %6zu in %zu file%s\n", name, cli_sev_on(sev),
+                   amx_severity_name(sev), cli_color_off(), c.code_total[k], c.code_files[k],
+                   c.code_files[k] == 1 ? "" : "s");
     }
-    printf("%zu findings (%zu errors, %zu warnings, %zu info) in %zu files\n", c.total,
-           c.by_sev[AMX_SEV_ERROR], c.by_sev[AMX_SEV_WARNING], c.by_sev[AMX_SEV_INFO], c.files);
+    cli_printf("%zu findings (%zu errors, %zu warnings, %zu info) in %zu files\n", c.total,
+               c.by_sev[AMX_SEV_ERROR], c.by_sev[AMX_SEV_WARNING], c.by_sev[AMX_SEV_INFO], c.files);
     return EXIT_OK;
 }
 
@@ -567,22 +569,23 @@ static void show_file(const amx_show_file *f, void *user)
     /* "ok" only for a file decoded completely that has no error finding (a bone check of
      * the link pass counts too) */
     const uint64_t *n = s->sum.findings;
-    char verdict[160];
+    cli_printf("%s  (root %s)\n  format %s%s%s, ", f->path, f->root, f->format,
+               f->version[0] ? " version " : "", f->version);
     if (n[AMX_SEV_ERROR])
-        snprintf(verdict, sizeof verdict, "%s%llu error%s%s (%s)", cli_sev_on(AMX_SEV_ERROR),
-                 (unsigned long long)n[AMX_SEV_ERROR], n[AMX_SEV_ERROR] == 1 ? "" : "s",
-                 cli_color_off(), strcmp(f->status, "ok") == 0 ? "decoded completely" : f->status);
+        cli_printf("%s%llu error%s%s (%s)", cli_sev_on(AMX_SEV_ERROR),
+                   (unsigned long long)n[AMX_SEV_ERROR], n[AMX_SEV_ERROR] == 1 ? "" : "s",
+                   cli_color_off(),
+                   strcmp(f->status, "ok") == 0 ? "decoded completely" : f->status);
     else if (n[AMX_SEV_WARNING])
-        snprintf(verdict, sizeof verdict, "%s, %s%llu warning%s%s", f->status,
-                 cli_sev_on(AMX_SEV_WARNING), (unsigned long long)n[AMX_SEV_WARNING],
-                 n[AMX_SEV_WARNING] == 1 ? "" : "s", cli_color_off());
+        cli_printf("%s, %s%llu warning%s%s", f->status, cli_sev_on(AMX_SEV_WARNING),
+                   (unsigned long long)n[AMX_SEV_WARNING], n[AMX_SEV_WARNING] == 1 ? "" : "s",
+                   cli_color_off());
     else
-        snprintf(verdict, sizeof verdict, "%s", f->status);
-    printf("%s  (root %s)\n  format %s%s%s, %s; %lld bytes; xxh3 %016llx; decoder v%lld\n", f->path,
-           f->root, f->format, f->version[0] ? " version " : "", f->version, verdict,
-           (long long)f->size, (unsigned long long)f->hash, (long long)f->decoder_version);
+        cli_printf("%s", f->status);
+    cli_printf("; %lld bytes; xxh3 %016llx; decoder v%lld\n", (long long)f->size,
+               (unsigned long long)f->hash, (long long)f->decoder_version);
     if (f->container)
-        printf("  inside archive %s\n", f->container);
+        cli_printf("  inside archive %s\n", f->container);
 }
 
 static void show_skeleton(const char *name, int64_t bones, void *user)
@@ -597,7 +600,7 @@ static void show_skeleton(const char *name, int64_t bones, void *user)
         s->in_bones = true;
         return;
     }
-    printf("  skeleton %s: %lld bones\n", name, (long long)bones);
+    cli_printf("  skeleton %s: %lld bones\n", name, (long long)bones);
 }
 
 static void show_bone(int64_t idx, const char *name, int64_t parent, void *user)
@@ -610,7 +613,7 @@ static void show_bone(int64_t idx, const char *name, int64_t parent, void *user)
         amx_json_end_object(&s->o.j);
         return;
     }
-    printf("    %3lld %-32s parent %lld\n", (long long)idx, name, (long long)parent);
+    cli_printf("    %3lld %-32s parent %lld\n", (long long)idx, name, (long long)parent);
 }
 
 static void start_section(show_ctx *s, const char *key, bool *flag)
@@ -661,14 +664,16 @@ static void show_clip(const amx_clip_row *c, void *user)
     amx_format fmt = AMX_FMT_UNKNOWN;
     amx_format_parse(c->format, &fmt);
     if (!amx_format_clips_bind(fmt)) {
-        printf("  definition %s, anim root %s\n", c->clip, c->skeleton ? c->skeleton : "(none)");
+        cli_printf("  definition %s, anim root %s\n", c->clip,
+                   c->skeleton ? c->skeleton : "(none)");
         return;
     }
-    printf("  clip %s -> skeleton %s%s: ", c->clip, c->skeleton ? c->skeleton : "(unknown)",
-           c->bound ? "" : " (not in the index)");
+    cli_printf("  clip %s -> skeleton %s%s: ", c->clip, c->skeleton ? c->skeleton : "(unknown)",
+               c->bound ? "" : " (not in the index)");
     if (c->frames >= 0)
-        printf("%lld frames @ %g fps (%.4g s), ", (long long)c->frames, c->fps, c->duration);
-    printf("%lld tracks, %lld bones do not match\n", (long long)c->tracks, (long long)c->bones_missing);
+        cli_printf("%lld frames @ %g fps (%.4g s), ", (long long)c->frames, c->fps, c->duration);
+    cli_printf("%lld tracks, %lld bones do not match\n", (long long)c->tracks,
+               (long long)c->bones_missing);
 }
 
 static void show_binding(const amx_binding_row *b, void *user)
@@ -686,13 +691,13 @@ static void show_binding(const amx_binding_row *b, void *user)
         amx_json_end_object(&s->o.j);
         return;
     }
-    printf("    checked against %s (%s%s%s) ", b->skeleton, b->path, b->base_layer ? ", base layer " : "",
-           b->base_layer ? b->root : "");
+    cli_printf("    checked against %s (%s%s%s) ", b->skeleton, b->path,
+               b->base_layer ? ", base layer " : "", b->base_layer ? b->root : "");
     print_how(b->how, b->via);
     if (b->bones_bad)
-        printf(": %lld bones do not fit\n", (long long)b->bones_bad);
+        cli_printf(": %lld bones do not fit\n", (long long)b->bones_bad);
     else
-        printf(": every bone fits\n");
+        cli_printf(": every bone fits\n");
 }
 
 static void show_track(int64_t idx, const char *bone, int64_t bone_index, const char *channels,
@@ -715,7 +720,7 @@ static void show_track(int64_t idx, const char *bone, int64_t bone_index, const 
         return;
     }
     (void)idx;
-    printf("    bone %3lld %-32s %s\n", (long long)bone_index, bone ? bone : "", channels);
+    cli_printf("    bone %3lld %-32s %s\n", (long long)bone_index, bone ? bone : "", channels);
 }
 
 static void show_detail(const char *group, const char *text, void *user)
@@ -725,9 +730,9 @@ static void show_detail(const char *group, const char *text, void *user)
         return; /* JSON: the clip's "details" */
     if (strcmp(s->o.last_path, group) != 0) {
         snprintf(s->o.last_path, sizeof s->o.last_path, "%s", group);
-        printf("    %s:\n", group);
+        cli_printf("    %s:\n", group);
     }
-    printf("      %s\n", text);
+    cli_printf("      %s\n", text);
 }
 
 static void show_model(const amx_model_row *m, void *user)
@@ -753,13 +758,14 @@ static void show_model(const amx_model_row *m, void *user)
         return;
     }
     if (strcmp(m->kind, "particle") == 0)
-        printf("  particle system '%s': %lld emitters\n", m->name, (long long)m->emitters);
+        cli_printf("  particle system '%s': %lld emitters\n", m->name, (long long)m->emitters);
     else
-        printf("  model: %lld meshes (%lld sub-meshes), %lld vertices, %lld triangles, %lld lights, "
-               "%lld proxies, %lld dazzles\n",
-               (long long)m->meshes, (long long)m->submeshes, (long long)m->vertices,
-               (long long)m->triangles, (long long)m->lights, (long long)m->proxies,
-               (long long)m->dazzles);
+        cli_printf(
+            "  model: %lld meshes (%lld sub-meshes), %lld vertices, %lld triangles, %lld lights, "
+            "%lld proxies, %lld dazzles\n",
+            (long long)m->meshes, (long long)m->submeshes, (long long)m->vertices,
+            (long long)m->triangles, (long long)m->lights, (long long)m->proxies,
+            (long long)m->dazzles);
 }
 
 static void show_mesh(const char *name, int64_t materials, int64_t vertices, int64_t triangles,
@@ -779,9 +785,9 @@ static void show_mesh(const char *name, int64_t materials, int64_t vertices, int
         amx_json_end_object(&s->o.j);
         return;
     }
-    printf("    mesh %-32s %lld materials, %lld vertices, %lld triangles, %s%s%s\n", name,
-           (long long)materials, (long long)vertices, (long long)triangles, shaders,
-           hidden ? ", hidden" : "", collision ? ", collision" : "");
+    cli_printf("    mesh %-32s %lld materials, %lld vertices, %lld triangles, %s%s%s\n", name,
+               (long long)materials, (long long)vertices, (long long)triangles, shaders,
+               hidden ? ", hidden" : "", collision ? ", collision" : "");
 }
 
 static void object_json(amx_json *j, const amx_object_row *o)
@@ -807,14 +813,14 @@ static void show_object(const amx_object_row *o, void *user)
         return;
     }
     if (!s->in_objects)
-        printf("  game objects and the files they name:\n");
+        cli_printf("  game objects and the files they name:\n");
     s->in_objects = true;
     if (o->tag)
-        printf("    line %-6lld %s '%s': %s = %s\n", (long long)o->line, o->type, o->name, o->tag,
-               o->value && o->value[0] ? o->value : "(empty)");
+        cli_printf("    line %-6lld %s '%s': %s = %s\n", (long long)o->line, o->type, o->name,
+                   o->tag, o->value && o->value[0] ? o->value : "(empty)");
     else
-        printf("    line %-6lld %s '%s'%s%s\n", (long long)o->line, o->type, o->name,
-               o->variant_of ? ", a variant of " : "", o->variant_of ? o->variant_of : "");
+        cli_printf("    line %-6lld %s '%s'%s%s\n", (long long)o->line, o->type, o->name,
+                   o->variant_of ? ", a variant of " : "", o->variant_of ? o->variant_of : "");
 }
 
 static void show_used_by(const amx_object_row *o, void *user)
@@ -826,10 +832,10 @@ static void show_used_by(const amx_object_row *o, void *user)
         return;
     }
     if (!s->in_used_by)
-        printf("  used by game objects:\n");
+        cli_printf("  used by game objects:\n");
     s->in_used_by = true;
-    printf("    %s '%s' (%s:%lld, %s)\n", o->type, o->name, o->path, (long long)o->line,
-           o->tag ? o->tag : "");
+    cli_printf("    %s '%s' (%s:%lld, %s)\n", o->type, o->name, o->path, (long long)o->line,
+               o->tag ? o->tag : "");
 }
 
 static void show_member(const char *path, const char *format, const char *status, void *user)
@@ -845,9 +851,9 @@ static void show_member(const char *path, const char *format, const char *status
         return;
     }
     if (!s->in_members)
-        printf("  archive members:\n");
+        cli_printf("  archive members:\n");
     s->in_members = true;
-    printf("    %-64s %s, %s\n", path, format, status);
+    cli_printf("    %-64s %s, %s\n", path, format, status);
 }
 
 static void show_issue(const amx_issue_row *r, void *user)
@@ -859,7 +865,7 @@ static void show_issue(const amx_issue_row *r, void *user)
         return;
     }
     if (!s->in_issues)
-        printf("  findings:\n");
+        cli_printf("  findings:\n");
     s->in_issues = true;
     issue_text(r);
 }
@@ -954,11 +960,11 @@ static void ref_json(amx_json *j, const amx_ref_row *r, bool with_file)
 /* "Land_Model_Name of 'X', line 28" / "mesh 'HULL' submesh 0 param 'BaseTexture' @2230" */
 static void print_place(const amx_ref_row *r)
 {
-    printf("%s", r->tag);
+    cli_printf("%s", r->tag);
     if (r->object)
-        printf(" of '%s'", r->object);
+        cli_printf(" of '%s'", r->object);
     if (r->line > 0)
-        printf(", line %lld", (long long)r->line);
+        cli_printf(", line %lld", (long long)r->line);
 }
 
 typedef struct refs_ctx {
@@ -995,7 +1001,7 @@ static void refs_file(const char *root, const char *path, void *user)
         c->in_out = true;
         return;
     }
-    printf("%s  (root %s)\n", path, root);
+    cli_printf("%s  (root %s)\n", path, root);
     c->in_out = true;
 }
 
@@ -1007,14 +1013,14 @@ static void refs_out(const amx_ref_row *r, void *user)
         ref_json(&c->o.j, r, false);
         return;
     }
-    printf("  %-18s %-40s ", r->kind, r->name[0] ? r->name : "(empty)");
+    cli_printf("  %-18s %-40s ", r->kind, r->name[0] ? r->name : "(empty)");
     print_place(r);
     const char *res = r->resolution ? r->resolution : "not resolved yet";
     if (r->target_path)
-        printf("\n      -> %s%s%s%s\n", r->target_path, r->target_base ? " (base layer " : "",
-               r->target_base ? r->target_root : "", r->target_base ? ")" : "");
+        cli_printf("\n      -> %s%s%s%s\n", r->target_path, r->target_base ? " (base layer " : "",
+                   r->target_base ? r->target_root : "", r->target_base ? ")" : "");
     else
-        printf("\n      -> %s\n", strcmp(res, "found") == 0 ? "found (the set's clips)" : res);
+        cli_printf("\n      -> %s\n", strcmp(res, "found") == 0 ? "found (the set's clips)" : res);
 }
 
 static void refs_in(const amx_ref_row *r, void *user)
@@ -1033,13 +1039,13 @@ static void refs_in(const amx_ref_row *r, void *user)
         return;
     }
     if (c->in_out) {
-        printf("  named by:\n");
+        cli_printf("  named by:\n");
         c->in_out = false;
         c->in_in = true;
     }
-    printf("    %s: ", r->path);
+    cli_printf("    %s: ", r->path);
     print_place(r);
-    printf(" (%s '%s')\n", r->kind, r->name);
+    cli_printf(" (%s '%s')\n", r->kind, r->name);
 }
 
 typedef struct missing_ctx {
@@ -1068,18 +1074,18 @@ static void missing_row(const amx_missing_row *m, void *user)
         amx_json_end_object(&c->o.j);
         return;
     }
-    printf("%-7s %-18s %s%s: %lld reference%s in %lld file%s\n", amx_severity_name(m->severity),
-           m->kind, m->name, strcmp(m->resolution, "wrong-kind") == 0 ? " (wrong kind)" : "",
-           (long long)m->references, m->references == 1 ? "" : "s", (long long)m->files,
-           m->files == 1 ? "" : "s");
+    cli_printf("%-7s %-18s %s%s: %lld reference%s in %lld file%s\n", amx_severity_name(m->severity),
+               m->kind, m->name, strcmp(m->resolution, "wrong-kind") == 0 ? " (wrong kind)" : "",
+               (long long)m->references, m->references == 1 ? "" : "s", (long long)m->files,
+               m->files == 1 ? "" : "s");
     size_t show = m->referrer_count < 3 ? m->referrer_count : 3;
     for (size_t i = 0; i < show; i++) {
-        printf("          %s: ", m->referrers[i].path);
+        cli_printf("          %s: ", m->referrers[i].path);
         print_place(&m->referrers[i]);
-        printf("\n");
+        cli_printf("\n");
     }
     if ((int64_t)show < m->references)
-        printf("          ... and %lld more\n", (long long)(m->references - (int64_t)show));
+        cli_printf("          ... and %lld more\n", (long long)(m->references - (int64_t)show));
 }
 
 /* refs PATH: the path as typed is resolved to one file (cli_resolve_path); the query matches
@@ -1107,9 +1113,9 @@ int cmd_refs(cli_opts *o, amx_config *cfg)
             amx_json_end_array(&c.o.j);
             fputc('\n', stdout);
         } else if (!st) {
-            printf("%d name%s missing or of the wrong kind, %lld reference%s\n", c.o.count,
-                   c.o.count == 1 ? "" : "s", (long long)c.references,
-                   c.references == 1 ? "" : "s");
+            cli_printf("%d name%s missing or of the wrong kind, %lld reference%s\n", c.o.count,
+                       c.o.count == 1 ? "" : "s", (long long)c.references,
+                       c.references == 1 ? "" : "s");
         }
     } else {
         refs_ctx c = { .o.json = o->json };
@@ -1169,18 +1175,18 @@ static int one_rule(cli_opts *o, const amx_config *cfg, const char *name)
         fputc('\n', stdout);
         return EXIT_OK;
     }
-    printf("%s\n\n  severity  %s%s%s", ci->name, cli_sev_on(eff), amx_severity_name(eff),
-           cli_color_off());
+    cli_printf("%s\n\n  severity  %s%s%s", ci->name, cli_sev_on(eff), amx_severity_name(eff),
+               cli_color_off());
     if (cfg->severity_set[code])
-        printf(" (set by the config %s; the default is %s)", cfg->source ? cfg->source : "",
-               amx_severity_name(ci->severity));
+        cli_printf(" (set by the config %s; the default is %s)", cfg->source ? cfg->source : "",
+                   amx_severity_name(ci->severity));
     char anchor[64];
     size_t n = 0;
     for (const char *c = ci->name; *c && n + 1 < sizeof anchor; c++)
         anchor[n++] = (char)tolower((unsigned char)*c);
     anchor[n] = '\0';
-    printf("\n  means     %s\n  fix       %s\n  docs      docs/rules.md#%s\n", ci->summary,
-           ci->help, anchor);
+    cli_printf("\n  means     %s\n  fix       %s\n  docs      docs/rules.md#%s\n", ci->summary,
+               ci->help, anchor);
     return EXIT_OK;
 }
 
@@ -1209,9 +1215,9 @@ int cmd_rules(cli_opts *o, amx_config *cfg)
             amx_json_kstring(&j, "help", ci->help);
             amx_json_end_object(&j);
         } else {
-            printf("%-24s %s%-8s%s %s%s\n", ci->name, cli_sev_on(eff), amx_severity_name(eff),
-                   cli_color_off(), ci->summary,
-                   cfg->severity_set[i] ? " (severity set by the config)" : "");
+            cli_printf("%-24s %s%-8s%s %s%s\n", ci->name, cli_sev_on(eff), amx_severity_name(eff),
+                       cli_color_off(), ci->summary,
+                       cfg->severity_set[i] ? " (severity set by the config)" : "");
         }
     }
     if (o->json) {

@@ -578,10 +578,10 @@ int cmd_report(cli_opts *o, amx_config *cfg)
     if (rc == EXIT_OK)
         rc = write_file(dir, "report.html", &r, true);
     if (rc == EXIT_OK && !o->quiet) {
-        printf("wrote %s/report.json and %s/report.html: %zu findings", dir, dir, r.findings.n);
+        cli_printf("wrote %s/report.json and %s/report.html: %zu findings", dir, dir, r.findings.n);
         if (r.have_previous)
-            printf(" (%zu new, %zu fixed, %zu still open)", r.n_new, r.n_fixed, r.n_open);
-        printf("\n");
+            cli_printf(" (%zu new, %zu fixed, %zu still open)", r.n_new, r.n_fixed, r.n_open);
+        cli_printf("\n");
     }
     report_free(&r);
     return rc;

@@ -29,9 +29,9 @@ static bool scan_interrupted(void *user)
 void cli_scan_progress(const amx_scan_progress *p, void *user)
 {
     (void)user;
-    fprintf(stderr, "\r\033[Kscanning: %llu files, %llu decoded, %llu unchanged, %.1f MB read",
-            (unsigned long long)p->files_seen, (unsigned long long)p->files_decoded,
-            (unsigned long long)p->files_unchanged, (double)p->bytes_read / 1e6);
+    cli_fprintf(stderr, "\r\033[Kscanning: %llu files, %llu decoded, %llu unchanged, %.1f MB read",
+                (unsigned long long)p->files_seen, (unsigned long long)p->files_decoded,
+                (unsigned long long)p->files_unchanged, (double)p->bytes_read / 1e6);
     fflush(stderr);
 }
 
@@ -94,40 +94,41 @@ int cli_print_summary(amx_db *db, const amx_config *cfg, bool json, bool include
         return EXIT_OK;
     }
     if (st)
-        printf("scanned %llu files in %.2f s: %llu decoded, %llu unchanged, %llu removed, "
-               "%llu unreadable (%.1f MB read)\n",
-               (unsigned long long)st->files_seen, st->seconds,
-               (unsigned long long)st->files_decoded,
-               (unsigned long long)(st->files_unchanged + st->files_rehashed),
-               (unsigned long long)st->files_removed, (unsigned long long)st->files_failed,
-               (double)st->bytes_read / 1e6);
-    printf("index %s:\n  files:", cfg->db_path);
+        cli_printf("scanned %llu files in %.2f s: %llu decoded, %llu unchanged, %llu removed, "
+                   "%llu unreadable (%.1f MB read)\n",
+                   (unsigned long long)st->files_seen, st->seconds,
+                   (unsigned long long)st->files_decoded,
+                   (unsigned long long)(st->files_unchanged + st->files_rehashed),
+                   (unsigned long long)st->files_removed, (unsigned long long)st->files_failed,
+                   (double)st->bytes_read / 1e6);
+    cli_printf("index %s:\n  files:", cfg->db_path);
     const char *sep = " ";
     for (int f = 1; f < AMX_FORMAT_COUNT; f++) {
         if (!sum.by_format[f])
             continue;
-        printf("%s%llu %s", sep, (unsigned long long)sum.by_format[f], amx_format_name((amx_format)f));
+        cli_printf("%s%llu %s", sep, (unsigned long long)sum.by_format[f],
+                   amx_format_name((amx_format)f));
         sep = ", ";
     }
     if (sum.by_format[AMX_FMT_UNKNOWN])
-        printf("%s%llu unreadable or not recognised", sep, (unsigned long long)sum.by_format[AMX_FMT_UNKNOWN]);
+        cli_printf("%s%llu unreadable or not recognised", sep,
+                   (unsigned long long)sum.by_format[AMX_FMT_UNKNOWN]);
     if (sum.files == 0)
-        printf(" none");
-    printf(" (%llu other files skipped)\n", (unsigned long long)sum.other_files);
-    printf("  clips: %llu (%llu without a skeleton in the index, %llu no model loads by name), "
-           "skeletons: %llu, models: %llu, particle systems: %llu\n",
-           (unsigned long long)sum.clips, (unsigned long long)sum.clips_unbound,
-           (unsigned long long)sum.clips_not_loaded,
-           (unsigned long long)sum.skeletons, (unsigned long long)sum.models,
-           (unsigned long long)sum.particles);
-    printf("  findings%s: %llu errors, %llu warnings, %llu info%s\n",
-           include_base ? "" : " (base layers left out)",
-           (unsigned long long)sum.findings[AMX_SEV_ERROR],
-           (unsigned long long)sum.findings[AMX_SEV_WARNING],
-           (unsigned long long)sum.findings[AMX_SEV_INFO],
-           sum.findings[AMX_SEV_ERROR] + sum.findings[AMX_SEV_WARNING]
-               ? " (list them with 'animidx issues')"
-               : "");
+        cli_printf(" none");
+    cli_printf(" (%llu other files skipped)\n", (unsigned long long)sum.other_files);
+    cli_printf("  clips: %llu (%llu without a skeleton in the index, %llu no model loads by name), "
+               "skeletons: %llu, models: %llu, particle systems: %llu\n",
+               (unsigned long long)sum.clips, (unsigned long long)sum.clips_unbound,
+               (unsigned long long)sum.clips_not_loaded, (unsigned long long)sum.skeletons,
+               (unsigned long long)sum.models, (unsigned long long)sum.particles);
+    cli_printf("  findings%s: %llu errors, %llu warnings, %llu info%s\n",
+               include_base ? "" : " (base layers left out)",
+               (unsigned long long)sum.findings[AMX_SEV_ERROR],
+               (unsigned long long)sum.findings[AMX_SEV_WARNING],
+               (unsigned long long)sum.findings[AMX_SEV_INFO],
+               sum.findings[AMX_SEV_ERROR] + sum.findings[AMX_SEV_WARNING]
+                   ? " (list them with 'animidx issues')"
+                   : "");
     return EXIT_OK;
 }
 

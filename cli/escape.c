@@ -2,50 +2,18 @@
  * small formatting helpers lint and report share. */
 #include "lint.h"
 
+#include "animidx/text.h"
+
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-
-/* The code point of the valid UTF-8 sequence at s and its length in *n; *n = 0 if invalid. */
-static unsigned utf8_decode(const unsigned char *s, size_t *n)
-{
-    unsigned c = s[0], min;
-    if (c < 0x80) {
-        *n = 1;
-        return c;
-    }
-    if (c >= 0xC2 && c <= 0xDF) {
-        *n = 2;
-        min = 0x80;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        *n = 3;
-        min = 0x800;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        *n = 4;
-        min = 0x10000;
-    } else {
-        *n = 0;
-        return 0;
-    }
-    unsigned cp = c & (0x7Fu >> *n);
-    for (size_t i = 1; i < *n; i++) {
-        if ((s[i] & 0xC0) != 0x80) {
-            *n = 0;
-            return 0;
-        }
-        cp = cp << 6 | (s[i] & 0x3Fu);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-        *n = 0;
-    return cp;
-}
 
 void cli_xml_escape(FILE *out, const char *str)
 {
     const unsigned char *s = (const unsigned char *)(str ? str : "");
     while (*s) {
-        size_t n;
-        unsigned cp = utf8_decode(s, &n);
+        unsigned cp = 0;
+        size_t n = amx_utf8_len(s, 4, &cp); /* stops at the NUL, which continues nothing */
         switch (n ? cp : 0xFFFDu) {
         case '&': fputs("&amp;", out); break;
         case '<': fputs("&lt;", out); break;
@@ -53,12 +21,18 @@ void cli_xml_escape(FILE *out, const char *str)
         case '"': fputs("&quot;", out); break;
         case '\'': fputs("&#39;", out); break;
         default:
-            /* XML 1.0 allows tab, newline, carriage return, and no other control character. */
-            if (!n || (cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0x7F ||
-                cp == 0xFFFE || cp == 0xFFFF)
+            /* A control character (tab, LF and CR too: one finding is one line in a JUnit
+             * viewer and in the report), and a byte that is not UTF-8, are shown as the
+             * terminal shows them (\x1B, animidx/text.h); U+FFFE/U+FFFF are not XML. */
+            if (!n || amx_text_is_control(cp)) {
+                char e[16];
+                size_t k = amx_text_escape((const char *)s, n ? n : 1, e);
+                fwrite(e, 1, k, out);
+            } else if (cp == 0xFFFE || cp == 0xFFFF) {
                 fputs("&#xFFFD;", out);
-            else
+            } else {
                 fwrite(s, 1, n, out);
+            }
         }
         s += n ? n : 1;
     }

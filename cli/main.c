@@ -250,40 +250,6 @@ static const cli_cmd commands[] = {
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
-void cli_error(const char *fmt, ...)
-{
-    char msg[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    fputs("animidx: ", stderr);
-    cli_term_escape(stderr, msg); /* messages name files: no control characters on a terminal */
-    fputc('\n', stderr);
-}
-
-/* ---- colours ---- */
-
-bool cli_use_color;
-
-const char *cli_sev_on(amx_severity sev)
-{
-    if (!cli_use_color)
-        return "";
-    switch (sev) {
-    case AMX_SEV_ERROR: return "\033[1;31m";
-    case AMX_SEV_WARNING: return "\033[33m";
-    case AMX_SEV_INFO: return "\033[36m";
-    case AMX_SEV_OFF: break;
-    }
-    return "";
-}
-
-const char *cli_color_off(void)
-{
-    return cli_use_color ? "\033[0m" : "";
-}
-
 /* --color WHEN: always, never, or auto (standard output is a terminal and NO_COLOR is unset
  * or empty, https://no-color.org). */
 static bool choose_color(const char *when, bool *on)
@@ -473,7 +439,6 @@ static int parse_args(const cli_cmd *cmd, int argc, char **argv, cli_opts *o)
 
 int main(int argc, char **argv)
 {
-    cli_term_init();
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;

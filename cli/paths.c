@@ -202,8 +202,8 @@ static void suggest(amx_db *db, const root_list *roots, const char *cmd, const c
                                                     "list indexed paths");
     for (size_t k = 0; k < c.n; k++) {
         if (c.best[k] && c.best_root[k])
-            fprintf(stderr, "  %s%s%s%s\n", c.best[k], roots->n > 1 ? "  (root " : "",
-                    roots->n > 1 ? c.best_root[k] : "", roots->n > 1 ? ")" : "");
+            cli_fprintf(stderr, "  %s%s%s%s\n", c.best[k], roots->n > 1 ? "  (root " : "",
+                        roots->n > 1 ? c.best_root[k] : "", roots->n > 1 ? ")" : "");
         free(c.best[k]), free(c.best_root[k]);
     }
 }
@@ -362,9 +362,9 @@ int cli_resolve_path(amx_db *db, const char *cmd, const char *typed, bool allow_
         cli_error("%s: '%s' matches %zu indexed %s; give more of the path:", cmd, typed, out->n,
                   out->v[0].dir ? "directories or files" : "files");
         for (size_t i = 0; i < out->n; i++)
-            fprintf(stderr, "  %s%s%s%s%s\n", out->v[i].path[0] ? out->v[i].path : ".",
-                    out->v[i].dir ? "/" : "", a.n > 1 ? "  (root " : "",
-                    a.n > 1 ? out->v[i].root : "", a.n > 1 ? ")" : "");
+            cli_fprintf(stderr, "  %s%s%s%s%s\n", out->v[i].path[0] ? out->v[i].path : ".",
+                        out->v[i].dir ? "/" : "", a.n > 1 ? "  (root " : "",
+                        a.n > 1 ? out->v[i].root : "", a.n > 1 ? ")" : "");
         rc = EXIT_FINDINGS;
     }
     if (rc != EXIT_OK && rc != EXIT_FINDINGS)

@@ -40,6 +40,9 @@ int amxd_log_open(const char *path, amx_log_level level, char *err, size_t errle
 void amxd_log_close(void);
 bool amxd_log_enabled(amx_log_level level);
 void amxd_log(amx_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* fprintf(stderr, ...) with the control characters of every %s argument escaped (the messages
+ * of the command line before the log is open). */
+void amxd_eprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- core.c, queue.c, batch.c, requests.c ---- */
 

@@ -1,7 +1,10 @@
 /* animidxd logging: one line per event, "2025-01-31T12:00:00.123 animidxd[42] info: ...",
- * to stderr or a file (reopened on SIGHUP, so log rotation works). Thread-safe: the scan job
- * logs from its worker thread. */
+ * the control characters of the names in it escaped (animidx/text.h), to stderr or a file
+ * (reopened on SIGHUP, so log rotation works). Thread-safe: the scan job logs from its worker
+ * thread. */
 #include "daemon.h"
+
+#include "animidx/text.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -70,10 +73,11 @@ void amxd_log(amx_log_level lvl, const char *fmt, ...)
     localtime_r(&ts.tv_sec, &tm);
     char stamp[32];
     strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
+    /* one line per event: the names in it have their control characters escaped */
     char msg[2048];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    amx_text_vformat(msg, sizeof msg, NULL, fmt, ap);
     va_end(ap);
     uv_mutex_lock(&mu);
     FILE *f = out ? out : stderr;
@@ -81,4 +85,14 @@ void amxd_log(amx_log_level lvl, const char *fmt, ...)
             amx_log_level_name(lvl), msg);
     fflush(f);
     uv_mutex_unlock(&mu);
+}
+
+void amxd_eprintf(const char *fmt, ...)
+{
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    amx_text_vformat(msg, sizeof msg, NULL, fmt, ap);
+    va_end(ap);
+    fputs(msg, stderr);
 }

@@ -63,12 +63,12 @@ static int daemonize(int *ready_fd)
 {
     int p[2];
     if (pipe(p) != 0) {
-        fprintf(stderr, "animidxd: pipe: %s\n", strerror(errno));
+        amxd_eprintf("animidxd: pipe: %s\n", strerror(errno));
         return 3;
     }
     pid_t pid = fork();
     if (pid < 0) {
-        fprintf(stderr, "animidxd: fork: %s\n", strerror(errno));
+        amxd_eprintf("animidxd: fork: %s\n", strerror(errno));
         return 3;
     }
     if (pid > 0) {
@@ -86,7 +86,7 @@ static int daemonize(int *ready_fd)
         msg[len] = '\0';
         close(p[0]);
         if (len == 0) {
-            fprintf(stderr, "animidxd: the daemon died while starting (see its log)\n");
+            amxd_eprintf("animidxd: the daemon died while starting (see its log)\n");
             _exit(3);
         }
         int code = msg[0] - '0';
@@ -94,7 +94,7 @@ static int daemonize(int *ready_fd)
         if (code == 0)
             printf("animidxd: started (pid %ld)\n", (long)pid);
         else
-            fprintf(stderr, "animidxd: %s\n", text ? text + 1 : "failed to start");
+            amxd_eprintf("animidxd: %s\n", text ? text + 1 : "failed to start");
         fflush(stdout);
         _exit(code);
     }
@@ -157,7 +157,7 @@ int main(int argc, char **argv)
         if (valued) {
             value = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
             if (!value) {
-                fprintf(stderr, "animidxd: %.*s needs a value\n", (int)nlen, a);
+                amxd_eprintf("animidxd: %.*s needs a value\n", (int)nlen, a);
                 rc = 2;
                 break;
             }
@@ -173,7 +173,7 @@ int main(int argc, char **argv)
         if (is_dir || path_slot) {
             char *abs = absolute(is_dir ? a : value);
             if (!abs) {
-                fprintf(stderr, "animidxd: %s: %s\n", is_dir ? a : value, strerror(errno));
+                amxd_eprintf("animidxd: %s: %s\n", is_dir ? a : value, strerror(errno));
                 rc = 3;
                 break;
             }
@@ -202,13 +202,14 @@ int main(int argc, char **argv)
             char *end;
             long v = strtol(value, &end, 10);
             if (!*value || *end || v < 0 || v > 256) {
-                fprintf(stderr, "animidxd: --jobs: expected a whole number from 0 to 256, got "
-                                "'%s'\n", value);
+                amxd_eprintf("animidxd: --jobs: expected a whole number from 0 to 256, got "
+                             "'%s'\n",
+                             value);
                 rc = 2;
             }
             o.jobs_override = (int)v;
         } else {
-            fprintf(stderr, "animidxd: unknown option '%s'\n", a);
+            amxd_eprintf("animidxd: unknown option '%s'\n", a);
             usage(stderr);
             rc = 2;
         }
@@ -220,7 +221,7 @@ int main(int argc, char **argv)
     if (rc == 0) {
         cfg = malloc(sizeof *cfg);
         if (!cfg || amxd_load_config(&o, cfg, err, sizeof err) != 0) {
-            fprintf(stderr, "animidxd: %s\n", cfg ? err : "out of memory");
+            amxd_eprintf("animidxd: %s\n", cfg ? err : "out of memory");
             free(cfg);
             cfg = NULL;
             rc = 2;
@@ -229,8 +230,8 @@ int main(int argc, char **argv)
     int ready_fd = -1;
     if (rc == 0 && !foreground) {
         if (!cfg->log_path)
-            fprintf(stderr, "animidxd: note: the log goes to stderr, which is closed in the "
-                            "background; set [daemon] log = FILE, or run with --foreground\n");
+            amxd_eprintf("animidxd: note: the log goes to stderr, which is closed in the "
+                         "background; set [daemon] log = FILE, or run with --foreground\n");
         rc = daemonize(&ready_fd);
     }
     if (rc != 0) {
@@ -253,7 +254,7 @@ int main(int argc, char **argv)
     if (rc) {
         amxd_log(AMX_LOG_ERROR, "cannot start: %s", err);
         if (ready_fd < 0 && amxd_log_enabled(AMX_LOG_ERROR) && d && amxd_config(d)->log_path)
-            fprintf(stderr, "animidxd: %s\n", err);
+            amxd_eprintf("animidxd: %s\n", err);
         report_ready(&ready_fd, rc, err);
     } else {
         report_ready(&ready_fd, 0, NULL);

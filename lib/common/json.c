@@ -1,5 +1,6 @@
 /* Streaming JSON writer; see json.h. */
 #include "animidx/json.h"
+#include "animidx/text.h"
 
 #include <math.h>
 #include <inttypes.h>
@@ -61,35 +62,6 @@ void amx_json_end_object(amx_json *j) { close_(j, '}'); }
 void amx_json_begin_array(amx_json *j) { open_(j, '['); }
 void amx_json_end_array(amx_json *j) { close_(j, ']'); }
 
-/* Length of the valid UTF-8 sequence at s, or 0 when it is not valid. */
-static size_t utf8_len(const unsigned char *s)
-{
-    unsigned c = s[0];
-    size_t n;
-    unsigned min;
-    if (c >= 0xC2 && c <= 0xDF) {
-        n = 2;
-        min = 0x80;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        n = 3;
-        min = 0x800;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        n = 4;
-        min = 0x10000;
-    } else {
-        return 0;
-    }
-    unsigned cp = c & (0x7Fu >> n);
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3Fu);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return n;
-}
-
 void amx_json_escape(FILE *out, const char *str)
 {
     const unsigned char *s = (const unsigned char *)str;
@@ -115,8 +87,14 @@ void amx_json_escape(FILE *out, const char *str)
             fputc(c, out);
             s++;
         } else {
-            size_t n = utf8_len(s);
-            if (n) {
+            /* (a NUL-terminated string: the decoder stops at the NUL, which continues nothing) */
+            unsigned cp = 0;
+            size_t n = amx_utf8_len(s, 4, &cp);
+            if (n && amx_text_is_control(cp)) {
+                /* C1 controls and U+2028/9: escaped, so no terminal or log reads them raw */
+                fprintf(out, "\\u%04x", cp);
+                s += n;
+            } else if (n) {
                 fwrite(s, 1, n, out);
                 s += n;
             } else {

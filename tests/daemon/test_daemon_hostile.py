@@ -186,9 +186,41 @@ def test_lock_link():
         c.that("lock file" in d.log(), "the message: %r" % d.log()[-500:])
 
 
+FORGED = "x\n::error file=README.md::forged\nlint: 0 files, 0 errors; passed\x1b[2K\n"
+
+
+def test_forged_log_lines():
+    with case(tap, "names holding LF and ESC forge no line in the daemon's log, in status or sync "
+                   "(issue 21, defect 5)") as c:
+        import re
+        root = os.path.join(td.TMP, "forged" + FORGED + "root")
+        model(os.path.join(root, FORGED + ".ALO"), WALKER)
+        d = Daemon("forged-daemon", [])
+        d.start("--", root)
+        d.sync()
+        clip(os.path.join(root, FORGED + "_IDLE_00.ALA"), WALKER + [FORGED], frames=9)
+        d.sync()
+        log = d.log().split("[stderr]")[0]
+        stamp = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3} animidxd\[\d+\] \w+: ")
+        bad = [ln for ln in log.splitlines() if not stamp.match(ln)]
+        c.eq(bad, [], "log lines that are not a record of their own")
+        c.that("\x1b" not in log, "raw ESC in the log")
+        c.that("x\\x0A::error" in log, "the name escaped in the log: %r" % log[-600:])
+        for cmd in ("status", "sync"):
+            p = d.cli(cmd, rc=None)
+            text = p.stdout + p.stderr
+            c.that(not [ln for ln in text.split("\n") if ln.startswith("::error") or
+                        ln.startswith("lint: 0")], "%s: forged lines in %r" % (cmd, text[:500]))
+            c.that("\x1b" not in text, "%s: raw ESC in %r" % (cmd, text[:300]))
+        st = d.cli("status").stdout
+        c.that("forgedx\\x0A::error file=README.md::forged\\x0Alint: 0 files, 0 errors; "
+               "passed\\x1B[2K\\x0Aroot" in st, "status names the root escaped: %r" % st[:600])
+        d.check_clean_stop(c)
+
+
 def main():
     tests = [test_symlink_to_ancestor, test_client_that_never_reads, test_many_clients,
-             test_lock_link]
+             test_lock_link, test_forged_log_lines]
     try:
         only = os.environ.get("AMX_ONLY")  # e.g. AMX_ONLY=test_lock_link: those tests alone
         for t in tests:

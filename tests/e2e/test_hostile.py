@@ -581,7 +581,7 @@ def test_names_not_text():
             html = fh.read()
         c.that("the file could not be decoded again" not in html, "a clip's file was not found again")
 
-    with case(tap, "control characters in names are escaped on a terminal, kept in a pipe") as c:
+    with case(tap, "control characters in names are escaped on a terminal") as c:
         import pty
         root = fresh("ctrl")
         evil = "X\x1b]0;pwned\x07\x1b[2J_IDLE_00.ALA"
@@ -609,10 +609,75 @@ def test_names_not_text():
             out = out.replace(colour, b"")
         c.that(b"\x1b" not in out and b"\x07" not in out, "raw control bytes on the terminal: %r" % out[:300])
         c.that(b"X\\x1B]0;pwned\\x07\\x1B[2J_IDLE_00.ALA" in out, "escaped name: %r" % out[:300])
-        p = ax.run("issues", "--db", db)
-        c.that(evil in p.stdout, "a pipe gets the name as it is: %r" % p.stdout[:200])
-        p = ax.run("dump", os.path.join(root, evil, "nothing"))
-        c.that(evil in p.stderr, "stderr to a pipe: %r" % p.stderr[:200])
+
+    test_forged_lines()
+
+
+FORGED = "x\n::error file=README.md::forged\nlint: 0 files, 0 errors; passed\x1b[2K\n"
+
+
+def forged_lines(text):
+    """The lines of an output that a forged name would have added."""
+    return [ln for ln in text.split("\n")
+            if ln.startswith("::error") or ln.startswith("lint: 0 files, 0 errors; passed") or
+            ln.startswith("_IDLE_00") or ln.startswith("_BONE")]
+
+
+def test_forged_lines():
+    """Issue 21 (5): a name that holds LF, CR, ESC forges no line in any text output, piped."""
+    root = fresh("forged")
+    clipname = FORGED + "_IDLE_00.ALA"
+    # a model and a clip whose names (and a bone's) hold the forged lines; the clip names a
+    # bone the model lacks, so a finding's message holds them too
+    amxgen("model", os.path.join(root, FORGED + ".ALO"), "--bones", "Root,Body")
+    amxgen("clip", os.path.join(root, clipname), "--bones", "Root," + FORGED + "_BONE")
+    db = os.path.join(TMP, "forged.db")
+    must(ax.run("scan", root, "--db", db, "--quiet"), "scan")
+    esc_name = "x\\x0A::error file=README.md::forged\\x0Alint: 0 files, 0 errors; passed\\x1B[2K\\x0A"
+    runs = {
+        "changes": ax.run("changes", "--db", db),
+        "lint": ax.run("lint", root, "--db", db),
+        "issues": ax.run("issues", "--db", db),
+        "show": ax.run("show", "--db", db, os.path.join(root, clipname)),
+        "refs": ax.run("refs", "--db", db, os.path.join(root, FORGED + ".ALO")),
+        "clips": ax.run("clips", "--db", db, "--bone", "Root"),
+        "skeletons": ax.run("skeletons", "--db", db),
+        "dump": ax.run("dump", os.path.join(root, clipname)),
+        "dump (stderr)": ax.run("dump", os.path.join(root, FORGED + "missing")),
+        "show (stderr)": ax.run("show", "--db", db, FORGED + "missing"),
+    }
+    with case(tap, "a name holding '\\n::error ...\\nlint: ... passed\\x1b[2K' forges no line in "
+                   "lint, issues, show, refs, changes, clips, skeletons, dump (piped)") as c:
+        for what, p in runs.items():
+            text = p.stdout + p.stderr
+            c.eq(forged_lines(text), [], "%s: forged lines" % what)
+            c.that("\x1b" not in text and "\r" not in text, "%s: raw control bytes: %r" % (what, text[:300]))
+            c.that(esc_name in text, "%s: the name escaped in %r" % (what, text[:400]))
+    with case(tap, "the same names in JSON, SARIF and JUnit: escaped by their formats' rules, read "
+                   "back as they are") as c:
+        got = json.loads(must(ax.run("issues", "--db", db, "--json"), "issues --json").stdout)
+        c.that(any(i["path"] == clipname for i in got), "issues --json paths: %s" % short([i["path"] for i in got]))
+        sarif = ax.run("lint", root, "--db", db, "--format", "sarif").stdout
+        c.eq(forged_lines(sarif), [], "SARIF: forged lines")
+        try:
+            uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                    for r in json.loads(sarif)["runs"][0]["results"]]
+            c.that(any("x%0A::error" in u for u in uris), "SARIF URIs: %s" % short(uris))
+        except (ValueError, KeyError, IndexError) as e:
+            c.that(False, "SARIF: %s" % e)
+        junit = ax.run("lint", root, "--db", db, "--format", "junit").stdout
+        c.eq(forged_lines(junit), [], "JUnit: forged lines")
+        c.that("\x1b" not in junit and esc_name in junit, "JUnit: %r" % junit[:400])
+        import xml.dom.minidom
+        try:
+            xml.dom.minidom.parseString(junit)
+        except Exception as e:  # noqa: BLE001 (any parse error)
+            c.that(False, "JUnit is not XML: %s" % e)
+        # C1 controls are escaped in JSON too (a terminal may run U+009B as CSI)
+        amxgen("clip", os.path.join(root, "Y\u009b2J_IDLE_00.ALA"), "--bones", "a")
+        must(ax.run("scan", root, "--db", db, "--quiet"), "rescan")
+        raw = must(ax.run("issues", "--db", db, "--json"), "issues --json").stdout
+        c.that("\u009b" not in raw and "\\u009b" in raw, "C1 in JSON: %r" % raw[:200])
 
 
 def test_dump_fifo():

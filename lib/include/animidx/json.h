@@ -1,7 +1,8 @@
 /*
  * A small streaming JSON writer to a FILE (the CLI's --json outputs, reports).
  * Numbers that are not finite are written as null; strings are escaped (control characters,
- * quotes, backslashes; bytes >= 0x80 pass through, invalid UTF-8 is replaced by U+FFFD).
+ * C0, DEL and C1, and U+2028/U+2029 as \uXXXX; quotes, backslashes; other UTF-8 passes
+ * through, invalid UTF-8 is replaced by U+FFFD).
  */
 #ifndef ANIMIDX_JSON_H
 #define ANIMIDX_JSON_H

@@ -1,0 +1,123 @@
+/* lib/common/text.c: control characters escaped in what people read (issue 21, defect 5). */
+#include "test.h"
+#include "animidx/text.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+static char out[4096];
+
+static const char *esc(const char *s, size_t n)
+{
+    size_t k = amx_text_escape(s, n, out);
+    out[k] = '\0';
+    CHECK_EQ(amx_text_escape(s, n, NULL), k); /* counting gives the same length */
+    return out;
+}
+
+static void test_escape(void)
+{
+    /* the forged CI log of the issue: one line, the workflow command and the ESC shown */
+    const char evil[] = "x\n::error file=README.md::pwned\nlint: 0 files, 0 errors; passed"
+                        "\x1b[2K\n_IDLE_00.ALA";
+    CHECK_STR(esc(evil, sizeof evil - 1),
+              "x\\x0A::error file=README.md::pwned\\x0Alint: 0 files, 0 errors; passed\\x1B[2K\\x0A"
+              "_IDLE_00.ALA");
+    CHECK_STR(esc("a\tb\rc\x7f" "d", 7), "a\\x09b\\x0Dc\\x7Fd");
+    CHECK_STR(esc("\0z", 2), "\\x00z");
+    /* text passes: UTF-8, backslashes (Windows paths in XML), '%' */
+    const char *text = "caf\xc3\xa9 Data\\Art 100% \xe2\x82\xac \xf0\x9f\x98\x80";
+    CHECK_STR(esc(text, strlen(text)), text);
+    /* C1 controls (U+009B is CSI on some terminals), the line separators */
+    CHECK_STR(esc("a\xc2\x9b" "1m\xc2\x85", 7), "a\\xC2\\x9B1m\\xC2\\x85");
+    CHECK_STR(esc("l\xe2\x80\xa8p\xe2\x80\xa9", 8), "l\\xE2\\x80\\xA8p\\xE2\\x80\\xA9");
+    /* bytes that are not UTF-8: each alone; a sequence cut by the length */
+    CHECK_STR(esc("\xff\xc3(\xed\xa0\x80", 6), "\\xFF\\xC3(\\xED\\xA0\\x80");
+    CHECK_STR(esc("\xc3\xa9", 1), "\\xC3");
+    CHECK_STR(esc("\xe2\x82\xac", 2), "\\xE2\\x82");
+    unsigned cp = 0;
+    CHECK_EQ(amx_utf8_len((const unsigned char *)"\xf0\x9f\x98\x80", 4, &cp), 4);
+    CHECK_EQ(cp, 0x1F600);
+    CHECK_EQ(amx_utf8_len((const unsigned char *)"\xc0\x80", 2, &cp), 0); /* overlong */
+    CHECK_EQ(amx_utf8_len((const unsigned char *)"\xf4\x90\x80\x80", 4, &cp), 0); /* > U+10FFFF */
+}
+
+static const char colour_off[] = "\033[0m";
+
+static bool keep_colour(const char *s)
+{
+    return s == colour_off; /* the program's own sequence, not a name that spells it */
+}
+
+static void test_format(void)
+{
+    char buf[256];
+    /* the format's own text passes, %s arguments are escaped */
+    int n = amx_text_format(buf, sizeof buf, NULL, "%s: %s\n", "a\nb", "c\x1b[2Jd");
+    CHECK_STR(buf, "a\\x0Ab: c\\x1B[2Jd\n");
+    CHECK_EQ(n, (int)strlen(buf));
+    /* width counts what is shown; precision the bytes read */
+    amx_text_format(buf, sizeof buf, NULL, "[%-6s|%6s|%.2s|%.*s]", "a\tb", "xy", "abc", 3, "p\nqr");
+    CHECK_STR(buf, "[a\\x09b|    xy|ab|p\\x0Aq]");
+    /* kept arguments (a program's own colour sequences) pass */
+    char name[8];
+    memcpy(name, colour_off, sizeof colour_off);
+    amx_text_format(buf, sizeof buf, keep_colour, "%sX%s", name, colour_off);
+    CHECK_STR(buf, "\\x1B[0mX\033[0m");
+    /* truncation: as much as fits, NUL-terminated, the whole length returned */
+    char tiny[8];
+    n = amx_text_format(tiny, sizeof tiny, NULL, "%s!", "\n\n");
+    CHECK_EQ(n, 9);
+    CHECK_STR(tiny, "\\x0A\\x0");
+    CHECK_EQ(amx_text_format(NULL, 0, NULL, "%d %s", 42, "\x01"), 7);
+    const char *volatile none = NULL;
+    amx_text_format(buf, sizeof buf, NULL, "%s", none);
+    CHECK_STR(buf, "(null)");
+    /* a control character given as %c */
+    amx_text_format(buf, sizeof buf, NULL, "<%c%c>", 'a', '\n');
+    CHECK_STR(buf, "<a\\x0A>");
+}
+
+/* Every other conversion gives what vsnprintf gives. */
+__attribute__((format(printf, 1, 2))) static void same(const char *fmt, ...)
+{
+    char a[512], b[512];
+    va_list ap, aq;
+    va_start(ap, fmt);
+    va_copy(aq, ap);
+    int na = amx_text_vformat(a, sizeof a, NULL, fmt, ap);
+    int nb = vsnprintf(b, sizeof b, fmt, aq);
+    va_end(aq);
+    va_end(ap);
+    if (na != nb || strcmp(a, b) != 0) {
+        printf("# format \"%s\": \"%s\" (%d) != \"%s\" (%d)\n", fmt, a, na, b, nb);
+        test_failed_checks++;
+    }
+}
+
+static void test_conversions(void)
+{
+    same("%d %i %5d %-5d| %05d %+d % d", -7, 8, 42, 42, 42, 3, 3);
+    same("%ld %lld %zu %jd %td %hd %hhd %hhu", -1L, (long long)INT64_MIN, (size_t)SIZE_MAX,
+         (intmax_t)-9, (ptrdiff_t)-3, (short)-2, (signed char)-128, (unsigned char)255);
+    same("%u %x %X %#x %o %#o %lu %llx", 4000000000u, 255u, 255u, 255u, 8u, 8u, 123456789ul,
+         0xdeadbeefcafeULL);
+    same("%*d|%-*d|%*d|%.*d|%.3d", 6, 1, 6, 2, -6, 3, 4, 5, 7);
+    same("%f %.2f %10.3f %-10.1f| %e %g %G %a", 3.14159, 2.5, -1.0, 0.25, 1e300, 1e-5, 1e20, 1.0);
+    same("%Lf %.1Le", (long double)1.5, (long double)-2e100);
+    same("%.0f|%.400f", 1e308, 1.0);
+    same("%c%c %% %5c|%-3c|", 'o', 'k', 'x', 'y');
+    same("%p %p", (void *)&test_failed_checks, (void *)NULL);
+    same("%s/%s %10s|%-4s|", "plain", "text", "right", "l");
+    same("no conversions at all");
+    same("%5.1f%%", 99.5);
+}
+
+int main(void)
+{
+    RUN(test_escape);
+    RUN(test_format);
+    RUN(test_conversions);
+    return test_done();
+}
