@@ -545,12 +545,10 @@ void amx__ref(amx_dec *d, amx_ref_kind kind, const char *name, const char *tag, 
 {
     amx_asset *a = d->asset;
     if (a->ref_count >= AMX_MAX_REFS) {
-        if (a->ref_count == AMX_MAX_REFS) {
-            a->ref_count++; /* reported once; the count is put back below */
+        if (!d->refs_capped) /* said once */
             amx__finding(d, AMX_C_LIMIT_EXCEEDED, offset, tag,
                          "more than %u references: the rest are not recorded", AMX_MAX_REFS);
-            a->ref_count--;
-        }
+        d->refs_capped = true;
         return;
     }
     /* malloc'd like the findings, so the array can grow without copies left in the arena */
@@ -596,21 +594,28 @@ amx_severity amx_findings_dropped_severity(const amx_asset *a)
     return AMX_SEV_INFO;
 }
 
-void amx_findings_dropped_message(const amx_asset *a, char *buf, size_t len)
+void amx_findings_dropped_text(uint32_t dropped, const uint32_t by_severity[3], char *buf,
+                               size_t len)
 {
     static const char *const names[] = { "info", "warnings", "errors" };
-    int n = snprintf(buf, len, "%u more findings in this file were not recorded (",
-                     a ? a->findings_dropped : 0);
+    int n = snprintf(buf, len, "%u more findings in this file were not recorded (", dropped);
     bool any = false;
     for (int s = AMX_SEV_ERROR; s >= AMX_SEV_INFO && n >= 0 && (size_t)n < len; s--) {
-        if (!a || !a->findings_dropped_by_severity[s])
+        if (!by_severity[s])
             continue;
-        n += snprintf(buf + n, len - (size_t)n, "%s%u %s", any ? ", " : "",
-                      a->findings_dropped_by_severity[s], names[s]);
+        n += snprintf(buf + n, len - (size_t)n, "%s%u %s", any ? ", " : "", by_severity[s],
+                      names[s]);
         any = true;
     }
     if (n >= 0 && (size_t)n < len)
         snprintf(buf + n, len - (size_t)n, "%s; the most severe were kept)", any ? "" : "none");
+}
+
+void amx_findings_dropped_message(const amx_asset *a, char *buf, size_t len)
+{
+    static const uint32_t none[3];
+    amx_findings_dropped_text(a ? a->findings_dropped : 0,
+                              a ? a->findings_dropped_by_severity : none, buf, len);
 }
 
 void amx_asset_free(amx_asset *a)

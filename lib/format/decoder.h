@@ -43,6 +43,7 @@ typedef struct amx_dec {
     uint32_t kept_by_severity[3]; /* findings kept, by severity (info, warning, error) */
     bool out_of_memory;           /* an allocation failed: the decode stops as soon as it can */
     bool fatal;                   /* amx__fatal was called */
+    bool refs_capped;             /* AMX_MAX_REFS was reached (said once) */
 } amx_dec;
 
 /* Allocation from the asset's arena, zeroed. On failure: NULL, and a LIMIT_EXCEEDED finding. */

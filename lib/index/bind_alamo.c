@@ -8,29 +8,54 @@
  * Variant_Of_Existing_Type, when that model sits in the clip's directory ('xml-override'). No
  * model: one SKELETON_NOT_FOUND naming the models and where they were looked for. A name no
  * model loads: CLIP_NOT_LOADED_BY_NAME (info), with the skeletons that fit all its bones.
+ *
+ * The game objects that play an override set are walked once a pass for each set and root
+ * (set_targets, kept in the linker's memos), whatever the number of clips of the set: each
+ * object name's variants are asked once and each object's inherited model is worked out once,
+ * so the walk is linear in the objects. A limit that cuts it is a LIMIT_EXCEEDED on the clip.
  */
 #include "link_internal.h"
 #include "resolve/resolve.h"
 
+#include "common/grow.h"
+
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* A model an XML value names, found from root `root`; its directory must be `dir_key` (the
- * engine loads the animations from the model's directory). */
-static int find_xml_model(linker *l, const char *value, int64_t root, const char *dir_key,
-                          pick *p)
+/* A key for the pass's memos, formatted (malloc'd: names from files have any length). */
+__attribute__((format(printf, 1, 2)))
+static char *memo_key(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *k = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (k) {
+        va_start(ap, fmt);
+        vsnprintf(k, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    return k;
+}
+
+/* The model file an XML value names, found from root `root` (the path it was found at in
+ * lkey, as the engine tries them: DATA/ART/MODELS/<value>, then the .ALO retry). 1 found with
+ * a skeleton, 0 none, -1 error. */
+static int find_xml_model(linker *l, const char *value, int64_t root, char *lkey, size_t n)
 {
     char keys[2][AMX_LKEY_MAX];
-    size_t n = amx__model_lkeys(value, keys);
-    for (size_t i = 0; i < n; i++) {
-        int found = link_find_by_lkey(l, keys[i], root, p, NULL);
+    size_t nk = amx__model_lkeys(value, keys);
+    for (size_t i = 0; i < nk; i++) {
+        pick p;
+        int found = link_find_by_lkey(l, keys[i], root, &p, NULL);
         if (found < 0)
             return -1;
         if (found) {
-            char dir[AMX_LKEY_MAX];
-            link_lkey_dir(keys[i], dir, sizeof dir);
-            return strcmp(dir, dir_key) == 0;
+            snprintf(lkey, n, "%s", keys[i]);
+            return 1;
         }
     }
     return 0;
@@ -45,140 +70,330 @@ static int is_winner(linker *l, int64_t file_id, const char *lkey, int64_t root)
     return best_id < 0 ? -1 : best_id == file_id;
 }
 
-/* The model game object `o` uses for `model_tag`: its own tag, else its variant parents'.
- * Fills value; returns 1 found, 0 none, -1 error. */
-static int object_model(linker *l, int64_t object_id, const char *model_tag, int64_t root,
-                        char *value, size_t n)
+/* The object named `key` the root's stack sees first (0: none; -1 error), asked once a pass. */
+static int64_t first_object_named(linker *l, const char *key, int64_t root)
 {
-    int64_t cur = object_id;
-    for (int depth = 0; depth < MAX_VARIANT_DEPTH && cur; depth++) {
+    char *mk = memo_key("N|%lld|%s", (long long)root, key);
+    if (!mk)
+        return -1;
+    size_t len;
+    const void *v = link_memo_get(l->answers, mk, &len);
+    int64_t id;
+    if (v && len == sizeof id) {
+        memcpy(&id, v, sizeof id);
+    } else {
+        sqlite3_bind_text(l->objects_named, 1, key, -1, SQLITE_TRANSIENT);
+        id = link_first_in_lookup_order(l, l->objects_named, root);
+        if (id >= 0 && link_memo_put(l->answers, mk, &id, sizeof id))
+            id = -1;
+    }
+    free(mk);
+    return id;
+}
+
+enum { MODEL_NONE, MODEL_FOUND, MODEL_CUT };
+
+/* The model game object `id` uses for `model_tag`: its own tag, else its variant parent's (the
+ * object of that name the stack sees first), and so on up the Variant_Of_Existing_Type chain.
+ * Each object's answer is kept for the pass, so a chain is walked once however many objects
+ * and clips ask. Returns MODEL_FOUND with the value in *value (malloc'd), MODEL_NONE (no
+ * model, an empty tag or a cycle), MODEL_CUT (the chain is deeper than MAX_VARIANT_DEPTH), or
+ * -1 on an error. */
+static int object_model(linker *l, int64_t id, const char *model_tag, int64_t root, char **value)
+{
+    *value = NULL;
+    int64_t *path = malloc(MAX_VARIANT_DEPTH * sizeof *path);
+    if (!path)
+        return -1;
+    size_t n = 0;
+    int state = MODEL_NONE;
+    char *found = NULL;
+    int64_t cur = id;
+    while (cur > 0) {
+        char *mk = memo_key("M|%lld|%s|%lld", (long long)root, model_tag, (long long)cur);
+        if (!mk) {
+            state = -1;
+            break;
+        }
+        size_t len;
+        const char *v = link_memo_get(l->answers, mk, &len);
+        free(mk);
+        if (v && len >= 1) {
+            state = v[0];
+            if (state == MODEL_FOUND && !(found = strdup(v + 1)))
+                state = -1;
+            break;
+        }
+        bool cycle = false;
+        for (size_t i = 0; i < n && !cycle; i++)
+            cycle = path[i] == cur;
+        if (cycle)
+            break;
+        if (n == MAX_VARIANT_DEPTH) {
+            state = MODEL_CUT;
+            break;
+        }
+        path[n++] = cur;
         sqlite3_stmt *s = l->object_model;
         sqlite3_bind_int64(s, 1, cur);
         sqlite3_bind_text(s, 2, model_tag, -1, SQLITE_STATIC);
         int rc = sqlite3_step(s);
-        char variant[256] = "";
-        if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL) {
-            snprintf(value, n, "%s", col_or(s, 0, ""));
-            sqlite3_reset(s);
-            return value[0] != '\0';
-        }
-        if (rc == SQLITE_ROW)
-            snprintf(variant, sizeof variant, "%s", col_or(s, 1, ""));
+        char *variant = NULL;
+        bool own = rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL;
+        if (own && !(found = strdup(col_or(s, 0, ""))))
+            rc = SQLITE_NOMEM;
+        if (rc == SQLITE_ROW && !own && col_text(s, 1) && !(variant = strdup(col_text(s, 1))))
+            rc = SQLITE_NOMEM;
         sqlite3_reset(s);
-        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-            return -1;
-        if (!variant[0])
-            return 0;
-        /* the parent: the object of that name the root's stack sees first */
-        sqlite3_bind_text(l->objects_named, 1, variant, -1, SQLITE_TRANSIENT);
-        if ((cur = link_first_in_lookup_order(l, l->objects_named, root)) < 0)
-            return -1;
-    }
-    return 0;
-}
-
-/* Binds the clip to the model of object `object_id` (and of its variants that inherit the
- * override). `owner` is the object whose tag at `where` sets the override. */
-static int bind_override_object(linker *l, const clip_ctx *c, int64_t object_id,
-                                const char *object_name, const char *object_key,
-                                const char *model_tag, const char *override_tag,
-                                const char *where, const char *owner, bindings *b, int *visited)
-{
-    if ((*visited)++ >= MAX_OBJECT_WALK)
-        return 0;
-    char value[512];
-    int found = object_model(l, object_id, model_tag, c->root_id, value, sizeof value);
-    if (found < 0)
-        return -1;
-    if (found) {
-        pick p;
-        int m = find_xml_model(l, value, c->root_id, c->dir_key, &p);
-        if (m < 0)
-            return -1;
-        if (m) {
-            char via[512];
-            if (strcmp(owner, object_name) == 0)
-                snprintf(via, sizeof via, "%.300s (%s of '%.100s')", where, override_tag, owner);
-            else
-                snprintf(via, sizeof via, "%.250s (%s of '%.80s', inherited by '%.80s')", where,
-                         override_tag, owner, object_name);
-            link_add_binding(b, &p, "xml-override", via);
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+            free(variant);
+            state = -1;
+            break;
         }
+        if (own) { /* an empty tag clears what the object would inherit */
+            state = found[0] ? MODEL_FOUND : MODEL_NONE;
+            break;
+        }
+        cur = variant && variant[0] ? first_object_named(l, variant, root) : 0;
+        free(variant);
+        if (cur < 0)
+            state = -1;
     }
-    /* variants that do not set the override themselves inherit it */
-    sqlite3_stmt *s = l->variants_of;
-    sqlite3_bind_text(s, 1, object_key, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(s, 2, override_tag, -1, SQLITE_STATIC);
-    typedef struct child { int64_t id; char name[256], key[256]; } child;
-    child kids[16];
-    size_t nk = 0;
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW && nk < 16) {
-        if (link_layer_of(l, c->root_id, sqlite3_column_int64(s, 3)) < 0)
-            continue;
-        kids[nk].id = sqlite3_column_int64(s, 0);
-        snprintf(kids[nk].name, sizeof kids[nk].name, "%s", col_or(s, 1, ""));
-        snprintf(kids[nk].key, sizeof kids[nk].key, "%s", col_or(s, 2, ""));
-        nk++;
+    /* every object of the walk has the same answer */
+    size_t vlen = found ? strlen(found) : 0;
+    char *blob = state >= 0 ? malloc(vlen + 2) : NULL;
+    if (state >= 0 && !blob)
+        state = -1;
+    if (blob) {
+        blob[0] = (char)state;
+        memcpy(blob + 1, found ? found : "", vlen + 1);
     }
-    sqlite3_reset(s);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-        return -1;
-    for (size_t i = 0; i < nk; i++)
-        if (bind_override_object(l, c, kids[i].id, kids[i].name, kids[i].key, model_tag,
-                                 override_tag, where, owner, b, visited))
-            return -1;
-    return 0;
+    for (size_t i = 0; i < n && state >= 0; i++) {
+        char *mk = memo_key("M|%lld|%s|%lld", (long long)root, model_tag, (long long)path[i]);
+        if (!mk || link_memo_put(l->answers, mk, blob, vlen + 2))
+            state = -1;
+        free(mk);
+    }
+    free(blob);
+    free(path);
+    if (state == MODEL_FOUND)
+        *value = found;
+    else
+        free(found);
+    return state;
 }
 
-/* Game objects whose animation override is `set` (own, in an XML file the stack reads). */
-static int bind_overrides(linker *l, const clip_ctx *c, const char *set, bindings *b)
+/* A game object waiting in the walk of an override set. */
+typedef struct walk_item {
+    int64_t id;
+    char *name, *key;
+    size_t owner;             /* the override that reaches it (an index into the overrides) */
+} walk_item;
+
+typedef struct override_row {
+    int64_t object_id;
+    char *tag, *object, *key, *where;
+} override_row;
+
+/* Adds target (model at lkey, reached `via`) under the directory of lkey, once per model. */
+static int add_target(linker *l, link_memo *seen, const char *set, int64_t root, const char *lkey,
+                      const char *via)
 {
-    typedef struct ov {
-        int64_t object_id, file_id, line;
-        char tag[64], object[256], object_key[256], file[1024], lkey[1024];
-    } ov;
-    ov found[32];
-    size_t n = 0, rows = 0;
-    if (strcmp(set, l->no_overrides) == 0)
+    if (link_memo_get(seen, lkey, NULL))
         return 0;
+    char dir[AMX_LKEY_MAX];
+    link_lkey_dir(lkey, dir, sizeof dir);
+    char *mk = memo_key("T|%lld|%s|%s", (long long)root, set, dir);
+    int rc = !mk || link_memo_put(seen, lkey, "", 0) ||
+             link_memo_append(l->answers, mk, lkey, strlen(lkey) + 1) ||
+             link_memo_append(l->answers, mk, via, strlen(via) + 1) ? -1 : 0;
+    free(mk);
+    return rc;
+}
+
+/* Works out, once a pass for each set and root, the models of the game objects that play
+ * override set `set` (its own Land_/Space_Model_Anim_Override_Name, or inherited by a variant
+ * that does not set one): each model is kept under its directory ("T|root|set|dir": pairs of
+ * its path and how it is reached), and "S|root|set" holds what cut the walk ("" when
+ * nothing). Each object name's variants are asked once, so the walk is linear in the objects. */
+static int set_targets(linker *l, const char *set, int64_t root, const char *skey)
+{
+    override_row *rows = NULL;
+    size_t nrows = 0, rcap = 0;
+    walk_item *q = NULL;
+    size_t qn = 0, qcap = 0, head = 0, visited = 0;
+    link_memo *expanded = link_memo_new(), *seen = link_memo_new();
+    char cut[600] = "";
+    int rc = expanded && seen ? 0 : -1;
     sqlite3_stmt *s = l->overrides;
     sqlite3_bind_text(s, 1, set, -1, SQLITE_TRANSIENT);
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW && n < 32) {
-        rows++;
-        if (link_layer_of(l, c->root_id, sqlite3_column_int64(s, 3)) < 0)
+    int step;
+    while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
+        if (link_layer_of(l, root, sqlite3_column_int64(s, 3)) < 0 ||
+            !amx__override_model_tag(col_or(s, 1, "")))
             continue;
-        ov *o = &found[n++];
-        o->object_id = sqlite3_column_int64(s, 0);
-        o->file_id = sqlite3_column_int64(s, 2);
-        o->line = sqlite3_column_int64(s, 6);
-        snprintf(o->tag, sizeof o->tag, "%s", col_or(s, 1, ""));
-        snprintf(o->file, sizeof o->file, "%s", col_or(s, 4, ""));
-        snprintf(o->lkey, sizeof o->lkey, "%s", col_or(s, 5, ""));
-        snprintf(o->object, sizeof o->object, "%s", col_or(s, 7, ""));
-        snprintf(o->object_key, sizeof o->object_key, "%s", col_or(s, 8, ""));
+        int w = is_winner(l, sqlite3_column_int64(s, 2), col_or(s, 5, ""), root);
+        if (w <= 0) { /* a file of a higher layer replaces this XML file */
+            rc = w;
+            continue;
+        }
+        if (!amx__grow((void **)&rows, &rcap, nrows, sizeof *rows)) {
+            rc = -1;
+            break;
+        }
+        override_row *o = &rows[nrows];
+        *o = (override_row){ .object_id = sqlite3_column_int64(s, 0),
+                             .tag = strdup(col_or(s, 1, "")), .object = strdup(col_or(s, 7, "")),
+                             .key = strdup(col_or(s, 8, "")),
+                             .where = memo_key("%.1000s:%lld", col_or(s, 4, ""),
+                                               (long long)sqlite3_column_int64(s, 6)) };
+        nrows++;
+        if (!o->tag || !o->object || !o->key || !o->where)
+            rc = -1;
     }
+    if (!rc && step != SQLITE_DONE && step != SQLITE_ROW)
+        rc = -1;
     sqlite3_reset(s);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+    for (size_t r = 0; !rc && r < nrows; r++) {
+        const char *model_tag = amx__override_model_tag(rows[r].tag);
+        if (!amx__grow((void **)&q, &qcap, qn, sizeof *q) ||
+            !(q[qn].name = strdup(rows[r].object)) || !(q[qn].key = strdup(rows[r].key))) {
+            rc = -1;
+            break;
+        }
+        q[qn].id = rows[r].object_id;
+        q[qn++].owner = r;
+        for (; !rc && head < qn; head++) {
+            walk_item *x = &q[head];
+            const override_row *o = &rows[x->owner];
+            if (visited++ == MAX_OBJECT_WALK) {
+                snprintf(cut, sizeof cut, "more than %d game objects play animation set "
+                         "'%.200s' (through Variant_Of_Existing_Type); the rest were not "
+                         "looked at", MAX_OBJECT_WALK, set);
+                head = qn;
+                break;
+            }
+            char *value = NULL;
+            int m = object_model(l, x->id, model_tag, root, &value);
+            if (m < 0) {
+                rc = -1;
+                break;
+            }
+            if (m == MODEL_CUT && !cut[0])
+                snprintf(cut, sizeof cut, "the Variant_Of_Existing_Type chain of game object "
+                         "'%.200s' is deeper than %d objects: the model it inherits was not "
+                         "looked for", x->name, MAX_VARIANT_DEPTH);
+            char lkey[AMX_LKEY_MAX];
+            int f = m == MODEL_FOUND ? find_xml_model(l, value, root, lkey, sizeof lkey) : 0;
+            free(value);
+            if (f > 0) {
+                char via[800];
+                if (strcmp(o->object, x->name) == 0)
+                    snprintf(via, sizeof via, "%.300s (%s of '%.100s')", o->where, o->tag,
+                             o->object);
+                else
+                    snprintf(via, sizeof via, "%.250s (%s of '%.80s', inherited by '%.80s')",
+                             o->where, o->tag, o->object, x->name);
+                f = add_target(l, seen, set, root, lkey, via);
+            }
+            if (f < 0) {
+                rc = -1;
+                break;
+            }
+            /* the variants of this name that do not set the override themselves inherit it;
+             * a name is followed once */
+            char *ek = memo_key("%s|%s", o->tag, x->key);
+            if (!ek) {
+                rc = -1;
+                break;
+            }
+            bool again = link_memo_get(expanded, ek, NULL) != NULL;
+            if (!again && link_memo_put(expanded, ek, "", 0))
+                rc = -1;
+            free(ek);
+            if (again || rc)
+                continue;
+            sqlite3_stmt *v = l->variants_of;
+            sqlite3_bind_text(v, 1, x->key, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(v, 2, o->tag, -1, SQLITE_TRANSIENT);
+            size_t owner = x->owner; /* x moves when q grows */
+            while ((step = sqlite3_step(v)) == SQLITE_ROW) {
+                if (link_layer_of(l, root, sqlite3_column_int64(v, 3)) < 0)
+                    continue;
+                if (!amx__grow((void **)&q, &qcap, qn, sizeof *q)) {
+                    rc = -1;
+                    break;
+                }
+                q[qn] = (walk_item){ .id = sqlite3_column_int64(v, 0),
+                                     .name = strdup(col_or(v, 1, "")),
+                                     .key = strdup(col_or(v, 2, "")), .owner = owner };
+                if (!q[qn].name || !q[qn].key) {
+                    free(q[qn].name);
+                    free(q[qn].key);
+                    rc = -1;
+                    break;
+                }
+                qn++;
+            }
+            sqlite3_reset(v);
+            if (!rc && step != SQLITE_DONE)
+                rc = -1;
+        }
+    }
+    if (!rc && link_memo_put(l->answers, skey, cut, strlen(cut) + 1))
+        rc = -1;
+    for (size_t i = 0; i < qn; i++) {
+        free(q[i].name);
+        free(q[i].key);
+    }
+    free(q);
+    for (size_t i = 0; i < nrows; i++) {
+        free(rows[i].tag);
+        free(rows[i].object);
+        free(rows[i].key);
+        free(rows[i].where);
+    }
+    free(rows);
+    link_memo_free(expanded);
+    link_memo_free(seen);
+    return rc;
+}
+
+/* Binds the clip to the models of the game objects that play set `set` and sit in the clip's
+ * directory (the engine loads the animations from the model's directory). *cut: a limit cut
+ * the walk (said by a LIMIT_EXCEEDED on the clip). */
+static int bind_overrides(linker *l, const clip_ctx *c, const char *set, bindings *b, bool *cut)
+{
+    char *skey = memo_key("S|%lld|%s", (long long)c->root_id, set);
+    if (!skey)
         return -1;
-    if (rows == 0 && strlen(set) < sizeof l->no_overrides)
-        memcpy(l->no_overrides, set, strlen(set) + 1); /* the query reads nothing the pass writes */
-    int visited = 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *model_tag = amx__override_model_tag(found[i].tag);
-        if (!model_tag)
-            continue;
-        int w = is_winner(l, found[i].file_id, found[i].lkey, c->root_id);
-        if (w < 0)
+    const char *why = link_memo_get(l->answers, skey, NULL);
+    if (!why && (set_targets(l, set, c->root_id, skey) ||
+                 !(why = link_memo_get(l->answers, skey, NULL)))) {
+        free(skey);
+        return -1;
+    }
+    free(skey);
+    if (why[0]) {
+        *cut = true;
+        if (link_add_finding(l, c->file_id, "link", AMX_C_LIMIT_EXCEEDED, -1, "xml-override", why))
             return -1;
-        if (!w)
-            continue; /* a file of a higher layer replaces this XML file */
-        char where[1100];
-        snprintf(where, sizeof where, "%.1000s:%lld", found[i].file, (long long)found[i].line);
-        if (bind_override_object(l, c, found[i].object_id, found[i].object, found[i].object_key,
-                                 model_tag, found[i].tag, where, found[i].object, b, &visited))
+    }
+    char *tkey = memo_key("T|%lld|%s|%s", (long long)c->root_id, set, c->dir_key);
+    if (!tkey)
+        return -1;
+    size_t len = 0;
+    const char *t = link_memo_get(l->answers, tkey, &len);
+    free(tkey);
+    for (size_t at = 0; t && at < len;) {
+        const char *lkey = t + at, *via = lkey + strlen(lkey) + 1;
+        at = (size_t)(via - t) + strlen(via) + 1;
+        pick p;
+        int found = link_find_by_lkey(l, lkey, c->root_id, &p, NULL);
+        if (found < 0)
             return -1;
+        if (found)
+            link_add_binding(b, &p, "xml-override", via);
     }
     return 0;
 }
@@ -297,6 +512,7 @@ int bind_alamo_clip(linker *l, const clip_ctx *c)
             return -1;
         }
     }
+    bool cut = false;
     for (size_t i = 0; i < nn && !rc; i++) {
         char *mkey = amx__upper(names[i].model);
         char lkey[AMX_LKEY_MAX + 300];
@@ -314,11 +530,11 @@ int bind_alamo_clip(linker *l, const clip_ctx *c)
             snprintf(via, sizeof via, "type %s", names[i].type);
             link_add_binding(b, &p, "name", via);
         }
-        if (!rc && bind_overrides(l, c, mkey, b))
+        if (!rc && bind_overrides(l, c, mkey, b, &cut))
             rc = -1;
         free(mkey);
     }
-    if (!rc && b->n == 0) {
+    if (!rc && b->n == 0 && !cut) { /* a cut walk is said by its LIMIT_EXCEEDED */
         char where[2048], models[800] = "", msg[4096];
         link_describe_stack(l, c->root_id, where, sizeof where);
         size_t at = 0;

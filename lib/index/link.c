@@ -41,6 +41,124 @@
 #include <strings.h>
 #include <unistd.h>
 
+/* ---- memos ---- */
+
+typedef struct memo_entry {
+    char *key;                /* NULL: the slot is empty */
+    void *blob;
+    size_t len, cap;
+} memo_entry;
+
+struct link_memo {
+    memo_entry *slots;
+    size_t cap, used;         /* cap: a power of two */
+};
+
+static uint64_t memo_hash(const char *key) /* FNV-1a, 64 bits */
+{
+    uint64_t h = 14695981039346656037ull;
+    for (; *key; key++)
+        h = (h ^ (unsigned char)*key) * 1099511628211ull;
+    return h;
+}
+
+link_memo *link_memo_new(void)
+{
+    link_memo *m = calloc(1, sizeof *m);
+    if (m && !(m->slots = calloc(m->cap = 64, sizeof *m->slots))) {
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+void link_memo_free(link_memo *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->cap; i++) {
+        free(m->slots[i].key);
+        free(m->slots[i].blob);
+    }
+    free(m->slots);
+    free(m);
+}
+
+static memo_entry *memo_slot(const link_memo *m, const char *key)
+{
+    size_t i = (size_t)memo_hash(key) & (m->cap - 1);
+    while (m->slots[i].key && strcmp(m->slots[i].key, key) != 0)
+        i = (i + 1) & (m->cap - 1);
+    return &m->slots[i];
+}
+
+const void *link_memo_get(const link_memo *m, const char *key, size_t *len)
+{
+    const memo_entry *e = m ? memo_slot(m, key) : NULL;
+    if (!e || !e->key)
+        return NULL;
+    if (len)
+        *len = e->len;
+    return e->blob ? e->blob : "";
+}
+
+/* The entry of key, made when absent (the table doubles past three quarters full). */
+static memo_entry *memo_entry_of(link_memo *m, const char *key)
+{
+    if (!m)
+        return NULL;
+    if ((m->used + 1) * 4 > m->cap * 3) {
+        memo_entry *old = m->slots;
+        size_t old_cap = m->cap;
+        memo_entry *grown = calloc(old_cap * 2, sizeof *grown);
+        if (!grown)
+            return NULL;
+        m->slots = grown;
+        m->cap = old_cap * 2;
+        for (size_t i = 0; i < old_cap; i++)
+            if (old[i].key)
+                *memo_slot(m, old[i].key) = old[i];
+        free(old);
+    }
+    memo_entry *e = memo_slot(m, key);
+    if (!e->key) {
+        if (!(e->key = strdup(key)))
+            return NULL;
+        m->used++;
+    }
+    return e;
+}
+
+int link_memo_append(link_memo *m, const char *key, const void *blob, size_t len)
+{
+    memo_entry *e = memo_entry_of(m, key);
+    if (!e)
+        return -1;
+    if (e->len + len > e->cap) {
+        size_t cap = e->cap ? e->cap : 32;
+        while (cap < e->len + len)
+            cap *= 2;
+        void *g = realloc(e->blob, cap);
+        if (!g)
+            return -1;
+        e->blob = g;
+        e->cap = cap;
+    }
+    if (len)
+        memcpy((char *)e->blob + e->len, blob, len);
+    e->len += len;
+    return 0;
+}
+
+int link_memo_put(link_memo *m, const char *key, const void *blob, size_t len)
+{
+    memo_entry *e = memo_entry_of(m, key);
+    if (!e)
+        return -1;
+    e->len = 0;
+    return link_memo_append(m, key, blob, len);
+}
+
 /* ---- roots and their stacks ---- */
 
 static void free_roots(linker *l)
@@ -239,9 +357,105 @@ static int apply(sqlite3_stmt *const *w, const plan *p)
 
 /* ---- findings ---- */
 
+static void held_clear(held_findings *h)
+{
+    for (size_t i = 0; i < h->n; i++) {
+        free(h->f[i].ctx);
+        free(h->f[i].msg);
+    }
+    h->n = h->dropped_total = 0;
+    memset(h->kept, 0, sizeof h->kept);
+    memset(h->dropped, 0, sizeof h->dropped);
+}
+
+/* Holds a finding of the file being linked: past MAX_FILE_FINDINGS, a less severe one makes
+ * room for it (the last of the least severe), else it is counted only. 0, or -1 out of
+ * memory. */
+static int hold(held_findings *h, amx_code code, amx_severity sev, int64_t offset,
+                const char *ctx, const char *msg)
+{
+    if (sev > AMX_SEV_ERROR)
+        sev = AMX_SEV_ERROR;
+    if (!h->f && !(h->f = malloc(MAX_FILE_FINDINGS * sizeof *h->f)))
+        return -1;
+    size_t slot = h->n;
+    if (h->n == MAX_FILE_FINDINGS) {
+        int lowest = AMX_SEV_INFO;
+        while (lowest <= AMX_SEV_ERROR && !h->kept[lowest])
+            lowest++;
+        if (lowest >= (int)sev) {
+            h->dropped[sev]++;
+            h->dropped_total++;
+            return 0;
+        }
+        for (slot = h->n; slot-- > 0 && (int)h->f[slot].sev != lowest;)
+            ;
+        held_finding *gone = &h->f[slot];
+        h->kept[gone->sev]--;
+        h->dropped[gone->sev]++;
+        h->dropped_total++;
+        free(gone->ctx);
+        free(gone->msg);
+        h->n--;
+    }
+    char *c = strdup(ctx ? ctx : ""), *m = strdup(msg);
+    if (!c || !m) {
+        free(c);
+        free(m);
+        return -1;
+    }
+    h->f[slot] = (held_finding){ .code = code, .sev = sev, .offset = offset, .ctx = c, .msg = m };
+    h->kept[sev]++;
+    h->n++;
+    return 0;
+}
+
+static const char *const held_origin[2] = { "link", "refs" };
+
+/* Starts holding the findings of a file. */
+static void hold_begin(linker *l)
+{
+    for (size_t i = 0; i < 2; i++)
+        held_clear(&l->held[i]);
+    l->holding = true;
+}
+
+/* Writes the findings held for file `file_id`, and one LIMIT_EXCEEDED (as severe as the worst
+ * it stands for) per origin that had more than MAX_FILE_FINDINGS. */
+static int hold_end(linker *l, int64_t file_id)
+{
+    l->holding = false;
+    int rc = 0;
+    for (size_t k = 0; k < 2 && !rc; k++) {
+        held_findings *h = &l->held[k];
+        for (size_t i = 0; i < h->n && !rc; i++)
+            rc = link_add_finding_sev(l, file_id, held_origin[k], h->f[i].code, h->f[i].sev,
+                                      h->f[i].offset, h->f[i].ctx, h->f[i].msg);
+        if (!rc && h->dropped_total) {
+            char msg[300];
+            amx_findings_dropped_text(h->dropped_total, h->dropped, msg, sizeof msg);
+            amx_severity worst = h->dropped[AMX_SEV_ERROR]     ? AMX_SEV_ERROR
+                                 : h->dropped[AMX_SEV_WARNING] ? AMX_SEV_WARNING
+                                                               : AMX_SEV_INFO;
+            rc = link_add_finding_sev(l, file_id, held_origin[k], AMX_C_LIMIT_EXCEEDED, worst,
+                                      -1, k ? "references" : "links", msg);
+        }
+        held_clear(h);
+    }
+    return rc;
+}
+
 int link_add_finding_sev(linker *l, int64_t file_id, const char *origin, amx_code code,
                            amx_severity sev, int64_t offset, const char *ctx, const char *msg)
 {
+    for (size_t k = 0; l->holding && k < 2; k++)
+        if (strcmp(origin, held_origin[k]) == 0) {
+            if (hold(&l->held[k], code, sev, offset, ctx, msg)) {
+                l->out.failed = true;
+                return -1;
+            }
+            return 0;
+        }
     return link_record(l, W_FINDING, "ittttot", file_id, origin,
                   amx_code_get(code)->name, amx_severity_name(sev), msg, offset, ctx);
 }
@@ -623,7 +837,7 @@ bindings *link_new_bindings(void)
 {
     bindings *b = malloc(sizeof *b);
     if (b)
-        b->n = 0;
+        b->n = b->dropped = 0;
     return b;
 }
 
@@ -632,8 +846,10 @@ void link_add_binding(bindings *b, const pick *p, const char *how, const char *v
     for (size_t i = 0; i < b->n; i++)
         if (b->p[i].id == p->id)
             return; /* checked once, under the first reason found */
-    if (b->n == MAX_BINDINGS)
+    if (b->n == MAX_BINDINGS) {
+        b->dropped++;
         return;
+    }
     b->p[b->n] = *p;
     snprintf(b->p[b->n].how, sizeof b->p[b->n].how, "%s", how);
     snprintf(b->p[b->n].via, sizeof b->p[b->n].via, "%.500s", via); /* a detail, cut if it must be */
@@ -649,6 +865,13 @@ int link_store_bindings(linker *l, int64_t file_id, int64_t clip_id, int64_t cli
                           const char *cur_key)
 {
     int64_t bad_total = 0;
+    if (b->dropped) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "the clip is played by more than %d skeletons; %zu more were "
+                 "not checked", MAX_BINDINGS, b->dropped);
+        if (link_add_finding(l, file_id, "link", AMX_C_LIMIT_EXCEEDED, -1, "bindings", msg))
+            return -1;
+    }
     for (size_t i = 0; i < b->n; i++) {
         const pick *p = &b->p[i];
         int64_t bad = check_bones(l, file_id, clip_id, p, clip_root, root_bone,
@@ -746,7 +969,7 @@ static int link_clip(linker *l, int64_t file_id, sqlite3_stmt *q)
  * file is linked for what has unlinked rows: rows still linked have not changed. */
 enum { LINK_CLIPS = 1, LINK_REFS = 2, LINK_SKELETON_REFS = 4 };
 
-static int link_file(linker *l, int64_t file_id, int what)
+static int link_file_held(linker *l, int64_t file_id, int what)
 {
     /* Clips and skeleton references share the file's "link" findings, replaced together; in
      * the first pass there are none to replace, and each is linked for itself. */
@@ -781,6 +1004,15 @@ static int link_file(linker *l, int64_t file_id, int what)
     if ((what & LINK_SKELETON_REFS) && rc != SQLITE_DONE)
         return -1;
     return what & LINK_REFS ? link_asset_refs(l, file_id) : 0;
+}
+
+/* Links a file; its findings are capped per origin (hold_end). */
+static int link_file(linker *l, int64_t file_id, int what)
+{
+    hold_begin(l);
+    int rc = link_file_held(l, file_id, what);
+    int rc2 = hold_end(l, file_id);
+    return rc ? rc : rc2;
 }
 
 
@@ -918,7 +1150,7 @@ static int linker_open(linker *l, sqlite3 *h)
     if (load_roots(l))
         return -1;
     l->memo = calloc(LOOKUP_MEMO, sizeof *l->memo); /* optional: without it every lookup queries */
-    return 0;
+    return (l->answers = link_memo_new()) ? 0 : -1;
 }
 
 static void linker_close(linker *l)
@@ -928,6 +1160,12 @@ static void linker_close(linker *l)
     for (size_t i = 0; i < LINK_STATEMENTS; i++)
         sqlite3_finalize(*slots[i]);
     free(l->memo);
+    for (size_t i = 0; i < 2; i++) {
+        held_clear(&l->held[i]);
+        free(l->held[i].f);
+    }
+    link_memo_free(l->answers);
+    l->answers = NULL;
     free_roots(l);
     plan_free(&l->out);
     for (size_t i = 0; i < SKELETON_CACHE; i++)

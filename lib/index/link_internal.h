@@ -14,10 +14,24 @@
 #define MAX_STACK 32            /* layers per root */
 #define MAX_NAMES 8             /* models a clip name can give */
 #define MAX_BINDINGS 64         /* skeletons one clip is checked against */
-#define MAX_OBJECT_WALK 256     /* game objects visited for the overrides of one clip */
-#define MAX_VARIANT_DEPTH 16    /* Variant_Of_Existing_Type chain */
+#define MAX_OBJECT_WALK 65536   /* game objects visited for the overrides of one set */
+#define MAX_VARIANT_DEPTH 256   /* Variant_Of_Existing_Type chain */
 
 typedef struct bone { int64_t idx; char *name, *key; } bone;
+
+/* A map from a string key to a blob, for the answers the pass works out once and asks for
+ * again (the pass writes nothing they read): which object of a name the stack sees first, the
+ * model an object inherits, the models an override set reaches. Grows as needed; freed with
+ * the linker. */
+typedef struct link_memo link_memo;
+link_memo *link_memo_new(void);
+void link_memo_free(link_memo *m);
+/* The blob stored under key (its length in *len), or NULL. */
+const void *link_memo_get(const link_memo *m, const char *key, size_t *len);
+/* Stores a copy of blob under key, replacing what was there (append: adding to it). 0, or -1
+ * out of memory. */
+int link_memo_put(link_memo *m, const char *key, const void *blob, size_t len);
+int link_memo_append(link_memo *m, const char *key, const void *blob, size_t len);
 
 /* A skeleton's bones with two hash tables: by index (or id) and by upper-cased name. The link
  * pass keeps the last few skeletons it checked clips against: a model's clips come together. */
@@ -70,6 +84,24 @@ typedef struct plan {
     bool failed;              /* out of memory while recording */
 } plan;
 
+/* The findings of the file being linked, per origin ('link', 'refs'), held so that at most
+ * MAX_FILE_FINDINGS are written (the most severe, as the decoders' cap) and one
+ * LIMIT_EXCEEDED counts the rest. */
+#define MAX_FILE_FINDINGS 200
+
+typedef struct held_finding {
+    amx_code code;
+    amx_severity sev;
+    int64_t offset;
+    char *ctx, *msg;
+} held_finding;
+
+typedef struct held_findings {
+    held_finding *f;          /* MAX_FILE_FINDINGS slots, allocated when first needed */
+    size_t n;
+    uint32_t kept[3], dropped[3], dropped_total;
+} held_findings;
+
 typedef struct linker {
     sqlite3 *h;               /* the connection it reads through */
     plan out;                 /* what it has to write */
@@ -86,10 +118,13 @@ typedef struct linker {
     /* the last find_by_lkey answers, by hash of path and root: the link pass writes nothing
      * a lookup reads (files, skeletons), so an answer holds for the whole pass */
     struct lookup_memo *memo;
-    /* the last override set that no game object names (the common case): its query is skipped */
-    char no_overrides[256];
+    /* the pass's answers worked out once (link_memo): objects, inherited models, override
+     * sets */
+    link_memo *answers;
     root_info *roots;
     size_t root_count;
+    held_findings held[2];    /* origin 'link', 'refs' */
+    bool holding;             /* a file is being linked: its findings are held */
     /* no link pass has written anything yet (an index being built): there are no bindings
      * and no findings of the pass to replace, so their deletes are skipped */
     bool first_pass;
@@ -119,6 +154,7 @@ typedef struct pick {
 typedef struct bindings {
     pick p[MAX_BINDINGS];     /* 120 KB: allocated without zeroing (new_bindings) */
     size_t n;
+    size_t dropped;           /* skeletons past MAX_BINDINGS (a LIMIT_EXCEEDED says so) */
 } bindings;
 
 typedef struct clip_ctx {

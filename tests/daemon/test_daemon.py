@@ -861,6 +861,7 @@ def test_references():
         alo = "Data/Art/Models/UV_WALKER.ALO"
         model(os.path.join(root, alo), WALKER)  # names MESH_00.tga and the proxy P_SMOKE_01
         d = Daemon("refs", [root]).start()
+        d.sync()  # the initial scan runs after the daemon answers
 
         def resolution(name):
             rows = d.query("refs", alo)

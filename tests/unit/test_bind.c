@@ -437,6 +437,62 @@ static void test_xml_override(void)
     amx_db_close(db);
 }
 
+/* Units.xml with game object V0 playing set Deep_Set, its model inherited through a chain of
+ * `depth` Variant_Of_Existing_Type links (V0 -> V1 -> ... -> V<depth>, which names Deep.alo). */
+static void variant_chain(int depth)
+{
+    size_t cap = 200 + (size_t)depth * 160, at = 0;
+    char *x = malloc(cap);
+    CHECK(x != NULL);
+    if (!x)
+        return;
+    at += (size_t)snprintf(x + at, cap - at, "<Units>\n<GroundVehicle Name=\"V0\">"
+                           "<Land_Model_Anim_Override_Name>Deep_Set</Land_Model_Anim_Override_Name>"
+                           "<Variant_Of_Existing_Type>V1</Variant_Of_Existing_Type></GroundVehicle>\n");
+    for (int i = 1; i < depth; i++)
+        at += (size_t)snprintf(x + at, cap - at, "<GroundVehicle Name=\"V%d\"><Variant_Of_Existing_"
+                               "Type>V%d</Variant_Of_Existing_Type></GroundVehicle>\n", i, i + 1);
+    snprintf(x + at, cap - at, "<GroundVehicle Name=\"V%d\"><Land_Model_Name>Deep.alo"
+             "</Land_Model_Name></GroundVehicle>\n</Units>\n", depth);
+    put_text("Mod/Data/XML/Units.xml", x);
+    free(x);
+}
+
+/* A model inherited through a long Variant_Of_Existing_Type chain is found (issue 21: past 16
+ * links the clip's bone errors became a SKELETON_NOT_FOUND warning); a chain the walk's limit
+ * cuts is a LIMIT_EXCEEDED, never a SKELETON_NOT_FOUND. */
+static void test_variant_depth(void)
+{
+    fresh();
+    model("Mod/Data/Art/Models/Deep.ALO", RIG_B);
+    clip("Mod/Data/Art/Models/Deep_Set_IDLE_00.ALA", RIG_A);
+    variant_chain(17);
+    amx_db *db = open_db();
+    scan(db, "Mod", NULL, 0, false);
+    CHECK_EQ(findings(db, "Deep_Set_IDLE_00.ALA", "SKELETON_NOT_FOUND"), 0);
+    CHECK_EQ(findings(db, "Deep_Set_IDLE_00.ALA", "BONE_INDEX_MISMATCH"), 2);
+    CHECK(strstr(message(db, "Deep_Set_IDLE_00.ALA", "BONE_INDEX_MISMATCH"), "Land_Model_Anim_Override_Name of 'V0'"));
+    CHECK_EQ(findings(db, "", "LIMIT_EXCEEDED"), 0);
+    /* deeper than the walk follows: said, and nothing claimed about the skeleton */
+    variant_chain(300);
+    scan(db, "Mod", NULL, 0, false);
+    CHECK_EQ(findings(db, "Deep_Set_IDLE_00.ALA", "BONE%"), 0);
+    CHECK_EQ(findings(db, "Deep_Set_IDLE_00.ALA", "SKELETON_NOT_FOUND"), 0);
+    CHECK_EQ(findings(db, "Deep_Set_IDLE_00.ALA", "LIMIT_EXCEEDED"), 1);
+    CHECK(strstr(message(db, "Deep_Set_IDLE_00.ALA", "LIMIT_EXCEEDED"),
+                 "chain of game object 'V0' is deeper than 256"));
+    /* a cycle ends the walk: no model, no limit */
+    put_text("Mod/Data/XML/Units.xml",
+             "<Units><GroundVehicle Name=\"V0\"><Land_Model_Anim_Override_Name>Deep_Set"
+             "</Land_Model_Anim_Override_Name><Variant_Of_Existing_Type>V1</Variant_Of_Existing_Type>"
+             "</GroundVehicle><GroundVehicle Name=\"V1\"><Variant_Of_Existing_Type>V0"
+             "</Variant_Of_Existing_Type></GroundVehicle></Units>\n");
+    scan(db, "Mod", NULL, 0, false);
+    CHECK_EQ(findings(db, "Deep_Set_IDLE_00.ALA", "LIMIT_EXCEEDED"), 0);
+    CHECK_EQ(findings(db, "Deep_Set_IDLE_00.ALA", "SKELETON_NOT_FOUND"), 1);
+    amx_db_close(db);
+}
+
 /* Malformed XML is a finding with its line; what could be read is kept. */
 static void test_xml_malformed(void)
 {
@@ -688,6 +744,7 @@ int main(void)
     test_run("test_config_layers", test_config_layers);
     test_run("test_loose_over_archive", test_loose_over_archive);
     test_run("test_xml_override", test_xml_override);
+    test_run("test_variant_depth", test_variant_depth);
     test_run("test_xml_malformed", test_xml_malformed);
     test_run("test_w3d_own_hierarchy", test_w3d_own_hierarchy);
     test_run("test_w3d_lookup_order", test_w3d_lookup_order);

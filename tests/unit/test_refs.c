@@ -404,6 +404,37 @@ static void test_too_long(void)
     amx_db_close(db);
 }
 
+/* Past AMX_MAX_REFS references in one file, one LIMIT_EXCEEDED says the rest are not recorded
+ * (issue 21: each reference past the limit added one of its own). */
+static void test_reference_limit(void)
+{
+    static const char head[] = "<Units><Unit Name=\"U\">", tag[] = "<Model_Name>M.alo</Model_Name>",
+                      tail[] = "</Unit></Units>\n";
+    size_t refs = 1000050, tl = sizeof tag - 1;
+    size_t len = sizeof head - 1 + refs * tl + sizeof tail - 1;
+    char *x = malloc(len + 1);
+    CHECK(x != NULL);
+    if (!x)
+        return;
+    char *p = x;
+    memcpy(p, head, sizeof head - 1);
+    p += sizeof head - 1;
+    for (size_t i = 0; i < refs; i++, p += tl)
+        memcpy(p, tag, tl);
+    memcpy(p, tail, sizeof tail);
+    amx_asset *a = NULL;
+    amx_decode_opts o = { .file_name = "Data/XML/Huge.xml" };
+    CHECK_EQ(amx_decode((const uint8_t *)x, len, &o, &a), AMX_OK);
+    int limits = 0;
+    for (uint32_t i = 0; a && i < a->finding_count; i++)
+        limits += a->findings[i].code == AMX_C_LIMIT_EXCEEDED;
+    CHECK_EQ(limits, 1);
+    CHECK_EQ(a ? a->ref_count : 0, 1000000u);
+    CHECK_EQ(a ? a->findings_dropped : 1, 0u);
+    amx_asset_free(a);
+    free(x);
+}
+
 int main(void)
 {
     test_run("test_rules", test_rules);
@@ -411,6 +442,7 @@ int main(void)
     test_run("test_crc_collision", test_crc_collision);
     test_run("test_w3d_textures", test_w3d_textures);
     test_run("test_too_long", test_too_long);
+    test_run("test_reference_limit", test_reference_limit);
     test_run("test_relink_what_changed", test_relink_what_changed);
     fresh(); /* removes the last test's tree and database */
     return test_done();

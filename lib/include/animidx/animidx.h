@@ -446,6 +446,9 @@ void amx_asset_free(amx_asset *asset); /* NULL is a no-op */
  * "250 more findings in this file were not recorded (200 warnings, 50 info)" in buf. */
 amx_severity amx_findings_dropped_severity(const amx_asset *asset);
 void amx_findings_dropped_message(const amx_asset *asset, char *buf, size_t len);
+/* The same from the counts (of them: info, warning, error), for the index's own findings. */
+void amx_findings_dropped_text(uint32_t dropped, const uint32_t by_severity[3], char *buf,
+                               size_t len);
 
 /* The bytes of member `index` of an archive: `archive` was decoded from data/len. For a stored
  * member, *out points into data and *owned is NULL; for a compressed one, *out is a buffer the
