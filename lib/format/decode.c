@@ -1,5 +1,6 @@
 /* amx_decode: the registry of formats, content probing, and the services decoders share
  * (arena allocation, findings). */
+#include "common/grow.h"
 #include "decoder.h"
 
 #include <math.h>
@@ -13,7 +14,7 @@ static const amx_format_entry format_table[] = {
       .is_archive = false, .probe = amx__alo_probe_model, .decode = amx__alo_decode },
     { .format = AMX_FMT_ALAMO_PARTICLE, .name = "alamo-particle", .extensions = ".alo", .decoder_version = 2,
       .is_archive = false, .probe = amx__alo_probe_particle, .decode = amx__alo_decode },
-    { .format = AMX_FMT_ALAMO_ALA, .name = "alamo-ala", .extensions = ".ala", .decoder_version = 2,
+    { .format = AMX_FMT_ALAMO_ALA, .name = "alamo-ala", .extensions = ".ala", .decoder_version = 3,
       .is_archive = false, .probe = amx__ala_probe, .decode = amx__ala_decode },
     { .format = AMX_FMT_MEG, .name = "meg", .extensions = ".meg", .decoder_version = 2,
       .is_archive = true, .probe = amx__meg_probe, .decode = amx__meg_decode },
@@ -551,14 +552,11 @@ void amx__ref(amx_dec *d, amx_ref_kind kind, const char *name, const char *tag, 
         d->refs_capped = true;
         return;
     }
-    /* malloc'd like the findings, so the array can grow without copies left in the arena */
-    if (a->ref_count % 64 == 0) {
-        amx_ref *grown = realloc(a->refs, ((size_t)a->ref_count + 64) * sizeof *grown);
-        if (!grown) {
-            d->out_of_memory = true;
-            return;
-        }
-        a->refs = grown;
+    /* malloc'd like the findings, so the array can grow without copies left in the arena; it
+     * doubles (a step of 64 copied a million references 15,000 times) */
+    if (!amx__grow((void **)&a->refs, &d->refs_cap, a->ref_count, sizeof *a->refs)) {
+        d->out_of_memory = true;
+        return;
     }
     a->refs[a->ref_count++] = (amx_ref){ .kind = kind, .name = name ? name : "",
                                          .tag = tag ? tag : "", .object = object, .line = line,

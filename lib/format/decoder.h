@@ -44,6 +44,7 @@ typedef struct amx_dec {
     bool out_of_memory;           /* an allocation failed: the decode stops as soon as it can */
     bool fatal;                   /* amx__fatal was called */
     bool refs_capped;             /* AMX_MAX_REFS was reached (said once) */
+    size_t refs_cap;              /* room in asset->refs (it doubles) */
 } amx_dec;
 
 /* Allocation from the asset's arena, zeroed. On failure: NULL, and a LIMIT_EXCEEDED finding. */
