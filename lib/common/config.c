@@ -487,12 +487,18 @@ static int root_key(load_state *st, const char *path_text, const char *name, con
     }
     if (strcasecmp(name, "game") != 0)
         return fail(st, "unknown key '%s' in [root %s] (known keys: game, base)", name, path_text);
-    if (strcasecmp(value, "mp1") != 0 && strcasecmp(value, "mp2") != 0)
-        return fail(st, "bad value '%s' for game: expected mp1 or mp2", value);
+    static const char *const games[] = { "eaw", "foc", "mp1", "mp2" };
+    const char *known = NULL;
+    for (size_t i = 0; i < sizeof games / sizeof games[0] && !known; i++)
+        if (strcasecmp(value, games[i]) == 0)
+            known = games[i];
+    if (!known)
+        return fail(st, "bad value '%s' for game: expected eaw (Empire at War), foc (Forces of "
+                    "Corruption), mp1 or mp2 (Metroid Prime 1, 2)", value);
     char *path = resolve_path(st, "root", path_text);
     if (!path)
         return 0;
-    char *game = strdup(strcasecmp(value, "mp1") == 0 ? "mp1" : "mp2");
+    char *game = strdup(known);
     size_t n = c->game_count;
     if (!game || list_push(&c->game_paths, &n, path) != 0 ||
         list_push(&c->games, &c->game_count, game) != 0) {

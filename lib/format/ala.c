@@ -712,9 +712,12 @@ void amx__ala_decode(amx_dec *d)
     char stem[512];
     amx_path_stem(d->opts->file_name ? d->opts->file_name : "", stem, sizeof stem);
     clip->name = amx__strdup(d, stem);
-    /* The model the naming convention names first (the index binds every model it names). */
+    /* The model the naming convention names first, with Forces of Corruption's table (the
+     * index binds every model it names, with the table of the root's game). */
     amx_alamo_anim_name names[1];
-    clip->skeleton = amx_alamo_anim_names(stem, names, 1) ? amx__strdup(d, names[0].model) : NULL;
+    clip->skeleton = amx_alamo_anim_names(stem, AMX_ALAMO_FOC, names, 1)
+                         ? amx__strdup(d, names[0].model)
+                         : NULL;
     clip->has_frames = true;
     clip->frames = h.frames;
     clip->fps = h.fps;

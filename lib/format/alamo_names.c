@@ -2,23 +2,24 @@
  * The Empire at War / Forces of Corruption naming convention by which the engine finds a model's
  * animations (docs/formats/alamo.md, "Animation naming"). For the model it draws, DATA\ART\
  * MODELS\<MODEL>.ALO, the engine tries <MODEL>_<TYPE>_<NN>.ALA in the model's directory for
- * every animation type TYPE of its table and NN = 00, 01, ... until one is missing
- * (PGRender.LoadAnimations in AlamoEngine-Tools/ModVerify, a reimplementation of the engine).
- * Nothing else loads an animation by name, so a clip binds only where this pattern puts it.
+ * every animation type TYPE of its table and NN = 00, 01, ... (formatted with two digits at
+ * least, "D2") until one does not load as an animation (PGRender.LoadAnimations in
+ * AlamoEngine-Tools/ModVerify, a reimplementation of the engine). Nothing else loads an
+ * animation by name, so a clip binds only where this pattern puts it.
  *
  * Read backwards from a clip name, the pattern gives every model that loads it:
- *   <MODEL>_<TYPE>_<NN>, NN digits, TYPE either one of the engine's multi-word types below
- *   (MODEL_TURNL_BEGIN_00 names MODEL) or one word of letters (MODEL_IDLE_00; a word the table
- *   lacks, such as TRANSITION, is accepted: mods for other builds use more types than the
- *   table lists). A remainder of several words that is not in the table (MODEL_snow_idle_00 is
- *   MODEL_snow + idle, never MODEL + snow_idle) and a one-letter one are not types.
+ *   <MODEL>_<TYPE>_<NN>, NN digits, TYPE a type of the game's table, one word (IDLE) or several
+ *   (TURNL_BEGIN: MODEL_TURNL_BEGIN_00 names MODEL). A remainder that is not in the table is
+ *   never a type (X_TRANSITION_00, Ei_Thrawn_stand_up_00: no model loads them), so a shorter
+ *   model that happens to prefix the name is never used.
  * A name can fit more than one way (X_DEPLOYED_DIE_00 is X + DEPLOYED_DIE and X_DEPLOYED +
- * DIE): the engine loads it for each such model that exists.
+ * DIE): the engine loads it for each such model that exists. NN spelled otherwise than the
+ * engine spells it (X_IDLE_0, X_IDLE_000) is never tried: number_loaded is false.
  *
- * The table: SupportedModelAnimationTypes.cs in AlamoEngine-Tools/ModVerify
- * (src/PetroglyphTools/PG.StarWarsGame.Engine/Rendering/Animations/), Empire at War's 104 types
- * plus the 15 Forces of Corruption adds; listed whole so `amx_alamo_anim_type_known` can tell a
- * near miss (Attack_Idle for ATTACKIDLE) from a type.
+ * The tables: SupportedModelAnimationTypes.cs in AlamoEngine-Tools/ModVerify
+ * (src/PetroglyphTools/PG.StarWarsGame.Engine/Rendering/Animations/, with EawModelAnimationTypes.cs
+ * and FocModelAnimationTypes.cs): Empire at War's 104 types (0x00-0x67), and Forces of
+ * Corruption's, which are the same 104 and 15 more (0x68-0x76).
  */
 #include "animidx/animidx.h"
 
@@ -28,7 +29,7 @@
 #include <strings.h>
 
 static const char *const engine_types[] = {
-    /* Empire at War */
+    /* Empire at War (and Forces of Corruption) */
     "IDLE", "SPACE_IDLE", "MOVE", "TURNL", "TURNR", "ATTACK", "ATTACKIDLE", "DIE", "ROTATE",
     "SPECIAL_A", "SPECIAL_B", "SPECIAL_C", "TURNL_BEGIN", "TURNL_END", "TURNR_BEGIN",
     "TURNR_END", "MOVESTART", "MOVE_ENDONE", "MOVE_ENDTWO", "MOVE_ENDTHREE", "MOVE_ENDFOUR",
@@ -51,11 +52,38 @@ static const char *const engine_types[] = {
     "CONTAMINATE_RELEASE", "WALK", "PAD_BUILD", "PAD_SELL", "HEAL",
 };
 
-#define TYPE_COUNT (sizeof engine_types / sizeof engine_types[0])
+enum { EAW_TYPES = 104, FOC_TYPES = sizeof engine_types / sizeof engine_types[0] };
+_Static_assert(FOC_TYPES == 119, "Forces of Corruption's table has 119 types");
 
-bool amx_alamo_anim_type_known(const char *type, size_t len)
+size_t amx_alamo_anim_types(amx_alamo_game game, const char *const **types)
 {
-    for (size_t i = 0; i < TYPE_COUNT; i++)
+    if (types)
+        *types = engine_types;
+    return game == AMX_ALAMO_EAW ? EAW_TYPES : FOC_TYPES;
+}
+
+bool amx_alamo_game_parse(const char *name, amx_alamo_game *out)
+{
+    if (!name)
+        return false;
+    if (strcasecmp(name, "foc") == 0)
+        *out = AMX_ALAMO_FOC;
+    else if (strcasecmp(name, "eaw") == 0)
+        *out = AMX_ALAMO_EAW;
+    else
+        return false;
+    return true;
+}
+
+const char *amx_alamo_game_title(amx_alamo_game game)
+{
+    return game == AMX_ALAMO_EAW ? "Empire at War" : "Forces of Corruption";
+}
+
+bool amx_alamo_anim_type_known(amx_alamo_game game, const char *type, size_t len)
+{
+    size_t n = amx_alamo_anim_types(game, NULL);
+    for (size_t i = 0; i < n; i++)
         if (strlen(engine_types[i]) == len && strncasecmp(engine_types[i], type, len) == 0)
             return true;
     return false;
@@ -72,35 +100,43 @@ static size_t strip_number(const char *stem)
     return n - digits - 1;
 }
 
+/* The number after stem[at] ("_NN"): its value, and whether the engine spells it so (two
+ * digits, or more without a leading zero, as .NET's "D2" formats it). */
+static void read_number(const char *digits, unsigned *value, bool *loaded)
+{
+    size_t len = strlen(digits);
+    unsigned v = 0;
+    bool fits = len <= 9;
+    for (size_t i = 0; fits && i < len; i++)
+        v = v * 10 + (unsigned)(digits[i] - '0');
+    *value = fits ? v : 0;
+    *loaded = fits && (len == 2 || (len > 2 && digits[0] != '0'));
+}
+
 static void put_name(amx_alamo_anim_name *o, const char *stem, size_t model_len, const char *type,
-                     size_t type_len)
+                     size_t type_len, const char *digits)
 {
     snprintf(o->model, sizeof o->model, "%.*s", (int)model_len, stem);
     size_t k = type_len < sizeof o->type - 1 ? type_len : sizeof o->type - 1;
     for (size_t i = 0; i < k; i++)
         o->type[i] = (char)toupper((unsigned char)type[i]);
     o->type[k] = '\0';
-    o->known_type = amx_alamo_anim_type_known(type, type_len);
+    read_number(digits, &o->number, &o->number_loaded);
 }
 
-size_t amx_alamo_anim_names(const char *stem, amx_alamo_anim_name *out, size_t max)
+size_t amx_alamo_anim_names(const char *stem, amx_alamo_game game, amx_alamo_anim_name *out,
+                            size_t max)
 {
     size_t n = strip_number(stem), found = 0;
     if (n == 0)
         return 0;
-    /* the engine's multi-word types that end the name */
-    for (size_t i = 0; i < TYPE_COUNT && found < max; i++) {
+    size_t types = amx_alamo_anim_types(game, NULL);
+    for (size_t i = 0; i < types && found < max; i++) {
         const char *t = engine_types[i];
         size_t k = strlen(t);
-        if (!strchr(t, '_') || k + 2 > n || stem[n - k - 1] != '_' ||
-            strncasecmp(stem + n - k, t, k) != 0)
+        if (k + 2 > n || stem[n - k - 1] != '_' || strncasecmp(stem + n - k, t, k) != 0)
             continue;
-        size_t model_len = n - k - 1;
-        bool dup = false; /* a type that is the tail of another (CA_DIE of DEPLOYED_CA_DIE) */
-        for (size_t j = 0; j < found; j++)
-            dup |= strlen(out[j].model) == model_len;
-        if (!dup)
-            put_name(&out[found++], stem, model_len, stem + n - k, k);
+        put_name(&out[found++], stem, n - k - 1, stem + n - k, k, stem + n + 1);
     }
     /* longest type (shortest model) first: T_DEPLOYED_CA_DIE_00 is T's before T_DEPLOYED's */
     for (size_t i = 1; i < found; i++)
@@ -109,17 +145,10 @@ size_t amx_alamo_anim_names(const char *stem, amx_alamo_anim_name *out, size_t m
             out[j] = out[j - 1];
             out[j - 1] = t;
         }
-    /* one word of letters (two or more: a one-letter remainder such as D in X_D_DIE is a
-     * model suffix, never a type) */
-    size_t w = n;
-    while (w > 0 && isalpha((unsigned char)stem[w - 1]))
-        w--;
-    if (found < max && n - w >= 2 && w >= 2 && stem[w - 1] == '_')
-        put_name(&out[found++], stem, w - 1, stem + w, n - w);
     return found;
 }
 
-bool amx_alamo_anim_near_miss(const char *stem, amx_alamo_anim_name *out)
+bool amx_alamo_anim_near_miss(const char *stem, amx_alamo_game game, amx_alamo_anim_name *out)
 {
     size_t n = strip_number(stem);
     if (n == 0)
@@ -130,15 +159,15 @@ bool amx_alamo_anim_near_miss(const char *stem, amx_alamo_anim_name *out)
             continue;
         const char *rest = stem + i + 1;
         size_t len = n - i - 1;
-        if (!memchr(rest, '_', len) || amx_alamo_anim_type_known(rest, len))
+        if (!memchr(rest, '_', len) || amx_alamo_anim_type_known(game, rest, len))
             continue;
         char joined[64];
         size_t k = 0;
         for (size_t j = 0; j < len && k < sizeof joined - 1; j++)
             if (rest[j] != '_')
                 joined[k++] = rest[j];
-        if (k > 0 && amx_alamo_anim_type_known(joined, k)) {
-            put_name(out, stem, i, joined, k);
+        if (k > 0 && amx_alamo_anim_type_known(game, joined, k)) {
+            put_name(out, stem, i, joined, k, stem + n + 1);
             return true;
         }
     }

@@ -19,10 +19,12 @@
 
 #include "common/grow.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* A key for the pass's memos, formatted (malloc'd: names from files have any length). */
 __attribute__((format(printf, 1, 2)))
@@ -398,8 +400,111 @@ static int bind_overrides(linker *l, const clip_ctx *c, const char *set, binding
     return 0;
 }
 
-/* CLIP_NOT_LOADED_BY_NAME, with the skeletons (of the stack) that fit all the clip's bones. */
-static int not_loaded(linker *l, const clip_ctx *c)
+/* ---- names no model loads ---- */
+
+/* True when a and b (any case) differ by at most one inserted, removed or replaced character,
+ * or two neighbours swapped. */
+static bool one_edit(const char *a, size_t na, const char *b, size_t nb)
+{
+    if (na > nb)
+        return one_edit(b, nb, a, na);
+    if (nb - na > 1)
+        return false;
+    size_t i = 0;
+    while (i < na && toupper((unsigned char)a[i]) == toupper((unsigned char)b[i]))
+        i++;
+    if (na == nb) /* replace at i, or swap i and i + 1 */
+        return i == na || strncasecmp(a + i + 1, b + i + 1, na - i - 1) == 0 ||
+               (i + 1 < na && toupper((unsigned char)a[i]) == toupper((unsigned char)b[i + 1]) &&
+                toupper((unsigned char)a[i + 1]) == toupper((unsigned char)b[i]) &&
+                strncasecmp(a + i + 2, b + i + 2, na - i - 2) == 0);
+    return strncasecmp(a + i, b + i + 1, na - i) == 0; /* insert into a at i */
+}
+
+/* The type of the game's table `rest` (len bytes) is closest to: the same once underscores are
+ * left out, else one edit away. NULL: none. */
+static const char *closest_type(amx_alamo_game game, const char *rest, size_t len)
+{
+    const char *const *types;
+    size_t n = amx_alamo_anim_types(game, &types);
+    char squashed[64];
+    size_t k = 0;
+    for (size_t i = 0; i < len && k < sizeof squashed - 1; i++)
+        if (rest[i] != '_')
+            squashed[k++] = rest[i];
+    for (size_t i = 0; i < n; i++)
+        if (strlen(types[i]) == k && strncasecmp(types[i], squashed, k) == 0)
+            return types[i];
+    for (size_t i = 0; i < n; i++)
+        if (one_edit(rest, len, types[i], strlen(types[i])))
+            return types[i];
+    return NULL;
+}
+
+/* Whether DIR/<model>.ALO is a model the root's stack has (1), 0 not, -1 error. */
+static int model_here(linker *l, const clip_ctx *c, const char *model, size_t len)
+{
+    char lkey[AMX_LKEY_MAX];
+    int w = snprintf(lkey, sizeof lkey, "%s%s%.*s.ALO", c->dir_key, c->dir_key[0] ? "/" : "",
+                     (int)len, model);
+    if (w < 0 || (size_t)w >= sizeof lkey)
+        return 0;
+    for (char *p = lkey; *p; p++)
+        *p = (char)toupper((unsigned char)*p);
+    pick p;
+    return link_find_by_lkey(l, lkey, c->root_id, &p, NULL);
+}
+
+/* The readings of a name no model loads that would load: a model of the clip's directory that
+ * prefixes the name, with the type of the table its remainder is closest to (or the word that
+ * is no type), and the name itself as a model of its own. Appends them to out. */
+static int closest_readings(linker *l, const clip_ctx *c, amx_alamo_game game, char *out,
+                            size_t n)
+{
+    const char *name = c->name;
+    size_t len = strlen(name), digits = 0;
+    while (digits < len && isdigit((unsigned char)name[len - 1 - digits]))
+        digits++;
+    size_t base = digits && digits < len && name[len - 1 - digits] == '_' ? len - digits - 1 : len;
+    const char *nn = base < len ? name + base + 1 : "00";
+    size_t at = strlen(out);
+    int notes = 0, tries = 0;
+    for (size_t i = 1; i + 1 < base && notes < 2 && tries < 16; i++) {
+        if (name[i] != '_')
+            continue;
+        tries++;
+        int m = model_here(l, c, name, i);
+        if (m < 0)
+            return -1;
+        if (!m)
+            continue;
+        const char *rest = name + i + 1;
+        size_t rlen = base - i - 1;
+        const char *t = closest_type(game, rest, rlen);
+        if (t)
+            at += (size_t)snprintf(out + at, at < n ? n - at : 0, "; '%.*s' is a model here: did "
+                                   "you mean %.*s_%s_%s (type %s)?", (int)i, name, (int)i, name,
+                                   t, nn, t);
+        else
+            at += (size_t)snprintf(out + at, at < n ? n - at : 0, "; '%.*s' is a model here, "
+                                   "and %.*s is no type of %s", (int)i, name, (int)rlen, rest,
+                                   amx_alamo_game_title(game));
+        notes++;
+    }
+    int m = base ? model_here(l, c, name, base) : 0;
+    if (m < 0)
+        return -1;
+    if (m && base < len)
+        snprintf(out + at, at < n ? n - at : 0, "; '%.*s' is a model of its own: its "
+                 "animations are %.*s_<TYPE>_<NN>.ALA", (int)base, name, (int)base, name);
+    return 0;
+}
+
+/* CLIP_NOT_LOADED_BY_NAME, with the readings that would load and the skeletons (of the stack)
+ * that fit all the clip's bones. The clip's fit key (its first track's bone and index, into
+ * fit_key) is kept, so that a skeleton that appears or goes has the message worked out again. */
+static int not_loaded(linker *l, const clip_ctx *c, amx_alamo_game game, char *fit_key,
+                      size_t fit_len)
 {
     /* the clip's tracks */
     typedef struct tr { int64_t idx; char key[256]; } tr;
@@ -440,6 +545,7 @@ static int not_loaded(linker *l, const clip_ctx *c)
     char fits[600] = "";
     size_t nfit = 0, at = 0;
     if (nt) {
+        snprintf(fit_key, fit_len, "%s:%lld", t[0].key, (long long)t[0].idx);
         /* skeletons with the first track's bone at its index, then every other track checked */
         s = l->fit_candidates;
         sqlite3_bind_text(s, 1, t[0].key, -1, SQLITE_TRANSIENT);
@@ -472,31 +578,188 @@ static int not_loaded(linker *l, const clip_ctx *c)
         }
     }
     free(t);
-    char msg[1200];
+    char msg[2000];
+    snprintf(msg, sizeof msg, "no model loads clip '%.250s' by name: %s loads "
+             "<MODEL>_<TYPE>_<NN>.ALA for the %zu types of its table and nothing else", c->name,
+             amx_alamo_game_title(game), amx_alamo_anim_types(game, NULL));
+    if (closest_readings(l, c, game, msg, sizeof msg))
+        return -1;
+    size_t m = strlen(msg);
     if (nfit)
-        snprintf(msg, sizeof msg, "no model loads clip '%s' by name: the engine loads "
-                 "<MODEL>_<TYPE>_<NN>.ALA and nothing else; its %zu bones fit skeleton%s %s by "
-                 "index and name (rename it <MODEL>_<TYPE>_00 to play it there)",
-                 c->name, nt, nfit > 1 ? "s" : "", fits);
-    else
-        snprintf(msg, sizeof msg, "no model loads clip '%s' by name: the engine loads "
-                 "<MODEL>_<TYPE>_<NN>.ALA and nothing else%s", c->name,
-                 nt ? "; no indexed skeleton fits all its bones" : "");
+        snprintf(msg + m, sizeof msg - m, "; its %zu bones fit skeleton%s %s by index and name "
+                 "(rename it <MODEL>_<TYPE>_00 to play it there)", nt, nfit > 1 ? "s" : "", fits);
+    else if (nt)
+        snprintf(msg + m, sizeof msg - m, "; no indexed skeleton fits all its bones");
     return link_add_finding(l, c->file_id, "link", AMX_C_CLIP_NOT_LOADED_BY_NAME, -1, "clip", msg);
+}
+
+/* ---- the engine's numbering ---- */
+
+/* How far the engine gets through a model's animations of a type: memo "R|root|dir|MODEL_TYPE"
+ * holds how many numbers were looked at and the first that does not load (-1 none yet), so
+ * that the clips of one model and type cost one look-up per number however many there are. */
+typedef struct reach {
+    uint32_t checked;
+    int32_t stop;             /* the first number that does not load; -1 none below checked */
+    bool exists;              /* that file exists but is not an animation that loads */
+} reach;
+
+/* The logical path of number k: DIR/MODEL_TYPE_kk.ALA (upper-cased). */
+static void numbered_lkey(const clip_ctx *c, const amx_alamo_anim_name *n, uint32_t k, char *out,
+                          size_t size)
+{
+    int w = snprintf(out, size, "%.1000s%s%.250s_%.60s_%02u.ALA", c->dir_key,
+                     c->dir_key[0] ? "/" : "", n->model, n->type, (unsigned)k);
+    if (w < 0)
+        out[0] = '\0';
+    for (char *p = out; *p; p++)
+        *p = (char)toupper((unsigned char)*p);
+}
+
+/* Whether the engine reaches number `want` of reading n: 1 reached, 0 not (the first number
+ * that does not load in *stop, *exists when that file is there but does not load as an
+ * animation), -1 error. */
+static int reaches(linker *l, const clip_ctx *c, const amx_alamo_anim_name *n, uint32_t want,
+                   uint32_t *stop, bool *exists)
+{
+    char *mk = memo_key("R|%lld|%s|%s_%s", (long long)c->root_id, c->dir_key, n->model, n->type);
+    if (!mk)
+        return -1;
+    for (char *p = mk; *p; p++)
+        *p = (char)toupper((unsigned char)*p);
+    reach r = { .stop = -1 };
+    size_t len;
+    const void *v = link_memo_get(l->answers, mk, &len);
+    if (v && len == sizeof r)
+        memcpy(&r, v, sizeof r);
+    while (r.stop < 0 && r.checked < want) {
+        char lkey[AMX_LKEY_MAX];
+        numbered_lkey(c, n, r.checked, lkey, sizeof lkey);
+        file_hit h;
+        int f = link_file_at(l, lkey, c->root_id, &h);
+        if (f < 0) {
+            free(mk);
+            return -1;
+        }
+        if (f && strcmp(h.format, "alamo-ala") == 0 && strcmp(h.status, "error") != 0) {
+            r.checked++;
+            continue;
+        }
+        r.stop = (int32_t)r.checked;
+        r.exists = f != 0;
+    }
+    int rc = link_memo_put(l->answers, mk, &r, sizeof r) ? -1 : 0;
+    free(mk);
+    if (rc)
+        return -1;
+    if (r.stop >= 0 && (uint32_t)r.stop < want) {
+        *stop = (uint32_t)r.stop;
+        *exists = r.exists;
+        return 0;
+    }
+    return 1;
+}
+
+/* ANIMATION_NOT_REACHED for reading n, which has a model to play it for: the number the engine
+ * stops at (and the file in the directory that differs from it only by underscores or case),
+ * or the number spelt otherwise than the engine spells it. */
+static int not_reached(linker *l, const clip_ctx *c, const amx_alamo_anim_name *n, uint32_t stop,
+                       bool exists)
+{
+    char msg[2500];
+    if (!n->number_loaded) {
+        char want[600];
+        snprintf(want, sizeof want, "%s_%s_%02u", n->model, n->type, n->number);
+        snprintf(msg, sizeof msg, "clip '%.250s' is never loaded: the engine numbers the "
+                 "animations of model '%.250s' and type %s 00, 01, ... (two digits, then 100 and "
+                 "up) and never tries this spelling: name it %.500s", c->name, n->model, n->type,
+                 want);
+        return link_add_finding(l, c->file_id, "link", AMX_C_ANIMATION_NOT_REACHED, -1, "clip",
+                                msg);
+    }
+    char lkey[AMX_LKEY_MAX];
+    numbered_lkey(c, n, stop, lkey, sizeof lkey);
+    int w = snprintf(msg, sizeof msg, "clip '%.250s' is never loaded: the engine loads the "
+                     "animations of model '%.250s' and type %s numbered 00, 01, ... and stops "
+                     "at the first that does not load, and %.600s %s", c->name, n->model,
+                     n->type, lkey, exists ? "does not load as an animation" : "is missing");
+    /* did you mean: a clip of this directory whose name is the missing one's but for its
+     * underscores or case */
+    char want[600], squashed[600];
+    snprintf(want, sizeof want, "%s_%s_%02u", n->model, n->type, stop);
+    size_t k = 0;
+    for (const char *p = want; *p && k + 1 < sizeof squashed; p++)
+        if (*p != '_')
+            squashed[k++] = (char)toupper((unsigned char)*p);
+    squashed[k] = '\0';
+    sqlite3_stmt *s = l->clips_squashed;
+    sqlite3_bind_text(s, 1, squashed, -1, SQLITE_TRANSIENT);
+    int rc, best = -1;
+    char found[1300] = "";
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        int layer = link_layer_of(l, c->root_id, sqlite3_column_int64(s, 1));
+        char dir[AMX_LKEY_MAX];
+        link_lkey_dir(col_or(s, 3, ""), dir, sizeof dir);
+        if (layer < 0 || strcmp(dir, c->dir_key) != 0 || strcasecmp(col_or(s, 4, ""), want) == 0)
+            continue;
+        int rank = amx__lookup_rank((size_t)layer, sqlite3_column_int(s, 2) != 0);
+        if (best >= 0 && rank >= best)
+            continue;
+        best = rank;
+        const root_info *r = link_root_of(l, sqlite3_column_int64(s, 1));
+        snprintf(found, sizeof found, "%.700s%s%.500s", col_or(s, 0, ""),
+                 sqlite3_column_int64(s, 1) != c->root_id ? " in base layer " : "",
+                 sqlite3_column_int64(s, 1) != c->root_id && r ? r->path : "");
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE)
+        return -1;
+    if (found[0] && w > 0 && (size_t)w < sizeof msg)
+        snprintf(msg + w, sizeof msg - (size_t)w, " (did you mean %s?)", found);
+    return link_add_finding(l, c->file_id, "link", AMX_C_ANIMATION_NOT_REACHED, -1, "clip", msg);
+}
+
+/* The models that play reading n (by name, and the objects whose override set is its model
+ * part), added to b. */
+static int targets_of(linker *l, const clip_ctx *c, const amx_alamo_anim_name *n, bindings *b,
+                      bool *cut)
+{
+    char *mkey = amx__upper(n->model);
+    char lkey[AMX_LKEY_MAX + 300];
+    if (!mkey)
+        return -1;
+    snprintf(lkey, sizeof lkey, "%s%s%s.ALO", c->dir_key, c->dir_key[0] ? "/" : "", mkey);
+    pick p;
+    int rc = 0, found = link_find_by_lkey(l, lkey, c->root_id, &p, NULL);
+    if (found < 0)
+        rc = -1;
+    else if (found) {
+        char via[96];
+        snprintf(via, sizeof via, "type %s", n->type);
+        link_add_binding(b, &p, "name", via);
+    }
+    if (!rc && bind_overrides(l, c, mkey, b, cut))
+        rc = -1;
+    free(mkey);
+    return rc;
 }
 
 int bind_alamo_clip(linker *l, const clip_ctx *c)
 {
+    amx_alamo_game game = link_game_of(l, c->root_id);
     amx_alamo_anim_name names[MAX_NAMES];
-    size_t nn = amx_alamo_anim_names(c->name, names, MAX_NAMES);
+    size_t nn = amx_alamo_anim_names(c->name, game, names, MAX_NAMES);
     bindings *b = link_new_bindings();
     if (!b)
         return -1;
     int rc = 0;
     if (nn == 0) {
-        rc = not_loaded(l, c);
+        char fit_key[300] = "";
+        rc = not_loaded(l, c, game, fit_key, sizeof fit_key);
         if (!rc)
             rc = link_store_bindings(l, c->file_id, c->id, c->root_id, c->root_bone, b, "", c->cur_key);
+        if (!rc && fit_key[0]) /* after the clip's row is written, which clears it */
+            rc = link_record(l, W_CLIP_FIT, "it", c->id, fit_key);
         free(b);
         return rc;
     }
@@ -512,29 +775,37 @@ int bind_alamo_clip(linker *l, const clip_ctx *c)
             return -1;
         }
     }
-    bool cut = false;
+    /* each reading: its models, and whether the engine's numbering reaches the clip */
+    bindings *rb = link_new_bindings();
+    bool cut = false, unreached = false;
+    if (!rb)
+        rc = -1;
     for (size_t i = 0; i < nn && !rc; i++) {
-        char *mkey = amx__upper(names[i].model);
-        char lkey[AMX_LKEY_MAX + 300];
-        if (!mkey) {
+        rb->n = rb->dropped = 0;
+        if (targets_of(l, c, &names[i], rb, &cut)) {
             rc = -1;
             break;
         }
-        snprintf(lkey, sizeof lkey, "%s%s%s.ALO", c->dir_key, c->dir_key[0] ? "/" : "", mkey);
-        pick p;
-        int found = link_find_by_lkey(l, lkey, c->root_id, &p, NULL);
-        if (found < 0)
+        if (rb->n == 0)
+            continue;
+        uint32_t stop = 0;
+        bool exists = false;
+        int r = names[i].number_loaded
+                    ? reaches(l, c, &names[i], names[i].number, &stop, &exists)
+                    : 0;
+        if (r < 0) {
             rc = -1;
-        else if (found) {
-            char via[96];
-            snprintf(via, sizeof via, "type %s", names[i].type);
-            link_add_binding(b, &p, "name", via);
+        } else if (r == 0) {
+            unreached = true;
+            rc = not_reached(l, c, &names[i], stop, exists);
+        } else {
+            for (size_t k = 0; k < rb->n; k++)
+                link_add_binding(b, &rb->p[k], rb->p[k].how, rb->p[k].via);
+            b->dropped += rb->dropped;
         }
-        if (!rc && bind_overrides(l, c, mkey, b, &cut))
-            rc = -1;
-        free(mkey);
     }
-    if (!rc && b->n == 0 && !cut) { /* a cut walk is said by its LIMIT_EXCEEDED */
+    free(rb);
+    if (!rc && b->n == 0 && !cut && !unreached) { /* a cut walk is said by its LIMIT_EXCEEDED */
         char where[2048], models[800] = "", msg[4096];
         link_describe_stack(l, c->root_id, where, sizeof where);
         size_t at = 0;
@@ -545,7 +816,7 @@ int bind_alamo_clip(linker *l, const clip_ctx *c)
                          "%s of %s", c->name, models, c->dir_key[0] ? c->dir_key : "the top directory",
                          where);
         amx_alamo_anim_name miss;
-        if (w > 0 && (size_t)w < sizeof msg && amx_alamo_anim_near_miss(c->name, &miss)) {
+        if (w > 0 && (size_t)w < sizeof msg && amx_alamo_anim_near_miss(c->name, game, &miss)) {
             /* MODEL_Attack_Idle_00: the type is ATTACKIDLE */
             snprintf(msg + w, sizeof msg - (size_t)w, "; if it is meant for '%s', the engine's "
                      "type is %s: name it %s_%s_NN", miss.model, miss.type, miss.model, miss.type);

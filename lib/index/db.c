@@ -268,6 +268,20 @@ static const struct { size_t off; bool core; const char *sql; } write_stmts[] = 
                          "SELECT skeleton_key FROM clips WHERE file_id = ?1 AND "
                          "skeleton_key IS NOT NULL"),
         S(mark_refs_keyed, "UPDATE refs SET linked = 0 WHERE linked = 1 AND key = ?1"),
+        /* Clips numbered like file ?1 once underscores are left out ([?1 || '0', ?1 || ':')):
+         * the engine's numbering reaches them, or names the file as a misspelling, through it */
+        S(mark_clips_squashed, "UPDATE clips SET linked = 0 WHERE linked = 1 AND "
+                               "replace(name_key, '_', '') >= ?1 || '0' AND "
+                               "replace(name_key, '_', '') < ?1 || ':'"),
+        /* Clips no model loads whose bones may fit skeleton ?1 (their first track's bone and
+         * index is one of its bones): their message names the skeletons they fit */
+        S(mark_clips_fitting, "UPDATE clips SET linked = 0 WHERE linked = 1 AND fit_key IN "
+                              "(SELECT name_key || ':' || idx FROM bones WHERE skeleton_id = ?1)"),
+        /* ... and those of every skeleton of file ?1 (and its members), which goes */
+        S(mark_clips_fitting_file, "UPDATE clips SET linked = 0 WHERE linked = 1 AND fit_key IN "
+                                   "(SELECT b.name_key || ':' || b.idx FROM bones b JOIN "
+                                   "skeletons s ON s.id = b.skeleton_id WHERE s.file_id = ?1 OR "
+                                   "s.file_id IN (SELECT id FROM files WHERE parent_id = ?1))"),
         S(mark_asset_refs_of_file, "UPDATE refs SET linked = 0 WHERE file_id = ?1 OR file_id IN "
                                    "(SELECT id FROM files WHERE parent_id = ?1)"),
         CORE(dir_rows, "SELECT path, id, size, mtime_ns, hash, decoder_version, format FROM files "
@@ -697,6 +711,20 @@ static int mark_refs_of_names(amx_db *db, int64_t id)
             if ((rc = amx__db_run(mark)) != SQLITE_OK)
                 break;
         }
+        /* a numbered name (an animation of the engine's numbering, or a misspelling of one):
+         * the clips of its model and type are reached, or not, through it */
+        if (whole && key[whole - 1] >= '0' && key[whole - 1] <= '9') {
+            char squashed[1024];
+            size_t k = 0, end = whole;
+            while (end && key[end - 1] >= '0' && key[end - 1] <= '9')
+                end--;
+            for (size_t i = 0; i < end && k + 1 < sizeof squashed; i++)
+                if (key[i] != '_')
+                    squashed[k++] = key[i];
+            sqlite3_bind_text(db->mark_clips_squashed, 1, squashed, (int)k, SQLITE_TRANSIENT);
+            if ((rc = amx__db_run(db->mark_clips_squashed)) != SQLITE_OK)
+                break;
+        }
     }
     sqlite3_reset(names);
     sqlite3_clear_bindings(names);
@@ -747,7 +775,8 @@ int amx__db_unlink_dependents(amx_db *db, int64_t id)
     sqlite3_clear_bindings(s);
     if (rc != SQLITE_DONE && rc != SQLITE_OK)
         return rc;
-    sqlite3_stmt *by_file[] = { db->mark_clips_of_sets, db->mark_clips_bound_to_file };
+    sqlite3_stmt *by_file[] = { db->mark_clips_of_sets, db->mark_clips_bound_to_file,
+                                db->mark_clips_fitting_file };
     rc = SQLITE_OK;
     for (size_t i = 0; rc == SQLITE_OK && i < sizeof by_file / sizeof by_file[0]; i++) {
         sqlite3_bind_int64(by_file[i], 1, id);
@@ -879,6 +908,11 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a,
                 sqlite3_bind_null(s, 6);
             rc = amx__db_run(s);
             free(bkey);
+        }
+        /* ... and what clips no model loads it fits */
+        if (rc == SQLITE_OK && anything_linked(db)) {
+            sqlite3_bind_int64(db->mark_clips_fitting, 1, skel_id);
+            rc = amx__db_run(db->mark_clips_fitting);
         }
     }
     for (uint32_t i = 0; rc == SQLITE_OK && i < a->clip_count; i++) {

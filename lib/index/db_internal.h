@@ -42,7 +42,8 @@ struct amx_db {
     sqlite3_stmt *mark_skeletons_named, *mark_clips_bound_to_file, *mark_clips_prefix;
     sqlite3_stmt *overrides_for_model, *overrides_of_file;
     sqlite3_stmt *ins_object, *del_objects, *ins_ref, *del_refs, *names_of_file, *mark_refs_keyed,
-        *mark_asset_refs_of_file;
+        *mark_asset_refs_of_file, *mark_clips_squashed, *mark_clips_fitting,
+        *mark_clips_fitting_file;
     amx__tracks_buf packed;    /* reused for each clip's tracks */
     bool writes_ready;         /* amx__db_writes() has prepared the change statements */
     int linked_state;          /* anything_linked(): -1 unknown, 0 no row linked, 1 some */
@@ -74,6 +75,10 @@ void amx__db_rollback(amx_db *db);
 void amx__db_forget_linked(amx_db *db);
 
 /* Returns the root's id, adding it with `role` ("target" or "base") when it is new. */
+/* Records the Alamo game of a root ("eaw", "foc", or NULL for the default): when it changes, the
+ * root's clips are bound again (layers.c). */
+amx_status amx__db_set_game(amx_db *db, int64_t root_id, const char *game, char *err,
+                            size_t errlen);
 amx_status amx__db_root_id(amx_db *db, const char *abs_root, const char *role, int64_t *id,
                            char *err, size_t errlen);
 

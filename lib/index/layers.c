@@ -23,6 +23,36 @@ amx_status amx__db_set_role(amx_db *db, int64_t root_id, const char *role, char 
     return rc == SQLITE_OK ? AMX_OK : amx__db_error(db, "index: setting a root's role", err, errlen);
 }
 
+amx_status amx__db_set_game(amx_db *db, int64_t root_id, const char *game, char *err,
+                            size_t errlen)
+{
+    static const char *const sql[] = {
+        "UPDATE roots SET game = ?2 WHERE id = ?1 AND game IS NOT ?2",
+        /* the table of animation types changed: the root's Alamo clips are bound again */
+        "UPDATE clips SET linked = 0 WHERE file_id IN (SELECT id FROM files WHERE root_id = ?1 "
+        "AND format = 'alamo-ala')",
+    };
+    sqlite3_stmt *s[2] = { 0 };
+    int rc = SQLITE_OK;
+    for (size_t i = 0; i < 2 && rc == SQLITE_OK; i++)
+        rc = sqlite3_prepare_v2(db->db, sql[i], -1, &s[i], NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_int64(s[0], 1, root_id);
+        if (game)
+            sqlite3_bind_text(s[0], 2, game, -1, SQLITE_STATIC);
+        rc = amx__db_run(s[0]);
+    }
+    if (rc == SQLITE_OK && sqlite3_changes(db->db) > 0) {
+        sqlite3_bind_int64(s[1], 1, root_id);
+        rc = amx__db_run(s[1]);
+        db->dirty = true;
+    }
+    for (size_t i = 0; i < 2; i++)
+        sqlite3_finalize(s[i]);
+    return rc == SQLITE_OK ? AMX_OK : amx__db_error(db, "index: recording a root's game", err,
+                                                    errlen);
+}
+
 amx_status amx__db_get_layers(amx_db *db, int64_t root_id, int64_t **ids, size_t *n, char *err,
                               size_t errlen)
 {

@@ -175,7 +175,8 @@ static void free_roots(linker *l)
 static int load_roots(linker *l)
 {
     sqlite3_stmt *s = NULL, *b = NULL;
-    int rc = sqlite3_prepare_v2(l->h, "SELECT id, path FROM roots ORDER BY id", -1, &s, NULL);
+    int rc = sqlite3_prepare_v2(l->h, "SELECT id, path, game FROM roots ORDER BY id", -1, &s,
+                                NULL);
     if (rc == SQLITE_OK)
         rc = sqlite3_prepare_v2(l->h, "SELECT base_id FROM root_layers WHERE root_id = ?1 "
                                 "ORDER BY rank", -1, &b, NULL);
@@ -192,6 +193,8 @@ static int load_roots(linker *l)
         }
         root_info *r = &l->roots[l->root_count++];
         *r = (root_info){ .id = sqlite3_column_int64(s, 0), .path = strdup(col_or(s, 1, "")) };
+        if (!amx_alamo_game_parse(col_text(s, 2), &r->game))
+            r->game = AMX_ALAMO_FOC;
         if (!r->path) {
             rc = SQLITE_NOMEM;
             break;
@@ -229,6 +232,12 @@ static int load_roots(linker *l)
                                                  l->roots[i].stack, MAX_STACK);
     free(view);
     return 0;
+}
+
+amx_alamo_game link_game_of(const linker *l, int64_t root)
+{
+    const root_info *r = link_root_of(l, root);
+    return r ? r->game : AMX_ALAMO_FOC;
 }
 
 const root_info *link_root_of(const linker *l, int64_t id)
@@ -685,6 +694,36 @@ static int64_t check_bones(linker *l, int64_t file_id, int64_t clip_id, const pi
     return failed ? -1 : bad;
 }
 
+/* ---- files ---- */
+
+int link_file_at(linker *l, const char *lkey, int64_t root, file_hit *h)
+{
+    sqlite3_stmt *s = l->files_at;
+    sqlite3_bind_text(s, 1, lkey, -1, SQLITE_TRANSIENT);
+    int best = -1, rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        int layer = link_layer_of(l, root, sqlite3_column_int64(s, 1));
+        if (layer < 0)
+            continue;
+        bool in_archive = sqlite3_column_int(s, 2) != 0;
+        int rank = amx__lookup_rank((size_t)layer, in_archive);
+        if (best >= 0 && rank >= best)
+            continue;
+        best = rank;
+        *h = (file_hit){ .id = sqlite3_column_int64(s, 0), .root_id = sqlite3_column_int64(s, 1),
+                         .in_archive = in_archive,
+                         .meg_member = strcmp(col_or(s, 5, ""), "meg") == 0,
+                         .has_crc = sqlite3_column_type(s, 6) != SQLITE_NULL,
+                         .name_crc = sqlite3_column_int64(s, 6) };
+        snprintf(h->format, sizeof h->format, "%s", col_or(s, 3, ""));
+        snprintf(h->status, sizeof h->status, "%s", col_or(s, 7, ""));
+        snprintf(h->path, sizeof h->path, "%s", col_or(s, 4, ""));
+        snprintf(h->lkey, sizeof h->lkey, "%s", lkey);
+    }
+    sqlite3_reset(s);
+    return rc != SQLITE_DONE ? -1 : best >= 0;
+}
+
 /* ---- finding skeletons ---- */
 
 /* Reads a candidate row (s.id, s.name, s.bone_count, f.id, f.root_id, in_archive, f.path,
@@ -1051,10 +1090,10 @@ static const char *const link_sql[] = {
     "SELECT coalesce(bone_id, idx), name, name_key FROM bones WHERE skeleton_id = ?1 ORDER BY idx",
     "SELECT data FROM clip_tracks WHERE clip_id = ?1",
     "UPDATE clips SET skeleton_id = ?2, skeleton_name = ?3, skeleton_key = ?4, "
-    "bones_missing = ?5, linked = 1 WHERE id = ?1",
+    "bones_missing = ?5, fit_key = NULL, linked = 1 WHERE id = ?1",
     /* the same without skeleton_key: an indexed column written only when it changes */
-    "UPDATE clips SET skeleton_id = ?2, skeleton_name = ?3, bones_missing = ?5, linked = 1 "
-    "WHERE id = ?1",
+    "UPDATE clips SET skeleton_id = ?2, skeleton_name = ?3, bones_missing = ?5, fit_key = NULL, "
+    "linked = 1 WHERE id = ?1",
     "DELETE FROM findings WHERE file_id = ?1 AND origin = 'link'",
     "INSERT INTO findings(file_id, origin, code, severity, message, offset, context) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -1107,8 +1146,8 @@ static const char *const link_sql[] = {
     "UPDATE refs SET target_id = ?2, resolution = ?3, linked = 1 WHERE id = ?1",
     /* the files at a logical path: id, root, in_archive, format, path, archive's format,
      * name CRC */
-    "SELECT f.id, f.root_id, f.parent_id IS NOT NULL, f.format, f.path, p.format, f.name_crc "
-    "FROM files f LEFT JOIN files p ON p.id = f.parent_id WHERE f.lkey = ?1 "
+    "SELECT f.id, f.root_id, f.parent_id IS NOT NULL, f.format, f.path, p.format, f.name_crc, "
+    "f.status FROM files f LEFT JOIN files p ON p.id = f.parent_id WHERE f.lkey = ?1 "
     "ORDER BY f.path",
     /* MEG members with the same name CRC as ?1, other than file ?2 */
     "SELECT f.path, f.root_id, f.lkey FROM files f JOIN files p ON p.id = f.parent_id AND "
@@ -1116,6 +1155,12 @@ static const char *const link_sql[] = {
     /* the roots of clips named KEY_... */
     "SELECT f.root_id FROM clips c JOIN files f ON f.id = c.file_id WHERE "
     "c.name_key > ?1 || '_' AND c.name_key < ?1 || '`' LIMIT 256",
+    /* what a clip no model loads fits (the first track's bone and index) */
+    "UPDATE clips SET fit_key = ?2 WHERE id = ?1",
+    /* clips named ?1 once their underscores are left out: path, root, in_archive, lkey, name */
+    "SELECT f.path, f.root_id, f.parent_id IS NOT NULL, f.lkey, c.name FROM clips c "
+    "JOIN files f ON f.id = c.file_id WHERE replace(c.name_key, '_', '') = ?1 "
+    "ORDER BY f.path LIMIT 64",
 };
 
 enum { LINK_STATEMENTS = sizeof link_sql / sizeof link_sql[0] };
@@ -1132,6 +1177,7 @@ static void linker_slots(linker *l, sqlite3_stmt **slots[LINK_STATEMENTS])
         &l->names_of_file, &l->same_name_in_root, &l->del_name_findings, &l->skeletons_done,
         &l->winner_check, &l->file_info, &l->asset_refs, &l->del_ref_findings,
         &l->update_asset_ref, &l->files_at, &l->crc_twins, &l->clips_named,
+        &l->update_clip_fit, &l->clips_squashed,
     };
     _Static_assert(sizeof all / sizeof all[0] == LINK_STATEMENTS, "one statement per slot");
     memcpy(slots, all, sizeof all);
@@ -1381,6 +1427,7 @@ amx_status amx__link(amx_db *db, int threads, uint64_t *linked, char *err, size_
         [W_CLIP_SAME_KEY] = l.update_clip_same_key, [W_SKELETON_REF] = l.update_ref,
         [W_ASSET_REF] = l.update_asset_ref, [W_DEL_LINK_FINDINGS] = l.del_link_findings,
         [W_DEL_BINDINGS] = l.del_bindings, [W_DEL_REF_FINDINGS] = l.del_ref_findings,
+        [W_CLIP_FIT] = l.update_clip_fit,
     };
     /* The first pass of an index: no batch has committed (link_state), and no binding and no
      * finding of the pass is there (an index of 0009 or older upgraded with every row marked

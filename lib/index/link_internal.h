@@ -7,6 +7,7 @@
 #define AMX_LINK_INTERNAL_H
 
 #include "db_internal.h"
+#include "resolve/resolve.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -49,6 +50,7 @@ typedef struct skeleton_bones {
 typedef struct root_info {
     int64_t id;
     char *path;
+    amx_alamo_game game;      /* whose table of animation types ([root] game) */
     int64_t *bases;
     size_t base_count;
     int64_t stack[MAX_STACK];
@@ -62,7 +64,7 @@ typedef struct root_info {
  * after them would. */
 typedef enum write_kind {
     W_FINDING, W_BINDING, W_CLIP, W_CLIP_SAME_KEY, W_SKELETON_REF, W_ASSET_REF,
-    W_DEL_LINK_FINDINGS, W_DEL_BINDINGS, W_DEL_REF_FINDINGS, W_KINDS
+    W_DEL_LINK_FINDINGS, W_DEL_BINDINGS, W_DEL_REF_FINDINGS, W_CLIP_FIT, W_KINDS
 } write_kind;
 
 enum { MAX_WRITE_PARAMS = 7 };
@@ -112,7 +114,7 @@ typedef struct linker {
         *variants_of, *fit_candidates, *skeletons_todo,
         *names_of_file, *same_name_in_root, *del_name_findings, *skeletons_done, *winner_check,
         *file_info, *asset_refs, *del_ref_findings, *update_asset_ref, *files_at, *crc_twins,
-        *clips_named;
+        *clips_named, *update_clip_fit, *clips_squashed;
     skeleton_bones cache[SKELETON_CACHE];
     unsigned cache_next;
     /* the last find_by_lkey answers, by hash of path and root: the link pass writes nothing
@@ -168,6 +170,7 @@ typedef struct clip_ctx {
 
 /* roots and their stacks (link.c) */
 const root_info *link_root_of(const linker *l, int64_t id);
+amx_alamo_game link_game_of(const linker *l, int64_t root);
 int link_layer_of(const linker *l, int64_t from, int64_t id);
 void link_describe_stack(const linker *l, int64_t root, char *out, size_t n);
 int64_t link_first_in_lookup_order(linker *l, sqlite3_stmt *s, int64_t root);
@@ -187,6 +190,15 @@ const bone *link_bone_named(const skeleton_bones *k, const char *name);
 bool link_tracks_of(linker *l, int64_t clip_id, amx__tracks_iter *it);
 void link_tracks_done(linker *l, amx__tracks_iter *it);
 void link_skeleton_label(const pick *p, const linker *l, int64_t clip_root, char *out, size_t n);
+
+/* The file the game finds at logical path `lkey` from root `root`: the best-ranked of its
+ * stack (loose before archived, then layer order). 1 found, 0 none, -1 error (link.c). */
+typedef struct file_hit {
+    int64_t id, root_id, name_crc;
+    bool in_archive, meg_member, has_crc;
+    char format[32], status[16], path[1024], lkey[AMX_LKEY_MAX];
+} file_hit;
+int link_file_at(linker *l, const char *lkey, int64_t root, file_hit *h);
 
 /* finding skeletons and storing bindings (link.c) */
 int link_find_by_lkey(linker *l, const char *lkey, int64_t root, pick *p, bool *shadowed_other);

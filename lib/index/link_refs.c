@@ -12,40 +12,6 @@
 
 /* ---- asset references ---- */
 
-typedef struct hit {
-    int64_t id, root_id, name_crc;
-    bool in_archive, meg_member, has_crc;
-    char format[32], path[1024], lkey[AMX_LKEY_MAX];
-} hit;
-
-/* The file the game finds at logical path `lkey` from root `root`: 1 found, 0 none, -1 error. */
-static int find_file(linker *l, const char *lkey, int64_t root, hit *h)
-{
-    sqlite3_stmt *s = l->files_at;
-    sqlite3_bind_text(s, 1, lkey, -1, SQLITE_TRANSIENT);
-    int best = -1, rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        int layer = link_layer_of(l, root, sqlite3_column_int64(s, 1));
-        if (layer < 0)
-            continue;
-        bool in_archive = sqlite3_column_int(s, 2) != 0;
-        int rank = amx__lookup_rank((size_t)layer, in_archive);
-        if (best >= 0 && rank >= best)
-            continue;
-        best = rank;
-        *h = (hit){ .id = sqlite3_column_int64(s, 0), .root_id = sqlite3_column_int64(s, 1),
-                    .in_archive = in_archive,
-                    .meg_member = strcmp(col_or(s, 5, ""), "meg") == 0,
-                    .has_crc = sqlite3_column_type(s, 6) != SQLITE_NULL,
-                    .name_crc = sqlite3_column_int64(s, 6) };
-        snprintf(h->format, sizeof h->format, "%s", col_or(s, 3, ""));
-        snprintf(h->path, sizeof h->path, "%s", col_or(s, 4, ""));
-        snprintf(h->lkey, sizeof h->lkey, "%s", lkey);
-    }
-    sqlite3_reset(s);
-    return rc != SQLITE_DONE ? -1 : best >= 0;
-}
-
 typedef enum res_kind { RES_FOUND, RES_BUILTIN, RES_SKIPPED, RES_MISSING, RES_WRONG_KIND,
                         RES_EMPTY, RES_TOO_LONG } res_kind;
 
@@ -54,7 +20,7 @@ static const char *const res_names[] = { "found", "builtin", "skipped", "missing
 
 typedef struct resolution {
     res_kind what;
-    hit target;               /* when found or wrong-kind */
+    file_hit target;               /* when found or wrong-kind */
     char tried[1200];         /* the paths looked at, for messages */
     char detail[300];         /* wrong kind: what was found; too long: the path */
 } resolution;
@@ -77,7 +43,7 @@ static int first_found(linker *l, char keys[][AMX_LKEY_MAX], size_t n, int64_t r
             return 0;
         }
         note_tried(r, keys[i]);
-        int f = find_file(l, keys[i], root, &r->target);
+        int f = link_file_at(l, keys[i], root, &r->target);
         if (f)
             return f;
     }

@@ -1619,6 +1619,13 @@ static amx_status scan_root(amx_db *db, const amx_scan_opts *opts, amx_scan_stat
         st = amx__db_root_id(db, root, opts->as_base ? "base" : "target", &s.root_id, err, errlen);
     if (!st && !opts->as_base) /* a base layer scanned for itself becomes a target */
         st = amx__db_set_role(db, s.root_id, "target", err, errlen);
+    amx_alamo_game alamo;
+    if (!st) /* the table of animation types the root's clips are named by */
+        st = amx__db_set_game(db, s.root_id,
+                              amx_alamo_game_parse(amx_config_game(opts->config, root), &alamo)
+                                  ? (alamo == AMX_ALAMO_EAW ? "eaw" : "foc")
+                                  : NULL,
+                              err, errlen);
     sqlite3_stmt *q = NULL;
     if (!st && sqlite3_prepare_v2(db->db, "SELECT coalesce(max(id), 0) FROM files", -1, &q, NULL) == SQLITE_OK &&
         sqlite3_step(q) == SQLITE_ROW)

@@ -383,7 +383,7 @@ def test_create_modify():
         c.eq(paths_in(d.db, UNITS + "/.UV_WALKER_WALK_00.ALA.swp"), [], "the temporary file")
     with case(tap, "a file written in several slow parts is indexed complete") as c:
         data = clip_bytes(WALKER, frames=50)
-        path = os.path.join(u, "UV_WALKER_SLOW_00.ALA")
+        path = os.path.join(u, "UV_WALKER_ATTACK_00.ALA")
         with open(path, "wb") as f:
             for k in range(4):  # pauses longer than the settle period, file open throughout
                 f.write(data[k * len(data) // 4:(k + 1) * len(data) // 4])
@@ -391,13 +391,13 @@ def test_create_modify():
                 time.sleep(0.15)
             time.sleep(0.3)
             # still open: not indexed as a truncated file meanwhile
-            part = show(d, UNITS + "/UV_WALKER_SLOW_00.ALA", rc=None)
+            part = show(d, UNITS + "/UV_WALKER_ATTACK_00.ALA", rc=None)
         d.sync()
         c.that(not part or part[0]["status"] == "ok",
                "decoded while still open for writing: %s" % short(part))
-        r = clip_row(d, "UV_WALKER", UNITS + "/UV_WALKER_SLOW_00.ALA")
+        r = clip_row(d, "UV_WALKER", UNITS + "/UV_WALKER_ATTACK_00.ALA")
         c.eq(r and (r["frames"], r["bones_missing"]), (50, 0), "frames/bones_missing")
-        c.eq([i["code"] for i in d.query("issues") if i["path"] == UNITS + "/UV_WALKER_SLOW_00.ALA"],
+        c.eq([i["code"] for i in d.query("issues") if i["path"] == UNITS + "/UV_WALKER_ATTACK_00.ALA"],
              [], "findings")
 
 
@@ -421,28 +421,28 @@ def test_rename_move_delete():
         d.sync()
         before = [i["code"] for i in d.query("issues") if i["path"] == old]
         before_id = row_id(d.db, old)
-        os.rename(os.path.join(u, "UV_WALKER_WALK_00.ALA"), os.path.join(u, "UV_WALKER_RUN_00.ALA"))
+        os.rename(os.path.join(u, "UV_WALKER_WALK_00.ALA"), os.path.join(u, "UV_WALKER_DIE_00.ALA"))
         d.sync()
-        c.that(before_id is not None and row_id(d.db, UNITS + "/UV_WALKER_RUN_00.ALA") == before_id,
+        c.that(before_id is not None and row_id(d.db, UNITS + "/UV_WALKER_DIE_00.ALA") == before_id,
                "the row keeps its id (%s)" % before_id)
         c.eq(paths_in(d.db, old), [], "old path")
-        c.eq(paths_in(d.db, UNITS + "/UV_WALKER_RUN_00.ALA"), [UNITS + "/UV_WALKER_RUN_00.ALA"],
+        c.eq(paths_in(d.db, UNITS + "/UV_WALKER_DIE_00.ALA"), [UNITS + "/UV_WALKER_DIE_00.ALA"],
              "new path")
-        after = [i["code"] for i in d.query("issues") if i["path"] == UNITS + "/UV_WALKER_RUN_00.ALA"]
+        after = [i["code"] for i in d.query("issues") if i["path"] == UNITS + "/UV_WALKER_DIE_00.ALA"]
         c.eq(after, before, "findings follow the file")
         c.eq(before, ["BONE_NOT_IN_SKELETON"], "findings before")
     with case(tap, "move across directories") as c:
         other = os.path.join(ROOT, "Data/Art/Other")
         os.makedirs(other)
         d.sync()
-        moved_id = row_id(d.db, UNITS + "/UV_WALKER_RUN_00.ALA")
-        shutil.move(os.path.join(u, "UV_WALKER_RUN_00.ALA"), os.path.join(other, "UV_WALKER_RUN_00.ALA"))
+        moved_id = row_id(d.db, UNITS + "/UV_WALKER_DIE_00.ALA")
+        shutil.move(os.path.join(u, "UV_WALKER_DIE_00.ALA"), os.path.join(other, "UV_WALKER_DIE_00.ALA"))
         d.sync()
-        c.that(moved_id is not None and row_id(d.db, "Data/Art/Other/UV_WALKER_RUN_00.ALA") == moved_id,
+        c.that(moved_id is not None and row_id(d.db, "Data/Art/Other/UV_WALKER_DIE_00.ALA") == moved_id,
                "the row keeps its id across directories (%s)" % moved_id)
-        c.eq(paths_in(d.db, UNITS + "/UV_WALKER_RUN_00.ALA"), [], "old path")
+        c.eq(paths_in(d.db, UNITS + "/UV_WALKER_DIE_00.ALA"), [], "old path")
         # away from its model's directory the engine does not load it: unbound, no bone check
-        r = clip_row(d, "UV_WALKER", "Data/Art/Other/UV_WALKER_RUN_00.ALA")
+        r = clip_row(d, "UV_WALKER", "Data/Art/Other/UV_WALKER_DIE_00.ALA")
         c.eq(r and (r["frames"], r["bound"], r["bones_missing"]), (16, False, 0), "the moved clip")
     with case(tap, "'#' in names: mv Z.ALA A.ALA keeps A.ALA#b_IDLE_00.ALA; and the other order") as c:
         # issue 16 item 5: the rename's subtree matched "A.ALA#..." as members of A.ALA
@@ -473,10 +473,10 @@ def test_rename_move_delete():
         shutil.rmtree(hd)
         d.sync()
     with case(tap, "delete a file") as c:
-        os.remove(os.path.join(ROOT, "Data/Art/Other/UV_WALKER_RUN_00.ALA"))
+        os.remove(os.path.join(ROOT, "Data/Art/Other/UV_WALKER_DIE_00.ALA"))
         d.sync()
         c.eq(paths_in(d.db, "Data/Art/Other"), [], "rows under Data/Art/Other")
-        c.that(clip_row(d, "UV_WALKER", "Data/Art/Other/UV_WALKER_RUN_00.ALA") is None, "clip row")
+        c.that(clip_row(d, "UV_WALKER", "Data/Art/Other/UV_WALKER_DIE_00.ALA") is None, "clip row")
     with case(tap, "delete a whole directory tree") as c:
         c.that(len(paths_in(d.db, "Data/Art/Models")) > 5, "rows before")
         shutil.rmtree(os.path.join(ROOT, "Data/Art/Models"))
@@ -502,16 +502,16 @@ def test_deep_trees():
         d.sync()
         c.eq(paths_in(d.db, "Deep"), sorted(want), "files of the new tree")
         # the new directories are watched: a file added at the bottom later is seen
-        write(os.path.join(p, "UV_WALKER_LATE_00.ALA"), data)
+        write(os.path.join(p, "UV_WALKER_CELEBRATE_00.ALA"), data)
         d.sync()
-        late = os.path.relpath(os.path.join(p, "UV_WALKER_LATE_00.ALA"), ROOT)
+        late = os.path.relpath(os.path.join(p, "UV_WALKER_CELEBRATE_00.ALA"), ROOT)
         c.eq(paths_in(d.db, late), [late], "a file added later at the bottom")
     with case(tap, "mkdir -p of a whole tree at once (os.makedirs), then files") as c:
         leaf = os.path.join(ROOT, "Wide", "a", "b", "c", "d", "e")
         os.makedirs(leaf)
-        write(os.path.join(leaf, "UV_WALKER_E_00.ALA"), clip_bytes(WALKER, frames=9))
+        write(os.path.join(leaf, "UV_WALKER_HEAL_00.ALA"), clip_bytes(WALKER, frames=9))
         d.sync()
-        c.eq(paths_in(d.db, "Wide"), ["Wide/a/b/c/d/e/UV_WALKER_E_00.ALA"], "files")
+        c.eq(paths_in(d.db, "Wide"), ["Wide/a/b/c/d/e/UV_WALKER_HEAL_00.ALA"], "files")
     with case(tap, "a directory renamed inside the tree keeps its watches") as c:
         os.rename(os.path.join(ROOT, "Deep"), os.path.join(ROOT, "Data", "Deeper"))
         d.sync()
@@ -519,26 +519,26 @@ def test_deep_trees():
         moved = paths_in(d.db, "Data/Deeper")
         c.eq(len(moved), 8 * 3 + 1, "rows at the new path")
         bottom = os.path.join(ROOT, "Data", "Deeper", *["L%d" % i for i in range(8)])
-        write(os.path.join(bottom, "UV_WALKER_AFTER_00.ALA"), clip_bytes(WALKER, frames=7))
+        write(os.path.join(bottom, "UV_WALKER_TALK_00.ALA"), clip_bytes(WALKER, frames=7))
         d.sync()
-        rel = os.path.relpath(os.path.join(bottom, "UV_WALKER_AFTER_00.ALA"), ROOT)
+        rel = os.path.relpath(os.path.join(bottom, "UV_WALKER_TALK_00.ALA"), ROOT)
         c.eq(paths_in(d.db, rel), [rel], "a file written in the moved tree")
     with case(tap, "a directory moved out of the tree and back in") as c:
         outside = os.path.join(TMP, "outside")
         shutil.move(os.path.join(ROOT, "Wide"), outside)
         d.sync()
         c.eq(paths_in(d.db, "Wide"), [], "rows after the move out")
-        write(os.path.join(outside, "a", "UV_WALKER_OUT_00.ALA"), clip_bytes(WALKER, frames=5))
+        write(os.path.join(outside, "a", "UV_WALKER_JUMP_00.ALA"), clip_bytes(WALKER, frames=5))
         d.sync()
-        c.eq([p for p in paths_in(d.db) if "UV_WALKER_OUT_00" in p], [],
+        c.eq([p for p in paths_in(d.db) if "UV_WALKER_JUMP_00" in p], [],
              "a file written outside the roots is not indexed")
         shutil.move(outside, os.path.join(ROOT, "Back"))
         d.sync()
-        c.eq(paths_in(d.db, "Back"), ["Back/a/UV_WALKER_OUT_00.ALA", "Back/a/b/c/d/e/UV_WALKER_E_00.ALA"],
+        c.eq(paths_in(d.db, "Back"), ["Back/a/UV_WALKER_JUMP_00.ALA", "Back/a/b/c/d/e/UV_WALKER_HEAL_00.ALA"],
              "rows after the move back in")
-        write(os.path.join(ROOT, "Back", "a", "b", "UV_WALKER_IN_00.ALA"), clip_bytes(WALKER, frames=6))
+        write(os.path.join(ROOT, "Back", "a", "b", "UV_WALKER_LAND_00.ALA"), clip_bytes(WALKER, frames=6))
         d.sync()
-        c.eq(paths_in(d.db, "Back/a/b/UV_WALKER_IN_00.ALA"), ["Back/a/b/UV_WALKER_IN_00.ALA"],
+        c.eq(paths_in(d.db, "Back/a/b/UV_WALKER_LAND_00.ALA"), ["Back/a/b/UV_WALKER_LAND_00.ALA"],
              "the moved-in tree is watched")
         compare_with_fresh_scan(c, d, "trees")
 
@@ -551,10 +551,10 @@ def test_pause_resume():
             c.that("paused" in p.stdout, "pause output: %r" % p.stdout)
         else:
             c.eq(d.request("pause").get("state"), "paused", "pause reply")
-        path = os.path.join(ROOT, UNITS, "UV_WALKER_PAUSED_00.ALA")
+        path = os.path.join(ROOT, UNITS, "UV_WALKER_HOLD_00.ALA")
         clip(path, WALKER, frames=33)
         time.sleep(0.5)
-        c.eq(paths_in(d.db, UNITS + "/UV_WALKER_PAUSED_00.ALA"), [], "indexed while paused")
+        c.eq(paths_in(d.db, UNITS + "/UV_WALKER_HOLD_00.ALA"), [], "indexed while paused")
         st = d.status()
         c.eq(st.get("state"), "paused", "state")
         c.that(st.get("queue", 0) >= 1, "queue while paused: %s" % st.get("queue"))
@@ -567,7 +567,7 @@ def test_pause_resume():
             c.eq(d.request("sync").get("ok"), False, "sync while paused")
             d.request("resume")
         d.sync()
-        r = clip_row(d, "UV_WALKER", UNITS + "/UV_WALKER_PAUSED_00.ALA")
+        r = clip_row(d, "UV_WALKER", UNITS + "/UV_WALKER_HOLD_00.ALA")
         c.eq(r and r["frames"], 33, "indexed after resume")
         c.eq(d.status().get("state"), "watching", "state after resume")
 
@@ -691,9 +691,9 @@ def test_reload():
         d.write_config(settle_ms=50)
         d.proc.send_signal(signal.SIGHUP)
         c.that(wait_for(lambda: d.status().get("settle_ms") == 50, 20 * SLOW, 0.1), "settle back")
-        clip(os.path.join(ROOT, UNITS, "UV_WALKER_HUP_00.ALA"), WALKER, frames=21)
+        clip(os.path.join(ROOT, UNITS, "UV_WALKER_OPEN_00.ALA"), WALKER, frames=21)
         d.sync()
-        r = clip_row(d, "UV_WALKER", UNITS + "/UV_WALKER_HUP_00.ALA")
+        r = clip_row(d, "UV_WALKER", UNITS + "/UV_WALKER_OPEN_00.ALA")
         c.eq(r and r["frames"], 21, "indexing goes on after the reloads")
     with case(tap, "SIGHUP with another root: it is scanned and watched") as c:
         root2 = os.path.join(TMP, "tree6")

@@ -236,7 +236,11 @@ def test_mod():
         c.eq(len(nf), s["clips_unbound"], "clips_unbound")
         bound = {p for p, rows in clips.items() if any(r["bound"] for r in rows)}
         c.eq(sorted(set(nf) & bound), [], "a clip both bound and not found")
-        c.eq(len(nf) + len(bound), s["clips"], "every clip is bound or says why not")
+        # a name of no type of the table, or a number the engine's numbering never reaches
+        unplayed = {i["path"] for i in iss if i["code"] in ("CLIP_NOT_LOADED_BY_NAME",
+                                                            "ANIMATION_NOT_REACHED")}
+        c.eq(sorted(unplayed & (bound | set(nf))), [], "a clip both unplayed and bound or not found")
+        c.eq(len(nf) + len(bound) + len(unplayed), s["clips"], "every clip is bound or says why not")
         for p in nf:
             m = [i["message"] for i in iss if i["path"] == p and i["code"] == "SKELETON_NOT_FOUND"][0]
             c.that("no base layer declared" in m, "%s: %s" % (p, m))

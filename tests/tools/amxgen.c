@@ -322,8 +322,9 @@ static int mod_model(const char *models, uint32_t i, bool animated, FILE *xml)
     static const char *const parts[] = { "Spine", "Neck", "Head", "Arm_L", "Arm_R", "Hand_L",
                                          "Hand_R", "Leg_L", "Leg_R", "Foot_L", "Turret", "Barrel",
                                          "Hatch", "Wheel", "Light", "MuzzleA", "MuzzleB" };
+    /* types of the engine's table (a clip of another word is loaded by no model) */
     static const char *const types[] = { "IDLE", "MOVE", "ATTACK", "DIE", "DEPLOY", "UNDEPLOY",
-                                         "SPECIAL", "SELECTED", "HARDPOINT", "CINEMATIC" };
+                                         "SPECIAL_A", "TURNL", "TURNR", "CINEMATIC" };
     uint32_t nb = animated ? mod_draw(73, 19, 143, 2, 381) : mod_draw(6, 1.5, 31, 1, 176);
     char (*names)[40] = calloc(nb, sizeof *names);
     const char **bones = calloc(nb, sizeof *bones);

@@ -143,54 +143,84 @@ static void scan(amx_db *db, const char *root, const char *const *bases, size_t 
     CHECK_EQ(s, AMX_OK);
 }
 
-/* The engine's name rules, read backwards from clip names. */
+/* The engine's name rules, read backwards from clip names: only the types of the game's table,
+ * and the numbers as the engine spells them. */
 static void test_names(void)
 {
+    const amx_alamo_game F = AMX_ALAMO_FOC, E = AMX_ALAMO_EAW;
     amx_alamo_anim_name n[8];
-    CHECK_EQ(amx_alamo_anim_names("X_IDLE_00", n, 8), 1);
+    CHECK_EQ(amx_alamo_anim_names("X_IDLE_00", F, n, 8), 1);
     CHECK_STR(n[0].model, "X");
     CHECK_STR(n[0].type, "IDLE");
-    CHECK(n[0].known_type);
-    /* a multi-word type of the table, and the one-word reading of the same name */
-    CHECK_EQ(amx_alamo_anim_names("Unit_TURNL_BEGIN_01", n, 8), 2);
+    CHECK(n[0].number_loaded && n[0].number == 0);
+    /* a multi-word type of the table; its last word (BEGIN) is no type */
+    CHECK_EQ(amx_alamo_anim_names("Unit_TURNL_BEGIN_01", F, n, 8), 1);
     CHECK_STR(n[0].model, "Unit");
     CHECK_STR(n[0].type, "TURNL_BEGIN");
-    CHECK_STR(n[1].model, "Unit_TURNL");
-    CHECK_STR(n[1].type, "BEGIN");
-    CHECK(!n[1].known_type);
+    CHECK_EQ(n[0].number, 1u);
     /* DEPLOYED_CA_DIE, CA_DIE, DIE: three models may load it */
-    CHECK_EQ(amx_alamo_anim_names("T_DEPLOYED_CA_DIE_00", n, 8), 3);
+    CHECK_EQ(amx_alamo_anim_names("T_DEPLOYED_CA_DIE_00", F, n, 8), 3);
     CHECK_STR(n[0].model, "T");
     CHECK_STR(n[1].model, "T_DEPLOYED");
     CHECK_STR(n[2].model, "T_DEPLOYED_CA");
     /* the traps of real mods: the shorter model is never the target */
-    CHECK_EQ(amx_alamo_anim_names("Ei_trooper_snow_idle_00", n, 8), 1);
+    CHECK_EQ(amx_alamo_anim_names("Ei_trooper_snow_idle_00", F, n, 8), 1);
     CHECK_STR(n[0].model, "Ei_trooper_snow");
-    CHECK_EQ(amx_alamo_anim_names("X_Heavy_attack_00", n, 8), 1);
+    CHECK_EQ(amx_alamo_anim_names("X_Heavy_attack_00", F, n, 8), 1);
     CHECK_STR(n[0].model, "X_Heavy");
-    CHECK_EQ(amx_alamo_anim_names("STRIKECRUISER_D_DIE_00", n, 8), 1);
+    CHECK_EQ(amx_alamo_anim_names("STRIKECRUISER_D_DIE_00", F, n, 8), 1);
     CHECK_STR(n[0].model, "STRIKECRUISER_D");
-    CHECK_EQ(amx_alamo_anim_names("EV_SOVEREIGN_DIE_die_00", n, 8), 1);
+    CHECK_EQ(amx_alamo_anim_names("EV_SOVEREIGN_DIE_die_00", F, n, 8), 1);
     CHECK_STR(n[0].model, "EV_SOVEREIGN_DIE");
+    /* words outside the table are no types (issue 22: TRANSITION, FLY, DESCEND, UP, BACK) */
+    CHECK_EQ(amx_alamo_anim_names("X_TRANSITION_00", F, n, 8), 0);
+    CHECK_EQ(amx_alamo_anim_names("EotH_FelAscent_Descend_00", F, n, 8), 0);
+    CHECK_EQ(amx_alamo_anim_names("Ei_Thrawn_stand_up_00", F, n, 8), 0);
+    CHECK_EQ(amx_alamo_anim_names("Mi_Rocket_Trooper_knocked_back_00", F, n, 8), 0);
+    /* Forces of Corruption's types are not Empire at War's */
+    CHECK_EQ(amx_alamo_anim_names("X_HEAL_00", F, n, 8), 1);
+    CHECK_EQ(amx_alamo_anim_names("X_HEAL_00", E, n, 8), 0);
+    CHECK_EQ(amx_alamo_anim_names("X_POWERUP_00", E, n, 8), 1);
+    const char *const *types;
+    CHECK_EQ(amx_alamo_anim_types(F, &types), 119u);
+    CHECK_EQ(amx_alamo_anim_types(E, NULL), 104u);
+    CHECK_STR(types[0], "IDLE");
+    CHECK_STR(types[103], "POWERUP");
+    CHECK_STR(types[118], "HEAL");
+    /* numbers: two digits, then 100 and up; _0 and _000 are never tried */
+    CHECK_EQ(amx_alamo_anim_names("X_IDLE_0", F, n, 8), 1);
+    CHECK(!n[0].number_loaded);
+    CHECK_EQ(amx_alamo_anim_names("X_IDLE_000", F, n, 8), 1);
+    CHECK(!n[0].number_loaded);
+    CHECK_EQ(amx_alamo_anim_names("X_IDLE_100", F, n, 8), 1);
+    CHECK(n[0].number_loaded && n[0].number == 100);
+    CHECK_EQ(amx_alamo_anim_names("X_IDLE_07", F, n, 8), 1);
+    CHECK(n[0].number_loaded && n[0].number == 7);
     /* names no model loads */
-    CHECK_EQ(amx_alamo_anim_names("VSF_Tie_Aggressor_Hyperspace_In", n, 8), 0);
-    CHECK_EQ(amx_alamo_anim_names("BC_HYDROPONICS_D_DIE00", n, 8), 0);
-    CHECK_EQ(amx_alamo_anim_names("X_D_00", n, 8), 0);      /* one letter is not a type */
-    CHECK_EQ(amx_alamo_anim_names("IDLE_00", n, 8), 0);     /* no model */
-    CHECK_EQ(amx_alamo_anim_names("X_7_00", n, 8), 0);
-    CHECK_EQ(amx_alamo_anim_names("_00", n, 8), 0);
-    CHECK_EQ(amx_alamo_anim_names("", n, 8), 0);
-    CHECK_EQ(amx_alamo_anim_names("X_IDLE_00", n, 0), 0);
+    CHECK_EQ(amx_alamo_anim_names("VSF_Tie_Aggressor_Hyperspace_In", F, n, 8), 0);
+    CHECK_EQ(amx_alamo_anim_names("BC_HYDROPONICS_D_DIE00", F, n, 8), 0);
+    CHECK_EQ(amx_alamo_anim_names("X_D_00", F, n, 8), 0);
+    CHECK_EQ(amx_alamo_anim_names("IDLE_00", F, n, 8), 0);     /* no model */
+    CHECK_EQ(amx_alamo_anim_names("X_7_00", F, n, 8), 0);
+    CHECK_EQ(amx_alamo_anim_names("_00", F, n, 8), 0);
+    CHECK_EQ(amx_alamo_anim_names("", F, n, 8), 0);
+    CHECK_EQ(amx_alamo_anim_names("X_IDLE_00", F, n, 0), 0);
     /* near misses: the type with its underscores dropped is the engine's */
-    CHECK(amx_alamo_anim_near_miss("CIS_Crab_Droid_Attack_Idle_00", &n[0]));
+    CHECK(amx_alamo_anim_near_miss("CIS_Crab_Droid_Attack_Idle_00", F, &n[0]));
     CHECK_STR(n[0].model, "CIS_Crab_Droid");
     CHECK_STR(n[0].type, "ATTACKIDLE");
-    CHECK(amx_alamo_anim_near_miss("V_Ground_MOVE_START_00", &n[0]));
+    CHECK(amx_alamo_anim_near_miss("V_Ground_MOVE_START_00", F, &n[0]));
     CHECK_STR(n[0].type, "MOVESTART");
-    CHECK(!amx_alamo_anim_near_miss("X_IDLE_00", &n[0]));
-    CHECK(!amx_alamo_anim_near_miss("X_TURNL_BEGIN_00", &n[0])); /* a type as it is */
-    CHECK(amx_alamo_anim_type_known("turnl_begin", 11));
-    CHECK(!amx_alamo_anim_type_known("ATTACK_IDLE", 11));
+    CHECK(!amx_alamo_anim_near_miss("X_IDLE_00", F, &n[0]));
+    CHECK(!amx_alamo_anim_near_miss("X_TURNL_BEGIN_00", F, &n[0])); /* a type as it is */
+    CHECK(amx_alamo_anim_type_known(F, "turnl_begin", 11));
+    CHECK(!amx_alamo_anim_type_known(F, "ATTACK_IDLE", 11));
+    CHECK(amx_alamo_anim_type_known(F, "PAD_SELL", 8));
+    CHECK(!amx_alamo_anim_type_known(E, "PAD_SELL", 8));
+    amx_alamo_game g;
+    CHECK(amx_alamo_game_parse("EaW", &g) && g == AMX_ALAMO_EAW);
+    CHECK(amx_alamo_game_parse("foc", &g) && g == AMX_ALAMO_FOC);
+    CHECK(!amx_alamo_game_parse("mp1", &g));
 }
 
 /* A clip binds to the model its name gives, in its directory, and to nothing else. */
@@ -223,6 +253,204 @@ static void test_convention_traps(void)
     CHECK_EQ(findings(db, "X_Heavy_attack_00.ALA", "BONE_INDEX_MISMATCH"), 2);
     CHECK(strstr(message(db, "X_Heavy_attack_00.ALA", "BONE_INDEX_MISMATCH"),
                  "skeleton 'X_Heavy' (Data/Art/Models/X_Heavy.ALO)"));
+    amx_db_close(db);
+}
+
+/* The link pass's findings of the index, one line each ("path|code|message"), sorted: what an
+ * incremental scan must leave equal to a fresh one's. */
+static char *link_findings(amx_db *db)
+{
+    sqlite3_stmt *s = NULL;
+    size_t cap = 1 << 16, at = 0;
+    char *out = calloc(1, cap);
+    if (out && sqlite3_prepare_v2(amx_db_handle(db),
+                                  "SELECT f.path || '|' || i.code || '|' || i.message FROM findings i "
+                                  "JOIN files f ON f.id = i.file_id WHERE i.origin = 'link' "
+                                  "ORDER BY 1", -1, &s, NULL) == SQLITE_OK)
+        while (sqlite3_step(s) == SQLITE_ROW && at + 4096 < cap)
+            at += (size_t)snprintf(out + at, cap - at, "%s\n", (const char *)sqlite3_column_text(s, 0));
+    sqlite3_finalize(s);
+    return out;
+}
+
+/* The index equals a fresh scan's of the same tree, in every link finding. */
+static void check_fresh(amx_db *db, const char *root)
+{
+    char *now = link_findings(db);
+    char fresh_db[400];
+    snprintf(fresh_db, sizeof fresh_db, "%s.fresh", dbpath);
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "rm -f '%s' '%s-wal' '%s-shm'", fresh_db, fresh_db, fresh_db);
+    CHECK(system(cmd) == 0);
+    amx_db *f = NULL;
+    char err[512];
+    CHECK_EQ(amx_db_open(fresh_db, 0, &f, err, sizeof err), AMX_OK);
+    char r[1400];
+    snprintf(r, sizeof r, "%s/%s", top, root);
+    amx_scan_opts o = { .root = r, .jobs = 1 };
+    CHECK_EQ(amx_scan(f, &o, NULL, err, sizeof err), AMX_OK);
+    char *want = link_findings(f);
+    if (now && want && strcmp(now, want) != 0)
+        printf("# incremental:\n%s# fresh:\n%s", now, want);
+    CHECK(now && want && strcmp(now, want) == 0);
+    free(now);
+    free(want);
+    amx_db_close(f);
+    CHECK(system(cmd) == 0);
+}
+
+/* Only the types of the table load (issue 22): a clip named with another word binds to nothing
+ * and says which readings would load; the table is the root's game's. */
+static void test_engine_table(void)
+{
+    fresh();
+    model("Mod/Data/Art/Models/X.ALO", RIG_A);
+    model("Mod/Data/Art/Models/Ei_Thrawn.ALO", RIG_A);
+    model("Mod/Data/Art/Models/EotH_FelAscent.ALO", RIG_A);
+    model("Mod/Data/Art/Models/EotH_FelAscent_Descend.ALO", RIG_B);
+    clip("Mod/Data/Art/Models/X_TRANSITION_00.ALA", RIG_A);
+    clip("Mod/Data/Art/Models/Ei_Thrawn_stand_up_00.ALA", RIG_A);
+    clip("Mod/Data/Art/Models/EotH_FelAscent_Descend_00.ALA", RIG_B);
+    clip("Mod/Data/Art/Models/X_IDEL_00.ALA", RIG_A);
+    clip("Mod/Data/Art/Models/X_HEAL_00.ALA", RIG_A);
+    clip("Mod/Data/Art/Models/Mi_Thrawn_knocked_back_00.ALA", RIG_A);
+    amx_db *db = open_db();
+    scan(db, "Mod", NULL, 0, false);
+    /* no binding through a word outside the table, and no model looked for */
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM clip_bindings b JOIN clips c ON c.id = b.clip_id "
+                       "WHERE c.name <> 'X_HEAL_00'"), 0);
+    CHECK_EQ(findings(db, "", "SKELETON_NOT_FOUND"), 0);
+    CHECK_EQ(findings(db, "", "BONE%"), 0);
+    CHECK_EQ(findings(db, "", "CLIP_NOT_LOADED_BY_NAME"), 5);
+    const char *m = message(db, "X_TRANSITION_00.ALA", "CLIP_NOT_LOADED_BY_NAME");
+    CHECK(strstr(m, "Forces of Corruption loads <MODEL>_<TYPE>_<NN>.ALA for the 119 types"));
+    CHECK(strstr(m, "'X' is a model here, and TRANSITION is no type of Forces of Corruption"));
+    CHECK(strstr(m, "its 5 bones fit skeletons 'Ei_Thrawn', 'EotH_FelAscent', 'X'") ||
+          strstr(m, "fit skeleton"));
+    m = message(db, "Ei_Thrawn_stand_up_00.ALA", "CLIP_NOT_LOADED_BY_NAME");
+    CHECK(strstr(m, "'Ei_Thrawn' is a model here, and stand_up is no type"));
+    m = message(db, "EotH_FelAscent_Descend_00.ALA", "CLIP_NOT_LOADED_BY_NAME");
+    CHECK(strstr(m, "'EotH_FelAscent' is a model here, and Descend is no type"));
+    CHECK(strstr(m, "'EotH_FelAscent_Descend' is a model of its own: its animations are "
+                    "EotH_FelAscent_Descend_<TYPE>_<NN>.ALA"));
+    CHECK(strstr(m, "fit skeleton 'EotH_FelAscent_Descend' by index and name"));
+    m = message(db, "X_IDEL_00.ALA", "CLIP_NOT_LOADED_BY_NAME");
+    CHECK(strstr(m, "'X' is a model here: did you mean X_IDLE_00 (type IDLE)?"));
+    /* no model prefixes it: no reading offered */
+    m = message(db, "Mi_Thrawn_knocked_back_00.ALA", "CLIP_NOT_LOADED_BY_NAME");
+    CHECK(!strstr(m, "is a model"));
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM clip_bindings b JOIN clips c ON c.id = b.clip_id "
+                       "WHERE c.name = 'X_HEAL_00' AND b.how = 'name' AND b.via = 'type HEAL'"), 1);
+    /* Empire at War's table has no HEAL: the root's game decides, and a change binds again */
+    amx_config cfg;
+    CHECK_EQ(amx_config_init(&cfg), 0);
+    char ini[1600], err[512] = "", mod[1400];
+    snprintf(mod, sizeof mod, "%s/Mod", top);
+    snprintf(ini, sizeof ini, "[root %s]\ngame = eaw\n", mod);
+    CHECK_EQ(amx_config_load_string(&cfg, ini, "animidx.ini", err, sizeof err), 0);
+    amx_scan_opts o = { .root = mod, .jobs = 2, .config = &cfg };
+    CHECK_EQ(amx_scan(db, &o, NULL, err, sizeof err), AMX_OK);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM roots WHERE game = 'eaw'"), 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM clip_bindings"), 0);
+    CHECK(strstr(message(db, "X_HEAL_00.ALA", "CLIP_NOT_LOADED_BY_NAME"),
+                 "Empire at War loads <MODEL>_<TYPE>_<NN>.ALA for the 104 types"));
+    amx_config_finish(&cfg);
+    scan(db, "Mod", NULL, 0, false); /* no game said: Forces of Corruption again */
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM roots WHERE game IS NULL"), 1);
+    CHECK_EQ(findings(db, "X_HEAL_00.ALA", "CLIP_NOT_LOADED_BY_NAME"), 0);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM clip_bindings"), 1);
+    check_fresh(db, "Mod");
+    amx_db_close(db);
+}
+
+/* The engine loads NN = 00, 01, ... and stops at the first missing number (issue 22): clips after
+ * a gap bind to nothing, and the warning names the missing file and the file that misspells it;
+ * one-digit and zero-padded numbers are never tried. Incremental scans equal fresh ones. */
+static void test_numbering(void)
+{
+    fresh();
+    model("Mod/Data/Art/Models/W_PEDISTAL_FACTION_10.ALO", RIG_A);
+    model("Mod/Data/Art/Models/X.ALO", RIG_A);
+    clip("Mod/Data/Art/Models/W_PEDISTALFACTION_10_IDLE_00.ala", RIG_A);
+    clip("Mod/Data/Art/Models/W_PEDISTAL_FACTION_10_IDLE_01.ALA", RIG_A);
+    clip("Mod/Data/Art/Models/W_PEDISTAL_FACTION_10_IDLE_02.ALA", RIG_A);
+    clip("Mod/Data/Art/Models/W_PEDISTAL_FACTION_10_IDLE_03.ALA", RIG_A);
+    clip("Mod/Data/Art/Models/X_IDLE_0.ALA", RIG_A);
+    clip("Mod/Data/Art/Models/X_DIE_000.ALA", RIG_A);
+    clip("Mod/Data/Art/Models/X_MOVE_00.ALA", RIG_A);
+    clip("Mod/Data/Art/Models/X_MOVE_01.ALA", RIG_A);
+    amx_db *db = open_db();
+    scan(db, "Mod", NULL, 0, false);
+    CHECK_EQ(findings(db, "", "ANIMATION_NOT_REACHED"), 5);
+    CHECK_EQ(findings(db, "W_PEDISTAL_FACTION_10_IDLE_02.ALA", "ANIMATION_NOT_REACHED"), 1);
+    const char *m = message(db, "W_PEDISTAL_FACTION_10_IDLE_03.ALA", "ANIMATION_NOT_REACHED");
+    CHECK(strstr(m, "DATA/ART/MODELS/W_PEDISTAL_FACTION_10_IDLE_00.ALA is missing"));
+    CHECK(strstr(m, "(did you mean Data/Art/Models/W_PEDISTALFACTION_10_IDLE_00.ala?)"));
+    CHECK(strstr(message(db, "X_IDLE_0.ALA", "ANIMATION_NOT_REACHED"), "name it X_IDLE_00"));
+    CHECK(strstr(message(db, "X_DIE_000.ALA", "ANIMATION_NOT_REACHED"), "name it X_DIE_00"));
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM clip_bindings b JOIN clips c ON c.id = b.clip_id "
+                       "WHERE c.name LIKE 'W_PEDISTAL_FACTION_10_IDLE%%'"), 0);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM clip_bindings b JOIN clips c ON c.id = b.clip_id "
+                       "WHERE c.name LIKE 'X_MOVE_0_'"), 2);
+    CHECK_EQ(findings(db, "W_PEDISTAL_FACTION_10_IDLE_01.ALA", "SKELETON_NOT_FOUND"), 0);
+    /* the misspelt file's own model does not exist */
+    CHECK_EQ(findings(db, "W_PEDISTALFACTION_10_IDLE_00.ala", "SKELETON_NOT_FOUND"), 1);
+    /* _00 appears: the clips after it bind */
+    clip("Mod/Data/Art/Models/W_PEDISTAL_FACTION_10_IDLE_00.ALA", RIG_A);
+    scan(db, "Mod", NULL, 0, false);
+    CHECK_EQ(findings(db, "W_PEDISTAL_FACTION_10_IDLE", "ANIMATION_NOT_REACHED"), 0);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM clip_bindings b JOIN clips c ON c.id = b.clip_id "
+                       "WHERE c.name LIKE 'W_PEDISTAL_FACTION_10_IDLE%%'"), 4);
+    check_fresh(db, "Mod");
+    /* _01 goes: _02 and _03 are after a gap again, and nothing misspells _01 */
+    CHECK(unlink(at("Mod/Data/Art/Models/W_PEDISTAL_FACTION_10_IDLE_01.ALA")) == 0);
+    scan(db, "Mod", NULL, 0, false);
+    CHECK_EQ(findings(db, "W_PEDISTAL_FACTION_10_IDLE", "ANIMATION_NOT_REACHED"), 0);
+    CHECK_EQ(findings(db, "", "ANIMATION_NOT_REACHED"), 4);
+    m = message(db, "W_PEDISTAL_FACTION_10_IDLE_02.ALA", "ANIMATION_NOT_REACHED");
+    CHECK(strstr(m, "W_PEDISTAL_FACTION_10_IDLE_01.ALA is missing") && !strstr(m, "did you mean"));
+    check_fresh(db, "Mod");
+    /* the misspelt one appears under _01's name less its underscores: named */
+    clip("Mod/Data/Art/Models/W_PEDISTAL_FACTION10_IDLE_01.ALA", RIG_A);
+    scan(db, "Mod", NULL, 0, false);
+    CHECK(strstr(message(db, "W_PEDISTAL_FACTION_10_IDLE_03.ALA", "ANIMATION_NOT_REACHED"),
+                 "did you mean Data/Art/Models/W_PEDISTAL_FACTION10_IDLE_01.ALA?"));
+    check_fresh(db, "Mod");
+    /* a file at _01 that does not load as an animation stops the engine too */
+    model("Mod/Data/Art/Models/W_PEDISTAL_FACTION_10_IDLE_01.ALA", RIG_A);
+    scan(db, "Mod", NULL, 0, false);
+    CHECK(strstr(message(db, "W_PEDISTAL_FACTION_10_IDLE_02.ALA", "ANIMATION_NOT_REACHED"),
+                 "W_PEDISTAL_FACTION_10_IDLE_01.ALA does not load as an animation"));
+    check_fresh(db, "Mod");
+    amx_db_close(db);
+}
+
+/* CLIP_NOT_LOADED_BY_NAME names the skeletons its bones fit: a skeleton that appears or goes
+ * has it said again, as a fresh scan would (issue 21: the message was not refreshed). */
+static void test_fit_refresh(void)
+{
+    fresh();
+    clip("Mod/Data/Art/Models/Odd_Name.ALA", RIG_A);
+    model("Mod/Data/Art/Models/Other.ALO", RIG_B);
+    amx_db *db = open_db();
+    scan(db, "Mod", NULL, 0, false);
+    CHECK(strstr(message(db, "Odd_Name.ALA", "CLIP_NOT_LOADED_BY_NAME"),
+                 "no indexed skeleton fits all its bones"));
+    model("Mod/Data/Art/AAA.ALO", RIG_A);
+    scan(db, "Mod", NULL, 0, false);
+    CHECK(strstr(message(db, "Odd_Name.ALA", "CLIP_NOT_LOADED_BY_NAME"),
+                 "its 5 bones fit skeleton 'AAA' by index and name"));
+    check_fresh(db, "Mod");
+    CHECK(unlink(at("Mod/Data/Art/AAA.ALO")) == 0);
+    scan(db, "Mod", NULL, 0, false);
+    CHECK(strstr(message(db, "Odd_Name.ALA", "CLIP_NOT_LOADED_BY_NAME"),
+                 "no indexed skeleton fits all its bones"));
+    check_fresh(db, "Mod");
+    /* a skeleton changed to fit */
+    model("Mod/Data/Art/Models/Other.ALO", RIG_A);
+    scan(db, "Mod", NULL, 0, false);
+    CHECK(strstr(message(db, "Odd_Name.ALA", "CLIP_NOT_LOADED_BY_NAME"), "fit skeleton 'Other'"));
+    check_fresh(db, "Mod");
     amx_db_close(db);
 }
 
@@ -740,6 +968,9 @@ int main(void)
 {
     test_run("test_names", test_names);
     test_run("test_convention_traps", test_convention_traps);
+    test_run("test_engine_table", test_engine_table);
+    test_run("test_numbering", test_numbering);
+    test_run("test_fit_refresh", test_fit_refresh);
     test_run("test_layers", test_layers);
     test_run("test_config_layers", test_config_layers);
     test_run("test_loose_over_archive", test_loose_over_archive);

@@ -658,11 +658,13 @@ static void test_root_game(void)
     CHECK_EQ(amx_config_init(&c), 0);
     CHECK_EQ(amx_config_load_string(&c,
                                     "[root /games/prime]\ngame = MP1\n"
-                                    "[root /games/prime/echoes]\ngame = mp2\n",
+                                    "[root /games/prime/echoes]\ngame = mp2\n"
+                                    "[root /games/eaw]\ngame = EaW\n",
                                     "animidx.ini", err, sizeof err),
              0);
     CHECK_STR(err, "");
-    CHECK_EQ(c.game_count, 2);
+    CHECK_EQ(c.game_count, 3);
+    CHECK_STR(amx_config_game(&c, "/games/eaw/Data"), "eaw");
     CHECK_STR(amx_config_game(&c, "/games/prime"), "mp1");
     CHECK_STR(amx_config_game(&c, "/games/prime/Data"), "mp1");
     CHECK_STR(amx_config_game(&c, "/games/prime/echoes/Data"), "mp2");
@@ -670,9 +672,10 @@ static void test_root_game(void)
     CHECK(amx_config_game(&c, "/games") == NULL);
     /* a copy through a failed load keeps them */
     CHECK_EQ(amx_config_load_string(&c, "[root x]\ngame = mp4\n", "animidx.ini", err, sizeof err), -1);
-    CHECK_EQ(c.game_count, 2);
+    CHECK_EQ(c.game_count, 3);
     amx_config_finish(&c);
-    CHECK_STR(load_err("[root x]\ngame = mp4\n"), "animidx.ini:2: bad value 'mp4' for game: expected mp1 or mp2");
+    CHECK_STR(load_err("[root x]\ngame = mp4\n"), "animidx.ini:2: bad value 'mp4' for game: expected eaw "
+              "(Empire at War), foc (Forces of Corruption), mp1 or mp2 (Metroid Prime 1, 2)");
     CHECK_STR(load_err("[root x]\nlevel = 3\n"), "animidx.ini:2: unknown key 'level' in [root x] (known keys: game, base)");
     CHECK_STR(load_err("[root ]\ngame = mp1\n"), "animidx.ini:2: [root] needs a path: [root Data/MP1]");
 }

@@ -234,7 +234,7 @@ static void test_link_follows_models(void)
     make_tree();
     write_model("Data/Art/Models/UM_B.ALO");
     write_clip("Data/Art/Models/UM_B_IDLE_00.ALA");
-    write_clip("Data/Art/Models/UM_B_TURNL_BEGIN_01.ALA"); /* a multi-word type of the engine */
+    write_clip("Data/Art/Models/UM_B_TURNL_BEGIN_00.ALA"); /* a multi-word type of the engine */
     write_clip("Data/Art/Models/UM_B_ATTACK_IDLE_00.ALA"); /* UM_B_ATTACK + IDLE, never UM_B */
     write_clip("Data/Art/Models/UM_B_SPECIAL_MOVE.ALA");   /* no number: no model loads it */
     amx_db *db = open_index(0);
@@ -242,7 +242,7 @@ static void test_link_follows_models(void)
     CHECK_EQ(q_int(db, "SELECT count(*) FROM clips WHERE skeleton_name = 'UM_B' AND bones_missing = 0"), 2);
     CHECK_EQ(q_int(db, "SELECT count(*) FROM clip_bindings WHERE how = 'name'"), 2);
     CHECK_EQ(q_int(db, "SELECT count(*) FROM clip_bindings b JOIN clips c ON c.id = b.clip_id "
-                       "WHERE c.name = 'UM_B_TURNL_BEGIN_01' AND b.via = 'type TURNL_BEGIN'"), 1);
+                       "WHERE c.name = 'UM_B_TURNL_BEGIN_00' AND b.via = 'type TURNL_BEGIN'"), 1);
     /* the near miss says what the engine would load */
     CHECK_EQ(q_int(db, "SELECT count(*) FROM findings f JOIN files x ON x.id = f.file_id WHERE "
                        "x.path LIKE '%UM_B_ATTACK_IDLE_00.ALA' AND f.code = 'SKELETON_NOT_FOUND' AND "
@@ -723,7 +723,7 @@ static void test_link_helpers(void)
     make_tree();
     static const char *const reordered[] = { "Root", "Turret", "Hull" };
     static const char *const types[] = { "IDLE", "MOVE", "DIE", "ATTACK", "TURNL", "TURNR",
-                                         "SPIN", "LAND" };
+                                         "SPINMOVE", "LAND" };
     for (int m = 0; m < 40; m++) {
         char rel[128];
         amxw_buf b = { 0 };

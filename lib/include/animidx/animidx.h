@@ -90,6 +90,7 @@ typedef enum amx_code {
     AMX_C_ARCHIVE_CRC_COLLISION,
     AMX_C_MEMBER_SHADOWED,
     AMX_C_ARCHIVE_OVERLAP,
+    AMX_C_ANIMATION_NOT_REACHED,
     AMX_CODE_COUNT
 } amx_code;
 
@@ -516,22 +517,36 @@ int64_t amx_archive_find(const amx_asset *archive, const char *name);
 
 /* ---- the Empire at War animation naming convention (lib/format/alamo_names.c) ---- */
 
-/* A model that loads a clip by name, and the animation type it loads it as. */
+/* Whose table of animation types: Forces of Corruption's (119 types, the default) or Empire at
+ * War's (its first 104). */
+typedef enum amx_alamo_game { AMX_ALAMO_FOC, AMX_ALAMO_EAW } amx_alamo_game;
+
+/* "foc" or "eaw" (any case); false for anything else. */
+bool amx_alamo_game_parse(const char *name, amx_alamo_game *out);
+/* "Forces of Corruption", "Empire at War". */
+const char *amx_alamo_game_title(amx_alamo_game game);
+/* The game's table of animation types (upper-case, in the engine's order); returns its size. */
+size_t amx_alamo_anim_types(amx_alamo_game game, const char *const **types);
+
+/* A model that loads a clip by name, and the animation type and number it loads it as. */
 typedef struct amx_alamo_anim_name {
     char model[256];         /* as spelled in the clip name */
-    char type[64];           /* upper-cased, e.g. "IDLE", "TURNL_BEGIN" */
-    bool known_type;         /* in the engine's table (else a word of letters it lacks) */
+    char type[64];           /* a type of the game's table, upper-cased: "IDLE", "TURNL_BEGIN" */
+    unsigned number;         /* NN */
+    bool number_loaded;      /* NN is spelled as the engine spells it (00-99, then 100 and up):
+                              * a one-digit or zero-padded number (_0, _000) is never tried */
 } amx_alamo_anim_name;
 
 /* The models the engine loads clip `stem` for: the stem is <MODEL>_<TYPE>_<NN> with NN digits
- * and TYPE one of the engine's multi-word types or one word of letters. Fills up to `max`
- * entries (multi-word types first) and returns how many; 0: no model loads it by name. */
-size_t amx_alamo_anim_names(const char *stem, amx_alamo_anim_name *out, size_t max);
-/* True when `type` (len bytes, any case) is in the engine's table of animation types. */
-bool amx_alamo_anim_type_known(const char *type, size_t len);
+ * and TYPE a type of the game's table. Fills up to `max` entries (longest type first) and
+ * returns how many; 0: no model loads it by name. */
+size_t amx_alamo_anim_names(const char *stem, amx_alamo_game game, amx_alamo_anim_name *out,
+                            size_t max);
+/* True when `type` (len bytes, any case) is in the game's table of animation types. */
+bool amx_alamo_anim_type_known(amx_alamo_game game, const char *type, size_t len);
 /* A name that misses the convention by underscores only (MODEL_Attack_Idle_00 for the type
  * ATTACKIDLE): fills out with the model and the type the engine knows and returns true. */
-bool amx_alamo_anim_near_miss(const char *stem, amx_alamo_anim_name *out);
+bool amx_alamo_anim_near_miss(const char *stem, amx_alamo_game game, amx_alamo_anim_name *out);
 
 /* Extracts the file stem of a path: "a/b/VSF_X_DEPLOY_00.ala" -> "VSF_X_DEPLOY_00", into buf.
  * A '#' is part of the name ("a/X#old.ALA" -> "X#old"): pass an archive member's own name. */
