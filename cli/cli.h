@@ -43,6 +43,8 @@ typedef struct cli_opts {
     bool set_bases;           /* --base or --no-base given */
     bool include_base;        /* --include-base: findings of base layers too */
     bool dependents;          /* lint --dependents: also the files that depend on those given */
+    bool lint;                /* watch --lint: print the findings that appear and go */
+    bool follow;              /* status --follow: the same, for a running daemon */
     bool missing;             /* refs --missing */
     int max_results;          /* lint --max-results, -1 = not given */
     const char *group_by;     /* lint --group-by file|code */

@@ -142,9 +142,43 @@ static bool json_null(const char *v)
     return !v || strncmp(v, "null", 4) == 0;
 }
 
+const char *cli_reply_get(const char *json, const char *key)
+{
+    return json_get(json, key);
+}
+
+const char *cli_reply_str(const char *v, char *buf, size_t len)
+{
+    return json_str(v, buf, len);
+}
+
+double cli_reply_num(const char *v)
+{
+    return json_num(v);
+}
+
+bool cli_reply_true(const char *v)
+{
+    return json_true(v);
+}
+
+/* The string elements of the array at v, each passed to fn. */
+void cli_reply_strings(const char *v, void (*fn)(const char *s, void *user), void *user)
+{
+    char s[PATH_MAX];
+    if (!v || *v != '[')
+        return;
+    for (const char *p = skip_ws(v + 1); *p == '"';) {
+        fn(json_str(p, s, sizeof s), user);
+        p = skip_ws(skip_value(p));
+        if (*p == ',')
+            p = skip_ws(p + 1);
+    }
+}
+
 /* ---- the request ---- */
 
-static int connect_daemon(const amx_config *cfg)
+int cli_daemon_connect(const amx_config *cfg, bool quiet)
 {
     const char *path = cfg->socket_path;
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -161,6 +195,8 @@ static int connect_daemon(const amx_config *cfg)
     if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
         int e = errno;
         close(fd);
+        if (quiet && (e == ENOENT || e == ECONNREFUSED))
+            return -1;
         if (e == ENOENT || e == ECONNREFUSED)
             cli_error("no animidxd is running on %s; start it with 'animidx watch DIR...', "
                       "'animidxd', or 'systemctl --user start animidxd' (the socket is [daemon] "
@@ -175,7 +211,7 @@ static int connect_daemon(const amx_config *cfg)
 /* Sends {"cmd": CMD} and reads the one-line reply into a malloc'd string. */
 static char *request(const amx_config *cfg, const char *cmd)
 {
-    int fd = connect_daemon(cfg);
+    int fd = cli_daemon_connect(cfg, false);
     if (fd < 0)
         return NULL;
     char line[64];
@@ -291,8 +327,27 @@ static void status_text(const char *r, const cli_opts *o)
     }
 }
 
+/* The options that shape what --lint / --follow print: an error without it. */
+static int lint_options_only_with(const cli_opts *o, bool with, const char *cmd, const char *flag)
+{
+    const char *given = o->fail_on        ? "--fail-on"
+                        : o->baseline     ? "--baseline"
+                        : o->suppressions ? "--suppressions"
+                                          : NULL;
+    if (given && !with) {
+        cli_error("%s: %s goes with %s (the findings that appear and go)", cmd, given, flag);
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
 int cmd_status(cli_opts *o, amx_config *cfg)
 {
+    int rc = lint_options_only_with(o, o->follow, "status", "--follow");
+    if (rc != EXIT_OK)
+        return rc;
+    if (o->follow)
+        return cli_follow(o, cfg, 0);
     return run(o, cfg, "status", status_text);
 }
 
@@ -352,19 +407,10 @@ static const char *find_daemon(char *buf, size_t len)
     return NULL;
 }
 
-int cmd_watch(cli_opts *o, amx_config *cfg)
+/* Runs animidxd --foreground on the command's roots (it loads the same config itself: --config
+ * is passed on); returns only when it cannot be run. */
+static int exec_daemon(const cli_opts *o)
 {
-    (void)cfg; /* the daemon loads the same config itself (--config is passed on) */
-    for (int i = 0; i < o->nargs; i++) {
-        struct stat st;
-        const char *why = stat(o->args[i], &st) != 0 ? strerror(errno)
-                          : !S_ISDIR(st.st_mode)     ? "not a directory"
-                                                     : NULL;
-        if (why) {
-            cli_error("watch: %s: %s", o->args[i], why);
-            return EXIT_USAGE;
-        }
-    }
     const char **argv = calloc((size_t)o->nargs + 2 * (size_t)o->nbases + 14, sizeof *argv);
     if (!argv)
         return EXIT_IO;
@@ -405,4 +451,41 @@ int cmd_watch(cli_opts *o, amx_config *cfg)
               exe ? exe : "animidxd", strerror(errno));
     free(argv);
     return EXIT_IO;
+}
+
+int cmd_watch(cli_opts *o, amx_config *cfg)
+{
+    for (int i = 0; i < o->nargs; i++) {
+        struct stat st;
+        const char *why = stat(o->args[i], &st) != 0 ? strerror(errno)
+                          : !S_ISDIR(st.st_mode)     ? "not a directory"
+                                                     : NULL;
+        if (why) {
+            cli_error("watch: %s: %s", o->args[i], why);
+            return EXIT_USAGE;
+        }
+    }
+    int rc = lint_options_only_with(o, o->lint, "watch", "--lint");
+    if (rc != EXIT_OK)
+        return rc;
+    if (o->json && !o->lint) {
+        cli_error("watch: --json goes with --lint (one JSON object per finding that appears or "
+                  "goes)");
+        return EXIT_USAGE;
+    }
+    if (!o->lint)
+        return exec_daemon(o);
+    /* --lint: the daemon runs as a child (its log on stderr, stdout is the findings'), this
+     * process follows it */
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        cli_error("watch: fork: %s", strerror(errno));
+        return EXIT_IO;
+    }
+    if (pid == 0) {
+        dup2(STDERR_FILENO, STDOUT_FILENO);
+        _exit(exec_daemon(o));
+    }
+    return cli_follow(o, cfg, (int)pid);
 }

@@ -10,7 +10,27 @@ int cmd_status(cli_opts *o, amx_config *cfg);
 int cmd_pause(cli_opts *o, amx_config *cfg);
 int cmd_resume(cli_opts *o, amx_config *cfg);
 int cmd_sync(cli_opts *o, amx_config *cfg);
-/* watch DIR...: runs animidxd in the foreground on DIR... (returns only when that fails). */
+/* watch DIR...: runs animidxd in the foreground on DIR... (returns only when that fails); with
+ * --lint, runs it as a child and follows it (cmd_follow.c). */
 int cmd_watch(cli_opts *o, amx_config *cfg);
+
+/* Connects to the daemon's socket ([daemon] socket); -1 with a message (none when `quiet` and
+ * no daemon listens there). */
+int cli_daemon_connect(const amx_config *cfg, bool quiet);
+/* The daemon's replies are flat JSON objects: the value of a key (NULL when absent), a string
+ * value into buf ("" when it is not one), a number (0 when not one), true, and the strings of
+ * an array. */
+const char *cli_reply_get(const char *json, const char *key);
+const char *cli_reply_str(const char *v, char *buf, size_t len);
+double cli_reply_num(const char *v);
+bool cli_reply_true(const char *v);
+void cli_reply_strings(const char *v, void (*fn)(const char *s, void *user), void *user);
+
+/* animidx status --follow (daemon = 0) and watch --lint (daemon = the animidxd it started): the
+ * findings that appear and go after each batch the daemon indexes, printed as lint would count
+ * them (--fail-on, the config's severities, --suppressions, --baseline). Returns lint's exit
+ * status for the findings at the end (0 or 1) once interrupted, 3 when the daemon goes away, or
+ * the daemon's own status when it failed. */
+int cli_follow(cli_opts *o, amx_config *cfg, int daemon);
 
 #endif

@@ -62,8 +62,7 @@ static char *own_db_path(char **roots, size_t n)
     return path;
 }
 
-/* The root's path relative to the working directory, for repository-relative SARIF URIs. */
-static char *uri_prefix(const char *root)
+char *lint_uri_prefix(const char *root)
 {
     char cwd[PATH_MAX];
     if (!getcwd(cwd, sizeof cwd))
@@ -376,7 +375,7 @@ static int add_root(lint_run *r, size_t cap, const char *dir, const char *file)
         if (i == cap)
             return EXIT_IO;
         r->roots[i] = strdup(dir);
-        r->uri_prefix[i] = uri_prefix(dir);
+        r->uri_prefix[i] = lint_uri_prefix(dir);
         r->nroots++;
         if (!r->roots[i])
             return EXIT_IO;
@@ -626,15 +625,9 @@ static int add_dependents(lint_run *r, size_t cap, uint64_t *checked)
 
 static int apply_baseline(lint_run *r, const cli_findings *base)
 {
-    bool *hit = calloc(r->findings.n + 1, sizeof *hit);
-    if (!hit || cli_findings_match(&r->findings, base, hit, NULL) != 0) {
-        free(hit);
+    if (cli_findings_mark_baselined(&r->findings, base) != 0)
         return EXIT_IO;
-    }
-    for (size_t i = 0; i < r->findings.n; i++)
-        r->findings.v[i].baselined = hit[i];
     r->have_baseline = true;
-    free(hit);
     return EXIT_OK;
 }
 

@@ -48,15 +48,30 @@ int cli_findings_add(cli_findings *l, const char *root, const char *path, const 
     return 0;
 }
 
+static void finding_free(cli_finding *f)
+{
+    free(f->root), free(f->path), free(f->code), free(f->message), free(f->context);
+    free(f->format), free(f->key);
+}
+
 void cli_findings_free(cli_findings *l)
 {
-    for (size_t i = 0; i < l->n; i++) {
-        cli_finding *f = &l->v[i];
-        free(f->root), free(f->path), free(f->code), free(f->message), free(f->context);
-        free(f->format), free(f->key);
-    }
+    for (size_t i = 0; i < l->n; i++)
+        finding_free(&l->v[i]);
     free(l->v);
     *l = (cli_findings){ 0 };
+}
+
+void cli_findings_keep(cli_findings *l, bool (*keep)(const cli_finding *f))
+{
+    size_t k = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        if (keep(&l->v[i]))
+            l->v[k++] = l->v[i];
+        else
+            finding_free(&l->v[i]);
+    }
+    l->n = k;
 }
 
 /* Sorting indices by key, then by position (so equal keys keep the list's order). */
@@ -128,6 +143,19 @@ int cli_findings_match(const cli_findings *a, const cli_findings *b, bool *a_hit
     }
     free(ka);
     free(kb);
+    return 0;
+}
+
+int cli_findings_mark_baselined(cli_findings *l, const cli_findings *base)
+{
+    bool *hit = calloc(l->n + 1, sizeof *hit);
+    if (!hit || cli_findings_match(l, base, hit, NULL) != 0) {
+        free(hit);
+        return -1;
+    }
+    for (size_t i = 0; i < l->n; i++)
+        l->v[i].baselined = hit[i];
+    free(hit);
     return 0;
 }
 

@@ -38,6 +38,8 @@ int cli_findings_add(cli_findings *l, const char *root, const char *path, const 
                      amx_severity severity, const char *message, int64_t offset,
                      const char *context, const char *format);
 void cli_findings_free(cli_findings *l);
+/* Keeps the findings `keep` accepts, in order, and frees the others. */
+void cli_findings_keep(cli_findings *l, bool (*keep)(const cli_finding *f));
 /* Numbers the findings that share a key in list order (0, 1, 2, ...). */
 void cli_findings_number(cli_findings *l);
 /* The stable fingerprint of a finding: a 64-bit hash of its key and its ordinal, "hhhh...:N". */
@@ -45,6 +47,9 @@ void cli_finding_fingerprint(const cli_finding *f, char *buf, size_t len);
 /* Pairs findings of a and b with equal keys, as many times as both have them. a_hit/b_hit
  * (a->n / b->n entries, may be NULL) are set for the paired ones. Returns 0 or -1 (memory). */
 int cli_findings_match(const cli_findings *a, const cli_findings *b, bool *a_hit, bool *b_hit);
+/* Marks the findings of l that base holds (cli_findings_match: by identity, as many times as
+ * base has it) as baselined. Returns 0, or -1 when out of memory. */
+int cli_findings_mark_baselined(cli_findings *l, const cli_findings *base);
 /* Reads every finding of the index (config overrides applied, codes turned off left out);
  * with `want`, only those of files (root absolute as amx_scan stores it, path relative) it
  * accepts. */
@@ -122,6 +127,10 @@ typedef struct lint_run {
 
 /* The effective severity of a code: the config's override, else its default. */
 amx_severity cli_effective_severity(const amx_config *cfg, amx_code code);
+/* The root's path relative to the working directory with a trailing '/' ("" for the directory
+ * itself), or NULL when the root lies outside it: repository-relative SARIF URIs, and the
+ * paths watch --lint prints. malloc'd. */
+char *lint_uri_prefix(const char *root);
 /* True when the finding counts: neither suppressed nor in the baseline. */
 bool lint_counts(const cli_finding *f);
 /* True when a file (path relative to roots[root]) is one lint was asked about: any under a

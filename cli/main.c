@@ -56,6 +56,10 @@ static const opt_def options[] = {
     { "--baseline", "FILE", "count only findings that are not in FILE", STR(baseline) },
     { "--write-baseline", "FILE", "record the current findings in FILE and exit 0", STR(write_baseline) },
     { "--suppressions", "FILE", "ignore findings matching {code, path glob, reason} entries", STR(suppressions) },
+    { "--lint", NULL, "print each finding that appears or goes as changes are indexed "
+                      "(as lint counts them)", FLAG(lint) },
+    { "--follow", NULL, "keep printing each finding that appears or goes after each batch the "
+                        "daemon indexes", FLAG(follow) },
     { "--dependents", NULL, "with files given: also the findings of the files that depend on "
                             "them (the clips that play on a model given, the files that name "
                             "one)", FLAG(dependents) },
@@ -172,21 +176,50 @@ static const cli_cmd commands[] = {
       "a removal and an addition.\n",
       cmd_changes,
       { { "--since", NULL }, { "--db", NULL }, { "--json", NULL }, { "--color", NULL } } },
-    { "watch", "watch DIR... [--base DIR]... [--no-base] [--db FILE] [--jobs N]",
+    { "watch", "watch DIR... [--base DIR]... [--no-base] [--db FILE] [--jobs N]\n"
+               "              [--lint [--fail-on S] [--baseline FILE] [--suppressions FILE]\n"
+               "              [--json] [--color WHEN]]",
       "keep the index current while files change (animidxd in the foreground)",
       "Scans each DIR (the configured roots when none is given) like 'scan', then watches the\n"
       "trees and indexes every change a settle period ([daemon] settle_ms) after the file was\n"
       "written. Runs animidxd --foreground (next to this binary, else from PATH); stop it with\n"
-      "Ctrl-C. 'animidx status', 'pause', 'resume' and 'sync' talk to it.\n",
+      "Ctrl-C. 'animidx status', 'pause', 'resume' and 'sync' talk to it.\n"
+      "With --lint, once the first scan is done, prints after each batch of changes one line\n"
+      "per finding that appeared (+) or went (-), counted as lint counts them, and exits as\n"
+      "lint would on Ctrl-C: 0, or 1 when findings at or above --fail-on remain. See\n"
+      "docs/lint.md (\"While you export\").\n",
       cmd_watch,
       { { "--base", "a base layer of every DIR, as for scan (scanned with every whole scan,\n"
                     "not watched)" },
-        { "--no-base", "DIR sits on nothing" }, { "--db", NULL }, { "--jobs", NULL } } },
-    { "status", "status [--json]", "what the watcher daemon (animidxd) is doing",
+        { "--no-base", "DIR sits on nothing" }, { "--db", NULL }, { "--jobs", NULL },
+        { "--lint", "print each finding that appears (+) or goes (-) after each batch" },
+        { "--fail-on", "with --lint: the exit status on Ctrl-C, and the verdict after each\n"
+                       "batch (default: error)" },
+        { "--baseline", "with --lint: findings in FILE (lint --write-baseline) are not shown" },
+        { "--suppressions", "with --lint: findings matching {code, path glob, reason} are not\n"
+                            "shown" },
+        { "--json", "with --lint: one JSON object per finding that appeared or went" },
+        { "--color", NULL } } },
+    { "status", "status [--json] | status --follow [--fail-on S] [--baseline FILE]\n"
+                "              [--suppressions FILE] [--json] [--color WHEN]",
+      "what the watcher daemon (animidxd) is doing",
       "Prints the daemon's state (scanning, watching, paused), the files indexed, the queue,\n"
       "files/s, overflows and the last error. Exit status 3 when no daemon answers on the\n"
-      "socket ([daemon] socket).\n",
-      cmd_status, { { "--json", "print the daemon's reply (JSON)" } } },
+      "socket ([daemon] socket).\n"
+      "With --follow, prints what 'watch --lint' prints, for a daemon already running, until\n"
+      "Ctrl-C (exit 0, or 1 when findings at or above --fail-on remain) or the daemon stops\n"
+      "(exit 3).\n",
+      cmd_status,
+      { { "--json", "print the daemon's reply (JSON); with --follow, one JSON object per\n"
+                    "finding that appeared or went" },
+        { "--follow", "keep printing each finding that appears (+) or goes (-) after each\n"
+                      "batch the daemon indexes" },
+        { "--fail-on", "with --follow: the exit status on Ctrl-C, and the verdict after each\n"
+                       "batch (default: error)" },
+        { "--baseline", "with --follow: findings in FILE are not shown" },
+        { "--suppressions", "with --follow: findings matching {code, path glob, reason} are\n"
+                            "not shown" },
+        { "--color", NULL } } },
     { "pause", "pause [--json] [--quiet]", "stop indexing changes until 'resume' (a mod install)",
       "The daemon keeps watching and queues the changes; 'resume' indexes them.\n", cmd_pause,
       { { "--json", "print the daemon's reply (JSON)" }, { "--quiet", NULL } } },

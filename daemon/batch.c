@@ -11,8 +11,8 @@
  *
  * after_work_cb, on the loop thread, settles the batch's paths (done, back to pending, or queued
  * again to retry), adds up the counts, then lets the rest go on: a stop waiting for the batch,
- * a reload, the syncs, the next batch. It calls queue.c, amxd__check_syncs (requests.c),
- * amxd__begin_stop and amxd__apply_reload (core.c).
+ * a reload, the syncs, the followers, the next batch. It calls queue.c, amxd__check_syncs and
+ * amxd__notify_followers (requests.c), amxd__begin_stop and amxd__apply_reload (core.c).
  */
 #include "core_internal.h"
 
@@ -322,11 +322,13 @@ static void after_work_cb(uv_work_t *req, int status)
         else
             amxd__delete_entry(d, e);
     }
-    uint64_t seen = 0;
+    uint64_t seen = 0, decoded = 0, removed = 0;
     for (size_t i = 0; i < b->n; i++) {
         scope *s = &b->scopes[i];
         if (s->done) {
             seen += s->stats.files_seen;
+            decoded += s->stats.files_decoded;
+            removed += s->stats.files_removed;
             d->seen += s->stats.files_seen;
             d->decoded += s->stats.files_decoded;
             d->removed += s->stats.files_removed;
@@ -366,6 +368,7 @@ static void after_work_cb(uv_work_t *req, int status)
     if (d->reload)
         amxd__apply_reload(d);
     amxd__check_syncs(d);
+    amxd__notify_followers(d, decoded, removed);
     amxd__arm_settle(d);
     amxd__kick(d);
 }

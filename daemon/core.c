@@ -522,6 +522,7 @@ void amxd_destroy(amxd *d)
     if (!d)
         return;
     amxd__free_syncs(d);
+    amxd__free_followers(d);
     amxd__queue_free(d);
     amxd__free_renames(d->renames, d->nrenames);
     amx_db_close(d->reader);

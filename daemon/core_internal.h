@@ -62,6 +62,7 @@ typedef struct batch {
 /* ---- requests.c ---- */
 
 typedef struct sync_wait sync_wait;
+typedef struct follower follower;
 
 /* ---- the daemon ---- */
 
@@ -92,6 +93,7 @@ struct amxd {
     elist lists[E_LISTS];
     batch *batch;
     sync_wait *syncs;
+    follower *followers;          /* clients told of every batch (follow) */
     uint64_t seq;
     bool paused;
     atomic_bool stopping;
@@ -159,5 +161,9 @@ void amxd__check_syncs(amxd *d);
 void amxd__fail_syncs(amxd *d, const char *msg);
 /* Frees the waiting syncs without an answer (amxd_destroy: the clients are gone). */
 void amxd__free_syncs(amxd *d);
+/* Tells every follower that a batch ended (the files it decoded and removed). */
+void amxd__notify_followers(amxd *d, uint64_t decoded, uint64_t removed);
+/* Frees the followers (amxd_destroy: the clients are gone). */
+void amxd__free_followers(amxd *d);
 
 #endif

@@ -8,6 +8,11 @@
  * has an event numbered at or below the last one it saw (amxd__check_syncs, after each batch).
  * A pause or a stop ends the waiting syncs with an error; a client going away drops its own.
  *
+ * follow subscribes: the reply (event "start") says where the index is, which roots it holds
+ * and whether the initial scan is done, then one more line comes after every batch (event
+ * "batch": the files it decoded and removed), until the client goes. `animidx watch --lint`
+ * and `animidx status --follow` read the index's findings on each and print what changed.
+ *
  * It calls queue.c (the lists, the settle timer), amxd__kick (batch.c) and the watcher
  * (amxd_watch_drain, amxd_watch_poll_unwatched, amxd_watch_status).
  */
@@ -19,6 +24,12 @@
 #include <unistd.h>
 
 #define STATUS_SCHEMA 1
+
+/* A client told of every batch (follow). */
+struct follower {
+    struct follower *next;
+    amxd_client *client;
+};
 
 /* A sync request waiting for the changes it saw to be indexed. */
 struct sync_wait {
@@ -159,6 +170,72 @@ static void send_status(amxd *d, amxd_client *c)
     reply_send(&r, c);
 }
 
+/* A follow line: the event, the batches so far, the state and whether the index has been
+ * scanned whole since the start (before that it may miss files). */
+static bool follow_begin(amxd *d, reply *r, const char *event)
+{
+    if (!reply_begin(r, "follow", true))
+        return false;
+    amx_json_kstring(&r->j, "event", event);
+    amx_json_kint(&r->j, "batch", (int64_t)d->batches);
+    amx_json_kstring(&r->j, "state", state_name(d));
+    amx_json_kbool(&r->j, "initial_done", d->initial_done);
+    return true;
+}
+
+static void start_follow(amxd *d, amxd_client *c)
+{
+    for (follower *g = d->followers; g; g = g->next)
+        if (g->client == c) { /* once per client: a send may drop it, and all its entries */
+            reply_error(c, "follow", "this connection follows the batches already");
+            return;
+        }
+    follower *f = calloc(1, sizeof *f);
+    reply r;
+    if (!f) {
+        reply_error(c, "follow", "out of memory");
+        return;
+    }
+    if (!follow_begin(d, &r, "start")) {
+        free(f);
+        return;
+    }
+    amx_json_kint(&r.j, "schema", STATUS_SCHEMA);
+    amx_json_kstring(&r.j, "database", d->cfg->db_path);
+    amx_json_key(&r.j, "roots");
+    amx_json_begin_array(&r.j);
+    for (size_t i = 0; i < d->root_count; i++)
+        amx_json_string(&r.j, d->roots[i]);
+    amx_json_end_array(&r.j);
+    reply_send(&r, c);
+    f->client = c;
+    f->next = d->followers;
+    d->followers = f;
+}
+
+void amxd__notify_followers(amxd *d, uint64_t decoded, uint64_t removed)
+{
+    for (follower *f = d->followers, *next; f; f = next) {
+        next = f->next; /* a send may drop the client, which removes it (amxd_client_gone) */
+        reply r;
+        if (!follow_begin(d, &r, "batch"))
+            return;
+        amx_json_kint(&r.j, "files_decoded", (int64_t)decoded);
+        amx_json_kint(&r.j, "files_removed", (int64_t)removed);
+        amx_json_kint(&r.j, "queue", (int64_t)queue_depth(d));
+        reply_send(&r, f->client);
+    }
+}
+
+void amxd__free_followers(amxd *d)
+{
+    while (d->followers) {
+        follower *f = d->followers;
+        d->followers = f->next;
+        free(f);
+    }
+}
+
 static void finish_sync(amxd *d, sync_wait *w)
 {
     reply r;
@@ -251,6 +328,8 @@ void amxd_request(amxd *d, amxd_client *c, const char *cmd)
         send_status(d, c);
     } else if (strcmp(cmd, "sync") == 0) {
         start_sync(d, c);
+    } else if (strcmp(cmd, "follow") == 0) {
+        start_follow(d, c);
     } else if (strcmp(cmd, "pause") == 0 || strcmp(cmd, "resume") == 0) {
         bool pause = cmd[0] == 'p';
         if (pause != d->paused)
@@ -267,18 +346,27 @@ void amxd_request(amxd *d, amxd_client *c, const char *cmd)
         }
         amxd__kick(d);
     } else if (!*cmd) {
-        reply_error(c, cmd, "bad request: send one JSON object per line, such as "
-                            "{\"cmd\": \"status\"} (commands: status, pause, resume, sync)");
+        reply_error(c, cmd, "bad request: send one JSON object per line, such as {\"cmd\": "
+                            "\"status\"} (commands: status, pause, resume, sync, follow)");
     } else {
         char msg[160];
-        snprintf(msg, sizeof msg, "unknown command '%.40s' (known: status, pause, resume, sync)",
-                 cmd);
+        snprintf(msg, sizeof msg,
+                 "unknown command '%.40s' (known: status, pause, resume, sync, follow)", cmd);
         reply_error(c, cmd, msg);
     }
 }
 
 void amxd_client_gone(amxd *d, amxd_client *c)
 {
+    for (follower **p = &d->followers; *p;) {
+        follower *f = *p;
+        if (f->client == c) {
+            *p = f->next;
+            free(f);
+        } else {
+            p = &f->next;
+        }
+    }
     for (sync_wait **p = &d->syncs; *p;) {
         sync_wait *w = *p;
         if (w->client == c) {

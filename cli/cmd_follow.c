@@ -1,0 +1,436 @@
+/*
+ * animidx watch --lint and animidx status --follow: the findings that appear and go while the
+ * daemon indexes changes (docs/lint.md, "While you export").
+ *
+ * The command asks the daemon to follow ({"cmd": "follow"}): its reply names the index and the
+ * roots, then a line comes after every batch it indexed. Once the first scan is done, the
+ * findings of the roots are read from the index (read-only), counted as lint counts them (the
+ * config's severities, --suppressions, --baseline), and after each batch matched by identity
+ * with the previous read (cli_findings_match): each finding that appeared is a "+" line, each
+ * that went a "-" line (or, with --json, one JSON object each); nothing when nothing changed.
+ */
+#include "cmd_daemon.h"
+#include "lint.h"
+
+#include "animidx/json.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_LINE (64 * 1024)      /* a daemon line is far shorter */
+#define POLL_MS 250               /* how often a watch looks whether its daemon is still there */
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+    stop_signal = sig;
+}
+
+typedef struct follow {
+    cli_opts *o;
+    amx_config *cfg;
+    int daemon;                   /* the animidxd watch started (0: status --follow) */
+    amx_severity gate;
+    cli_suppressions supp;
+    cli_findings base;
+    bool have_base;
+    char **roots, **prefix;       /* the daemon's roots; each one's path from here (or NULL) */
+    size_t nroots;
+    amx_db *db;
+    cli_findings now;             /* the findings that count, as last read */
+    int fd;
+    char buf[MAX_LINE];
+    size_t len;
+} follow;
+
+/* ---- the socket ---- */
+
+typedef enum { LINE, QUIET, GONE, SIGNAL } wait_result;
+
+/* The next line from the daemon into line (NUL-terminated): LINE; QUIET when none came within
+ * POLL_MS; GONE when the daemon closed the connection; SIGNAL when interrupted. */
+static wait_result next_line(follow *f, char *line, size_t cap)
+{
+    for (;;) {
+        char *nl = memchr(f->buf, '\n', f->len);
+        if (nl) {
+            size_t n = (size_t)(nl - f->buf);
+            size_t keep = n < cap - 1 ? n : cap - 1;
+            memcpy(line, f->buf, keep);
+            line[keep] = '\0';
+            f->len -= n + 1;
+            memmove(f->buf, nl + 1, f->len);
+            return LINE;
+        }
+        if (f->len == sizeof f->buf)
+            return GONE; /* a line longer than any the daemon writes */
+        if (stop_signal)
+            return SIGNAL;
+        struct pollfd p = { .fd = f->fd, .events = POLLIN };
+        int r = poll(&p, 1, POLL_MS);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r == 0)
+            return QUIET;
+        ssize_t got = r > 0 ? recv(f->fd, f->buf + f->len, sizeof f->buf - f->len, 0) : -1;
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return GONE;
+        f->len += (size_t)got;
+    }
+}
+
+/* True when the animidxd this watch started has exited (its status in *status). */
+static bool daemon_exited(follow *f, int *status)
+{
+    int st;
+    if (!f->daemon || waitpid(f->daemon, &st, WNOHANG) != f->daemon)
+        return false;
+    *status = WIFEXITED(st) ? WEXITSTATUS(st) : EXIT_IO;
+    f->daemon = 0;
+    return true;
+}
+
+/* Connects (a watch: as soon as its daemon listens) and asks to follow. EXIT_OK, or the exit
+ * status to return. */
+static int connect_and_follow(follow *f)
+{
+    for (;;) {
+        int status;
+        f->fd = cli_daemon_connect(f->cfg, f->daemon != 0);
+        if (f->fd >= 0)
+            break;
+        if (!f->daemon)
+            return EXIT_IO;
+        if (daemon_exited(f, &status))
+            return status ? status : EXIT_IO; /* it said why */
+        if (stop_signal)
+            return EXIT_OK;
+        usleep(50 * 1000);
+    }
+    static const char req[] = "{\"cmd\": \"follow\"}\n";
+    if (send(f->fd, req, sizeof req - 1, MSG_NOSIGNAL) != (ssize_t)(sizeof req - 1)) {
+        cli_error("%s: sending to animidxd: %s", f->cfg->socket_path, strerror(errno));
+        return EXIT_IO;
+    }
+    return EXIT_OK;
+}
+
+/* ---- the findings ---- */
+
+static bool wanted(const char *root, const char *path, void *user)
+{
+    const follow *f = user;
+    (void)path;
+    for (size_t i = 0; i < f->nroots; i++)
+        if (strcmp(f->roots[i], root) == 0)
+            return true;
+    return false;
+}
+
+/* The findings of the daemon's roots that count, now. */
+static int read_findings(follow *f, cli_findings *out)
+{
+    int rc = cli_findings_from_index(f->db, f->cfg, false, wanted, f, out);
+    if (rc != EXIT_OK)
+        return rc;
+    cli_suppressions_apply(&f->supp, out);
+    if (f->have_base && cli_findings_mark_baselined(out, &f->base) != 0)
+        return EXIT_IO;
+    cli_findings_keep(out, lint_counts);
+    return EXIT_OK;
+}
+
+static bool failing(const follow *f, const uint64_t totals[3])
+{
+    for (int s = f->gate; s <= AMX_SEV_ERROR; s++)
+        if (totals[s])
+            return true;
+    return false;
+}
+
+/* "1 error, 0 warnings, 2 info; --fail-on error: failing" */
+static void write_tally(FILE *out, const follow *f)
+{
+    uint64_t t[3];
+    cli_findings_totals(&f->now, t);
+    fprintf(out, "%llu error%s, %llu warning%s, %llu info; --fail-on %s: %s",
+            (unsigned long long)t[AMX_SEV_ERROR], t[AMX_SEV_ERROR] == 1 ? "" : "s",
+            (unsigned long long)t[AMX_SEV_WARNING], t[AMX_SEV_WARNING] == 1 ? "" : "s",
+            (unsigned long long)t[AMX_SEV_INFO], amx_severity_name(f->gate),
+            failing(f, t) ? "failing" : "passing");
+}
+
+/* The colour of "fixed" on a terminal. */
+static const char *cli_fixed_on(void)
+{
+    return cli_use_color ? "\033[32m" : "";
+}
+
+/* One change: "+ error   CODE PATH (offset, context): message" or "- fixed   ...". */
+static void write_change(follow *f, const cli_finding *x, bool appeared)
+{
+    if (f->o->json) {
+        amx_json j;
+        amx_json_init(&j, stdout, false);
+        cli_finding_json(&j, x, appeared ? "new" : "fixed");
+        fputc('\n', stdout);
+        return;
+    }
+    const char *prefix = NULL;
+    for (size_t i = 0; i < f->nroots; i++)
+        if (strcmp(f->roots[i], x->root) == 0)
+            prefix = f->prefix[i];
+    if (appeared)
+        printf("+ %s%-7s%s ", cli_sev_on(x->severity), amx_severity_name(x->severity),
+               cli_color_off());
+    else
+        printf("- %sfixed  %s ", cli_fixed_on(), cli_color_off());
+    fputs(x->code, stdout);
+    fputc(' ', stdout);
+    if (prefix)
+        cli_term_escape(stdout, prefix);
+    else {
+        cli_term_escape(stdout, x->root);
+        fputc('/', stdout);
+    }
+    cli_term_escape(stdout, x->path);
+    if (appeared && x->offset >= 0 && x->context[0])
+        printf(" (offset %lld, ", (long long)x->offset);
+    else if (appeared && x->offset >= 0)
+        printf(" (offset %lld)", (long long)x->offset);
+    else if (x->context[0])
+        fputs(" (", stdout);
+    if (x->context[0]) {
+        cli_term_escape(stdout, x->context);
+        fputc(')', stdout);
+    }
+    fputs(": ", stdout);
+    cli_term_escape(stdout, x->message);
+    fputc('\n', stdout);
+}
+
+/* Reads the findings again and prints what went and what appeared since the last read. */
+static int print_changes(follow *f)
+{
+    cli_findings cur = { 0 };
+    int rc = read_findings(f, &cur);
+    bool *was = calloc(f->now.n + 1, sizeof *was), *is = calloc(cur.n + 1, sizeof *is);
+    if (rc == EXIT_OK && (!was || !is || cli_findings_match(&f->now, &cur, was, is) != 0))
+        rc = EXIT_IO;
+    if (rc != EXIT_OK) {
+        free(was);
+        free(is);
+        cli_findings_free(&cur);
+        return rc;
+    }
+    size_t changes = 0;
+    for (size_t i = 0; i < f->now.n; i++)
+        if (!was[i]) {
+            write_change(f, &f->now.v[i], false);
+            changes++;
+        }
+    for (size_t i = 0; i < cur.n; i++)
+        if (!is[i]) {
+            write_change(f, &cur.v[i], true);
+            changes++;
+        }
+    free(was);
+    free(is);
+    cli_findings_free(&f->now);
+    f->now = cur;
+    if (changes && !f->o->json) {
+        fputs("= ", stdout);
+        write_tally(stdout, f);
+        fputc('\n', stdout);
+    }
+    fflush(stdout);
+    return EXIT_OK;
+}
+
+/* ---- the session ---- */
+
+static void add_root(const char *root, void *user)
+{
+    follow *f = user;
+    char **r = realloc(f->roots, (f->nroots + 1) * sizeof *r);
+    char **p = r ? realloc(f->prefix, (f->nroots + 1) * sizeof *p) : NULL;
+    if (r)
+        f->roots = r;
+    if (p)
+        f->prefix = p;
+    if (!r || !p)
+        return;
+    f->roots[f->nroots] = strdup(root);
+    f->prefix[f->nroots] = lint_uri_prefix(root);
+    if (f->roots[f->nroots])
+        f->nroots++;
+    else
+        free(f->prefix[f->nroots]);
+}
+
+/* The start reply: the index (opened read-only) and the roots. Sets *ready when the daemon's
+ * first scan is done. */
+static int start(follow *f, const char *reply, bool *ready)
+{
+    char s[PATH_MAX], err[1024];
+    if (!cli_reply_true(cli_reply_get(reply, "ok"))) {
+        cli_error("follow: %s", cli_reply_str(cli_reply_get(reply, "error"), s, sizeof s));
+        return EXIT_IO;
+    }
+    cli_reply_strings(cli_reply_get(reply, "roots"), add_root, f);
+    cli_reply_str(cli_reply_get(reply, "database"), s, sizeof s);
+    if (amx_db_open(s, AMX_DB_READONLY, &f->db, err, sizeof err) != AMX_OK) {
+        cli_error("%s", err);
+        return EXIT_IO;
+    }
+    *ready = cli_reply_true(cli_reply_get(reply, "initial_done"));
+    return EXIT_OK;
+}
+
+/* The first read, once the daemon's first scan is done: what is there now. */
+static int begin(follow *f)
+{
+    int rc = read_findings(f, &f->now);
+    if (rc != EXIT_OK)
+        return rc;
+    FILE *say = f->o->json ? stderr : stdout;
+    if (!f->o->quiet) {
+        fputs("lint: ", say);
+        write_tally(say, f);
+        fputs("; the findings that appear (+) and go (-) follow\n", say);
+    }
+    fflush(say);
+    return EXIT_OK;
+}
+
+/* Ends a watch's daemon and waits for it; its exit status. Ctrl-C on a terminal reaches both
+ * processes: after a SIGINT the daemon has a second to go by itself before it gets a SIGTERM
+ * (a second signal would only make it say it is stopping already). */
+static int end_daemon(follow *f)
+{
+    int status;
+    if (!f->daemon)
+        return EXIT_OK;
+    for (int i = 0; stop_signal == SIGINT && i < 20; i++) {
+        if (daemon_exited(f, &status))
+            return status;
+        usleep(50 * 1000);
+    }
+    kill(f->daemon, SIGTERM);
+    int st;
+    while (waitpid(f->daemon, &st, 0) < 0 && errno == EINTR)
+        ;
+    f->daemon = 0;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : EXIT_OK;
+}
+
+/* Follows the daemon until it goes or a signal comes. */
+static int session(follow *f)
+{
+    int rc = connect_and_follow(f);
+    if (rc != EXIT_OK || f->fd < 0)
+        return rc;
+    char line[MAX_LINE];
+    bool started = false, ready = false, begun = false;
+    for (;;) {
+        int status;
+        wait_result w = next_line(f, line, sizeof line);
+        if (w == SIGNAL)
+            return EXIT_OK;
+        if (w == QUIET) {
+            if (daemon_exited(f, &status))
+                return status;
+            continue;
+        }
+        if (w == GONE) {
+            if (f->daemon)
+                return end_daemon(f);
+            cli_error("animidxd stopped (the socket %s closed)", f->cfg->socket_path);
+            return EXIT_IO;
+        }
+        if (!started) {
+            started = true;
+            rc = start(f, line, &ready);
+        } else if (begun) {
+            rc = print_changes(f);
+        } else {
+            ready = cli_reply_true(cli_reply_get(line, "initial_done"));
+        }
+        if (rc == EXIT_OK && ready && !begun) {
+            begun = true;
+            rc = begin(f);
+        }
+        if (rc != EXIT_OK)
+            return rc;
+    }
+}
+
+int cli_follow(cli_opts *o, amx_config *cfg, int daemon)
+{
+    bool watch = daemon != 0;
+    follow *f = calloc(1, sizeof *f);
+    if (!f) {
+        cli_error("out of memory");
+        return EXIT_IO;
+    }
+    f->o = o;
+    f->cfg = cfg;
+    f->daemon = daemon;
+    f->fd = -1;
+    f->gate = AMX_SEV_ERROR;
+    int rc = EXIT_OK;
+    char err[1024];
+    if (o->fail_on && (!amx_severity_parse(o->fail_on, &f->gate) || f->gate == AMX_SEV_OFF)) {
+        cli_error("--fail-on: expected error, warning or info, got '%s'", o->fail_on);
+        rc = EXIT_USAGE;
+    } else if (o->suppressions &&
+               (rc = cli_suppressions_load(o->suppressions, &f->supp, err, sizeof err)) != EXIT_OK) {
+        cli_error("--suppressions: %s", err);
+    } else if (o->baseline &&
+               (rc = cli_findings_load(o->baseline, &f->base, err, sizeof err)) != EXIT_OK) {
+        cli_error("--baseline: %s", err);
+    } else {
+        f->have_base = o->baseline != NULL;
+        struct sigaction sa = { .sa_handler = on_signal }; /* no SA_RESTART: poll returns */
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        rc = session(f);
+    }
+    if (f->daemon) { /* stopped by a signal, or the session failed: the daemon goes too */
+        int st = end_daemon(f);
+        if (rc == EXIT_OK)
+            rc = st;
+    }
+    /* the verdict, as lint's: on a signal, or when the watch's daemon ended well */
+    if (rc == EXIT_OK && (stop_signal || watch)) {
+        uint64_t t[3];
+        cli_findings_totals(&f->now, t);
+        rc = failing(f, t) ? EXIT_FINDINGS : EXIT_OK;
+    }
+    if (f->fd >= 0)
+        close(f->fd);
+    for (size_t i = 0; i < f->nroots; i++) {
+        free(f->roots[i]);
+        free(f->prefix[i]);
+    }
+    free(f->roots);
+    free(f->prefix);
+    cli_findings_free(&f->now);
+    cli_findings_free(&f->base);
+    cli_suppressions_free(&f->supp);
+    amx_db_close(f->db);
+    free(f);
+    return rc;
+}
