@@ -187,7 +187,7 @@ static const cli_cmd commands[] = {
       "With --lint, once the first scan is done, prints after each batch of changes one line\n"
       "per finding that appeared (+) or went (-), counted as lint counts them, and exits as\n"
       "lint would on Ctrl-C: 0, or 1 when findings at or above --fail-on remain. See\n"
-      "docs/lint.md (\"While you export\").\n",
+      "docs/lint.md (\"watch --lint and status --follow\").\n",
       cmd_watch,
       { { "--base", "a base layer of every DIR, as for scan (scanned with every whole scan,\n"
                     "not watched)" },
