@@ -99,6 +99,8 @@ extern bool cli_use_color;
  * colours are off). */
 const char *cli_sev_on(amx_severity sev);
 const char *cli_color_off(void);
+/* The colour of something fixed (watch --lint's "- fixed" lines): green, "" when off. */
+const char *cli_fixed_on(void);
 int cmd_changes(cli_opts *o, amx_config *cfg);
 /* An indexed file (or directory of files) a path typed on the command line names. */
 typedef struct cli_path {

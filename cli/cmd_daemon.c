@@ -346,8 +346,11 @@ int cmd_status(cli_opts *o, amx_config *cfg)
     int rc = lint_options_only_with(o, o->follow, "status", "--follow");
     if (rc != EXIT_OK)
         return rc;
-    if (o->follow)
-        return cli_follow(o, cfg, 0);
+    if (o->follow) {
+        follow *f;
+        rc = cli_follow_new(o, cfg, &f);
+        return rc == EXIT_OK ? cli_follow_run(f, 0) : rc;
+    }
     return run(o, cfg, "status", status_text);
 }
 
@@ -477,15 +480,19 @@ int cmd_watch(cli_opts *o, amx_config *cfg)
         return exec_daemon(o);
     /* --lint: the daemon runs as a child (its log on stderr, stdout is the findings'), this
      * process follows it */
+    follow *f;
+    if ((rc = cli_follow_new(o, cfg, &f)) != EXIT_OK)
+        return rc;
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
         cli_error("watch: fork: %s", strerror(errno));
+        cli_follow_free(f);
         return EXIT_IO;
     }
     if (pid == 0) {
         dup2(STDERR_FILENO, STDOUT_FILENO);
         _exit(exec_daemon(o));
     }
-    return cli_follow(o, cfg, (int)pid);
+    return cli_follow_run(f, (int)pid);
 }

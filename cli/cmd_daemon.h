@@ -26,11 +26,16 @@ double cli_reply_num(const char *v);
 bool cli_reply_true(const char *v);
 void cli_reply_strings(const char *v, void (*fn)(const char *s, void *user), void *user);
 
-/* animidx status --follow (daemon = 0) and watch --lint (daemon = the animidxd it started): the
- * findings that appear and go after each batch the daemon indexes, printed as lint would count
- * them (--fail-on, the config's severities, --suppressions, --baseline). Returns lint's exit
- * status for the findings at the end (0 or 1) once interrupted, 3 when the daemon goes away, or
- * the daemon's own status when it failed. */
-int cli_follow(cli_opts *o, amx_config *cfg, int daemon);
+/* animidx status --follow and watch --lint (cmd_follow.c): the findings that appear and go
+ * after each batch the daemon indexes, counted as lint counts them (--fail-on, the config's
+ * severities, --suppressions, --baseline). cli_follow_new checks the options and reads the
+ * files they name (EXIT_OK, or the exit status with a message); cli_follow_run follows the
+ * daemon (daemon: 0, or the pid of the animidxd watch started), frees f, and returns lint's
+ * exit status for the findings at the end (0 or 1) when stopped by a signal or when the
+ * watch's daemon ended well, 3 when the daemon goes away, or the daemon's own failure. */
+typedef struct follow follow;
+int cli_follow_new(cli_opts *o, amx_config *cfg, follow **out);
+int cli_follow_run(follow *f, int daemon);
+void cli_follow_free(follow *f);
 
 #endif

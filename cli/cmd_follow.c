@@ -1,6 +1,6 @@
 /*
  * animidx watch --lint and animidx status --follow: the findings that appear and go while the
- * daemon indexes changes (docs/lint.md, "While you export").
+ * daemon indexes changes (docs/lint.md, "watch --lint and status --follow").
  *
  * The command asks the daemon to follow ({"cmd": "follow"}): its reply names the index and the
  * roots, then a line comes after every batch it indexed. Once the first scan is done, the
@@ -35,7 +35,7 @@ static void on_signal(int sig)
     stop_signal = sig;
 }
 
-typedef struct follow {
+struct follow {
     cli_opts *o;
     amx_config *cfg;
     int daemon;                   /* the animidxd watch started (0: status --follow) */
@@ -50,7 +50,7 @@ typedef struct follow {
     int fd;
     char buf[MAX_LINE];
     size_t len;
-} follow;
+};
 
 /* ---- the socket ---- */
 
@@ -164,20 +164,16 @@ static void write_tally(FILE *out, const follow *f)
 {
     uint64_t t[3];
     cli_findings_totals(&f->now, t);
-    fprintf(out, "%llu error%s, %llu warning%s, %llu info; --fail-on %s: %s",
+    cli_fprintf(out, "%llu error%s, %llu warning%s, %llu info; --fail-on %s: %s",
             (unsigned long long)t[AMX_SEV_ERROR], t[AMX_SEV_ERROR] == 1 ? "" : "s",
             (unsigned long long)t[AMX_SEV_WARNING], t[AMX_SEV_WARNING] == 1 ? "" : "s",
             (unsigned long long)t[AMX_SEV_INFO], amx_severity_name(f->gate),
             failing(f, t) ? "failing" : "passing");
 }
 
-/* The colour of "fixed" on a terminal. */
-static const char *cli_fixed_on(void)
-{
-    return cli_use_color ? "\033[32m" : "";
-}
-
-/* One change: "+ error   CODE PATH (offset, context): message" or "- fixed   ...". */
+/* One change: "+ error   CODE PATH (offset N, context): message", "- fixed   CODE PATH
+ * (context): message" (the fields it had), or one JSON object. Names and messages go through
+ * cli_printf: their control characters are escaped, so a change is one line. */
 static void write_change(follow *f, const cli_finding *x, bool appeared)
 {
     if (f->o->json) {
@@ -192,32 +188,21 @@ static void write_change(follow *f, const cli_finding *x, bool appeared)
         if (strcmp(f->roots[i], x->root) == 0)
             prefix = f->prefix[i];
     if (appeared)
-        printf("+ %s%-7s%s ", cli_sev_on(x->severity), amx_severity_name(x->severity),
-               cli_color_off());
+        cli_printf("+ %s%-7s%s %s ", cli_sev_on(x->severity), amx_severity_name(x->severity),
+                   cli_color_off(), x->code);
     else
-        printf("- %sfixed  %s ", cli_fixed_on(), cli_color_off());
-    fputs(x->code, stdout);
-    fputc(' ', stdout);
+        cli_printf("- %sfixed%s   %s ", cli_fixed_on(), cli_color_off(), x->code);
     if (prefix)
-        cli_term_escape(stdout, prefix);
-    else {
-        cli_term_escape(stdout, x->root);
-        fputc('/', stdout);
-    }
-    cli_term_escape(stdout, x->path);
+        cli_printf("%s%s", prefix, x->path);
+    else
+        cli_printf("%s/%s", x->root, x->path);
     if (appeared && x->offset >= 0 && x->context[0])
-        printf(" (offset %lld, ", (long long)x->offset);
+        cli_printf(" (offset %lld, %s)", (long long)x->offset, x->context);
     else if (appeared && x->offset >= 0)
-        printf(" (offset %lld)", (long long)x->offset);
+        cli_printf(" (offset %lld)", (long long)x->offset);
     else if (x->context[0])
-        fputs(" (", stdout);
-    if (x->context[0]) {
-        cli_term_escape(stdout, x->context);
-        fputc(')', stdout);
-    }
-    fputs(": ", stdout);
-    cli_term_escape(stdout, x->message);
-    fputc('\n', stdout);
+        cli_printf(" (%s)", x->context);
+    cli_printf(": %s\n", x->message);
 }
 
 /* Reads the findings again and prints what went and what appeared since the last read. */
@@ -376,49 +361,8 @@ static int session(follow *f)
     }
 }
 
-int cli_follow(cli_opts *o, amx_config *cfg, int daemon)
+void cli_follow_free(follow *f)
 {
-    bool watch = daemon != 0;
-    follow *f = calloc(1, sizeof *f);
-    if (!f) {
-        cli_error("out of memory");
-        return EXIT_IO;
-    }
-    f->o = o;
-    f->cfg = cfg;
-    f->daemon = daemon;
-    f->fd = -1;
-    f->gate = AMX_SEV_ERROR;
-    int rc = EXIT_OK;
-    char err[1024];
-    if (o->fail_on && (!amx_severity_parse(o->fail_on, &f->gate) || f->gate == AMX_SEV_OFF)) {
-        cli_error("--fail-on: expected error, warning or info, got '%s'", o->fail_on);
-        rc = EXIT_USAGE;
-    } else if (o->suppressions &&
-               (rc = cli_suppressions_load(o->suppressions, &f->supp, err, sizeof err)) != EXIT_OK) {
-        cli_error("--suppressions: %s", err);
-    } else if (o->baseline &&
-               (rc = cli_findings_load(o->baseline, &f->base, err, sizeof err)) != EXIT_OK) {
-        cli_error("--baseline: %s", err);
-    } else {
-        f->have_base = o->baseline != NULL;
-        struct sigaction sa = { .sa_handler = on_signal }; /* no SA_RESTART: poll returns */
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
-        rc = session(f);
-    }
-    if (f->daemon) { /* stopped by a signal, or the session failed: the daemon goes too */
-        int st = end_daemon(f);
-        if (rc == EXIT_OK)
-            rc = st;
-    }
-    /* the verdict, as lint's: on a signal, or when the watch's daemon ended well */
-    if (rc == EXIT_OK && (stop_signal || watch)) {
-        uint64_t t[3];
-        cli_findings_totals(&f->now, t);
-        rc = failing(f, t) ? EXIT_FINDINGS : EXIT_OK;
-    }
     if (f->fd >= 0)
         close(f->fd);
     for (size_t i = 0; i < f->nroots; i++) {
@@ -432,5 +376,61 @@ int cli_follow(cli_opts *o, amx_config *cfg, int daemon)
     cli_suppressions_free(&f->supp);
     amx_db_close(f->db);
     free(f);
+}
+
+int cli_follow_new(cli_opts *o, amx_config *cfg, follow **out)
+{
+    char err[1024];
+    int rc = EXIT_OK;
+    follow *f = calloc(1, sizeof *f);
+    *out = NULL;
+    if (!f) {
+        cli_error("out of memory");
+        return EXIT_IO;
+    }
+    *f = (follow){ .o = o, .cfg = cfg, .fd = -1, .gate = AMX_SEV_ERROR };
+    if (o->fail_on && (!amx_severity_parse(o->fail_on, &f->gate) || f->gate == AMX_SEV_OFF)) {
+        cli_error("--fail-on: expected error, warning or info, got '%s'", o->fail_on);
+        rc = EXIT_USAGE;
+    } else if (o->suppressions) {
+        rc = cli_suppressions_load(o->suppressions, &f->supp, err, sizeof err);
+        if (rc != EXIT_OK)
+            cli_error("--suppressions: %s", err);
+    }
+    if (rc == EXIT_OK && o->baseline) {
+        rc = cli_findings_load(o->baseline, &f->base, err, sizeof err);
+        if (rc != EXIT_OK)
+            cli_error("--baseline: %s", err);
+        f->have_base = true;
+    }
+    if (rc != EXIT_OK) {
+        cli_follow_free(f);
+        return rc;
+    }
+    *out = f;
+    return EXIT_OK;
+}
+
+int cli_follow_run(follow *f, int daemon)
+{
+    bool watch = daemon != 0;
+    f->daemon = daemon;
+    struct sigaction sa = { .sa_handler = on_signal }; /* no SA_RESTART: poll returns */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    int rc = session(f);
+    if (f->daemon) { /* stopped by a signal, or the session failed: the daemon goes too */
+        int st = end_daemon(f);
+        if (rc == EXIT_OK)
+            rc = st;
+    }
+    /* the verdict, as lint's: on a signal, or when the watch's daemon ended well */
+    if (rc == EXIT_OK && (stop_signal || watch)) {
+        uint64_t t[3];
+        cli_findings_totals(&f->now, t);
+        rc = failing(f, t) ? EXIT_FINDINGS : EXIT_OK;
+    }
+    cli_follow_free(f);
     return rc;
 }

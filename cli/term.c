@@ -22,7 +22,7 @@
 bool cli_use_color;
 
 static const char colour_error[] = "\033[1;31m", colour_warning[] = "\033[33m",
-                  colour_info[] = "\033[36m", colour_off[] = "\033[0m";
+                  colour_info[] = "\033[36m", colour_fixed[] = "\033[32m", colour_off[] = "\033[0m";
 
 const char *cli_sev_on(amx_severity sev)
 {
@@ -37,6 +37,11 @@ const char *cli_sev_on(amx_severity sev)
     return "";
 }
 
+const char *cli_fixed_on(void)
+{
+    return cli_use_color ? colour_fixed : "";
+}
+
 const char *cli_color_off(void)
 {
     return cli_use_color ? colour_off : "";
@@ -45,7 +50,8 @@ const char *cli_color_off(void)
 /* The command's own colour sequences pass: by address, not by content. */
 static bool own_colour(const char *s)
 {
-    return s == colour_error || s == colour_warning || s == colour_info || s == colour_off;
+    return s == colour_error || s == colour_warning || s == colour_info || s == colour_fixed ||
+           s == colour_off;
 }
 
 /* ---- printing ---- */

@@ -238,6 +238,22 @@ try:
         c.that("= 0 errors, 1 warning, 0 info; --fail-on warning: failing" in w.out,
                "the tally: %s" % w.out)
 
+    with case(tap, "a name with control characters is one line, escaped") as c:
+        tree, cfg = mod("names")
+        w = Proc(["watch", "Data", "--lint", "--config", cfg], cwd=tree)
+        w.wait_for(started("lint: "), "the start line")
+        save_clip(tree, "Z\033[2K\nlint: 0 errors_IDLE_00.ALA", ["Root"])  # no model Z...: a warning
+        sync(cfg)
+        w.wait_for(lambda out, err: changes(out), "the + line")
+        rc = w.ctrl_c()
+        c.eq(rc, 0, "exit status (a warning, --fail-on error)")
+        got = changes(w.out)
+        c.eq(len(got), 1, "one change line: %s" % w.out)
+        c.that(got and "Data/Art/Models/Z\\x1B[2K\\x0Alint: 0 errors_IDLE_00.ALA" in got[0],
+               "the name escaped: %r" % got[:1])
+        c.that(not any("\033" in l for l in w.out), "no raw escape: %r" % w.out)
+        c.eq(len([l for l in w.out if l.startswith("lint: ")]), 1, "no forged start line")
+
     with case(tap, "watch and status: the lint options go with --lint / --follow") as c:
         tree, cfg = mod("usage")
         for args, msg in ((["watch", "Data", "--fail-on", "warning"], "--fail-on goes with --lint"),
