@@ -11,10 +11,12 @@ Checks the SARIF uploaded, the job summary, the outputs and the job's exit statu
 ANIMIDX (the build under test) reports for the same tree, and that a job after a fresh checkout
 with the restored index decodes nothing. TAP on stdout.
 """
+import atexit
 import json
 import os
 import re
 import shutil
+import signal
 import sys
 import tempfile
 
@@ -43,6 +45,23 @@ MODELS = "Data/Art/Models"
 ACTION = os.path.join(TMP, "runner", "_actions", "animidx", "animidx", "v1")
 os.makedirs(os.path.dirname(ACTION))
 os.symlink(SOURCE, ACTION)
+
+
+def cleanup():
+    """The temp dir goes whatever ends the test (a failure, meson's timeout: SIGTERM); the link
+    to the source tree first, so that nothing is removed through it."""
+    if os.path.islink(ACTION):
+        os.unlink(ACTION)
+    shutil.rmtree(TMP, ignore_errors=True)
+
+
+def terminated(sig, frame):
+    cleanup()
+    os._exit(128 + sig)  # at once: the test cases catch every exception, SystemExit too
+
+
+atexit.register(cleanup)
+signal.signal(signal.SIGTERM, terminated)
 WORKSPACE = os.path.join(TMP, "runner", "work", "mod", "mod")
 HOME = os.path.join(TMP, "home")
 CACHES = {}   # actions/cache's store: it outlives the jobs
@@ -295,5 +314,4 @@ with case(tap, "the runner stands in only for what it knows (the test can fail)"
     except gha.ActionError:
         pass
 
-shutil.rmtree(TMP, ignore_errors=True)
 sys.exit(tap.finish())

@@ -9,8 +9,10 @@ local, no network. Checks that `pre-commit run --all-files` passes on a clean tr
 broken clip, that the hook lints the staged files (a commit of a broken clip is refused, of the
 fix accepted), and that a staged re-rigged model reports the clips it broke. TAP on stdout.
 """
+import atexit
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -27,6 +29,15 @@ ANIMIDX = os.path.abspath(sys.argv[1])
 AMXGEN = os.path.abspath(sys.argv[2])
 SOURCE = os.environ.get("AMX_SOURCE_ROOT") or os.path.abspath(os.path.join(HERE, "..", ".."))
 TMP = tempfile.mkdtemp(prefix="animidx-precommit-")
+
+
+def terminated(sig, frame):  # meson's timeout
+    shutil.rmtree(TMP, ignore_errors=True)
+    os._exit(128 + sig)  # at once: the test cases catch every exception, SystemExit too
+
+
+atexit.register(shutil.rmtree, TMP, True)
+signal.signal(signal.SIGTERM, terminated)
 tap = Tap()
 gen = Cli(AMXGEN, TMP)
 MODELS = "Data/Art/Models"
@@ -122,7 +133,6 @@ def mod_repository(hooks, rev):
 if not PRE_COMMIT or not GIT:
     tap.skip("pre-commit hook", "pre-commit or git is not installed (Debian: pre-commit, git; "
                                 "scripts/test.sh installs them)")
-    shutil.rmtree(TMP, ignore_errors=True)
     sys.exit(tap.finish())
 
 HOOKS, REV = hook_repository()
@@ -173,5 +183,4 @@ with case(tap, "a staged re-rigged model fails on the clips it broke (--dependen
            "both clips are named: %s" % p.stdout)
     c.that("BONE_INDEX_MISMATCH" in p.stdout, "with the code")
 
-shutil.rmtree(TMP, ignore_errors=True)
 sys.exit(tap.finish())

@@ -40,6 +40,17 @@ BONES = ["Root", "Body", "Gun", "Turret"]
 RUNNING = []  # every process started, killed at the end if a test left it running
 
 
+def terminated(sig, frame):
+    """meson's timeout: the processes are killed all the same (the temp dir is kept)."""
+    for proc in RUNNING:
+        if proc.p.poll() is None:
+            os.killpg(proc.p.pid, signal.SIGKILL)
+    os._exit(128 + sig)  # at once: the test cases catch every exception, SystemExit too
+
+
+signal.signal(signal.SIGTERM, terminated)
+
+
 def amxgen(*args):
     p = gen.run(*args)
     if p.returncode != 0:
