@@ -317,6 +317,22 @@ static void print_json(const char *path, const amx_asset *a, const amx_config *c
         }
         amx_json_end_array(&j);
     }
+    if (a->state_count) {
+        amx_json_key(&j, "states");
+        amx_json_begin_array(&j);
+        for (uint32_t i = 0; i < a->state_count; i++) {
+            const amx_ini_state *st = &a->states[i];
+            amx_json_begin_object(&j);
+            amx_json_kint(&j, "object", st->object);
+            amx_json_kstring(&j, "module", st->module);
+            amx_json_kstring(&j, "kind", st->kind);
+            amx_json_kstring(&j, "flags", st->flags);
+            amx_json_kstring(&j, "model", st->model);
+            amx_json_kint(&j, "line", st->line);
+            amx_json_end_object(&j);
+        }
+        amx_json_end_array(&j);
+    }
     if (a->ref_count) {
         amx_json_key(&j, "references");
         amx_json_begin_array(&j);
@@ -341,6 +357,10 @@ static void print_json(const char *path, const amx_asset *a, const amx_config *c
                 amx_json_int(&j, r->offset);
             else
                 amx_json_null(&j);
+            if (r->state >= 0)
+                amx_json_kint(&j, "state", r->state);
+            if (r->model)
+                amx_json_kstring(&j, "model", r->model);
             amx_json_end_object(&j);
         }
         amx_json_end_array(&j);

@@ -182,6 +182,17 @@ int check_asset(const amx_asset *a)
         if (a->objects[i].variant_of)
             bad += check_str(a->objects[i].variant_of, "object variant");
     }
+    if (a->state_count && !a->states)
+        FAIL("states NULL with count");
+    for (uint32_t i = 0; i < a->state_count; i++) {
+        const amx_ini_state *st = &a->states[i];
+        bad += check_str(st->module, "state module");
+        bad += check_str(st->kind, "state kind");
+        bad += check_str(st->flags, "state flags");
+        bad += check_str(st->model, "state model");
+        if (st->object < -1 || (st->object >= 0 && (uint32_t)st->object >= a->object_count))
+            FAIL("state %u: object %d out of range (%u objects)", i, st->object, a->object_count);
+    }
     if (a->ref_count && !a->refs)
         FAIL("refs NULL with count");
     for (uint32_t i = 0; i < a->ref_count; i++) {
@@ -192,6 +203,10 @@ int check_asset(const amx_asset *a)
             FAIL("ref %u: object %d out of range (%u objects)", i, r->object, a->object_count);
         if ((unsigned)r->kind >= AMX_REF_KIND_COUNT)
             FAIL("ref %u: kind %d", i, (int)r->kind);
+        if (r->state < -1 || (r->state >= 0 && (uint32_t)r->state >= a->state_count))
+            FAIL("ref %u: state %d out of range (%u states)", i, r->state, a->state_count);
+        if (r->model)
+            bad += check_str(r->model, "ref model");
     }
     if (a->archive) {
         if (a->archive->entry_count && !a->archive->entries)

@@ -21,13 +21,16 @@ static const amx_format_entry format_table[] = {
     { .format = AMX_FMT_MW3_ANIM, .name = "mw3-anim", .extensions = "anim.zbd", .decoder_version = 1,
       .is_archive = false, .clips_unbound = true, .probe = amx__mw3_probe,
       .decode = amx__mw3_decode },
-    { .format = AMX_FMT_W3D, .name = "w3d", .extensions = ".w3d", .decoder_version = 2,
+    { .format = AMX_FMT_W3D, .name = "w3d", .extensions = ".w3d", .decoder_version = 3,
       .is_archive = false, .probe = amx__w3d_probe, .decode = amx__w3d_decode },
     { .format = AMX_FMT_BIG, .name = "big", .extensions = ".big", .decoder_version = 1,
       .is_archive = true, .probe = amx__big_probe, .decode = amx__big_decode },
     /* Text: game object XML (no extension: a .xml file that is not XML is skipped silently) */
     { .format = AMX_FMT_ALAMO_XML, .name = "alamo-xml", .extensions = "", .decoder_version = 1,
       .is_archive = false, .probe = amx__xml_probe, .decode = amx__xml_decode },
+    /* (a .ini file that is not a SAGE INI, such as a configuration file, is skipped silently) */
+    { .format = AMX_FMT_SAGE_INI, .name = "sage-ini", .extensions = "", .decoder_version = 1,
+      .is_archive = false, .probe = amx__ini_probe, .decode = amx__ini_decode },
     /* Metroid Prime files have weak or no signatures: their probes check structure, and
      * run last. */
     { .format = AMX_FMT_MP_PAK, .name = "mp-pak", .extensions = ".pak", .decoder_version = 1,
@@ -73,7 +76,7 @@ bool amx_format_parse(const char *name, amx_format *out)
 }
 
 /* Bump when a probe changes what it recognises. */
-#define PROBE_VERSION 2
+#define PROBE_VERSION 3
 
 int amx_format_decoder_version(amx_format fmt)
 {
@@ -560,13 +563,16 @@ void amx__ref(amx_dec *d, amx_ref_kind kind, const char *name, const char *tag, 
     }
     a->refs[a->ref_count++] = (amx_ref){ .kind = kind, .name = name ? name : "",
                                          .tag = tag ? tag : "", .object = object, .line = line,
-                                         .offset = offset };
+                                         .offset = offset, .state = -1 };
 }
 
 static const char *const ref_kind_names[AMX_REF_KIND_COUNT] = {
     [AMX_REF_MODEL] = "model", [AMX_REF_ANIM_OVERRIDE] = "anim-override",
     [AMX_REF_MODEL_OR_PARTICLE] = "model-or-particle", [AMX_REF_PARTICLE] = "particle",
     [AMX_REF_TEXTURE] = "texture", [AMX_REF_SHADER] = "shader",
+    [AMX_REF_W3D_MODEL] = "w3d-model", [AMX_REF_W3D_ANIMATION] = "w3d-animation",
+    [AMX_REF_BONE] = "bone", [AMX_REF_SUB_OBJECT] = "sub-object",
+    [AMX_REF_PARTICLE_BONE] = "particle-bone", [AMX_REF_INCLUDE] = "include",
 };
 
 const char *amx_ref_kind_name(amx_ref_kind kind)

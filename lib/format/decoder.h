@@ -141,6 +141,8 @@ bool amx__mp_pak_probe(const uint8_t *data, size_t len);
 void amx__mp_pak_decode(amx_dec *d);       /* lib/format/mp_pak.c */
 bool amx__xml_probe(const uint8_t *data, size_t len);
 void amx__xml_decode(amx_dec *d);          /* game object XML (xml.c) */
+bool amx__ini_probe(const uint8_t *data, size_t len);
+void amx__ini_decode(amx_dec *d);          /* SAGE INI (ini.c) */
 amx_status amx__mp_pak_unpack(const amx_archive_entry *e, const uint8_t *data, size_t len,
                               size_t cap, uint8_t **out, char *err, size_t errlen);
 

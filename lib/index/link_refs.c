@@ -89,6 +89,14 @@ static int resolve_ref(linker *l, amx_ref_kind kind, const char *name, const cha
         return 0;
     }
     switch (kind) {
+    case AMX_REF_W3D_MODEL:
+    case AMX_REF_W3D_ANIMATION:
+    case AMX_REF_BONE:
+    case AMX_REF_SUB_OBJECT:
+    case AMX_REF_PARTICLE_BONE:
+    case AMX_REF_INCLUDE:
+        r->what = RES_SKIPPED; /* SAGE INI references: not resolved here */
+        return 0;
     case AMX_REF_TEXTURE:
         if (strcasecmp(trimmed_name, "None") == 0) {
             r->what = RES_SKIPPED; /* the engine's "no texture" */

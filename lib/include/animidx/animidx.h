@@ -91,6 +91,10 @@ typedef enum amx_code {
     AMX_C_MEMBER_SHADOWED,
     AMX_C_ARCHIVE_OVERLAP,
     AMX_C_ANIMATION_NOT_REACHED,
+    AMX_C_INI_MALFORMED,
+    AMX_C_W3D_NAME_TOO_LONG,
+    AMX_C_ANIMATION_HIERARCHY_MISMATCH,
+    AMX_C_MODEL_BONE_NOT_FOUND,
     AMX_CODE_COUNT
 } amx_code;
 
@@ -119,6 +123,7 @@ typedef enum amx_format {
     AMX_FMT_MP_ANCS,
     AMX_FMT_MP_PAK,
     AMX_FMT_ALAMO_XML,       /* Empire at War game object XML (Data/XML) */
+    AMX_FMT_SAGE_INI,        /* Generals / Zero Hour / BFME INI (Data/INI) */
     AMX_FORMAT_COUNT
 } amx_format;
 
@@ -302,13 +307,28 @@ typedef struct amx_skeleton_ref {
 } amx_skeleton_ref;
 
 /* A game object of an XML file (<SpaceUnit Name="X">...</SpaceUnit>, a direct child of the
- * root element with a Name attribute). */
+ * root element with a Name attribute), or of a SAGE INI file (Object X ... End; ObjectReskin and
+ * ChildObject name the object they copy in variant_of). */
 typedef struct amx_game_object {
-    const char *type;        /* the element: "SpaceUnit", "GroundInfantry", "HardPoint" */
+    const char *type;        /* the element: "SpaceUnit", "GroundInfantry", "HardPoint"; INI: the
+                              * block, "Object", "ObjectReskin", "ChildObject" */
     const char *name;        /* its Name attribute, trimmed */
     const char *variant_of;  /* Variant_Of_Existing_Type, trimmed; NULL when absent */
     uint32_t line;           /* 1-based line of the element */
 } amx_game_object;
+
+/* A state of a SAGE INI draw module (docs/formats/sage-ini.md): what the object draws in it, after
+ * the default state's inheritance. */
+typedef struct amx_ini_state {
+    int32_t object;          /* index into asset->objects */
+    const char *module;      /* the draw module: "W3DModelDraw ModuleTag_01" */
+    const char *kind;        /* "DefaultConditionState", "ConditionState", "TransitionState",
+                              * "DefaultModelConditionState", "ModelConditionState",
+                              * "AnimationState", "IdleAnimationState" */
+    const char *flags;       /* the condition flags (or transition states) as written */
+    const char *model;       /* the model it draws, "" for none */
+    uint32_t line;           /* 1-based line of the state */
+} amx_ini_state;
 
 /* What a reference expects to find (the kind of the file it names). */
 typedef enum amx_ref_kind {
@@ -320,10 +340,19 @@ typedef enum amx_ref_kind {
     AMX_REF_PARTICLE,        /* a particle system (ALO proxies) */
     AMX_REF_TEXTURE,         /* a texture (ALO materials, dazzles and particles; W3D meshes) */
     AMX_REF_SHADER,          /* an Alamo shader (.fx) */
+    AMX_REF_W3D_MODEL,       /* a W3D render object (INI Model = X): <X up to its first '.'>.w3d
+                              * must hold an HLOD or mesh named X */
+    AMX_REF_W3D_ANIMATION,   /* a W3D animation H.A: A.w3d must hold animation A of hierarchy H */
+    AMX_REF_BONE,            /* a bone or sub-object of the state's model, by the engine's rules
+                              * (NAME, NAME01..., then a sub-object; weapon bones NAME01 first) */
+    AMX_REF_SUB_OBJECT,      /* a sub-object of the state's model (Show/HideSubObject) */
+    AMX_REF_PARTICLE_BONE,   /* a bone of the state's model, exactly (ParticleSysBone) */
+    AMX_REF_INCLUDE,         /* an INI file (#include "path", relative to the file) */
     AMX_REF_KIND_COUNT
 } amx_ref_kind;
 
-/* "model", "anim-override", "model-or-particle", "particle", "texture", "shader". */
+/* "model", "anim-override", "model-or-particle", "particle", "texture", "shader", "w3d-model",
+ * "w3d-animation", "bone", "sub-object", "particle-bone", "include". */
 const char *amx_ref_kind_name(amx_ref_kind kind);
 bool amx_ref_kind_parse(const char *name, amx_ref_kind *out);
 
@@ -335,6 +364,9 @@ typedef struct amx_ref {
     int32_t object;          /* the game object (index into asset->objects) or -1 */
     uint32_t line;           /* 1-based line in a text file, 0 when none */
     int64_t offset;          /* byte offset in a binary file, -1 when none */
+    int32_t state;           /* INI: the draw state (index into asset->states) or -1 */
+    const char *model;       /* INI animations and bones: the model they are checked against
+                              * (the state's model); NULL otherwise */
 } amx_ref;
 
 typedef struct amx_particle {
@@ -384,8 +416,10 @@ typedef struct amx_asset {
                                      * characters (animidx/mp.h), else NULL */
     const struct amx_mw3_file *mw3; /* MechWarrior 3 anim.zbd file-level data: TOC, gravity,
                                      * info counts (animidx/mw3.h), else NULL */
-    amx_game_object *objects; /* XML game objects */
+    amx_game_object *objects; /* XML and INI game objects */
     uint32_t object_count;
+    amx_ini_state *states;   /* INI draw states, in file order */
+    uint32_t state_count;
     amx_ref *refs;           /* files this one names: XML model tags and animation overrides, ALO
                               * textures, shaders and proxies, particle textures, W3D textures */
     uint32_t ref_count;

@@ -1,0 +1,1245 @@
+/*
+ * SAGE INI (Command & Conquer Generals / Zero Hour, Battle for Middle-earth 1 and 2): the game
+ * objects of a file, their draw modules' states with the model each draws (after the default
+ * state's inheritance), and every model, animation, bone and sub-object the states name. Layout,
+ * rules and sources: docs/formats/sage-ini.md.
+ *
+ *   Object NAME                      a game object (ObjectReskin NEW OLD, ChildObject NEW PARENT:
+ *     Draw = W3DModelDraw TAG        copies of OLD / PARENT, variant_of)
+ *       DefaultConditionState        copied into every later state (model, animations, bones)
+ *         Model = X                  <X up to its first '.'>.w3d holds a render object X
+ *         Animation = H.A            A.w3d holds animation A of hierarchy H
+ *         WeaponFireFXBone = PRIMARY Muzzle
+ *       End
+ *       ConditionState = DAMAGED     AliasConditionState = FLAGS (no End), TransitionState = A B
+ *       End
+ *     End
+ *   End
+ *
+ * The lexer is the engine's (INI.cpp readLine): a line ends at '\n' or after 1028 characters,
+ * is cut at the first ';' (and, in the BFME dialect, "//" or "--"), bytes 1..31 are spaces;
+ * tokens split on space, tab, CR, LF and '='. Block ends are "End" in any case. BFME adds
+ * #define NAME VALUE (global, case-insensitive) and #include "path" (a reference, resolved by
+ * the link pass; the included text is not read here: a decoder sees one file).
+ *
+ * Reads through the bounds-checked reader (reader.h); nesting, tokens per line, defines, list
+ * lengths and references are bounded, and every problem is a finding with the line.
+ */
+#include "common/grow.h"
+#include "decoder.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define LINE_MAX_CHARS 1028   /* INI_MAX_CHARS_PER_LINE: the engine splits longer lines */
+#define MAX_TOKENS 128        /* tokens kept per line (the rest are ignored) */
+#define MAX_DEPTH 64          /* nested blocks */
+#define MAX_DEFINES 4096
+#define MAX_LIST 256          /* animations, bones, sub-objects of one state */
+#define SLOTS 3               /* weapon slots: PRIMARY, SECONDARY, TERTIARY */
+#define W3D_NAME_CHARS 15     /* a W3D name field holds 16 bytes with its NUL */
+
+typedef struct tok { const char *p; size_t n; } tok;
+
+enum frame_kind { F_OBJECT, F_MODULE, F_DRAW, F_STATE, F_BFME_STATE, F_BFME_ANIM, F_GENERIC,
+                  F_FLAT, F_SCRIPT };
+
+typedef struct frame {
+    enum frame_kind kind;
+    uint32_t line;
+    char what[64];            /* for messages: the block's first token */
+} frame;
+
+typedef struct named { const char *name; const char *tag; uint32_t line; } named;
+
+enum { WB_FIREFX, WB_RECOIL, WB_MUZZLE, WB_LAUNCH, WB_HIDESHOW, WB_KINDS };
+static const char *const weapon_fields[WB_KINDS] = {
+    "WeaponFireFXBone", "WeaponRecoilBone", "WeaponMuzzleFlash", "WeaponLaunchBone",
+    "WeaponHideShowBone",
+};
+static const char *const turret_fields[4] = { "Turret", "TurretPitch", "AltTurret",
+                                              "AltTurretPitch" };
+
+/* What a state holds: the engine's ModelConditionInfo, the names only. Strings live in the
+ * asset's arena, so a copy is a memcpy. */
+typedef struct state_data {
+    const char *model;        /* NULL: not set; "" None */
+    uint32_t model_line;
+    bool anims_copied, got_idle, got_normal, transition_keys;
+    int mode_once;            /* 1: ONCE or ONCE_BACKWARDS (the default), 0: another mode */
+    named turret[4];
+    named weapon[WB_KINDS][SLOTS];
+    size_t n_anims, n_particle, n_subobj;
+    /* the lists last: a copy or a reset touches only the entries in use */
+    named anims[MAX_LIST];
+    named particle[MAX_LIST];
+    named subobj[MAX_LIST];   /* Show/HideSubObject names */
+} state_data;
+
+static void state_reset(state_data *st)
+{
+    memset(st, 0, offsetof(state_data, anims));
+    st->mode_once = 1;
+}
+
+static void state_copy(state_data *dst, const state_data *src)
+{
+    memcpy(dst, src, offsetof(state_data, anims));
+    memcpy(dst->anims, src->anims, (src->n_anims < MAX_LIST ? src->n_anims : MAX_LIST) *
+                                        sizeof *dst->anims);
+    memcpy(dst->particle, src->particle, (src->n_particle < MAX_LIST ? src->n_particle : MAX_LIST) *
+                                             sizeof *dst->particle);
+    memcpy(dst->subobj, src->subobj, (src->n_subobj < MAX_LIST ? src->n_subobj : MAX_LIST) *
+                                         sizeof *dst->subobj);
+}
+
+typedef struct define { char *name; char *value; } define;
+
+typedef struct ini_state {
+    amx_dec *d;
+    bool bfme;                /* the BFME dialect: "//" and "--" comments */
+    /* the line being read */
+    char line[LINE_MAX_CHARS + 1];
+    tok t[MAX_TOKENS];
+    size_t nt;
+    bool has_eq;
+    uint32_t line_no;
+    int64_t line_at;          /* byte offset of the line */
+    /* blocks */
+    frame stack[MAX_DEPTH];
+    size_t depth;
+    size_t skipped_depth;     /* blocks past MAX_DEPTH (counted, not kept) */
+    /* objects and states (malloc'd while parsing; copied to the arena at the end) */
+    amx_game_object *objects;
+    size_t n_objects, cap_objects;
+    amx_ini_state *states;
+    size_t n_states, cap_states;
+    long object;              /* the object being read, -1 none */
+    /* the draw module being read */
+    const char *module;
+    bool has_default;
+    size_t module_states;     /* condition states of the module (not transitions) */
+    char **flag_sets;         /* the module's condition flag sets, for duplicates */
+    size_t n_flag_sets, cap_flag_sets;
+    state_data *def, *cur;    /* the default state; the state being read */
+    const char *cur_kind, *cur_flags;
+    uint32_t cur_line;
+    bool cur_transition;
+    const char *bfme_default_model;
+    /* references, one per distinct (kind, name, model) in the file */
+    char **seen;
+    size_t seen_cap, seen_n;
+    /* #define */
+    define *defines;
+    size_t n_defines, cap_defines;
+    bool continuing;          /* the line read is cut: its rest comes as the next line */
+    bool include_in_block;    /* an #include inside a block (its text may close the block) */
+    bool oom;
+} ini_state;
+
+/* ---- probe ---- */
+
+static bool is_space_byte(uint8_t c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+/* The top-level blocks of Generals / Zero Hour (INI.cpp theTypeTable) and BFME (OpenSAGE's block
+ * parsers) that a file of game data starts with. */
+static const char *const first_blocks[] = {
+    "AIData", "Animation", "Armor", "AudioEvent", "AudioSettings", "Bridge", "Campaign",
+    "ChallengeGenerals", "ChildObject", "CommandButton", "CommandMap", "CommandSet",
+    "ControlBarResizer", "ControlBarScheme", "CrateData", "Credits", "DamageFX", "DialogEvent",
+    "DrawGroupInfo", "DynamicGameLOD", "EvaEvent", "FXList", "GameData", "HeaderTemplate",
+    "InGameUI", "Language", "Locomotor", "LODPreset", "MapCache", "MapData", "MappedImage",
+    "MiscAudio", "Mouse", "MouseCursor", "MultiplayerColor", "MultiplayerSettings",
+    "MultiplayerStartingMoneyChoice", "MusicTrack", "Object", "ObjectCreationList",
+    "ObjectReskin", "OnlineChatColors", "ParticleSystem", "PlayerTemplate", "Rank", "Road",
+    "Science", "ShellMenuScheme", "SpecialPower", "StaticGameLOD", "Terrain", "Upgrade", "Video",
+    "WaterSet", "WaterTransparency", "Weapon", "Weather", "WebpageURL", "WindowTransition",
+    "#define", "#include",
+};
+
+/* Whether [p, p+w) is a block name of first_blocks. */
+static bool first_block(const uint8_t *p, size_t w)
+{
+    for (size_t k = 0; k < sizeof first_blocks / sizeof first_blocks[0]; k++)
+        if (strlen(first_blocks[k]) == w && memcmp(first_blocks[k], p, w) == 0)
+            return true;
+    return false;
+}
+
+bool amx__ini_probe(const uint8_t *data, size_t len)
+{
+    if (!data)
+        return false;
+    /* text: no NUL in what we look at; the first word that is not a comment is a block */
+    size_t i = 0, n = len < 65536 ? len : 65536;
+    bool commented_ini = false; /* a comment holds a block name or End: commented-out INI */
+    if (n >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF)
+        i = 3;
+    if (memchr(data, 0, n))
+        return false;
+    while (i < n) {
+        while (i < n && is_space_byte(data[i]))
+            i++;
+        if (i >= n)
+            break;
+        if (data[i] == ';' || (i + 1 < n && data[i] == '/' && data[i + 1] == '/')) {
+            while (i < n && (data[i] == ';' || data[i] == '/' || data[i] == ' ' || data[i] == '\t'))
+                i++;
+            size_t s = i;
+            while (i < n && !is_space_byte(data[i]) && data[i] != '=' && data[i] != ';')
+                i++;
+            if (first_block(data + s, i - s) || (i - s == 3 && strncasecmp((const char *)data + s,
+                                                                           "End", 3) == 0))
+                commented_ini = true;
+            while (i < n && data[i] != '\n')
+                i++;
+            continue;
+        }
+        size_t s = i;
+        while (i < n && !is_space_byte(data[i]) && data[i] != '=' && data[i] != ';')
+            i++;
+        return first_block(data + s, i - s) && i < n; /* a block name alone is not a file */
+    }
+    /* only comments in what the probe sees (a long header): INI when they hold INI */
+    return commented_ini && n >= 1024;
+}
+
+/* ---- findings and strings ---- */
+
+static void ctx_of(ini_state *s, char *out, size_t n)
+{
+    if (s->object >= 0)
+        snprintf(out, n, "%s '%.200s', line %u", s->objects[s->object].type,
+                 s->objects[s->object].name, (unsigned)s->line_no);
+    else
+        snprintf(out, n, "line %u", (unsigned)s->line_no);
+}
+
+/* INI_MALFORMED at the current line. */
+static void malformed(ini_state *s, const char *fmt, ...) AMX_PRINTF(2, 3);
+static void malformed(ini_state *s, const char *fmt, ...)
+{
+    char msg[600], ctx[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    ctx_of(s, ctx, sizeof ctx);
+    amx__finding(s->d, AMX_C_INI_MALFORMED, s->line_at, ctx, "line %u: %s", (unsigned)s->line_no,
+                 msg);
+}
+
+static const char *tokdup(ini_state *s, tok t)
+{
+    return amx__strndup(s->d, (const uint8_t *)t.p, t.n);
+}
+
+static bool tok_is(tok t, const char *w)
+{
+    return strlen(w) == t.n && memcmp(t.p, w, t.n) == 0;
+}
+
+static bool tok_is_ci(tok t, const char *w)
+{
+    return strlen(w) == t.n && strncasecmp(t.p, w, t.n) == 0;
+}
+
+/* A name token with #define macros applied (BFME; names compare upper-cased). */
+static tok expand(ini_state *s, tok t)
+{
+    for (size_t i = 0; i < s->n_defines; i++)
+        if (strlen(s->defines[i].name) == t.n && strncasecmp(s->defines[i].name, t.p, t.n) == 0)
+            return (tok){ s->defines[i].value, strlen(s->defines[i].value) };
+    return t;
+}
+
+/* ---- the lexer ---- */
+
+/* Reads the next line into s->line and tokenises it. False at the end of the file. */
+static bool next_line(ini_state *s)
+{
+    amx_reader *r = &s->d->r;
+    if (amx_reader_eof(r))
+        return false;
+    s->line_at = (int64_t)amx_reader_tell(r);
+    size_t n = 0;
+    bool comment = false, ended = false;
+    while (n < LINE_MAX_CHARS && !amx_reader_eof(r)) {
+        uint8_t c = amx_read_u8(r);
+        if (c == '\n') {
+            ended = true;
+            break;
+        }
+        if (comment)
+            continue;
+        if (c == ';') {
+            comment = true;
+            continue;
+        }
+        if (s->bfme && (c == '/' || c == '-')) {
+            const uint8_t *nx = amx_reader_peek(r, 1);
+            if (nx && *nx == c) {
+                comment = true;
+                continue;
+            }
+        }
+        s->line[n++] = (char)(c > 0 && c < 32 ? ' ' : c);
+    }
+    s->line[n] = '\0';
+    s->line_no++;
+    bool continued = s->continuing;
+    s->continuing = false;
+    if (!ended && n == LINE_MAX_CHARS && !amx_reader_eof(r)) {
+        const uint8_t *nx = amx_reader_peek(r, 1);
+        s->continuing = nx && *nx != '\n';
+        if (s->continuing && !continued) {
+            char ctx[300];
+            ctx_of(s, ctx, sizeof ctx);
+            amx__finding_sev(s->d, AMX_C_BAD_VALUE, AMX_SEV_WARNING, s->line_at, ctx,
+                             "line %u is longer than %d characters: the game reads the rest as a "
+                             "line of its own", (unsigned)s->line_no, LINE_MAX_CHARS);
+        }
+    }
+    /* tokens */
+    s->nt = 0;
+    s->has_eq = false;
+    for (size_t i = 0; i < n;) {
+        while (i < n && (s->line[i] == ' ' || s->line[i] == '=')) {
+            s->has_eq |= s->line[i] == '=';
+            i++;
+        }
+        size_t st = i;
+        while (i < n && s->line[i] != ' ' && s->line[i] != '=')
+            i++;
+        if (i > st && s->nt < MAX_TOKENS)
+            s->t[s->nt++] = (tok){ s->line + st, i - st };
+    }
+    return true;
+}
+
+/* ---- objects, states, references ---- */
+
+static void add_object(ini_state *s, const char *type, tok name, const tok *parent)
+{
+    s->object = -1;
+    if (!amx__grow((void **)&s->objects, &s->cap_objects, s->n_objects, sizeof *s->objects)) {
+        s->oom = true;
+        return;
+    }
+    s->objects[s->n_objects] = (amx_game_object){
+        .type = type, .name = tokdup(s, name), .variant_of = parent ? tokdup(s, *parent) : NULL,
+        .line = s->line_no };
+    s->object = (long)s->n_objects++;
+}
+
+static size_t hash_str(const char *k)
+{
+    size_t h = 1469598103934665603ull;
+    for (; *k; k++)
+        h = (h ^ (unsigned char)*k) * 1099511628211ull;
+    return h;
+}
+
+/* True the first time `key` is seen in the file. */
+static bool first_time(ini_state *s, const char *key)
+{
+    if (s->seen_n * 2 >= s->seen_cap) {
+        size_t cap = s->seen_cap ? s->seen_cap * 2 : 1024;
+        char **g = calloc(cap, sizeof *g);
+        if (!g) {
+            s->oom = true;
+            return false;
+        }
+        for (size_t i = 0; i < s->seen_cap; i++) {
+            if (!s->seen[i])
+                continue;
+            size_t h = hash_str(s->seen[i]) & (cap - 1);
+            while (g[h])
+                h = (h + 1) & (cap - 1);
+            g[h] = s->seen[i];
+        }
+        free(s->seen);
+        s->seen = g;
+        s->seen_cap = cap;
+    }
+    size_t h = hash_str(key) & (s->seen_cap - 1);
+    while (s->seen[h]) {
+        if (strcmp(s->seen[h], key) == 0)
+            return false;
+        h = (h + 1) & (s->seen_cap - 1);
+    }
+    if (!(s->seen[h] = strdup(key))) {
+        s->oom = true;
+        return false;
+    }
+    s->seen_n++;
+    return true;
+}
+
+static void upper_into(char *out, size_t n, const char *a)
+{
+    size_t i = 0;
+    for (; a && a[i] && i + 1 < n; i++)
+        out[i] = a[i] >= 'a' && a[i] <= 'z' ? (char)(a[i] - 32) : a[i];
+    out[i] = '\0';
+}
+
+/* W3D_NAME_TOO_LONG for a name part longer than a W3D name field holds (once per name). */
+static bool too_long(ini_state *s, const char *what, const char *name, const char *part,
+                     size_t part_len, const char *tag, uint32_t line)
+{
+    if (part_len <= W3D_NAME_CHARS)
+        return false;
+    char key[600];
+    snprintf(key, sizeof key, "L\x1f%.580s", name);
+    upper_into(key, sizeof key, key);
+    if (!first_time(s, key))
+        return true;
+    char ctx[300];
+    if (s->object >= 0)
+        snprintf(ctx, sizeof ctx, "%s of '%.200s', line %u", tag, s->objects[s->object].name,
+                 (unsigned)line);
+    else
+        snprintf(ctx, sizeof ctx, "%s, line %u", tag, (unsigned)line);
+    amx__finding(s->d, AMX_C_W3D_NAME_TOO_LONG, -1, ctx,
+                 "line %u: %s '%.200s': '%.*s' has %zu characters, and a W3D name field holds %d, "
+                 "so no W3D file can hold it", (unsigned)line, what, name, (int)(part_len > 200 ? 200 : part_len),
+                 part, part_len, W3D_NAME_CHARS);
+    return true;
+}
+
+/* Records a reference of the current object and state, once per (kind, name, model). */
+static void ref(ini_state *s, amx_ref_kind kind, const char *name, const char *tag,
+                uint32_t line, const char *model)
+{
+    char key[1200];
+    snprintf(key, sizeof key, "%d\x1f%.580s\x1f%.580s", (int)kind, name, model ? model : "");
+    upper_into(key, sizeof key, key);
+    if (!first_time(s, key))
+        return;
+    uint32_t before = s->d->asset->ref_count;
+    amx__ref(s->d, kind, name, tag, (int32_t)s->object, line, -1);
+    if (s->d->asset->ref_count > before) {
+        amx_ref *r = &s->d->asset->refs[before];
+        r->state = s->n_states ? (int32_t)s->n_states - 1 : -1;
+        r->model = model;
+    }
+}
+
+static bool is_none(const char *n) { return strcasecmp(n, "None") == 0; }
+
+/* The references of a finished state, against the model it draws. */
+static void state_refs(ini_state *s, const state_data *st)
+{
+    const char *model = st->model && !is_none(st->model) ? st->model : "";
+    bool model_ok = model[0] != '\0';
+    if (model_ok) {
+        /* <HLOD> or <container>.<mesh>: each part is a W3D name */
+        const char *dot = strchr(model, '.');
+        size_t first = dot ? (size_t)(dot - model) : strlen(model);
+        if (too_long(s, "model", model, model, first, "Model", st->model_line) ||
+            (dot && too_long(s, "model", model, dot + 1, strlen(dot + 1), "Model", st->model_line)))
+            model_ok = false;
+        else
+            ref(s, AMX_REF_W3D_MODEL, model, "Model", st->model_line, NULL);
+    }
+    for (size_t i = 0; i < st->n_anims; i++) {
+        const named *a = &st->anims[i];
+        const char *dot = strchr(a->name, '.');
+        if (!dot) {
+            char key[600];
+            snprintf(key, sizeof key, "D\x1f%.580s", a->name);
+            upper_into(key, sizeof key, key);
+            if (first_time(s, key)) {
+                char ctx[300];
+                snprintf(ctx, sizeof ctx, "%s of '%.200s', line %u", a->tag,
+                         s->object >= 0 ? s->objects[s->object].name : "", (unsigned)a->line);
+                amx__finding_sev(s->d, AMX_C_BAD_VALUE, AMX_SEV_WARNING, -1, ctx,
+                                 "line %u: animation '%.200s' has no '.': the engine looks "
+                                 "animations up as HIERARCHY.NAME and finds nothing",
+                                 (unsigned)a->line, a->name);
+            }
+            continue;
+        }
+        if (too_long(s, "animation", a->name, a->name, (size_t)(dot - a->name), a->tag, a->line) ||
+            too_long(s, "animation", a->name, dot + 1, strlen(dot + 1), a->tag, a->line))
+            continue;
+        ref(s, AMX_REF_W3D_ANIMATION, a->name, a->tag, a->line, model_ok ? model : NULL);
+    }
+    if (!model_ok)
+        return;
+    for (int k = 0; k < 4; k++)
+        if (st->turret[k].name)
+            ref(s, AMX_REF_BONE, st->turret[k].name, st->turret[k].tag, st->turret[k].line, model);
+    for (int k = 0; k < WB_KINDS; k++)
+        for (int w = 0; w < SLOTS; w++)
+            if (st->weapon[k][w].name)
+                ref(s, AMX_REF_BONE, st->weapon[k][w].name, st->weapon[k][w].tag,
+                    st->weapon[k][w].line, model);
+    for (size_t i = 0; i < st->n_particle; i++)
+        ref(s, AMX_REF_PARTICLE_BONE, st->particle[i].name, st->particle[i].tag,
+            st->particle[i].line, model);
+    for (size_t i = 0; i < st->n_subobj; i++)
+        ref(s, AMX_REF_SUB_OBJECT, st->subobj[i].name, st->subobj[i].tag, st->subobj[i].line,
+            model);
+}
+
+static void push_state(ini_state *s, const char *kind, const char *flags, const char *model,
+                       uint32_t line)
+{
+    if (!amx__grow((void **)&s->states, &s->cap_states, s->n_states, sizeof *s->states)) {
+        s->oom = true;
+        return;
+    }
+    s->states[s->n_states++] = (amx_ini_state){
+        .object = (int32_t)s->object, .module = s->module ? s->module : "", .kind = kind,
+        .flags = flags ? flags : "", .model = model && !is_none(model) ? model : "", .line = line };
+}
+
+/* The condition flags of a state: upper-cased, sorted, each once ("NONE" is no flag), joined
+ * with spaces: two states with the same set have the same string. */
+static char *flag_set(ini_state *s, size_t from)
+{
+    char *words[MAX_TOKENS];
+    size_t n = 0;
+    for (size_t i = from; i < s->nt; i++) {
+        if (tok_is_ci(s->t[i], "NONE"))
+            continue;
+        char *w = malloc(s->t[i].n + 1);
+        if (!w) {
+            s->oom = true;
+            break;
+        }
+        for (size_t k = 0; k < s->t[i].n; k++)
+            w[k] = s->t[i].p[k] >= 'a' && s->t[i].p[k] <= 'z' ? (char)(s->t[i].p[k] - 32)
+                                                              : s->t[i].p[k];
+        w[s->t[i].n] = '\0';
+        size_t at = n;
+        bool dup = false;
+        for (size_t k = 0; k < n; k++) {
+            int c = strcmp(w, words[k]);
+            if (c == 0) {
+                dup = true;
+                break;
+            }
+            if (c < 0 && at == n)
+                at = k;
+        }
+        if (dup) {
+            free(w);
+            continue;
+        }
+        memmove(words + at + 1, words + at, (n - at) * sizeof *words);
+        words[at] = w;
+        n++;
+    }
+    size_t len = 1;
+    for (size_t k = 0; k < n; k++)
+        len += strlen(words[k]) + 1;
+    char *out = malloc(len);
+    if (out) {
+        out[0] = '\0';
+        for (size_t k = 0; k < n; k++) {
+            strcat(out, words[k]);
+            if (k + 1 < n)
+                strcat(out, " ");
+        }
+    } else {
+        s->oom = true;
+    }
+    for (size_t k = 0; k < n; k++)
+        free(words[k]);
+    return out;
+}
+
+/* Adds a condition flag set to the module's; false (and INI_MALFORMED) when it is there. */
+static bool add_flag_set(ini_state *s, char *set)
+{
+    for (size_t i = 0; i < s->n_flag_sets; i++)
+        if (strcmp(s->flag_sets[i], set) == 0) {
+            malformed(s, "a second state for the condition flags '%.300s': the engine refuses "
+                      "duplicate condition states", set[0] ? set : "NONE");
+            free(set);
+            return false;
+        }
+    if (!amx__grow((void **)&s->flag_sets, &s->cap_flag_sets, s->n_flag_sets,
+                   sizeof *s->flag_sets)) {
+        free(set);
+        s->oom = true;
+        return false;
+    }
+    s->flag_sets[s->n_flag_sets++] = set;
+    return true;
+}
+
+static void end_module(ini_state *s)
+{
+    for (size_t i = 0; i < s->n_flag_sets; i++)
+        free(s->flag_sets[i]);
+    s->n_flag_sets = 0;
+    s->module = NULL;
+    s->has_default = false;
+    s->module_states = 0;
+    s->bfme_default_model = NULL;
+}
+
+static const char *joined(ini_state *s, size_t from)
+{
+    if (from >= s->nt)
+        return "";
+    const char *a = s->t[from].p, *b = s->t[s->nt - 1].p + s->t[s->nt - 1].n;
+    return amx__strndup(s->d, (const uint8_t *)a, (size_t)(b - a));
+}
+
+/* ConditionState / DefaultConditionState / TransitionState (Zero Hour grammar). */
+static void begin_state(ini_state *s, const char *kind)
+{
+    bool is_default = strcmp(kind, "DefaultConditionState") == 0;
+    bool transition = strcmp(kind, "TransitionState") == 0;
+    s->cur_kind = kind;
+    s->cur_line = s->line_no;
+    s->cur_transition = transition;
+    s->cur_flags = joined(s, 1);
+    state_reset(s->cur);
+    if (is_default) {
+        if (s->has_default)
+            malformed(s, "a second DefaultConditionState in the module: the engine allows one");
+        else if (s->nt > 1)
+            malformed(s, "DefaultConditionState takes nothing after it");
+        else if (s->module_states)
+            malformed(s, "DefaultConditionState must be the module's first state");
+        return;
+    }
+    if (s->has_default) {
+        state_copy(s->cur, s->def);
+        s->cur->anims_copied = true;
+        s->cur->transition_keys = false;
+    }
+    if (transition) {
+        if (s->nt < 3)
+            malformed(s, "TransitionState needs the two states it goes between");
+        else if (s->t[1].n == s->t[2].n && strncasecmp(s->t[1].p, s->t[2].p, s->t[1].n) == 0)
+            malformed(s, "a transition between a state and itself");
+        return;
+    }
+    char *set = flag_set(s, 1);
+    if (!set)
+        return;
+    if (!set[0] && s->has_default)
+        malformed(s, "a ConditionState for no flags (NONE) beside a DefaultConditionState");
+    else if (set[0] && !s->has_default && s->module_states == 0)
+        malformed(s, "without a DefaultConditionState, the first ConditionState must be for "
+                  "NONE");
+    s->module_states++;
+    add_flag_set(s, set);
+}
+
+static void end_state(ini_state *s)
+{
+    state_data *st = s->cur;
+    bool is_default = strcmp(s->cur_kind, "DefaultConditionState") == 0;
+    uint32_t at = s->line_no;
+    s->line_no = s->cur_line;
+    if (!st->model || !st->model[0])
+        malformed(s, "%s without a Model: the engine refuses a state that draws nothing "
+                  "(Model = None says so)", s->cur_kind);
+    if (st->got_idle && st->got_normal)
+        malformed(s, "Animation and IdleAnimation in one state: the engine refuses both");
+    if (st->got_idle && !st->mode_once)
+        malformed(s, "IdleAnimation with an AnimationMode other than ONCE or ONCE_BACKWARDS");
+    if (s->cur_transition) {
+        if (st->got_idle)
+            malformed(s, "IdleAnimation in a TransitionState");
+        if (!st->mode_once)
+            malformed(s, "a TransitionState's AnimationMode must be ONCE or ONCE_BACKWARDS");
+        if (st->transition_keys)
+            malformed(s, "a TransitionState with a TransitionKey or "
+                      "WaitForStateToFinishIfPossible");
+    }
+    s->line_no = at;
+    push_state(s, s->cur_kind, s->cur_flags, st->model, s->cur_line);
+    state_refs(s, st);
+    if (is_default && !s->has_default) {
+        state_copy(s->def, st);
+        s->has_default = true;
+        s->module_states++;
+    }
+}
+
+static void add_named(ini_state *s, named *list, size_t *n, const char *name, const char *tag)
+{
+    if (*n >= MAX_LIST) {
+        if (*n == MAX_LIST) {
+            char ctx[300];
+            ctx_of(s, ctx, sizeof ctx);
+            amx__finding(s->d, AMX_C_LIMIT_EXCEEDED, s->line_at, ctx,
+                         "more than %d names of one kind in a state: the rest are not checked",
+                         MAX_LIST);
+            (*n)++;
+        }
+        return;
+    }
+    list[(*n)++] = (named){ name, tag, s->line_no };
+}
+
+static int weapon_slot(tok t)
+{
+    static const char *const slots[SLOTS] = { "PRIMARY", "SECONDARY", "TERTIARY" };
+    for (int i = 0; i < SLOTS; i++)
+        if (tok_is_ci(t, slots[i]))
+            return i;
+    return -1;
+}
+
+/* A field of a Zero Hour state. */
+static void state_field(ini_state *s)
+{
+    state_data *st = s->cur;
+    tok f = s->t[0];
+    if (tok_is(f, "Model")) {
+        st->model = s->nt > 1 ? tokdup(s, expand(s, s->t[1])) : "";
+        st->model_line = s->line_no;
+        return;
+    }
+    bool idle = tok_is(f, "IdleAnimation");
+    if (idle || tok_is(f, "Animation")) {
+        if (st->anims_copied) {
+            st->n_anims = 0;
+            st->anims_copied = st->got_idle = st->got_normal = false;
+        }
+        if (idle)
+            st->got_idle = true;
+        else
+            st->got_normal = true;
+        if (s->nt < 2) {
+            malformed(s, "%.*s without a name", (int)f.n, f.p);
+            return;
+        }
+        tok name = expand(s, s->t[1]);
+        if (!tok_is_ci(name, "None"))
+            add_named(s, st->anims, &st->n_anims, tokdup(s, name),
+                      idle ? "IdleAnimation" : "Animation");
+        return;
+    }
+    if (tok_is(f, "AnimationMode")) {
+        st->mode_once = s->nt > 1 && (tok_is_ci(s->t[1], "ONCE") ||
+                                      tok_is_ci(s->t[1], "ONCE_BACKWARDS"));
+        return;
+    }
+    if (tok_is(f, "TransitionKey") || tok_is(f, "WaitForStateToFinishIfPossible")) {
+        st->transition_keys = true;
+        return;
+    }
+    for (int k = 0; k < 4; k++)
+        if (tok_is(f, turret_fields[k])) {
+            tok name = s->nt > 1 ? expand(s, s->t[1]) : (tok){ "", 0 };
+            st->turret[k] = name.n && !tok_is_ci(name, "None")
+                                ? (named){ tokdup(s, name), turret_fields[k], s->line_no }
+                                : (named){ 0 };
+            return;
+        }
+    for (int k = 0; k < WB_KINDS; k++)
+        if (tok_is(f, weapon_fields[k])) {
+            int slot = s->nt > 1 ? weapon_slot(s->t[1]) : -1;
+            if (slot < 0) {
+                malformed(s, "%s needs a weapon slot (PRIMARY, SECONDARY or TERTIARY) first",
+                          weapon_fields[k]);
+                return;
+            }
+            if (s->nt < 3) {
+                malformed(s, "%s %.*s without a bone name", weapon_fields[k], (int)s->t[1].n,
+                          s->t[1].p);
+                return;
+            }
+            tok name = expand(s, s->t[2]);
+            st->weapon[k][slot] = tok_is_ci(name, "None")
+                                      ? (named){ 0 }
+                                      : (named){ tokdup(s, name), weapon_fields[k], s->line_no };
+            return;
+        }
+    if (tok_is(f, "ParticleSysBone")) {
+        if (s->nt > 1)
+            add_named(s, st->particle, &st->n_particle, tokdup(s, expand(s, s->t[1])),
+                      "ParticleSysBone");
+        return;
+    }
+    bool hide = tok_is(f, "HideSubObject");
+    if (hide || tok_is(f, "ShowSubObject")) {
+        if (s->nt > 1 && tok_is_ci(s->t[1], "None")) {
+            st->n_subobj = 0;
+            return;
+        }
+        for (size_t i = 1; i < s->nt; i++) {
+            const char *name = tokdup(s, expand(s, s->t[i]));
+            bool dup = false;
+            for (size_t k = 0; k < st->n_subobj && !dup; k++)
+                dup = strcasecmp(st->subobj[k].name, name) == 0;
+            if (!dup)
+                add_named(s, st->subobj, &st->n_subobj, name,
+                          hide ? "HideSubObject" : "ShowSubObject");
+        }
+    }
+}
+
+/* A field of a BFME ModelConditionState: models and bones (animations are AnimationState
+ * blocks of their own). */
+static void bfme_state_field(ini_state *s)
+{
+    tok f = s->t[0];
+    if (tok_is(f, "Model") && s->nt > 1) {
+        s->cur->model = tokdup(s, expand(s, s->t[1]));
+        s->cur->model_line = s->line_no;
+    } else if (tok_is(f, "ParticleSysBone") && s->nt > 1) {
+        add_named(s, s->cur->particle, &s->cur->n_particle, tokdup(s, expand(s, s->t[1])),
+                  "ParticleSysBone");
+    }
+}
+
+static void end_bfme_state(ini_state *s)
+{
+    state_data *st = s->cur;
+    bool is_default = strcmp(s->cur_kind, "DefaultModelConditionState") == 0;
+    bool anim_state = !strstr(s->cur_kind, "ModelConditionState");
+    const char *model = st->model ? st->model : s->bfme_default_model;
+    if (is_default && st->model)
+        s->bfme_default_model = st->model;
+    push_state(s, s->cur_kind, s->cur_flags, anim_state ? "" : model, s->cur_line);
+    const char *m = model && !is_none(model) ? model : NULL;
+    if (!anim_state) {
+        /* a model state: its model and bones (it names no animation) */
+        st->model = model;
+        if (!st->model_line)
+            st->model_line = s->cur_line;
+        st->n_anims = 0;
+        state_refs(s, st);
+        return;
+    }
+    /* an animation state plays on the module's default model and draws none itself */
+    for (size_t i = 0; i < st->n_anims && i < MAX_LIST; i++) {
+        const named *an = &st->anims[i];
+        const char *dot = strchr(an->name, '.');
+        if (!dot) /* the BFME engine's rule for a name without '.' is not public: not checked */
+            continue;
+        if (too_long(s, "animation", an->name, an->name, (size_t)(dot - an->name), an->tag,
+                     an->line) ||
+            too_long(s, "animation", an->name, dot + 1, strlen(dot + 1), an->tag, an->line))
+            continue;
+        ref(s, AMX_REF_W3D_ANIMATION, an->name, an->tag, an->line, m);
+    }
+    for (size_t i = 0; m && i < st->n_particle && i < MAX_LIST; i++)
+        ref(s, AMX_REF_PARTICLE_BONE, st->particle[i].name, st->particle[i].tag,
+            st->particle[i].line, m);
+}
+
+static void begin_bfme_state(ini_state *s, const char *kind)
+{
+    state_reset(s->cur);
+    s->cur_kind = kind;
+    s->cur_line = s->line_no;
+    s->cur_flags = joined(s, 1);
+}
+
+/* ---- blocks ---- */
+
+static void push(ini_state *s, enum frame_kind kind)
+{
+    if (s->depth >= MAX_DEPTH) {
+        if (s->skipped_depth++ == 0) {
+            char ctx[300];
+            ctx_of(s, ctx, sizeof ctx);
+            amx__finding(s->d, AMX_C_LIMIT_EXCEEDED, s->line_at, ctx,
+                         "blocks nested more than %d deep: their contents are not read",
+                         MAX_DEPTH);
+        }
+        return;
+    }
+    frame *f = &s->stack[s->depth++];
+    f->kind = kind;
+    f->line = s->line_no;
+    snprintf(f->what, sizeof f->what, "%.*s", (int)(s->t[0].n < 60 ? s->t[0].n : 60), s->t[0].p);
+}
+
+static void pop(ini_state *s)
+{
+    if (s->skipped_depth) {
+        s->skipped_depth--;
+        return;
+    }
+    frame *f = &s->stack[--s->depth];
+    switch (f->kind) {
+    case F_STATE: end_state(s); break;
+    case F_BFME_STATE: end_bfme_state(s); break;
+    case F_DRAW: end_module(s); break;
+    case F_OBJECT: s->object = -1; break;
+    default: break;
+    }
+}
+
+static bool is_state_kind(tok t, const char **kind)
+{
+    static const char *const zh[] = { "DefaultConditionState", "ConditionState",
+                                       "TransitionState" };
+    for (size_t i = 0; i < 3; i++)
+        if (tok_is(t, zh[i])) {
+            *kind = zh[i];
+            return true;
+        }
+    return false;
+}
+
+static bool is_bfme_state_kind(tok t, const char **kind)
+{
+    static const char *const bfme[] = { "DefaultModelConditionState", "ModelConditionState",
+                                         "AnimationState", "IdleAnimationState" };
+    for (size_t i = 0; i < 4; i++)
+        if (tok_is(t, bfme[i])) {
+            *kind = bfme[i];
+            return true;
+        }
+    return false;
+}
+
+/* Whether a line of a block whose grammar animidx does not model opens a block: a line without
+ * '=' (WeaponSet, Prerequisites, FXList nuggets, AIUpdate's Turret, ...) other than the one-line
+ * fields that take no '='. */
+static bool opens_generic(ini_state *s)
+{
+    if (s->has_eq || s->nt == 0)
+        return false;
+    tok f = s->t[0];
+    return !tok_is(f, "RemoveModule") && f.p[0] != '#';
+}
+
+static void on_include(ini_state *s)
+{
+    if (s->nt < 2) {
+        malformed(s, "#include without a file");
+        return;
+    }
+    /* the path: the rest of the line, in quotes or not */
+    const char *a = s->t[1].p, *b = s->t[s->nt - 1].p + s->t[s->nt - 1].n;
+    while (a < b && *a == '"')
+        a++;
+    const char *q = memchr(a, '"', (size_t)(b - a));
+    if (q)
+        b = q;
+    const char *path = amx__strndup(s->d, (const uint8_t *)a, (size_t)(b - a));
+    if (s->depth)
+        s->include_in_block = true;
+    uint32_t before = s->d->asset->ref_count;
+    amx__ref(s->d, AMX_REF_INCLUDE, path, "#include", (int32_t)s->object, s->line_no, -1);
+    if (s->d->asset->ref_count > before)
+        s->d->asset->refs[before].state = -1;
+}
+
+static void on_define(ini_state *s)
+{
+    if (s->nt < 3 || s->depth) {
+        if (s->depth)
+            malformed(s, "#define inside a block");
+        return;
+    }
+    if (s->n_defines >= MAX_DEFINES) {
+        if (s->n_defines++ == MAX_DEFINES) {
+            char ctx[300];
+            ctx_of(s, ctx, sizeof ctx);
+            amx__finding(s->d, AMX_C_LIMIT_EXCEEDED, s->line_at, ctx,
+                         "more than %d #define macros: the rest are not applied", MAX_DEFINES);
+        }
+        return;
+    }
+    for (size_t i = 0; i < s->n_defines; i++)
+        if (strlen(s->defines[i].name) == s->t[1].n &&
+            strncasecmp(s->defines[i].name, s->t[1].p, s->t[1].n) == 0) {
+            /* redefined: the last one holds (as OpenSAGE) */
+            char *v = strndup(s->t[2].p, s->t[2].n);
+            if (!v) {
+                s->oom = true;
+                return;
+            }
+            free(s->defines[i].value);
+            s->defines[i].value = v;
+            return;
+        }
+    if (!amx__grow((void **)&s->defines, &s->cap_defines, s->n_defines, sizeof *s->defines)) {
+        s->oom = true;
+        return;
+    }
+    define *d = &s->defines[s->n_defines];
+    d->name = strndup(s->t[1].p, s->t[1].n);
+    d->value = strndup(s->t[2].p, s->t[2].n);
+    if (!d->name || !d->value) {
+        free(d->name);
+        free(d->value);
+        s->oom = true;
+        return;
+    }
+    s->n_defines++;
+}
+
+/* Top-level blocks whose fields are all one line (the engine's parse tables for them open no
+ * block), where a field may be written without '=' ("Delay 10000 20000" in an AudioEvent). */
+static bool flat_block(tok t)
+{
+    static const char *const flat[] = {
+        "AudioEvent", "MusicTrack", "DialogEvent", "Locomotor", "CommandButton", "CommandSet",
+        "Upgrade", "Science", "ParticleSystem", "MappedImage", "MultiplayerColor", "Armor",
+        "Weapon", "SpecialPower", "CrateData", "Rank", "PlayerTemplate",
+    };
+    for (size_t i = 0; i < sizeof flat / sizeof flat[0]; i++)
+        if (tok_is(t, flat[i]))
+            return true;
+    return false;
+}
+
+static void top_level(ini_state *s)
+{
+    tok f = s->t[0];
+    if (tok_is(f, "#include")) {
+        on_include(s);
+        return;
+    }
+    if (tok_is(f, "#define")) {
+        on_define(s);
+        return;
+    }
+    if (tok_is_ci(f, "End")) {
+        malformed(s, "End outside any block: the game stops at an unknown block 'End'");
+        return;
+    }
+    if (tok_is(f, "LODPreset") || tok_is(f, "BenchProfile") || tok_is(f, "ReallyLowMHz"))
+        return; /* one-line blocks */
+    bool object = tok_is(f, "Object"), reskin = tok_is(f, "ObjectReskin"),
+         child = tok_is(f, "ChildObject");
+    if (object || reskin || child) {
+        size_t need = object ? 2 : 3;
+        if (s->nt < need)
+            malformed(s, "%.*s needs %s", (int)f.n, f.p,
+                      object ? "a name" : "the new name and the object it copies");
+        else
+            add_object(s, object ? "Object" : reskin ? "ObjectReskin" : "ChildObject", s->t[1],
+                       object ? NULL : &s->t[2]);
+        push(s, F_OBJECT);
+        return;
+    }
+    push(s, flat_block(f) ? F_FLAT : F_GENERIC);
+}
+
+/* Draw / Behavior / Body / ClientUpdate = TYPE TAG: a module of an object, which ends at End. */
+static bool module_line(ini_state *s)
+{
+    tok t0 = s->t[0];
+    if (!s->has_eq || !(tok_is(t0, "Draw") || tok_is(t0, "Behavior") || tok_is(t0, "Body") ||
+                        tok_is(t0, "ClientUpdate")))
+        return false;
+    if (tok_is(t0, "Draw") && s->nt >= 2) {
+        const tok *last = &s->t[s->nt > 2 ? 2 : 1];
+        end_module(s);
+        s->module = amx__strndup(s->d, (const uint8_t *)s->t[1].p,
+                                 (size_t)(last->p + last->n - s->t[1].p));
+        push(s, F_DRAW);
+    } else {
+        push(s, F_MODULE);
+    }
+    return true;
+}
+
+static void in_block(ini_state *s)
+{
+    frame *f = &s->stack[s->depth - 1];
+    tok t0 = s->t[0];
+    if (f->kind == F_SCRIPT) {
+        if (tok_is_ci(t0, "EndScript"))
+            pop(s);
+        return;
+    }
+    if (tok_is_ci(t0, "End")) {
+        pop(s);
+        return;
+    }
+    if (tok_is(t0, "#include")) {
+        on_include(s);
+        return;
+    }
+    if (tok_is(t0, "#define")) {
+        on_define(s);
+        return;
+    }
+    if (tok_is(t0, "BeginScript")) {
+        push(s, F_SCRIPT);
+        return;
+    }
+    const char *kind = NULL;
+    switch (f->kind) {
+    case F_OBJECT:
+        if (module_line(s))
+            return;
+        if (opens_generic(s))
+            push(s, F_GENERIC);
+        return;
+    case F_DRAW:
+        /* TransitionState = A B (Zero Hour) has two states; BFME's names one */
+        if (is_state_kind(t0, &kind) && !(strcmp(kind, "TransitionState") == 0 && s->nt == 2)) {
+            begin_state(s, kind);
+            push(s, F_STATE);
+            return;
+        }
+        if (tok_is(t0, "TransitionState") || is_bfme_state_kind(t0, &kind)) {
+            begin_bfme_state(s, kind ? kind : "TransitionState");
+            push(s, F_BFME_STATE);
+            return;
+        }
+        if (tok_is(t0, "AliasConditionState")) {
+            if (s->module_states == 0) {
+                malformed(s, "AliasConditionState must follow the state it names");
+                return;
+            }
+            char *set = flag_set(s, 1);
+            if (!set)
+                return;
+            if (!set[0] && s->has_default) {
+                malformed(s, "an AliasConditionState for no flags (NONE) beside a "
+                          "DefaultConditionState");
+                free(set);
+                return;
+            }
+            add_flag_set(s, set);
+            return;
+        }
+        return; /* the module's own fields: one line each */
+    case F_STATE: /* the engine's table of state fields: none opens a block */
+        state_field(s);
+        return;
+    case F_BFME_STATE:
+        if (tok_is(t0, "Animation")) {
+            push(s, F_BFME_ANIM);
+            return;
+        }
+        bfme_state_field(s);
+        return;
+    case F_BFME_ANIM:
+        if (tok_is(t0, "AnimationName") && s->nt > 1)
+            add_named(s, s->cur->anims, &s->cur->n_anims, tokdup(s, expand(s, s->t[1])),
+                      "AnimationName");
+        return;
+    default:
+        /* the wrappers of an object's modules (InheritableModule, ReplaceModule, ...) */
+        if (s->depth >= 2 && s->stack[s->depth - 2].kind == F_OBJECT && module_line(s))
+            return;
+        if (f->kind == F_FLAT)
+            return;
+        if (opens_generic(s))
+            push(s, F_GENERIC);
+        return;
+    }
+}
+
+/* ---- decode ---- */
+
+static void free_state(ini_state *s)
+{
+    free(s->objects);
+    free(s->states);
+    for (size_t i = 0; i < s->n_flag_sets; i++)
+        free(s->flag_sets[i]);
+    free(s->flag_sets);
+    for (size_t i = 0; i < s->seen_cap; i++)
+        free(s->seen[i]);
+    free(s->seen);
+    for (size_t i = 0; i < s->n_defines && i < s->cap_defines; i++) {
+        free(s->defines[i].name);
+        free(s->defines[i].value);
+    }
+    free(s->defines);
+    free(s->def);
+    free(s->cur);
+}
+
+/* Whether the file uses the BFME dialect (then "//" and "--" start comments too). */
+static bool bfme_dialect(const uint8_t *data, size_t len)
+{
+    static const char *const marks[] = { "#include", "#define", "ChildObject",
+                                         "ModelConditionState", "W3DScriptedModelDraw",
+                                         "W3DHordeModelDraw" };
+    for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++)
+        if (len >= strlen(marks[i]) && memmem(data, len, marks[i], strlen(marks[i])))
+            return true;
+    return false;
+}
+
+void amx__ini_decode(amx_dec *d)
+{
+    ini_state *s = calloc(1, sizeof *s);
+    if (!s) {
+        amx__fatal(d, AMX_C_LIMIT_EXCEEDED, -1, NULL, "out of memory reading the INI");
+        return;
+    }
+    s->d = d;
+    s->object = -1;
+    s->def = calloc(1, sizeof *s->def);
+    s->cur = calloc(1, sizeof *s->cur);
+    if (!s->def || !s->cur) {
+        amx__fatal(d, AMX_C_LIMIT_EXCEEDED, -1, NULL, "out of memory reading the INI");
+        free_state(s);
+        free(s);
+        return;
+    }
+    s->bfme = bfme_dialect(d->r.base, d->r.end);
+    /* a UTF-8 byte order mark is not part of the first word */
+    const uint8_t *bom = amx_reader_peek(&d->r, 3);
+    if (bom && bom[0] == 0xEF && bom[1] == 0xBB && bom[2] == 0xBF)
+        amx_reader_skip(&d->r, 3);
+    while (!s->oom && !d->out_of_memory && next_line(s)) {
+        if (s->nt == 0)
+            continue;
+        if (s->skipped_depth) { /* inside blocks past the depth limit: only their nesting */
+            if (tok_is_ci(s->t[0], "End"))
+                pop(s);
+            else if (opens_generic(s))
+                s->skipped_depth++;
+        } else if (s->depth == 0) {
+            top_level(s);
+        } else {
+            in_block(s);
+        }
+    }
+    if (s->depth && s->include_in_block) {
+        while (s->depth) /* the included text may hold the End: not judged here */
+            pop(s);
+    }
+    if (s->depth) {
+        /* the innermost unclosed block is what the engine complains about */
+        frame *f = &s->stack[s->depth - 1];
+        uint32_t last = s->line_no;
+        s->line_no = f->line;
+        malformed(s, "'%s' (line %u) has no End before the end of the file (line %u)", f->what,
+                  (unsigned)f->line, (unsigned)last);
+        while (s->depth)
+            pop(s);
+    }
+    if (s->oom)
+        amx__finding(d, AMX_C_LIMIT_EXCEEDED, -1, NULL, "out of memory reading the INI");
+    amx_asset *a = d->asset;
+    if (s->n_objects && (a->objects = amx__array(d, s->n_objects, sizeof *a->objects))) {
+        memcpy(a->objects, s->objects, s->n_objects * sizeof *a->objects);
+        a->object_count = (uint32_t)s->n_objects;
+    }
+    if (s->n_states && (a->states = amx__array(d, s->n_states, sizeof *a->states))) {
+        memcpy(a->states, s->states, s->n_states * sizeof *a->states);
+        a->state_count = (uint32_t)s->n_states;
+    }
+    if (!a->objects)
+        a->object_count = 0;
+    if (!a->states)
+        a->state_count = 0;
+    for (uint32_t i = 0; i < a->ref_count; i++) { /* refs name objects and states kept */
+        if (a->refs[i].object >= (int32_t)a->object_count)
+            a->refs[i].object = -1;
+        if (a->refs[i].state >= (int32_t)a->state_count)
+            a->refs[i].state = -1;
+    }
+    free_state(s);
+    free(s);
+}

@@ -1,0 +1,396 @@
+/* Unit tests for the SAGE INI reader (lib/format/ini.c): objects, draw states and the default
+ * state's inheritance, ObjectReskin / ChildObject, references with their lines, each
+ * INI_MALFORMED rule, the 15-character rule, the BFME dialect (#define, #include, comments),
+ * the probe, the real trees of the corpus, and mutation loops. */
+#include "test.h"
+
+#include "check_asset.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static amx_asset *decode_text(const char *text)
+{
+    amx_decode_opts o = { .file_name = "Data/INI/Object/Test.ini", .format = AMX_FMT_SAGE_INI };
+    return test_decode((const uint8_t *)text, strlen(text), &o);
+}
+
+static size_t count_code(const amx_asset *a, amx_code code)
+{
+    size_t n = 0;
+    for (uint32_t i = 0; i < a->finding_count; i++)
+        n += a->findings[i].code == code;
+    return n;
+}
+
+/* The finding of `code` whose message starts with "line N:". */
+static const amx_finding *finding_at(const amx_asset *a, amx_code code, unsigned line)
+{
+    char want[32];
+    snprintf(want, sizeof want, "line %u:", line);
+    for (uint32_t i = 0; i < a->finding_count; i++)
+        if (a->findings[i].code == code && strncmp(a->findings[i].message, want, strlen(want)) == 0)
+            return &a->findings[i];
+    return NULL;
+}
+
+static const amx_ref *find_ref(const amx_asset *a, amx_ref_kind kind, const char *name,
+                               const char *model)
+{
+    for (uint32_t i = 0; i < a->ref_count; i++) {
+        const amx_ref *r = &a->refs[i];
+        if (r->kind == kind && strcmp(r->name, name) == 0 &&
+            (!model || (r->model && strcmp(r->model, model) == 0)))
+            return r;
+    }
+    return NULL;
+}
+
+static const char *TANK =
+    "; a tank\n"                                                         /* 1 */
+    "Object Tank\n"                                                      /* 2 */
+    "  Draw = W3DTankDraw ModuleTag_01\n"                                /* 3 */
+    "    DefaultConditionState\n"                                        /* 4 */
+    "      Model = AVTank\n"                                             /* 5 */
+    "      Animation = AVTank_SKL.AVTank_IDL 10 2\n"                     /* 6 */
+    "      WeaponFireFXBone = PRIMARY Muzzle\n"                          /* 7 */
+    "      Turret = Turret01 ; cut here = ignored\n"                     /* 8 */
+    "      ParticleSysBone = Exhaust SmokeFX\n"                          /* 9 */
+    "    End\n"                                                          /* 10 */
+    "    ConditionState = REALLYDAMAGED\n"                               /* 11 */
+    "      Model = AVTank_D\n"                                           /* 12 */
+    "    End\n"                                                          /* 13 */
+    "    AliasConditionState = RUBBLE\n"                                 /* 14 */
+    "    ConditionState = MOVING DAMAGED\n"                              /* 15 */
+    "      Animation = AVTank_SKL.AVTank_MOV\n"                          /* 16 */
+    "      HideSubObject = Barrel02 Lights\n"                            /* 17 */
+    "    End\n"                                                          /* 18 */
+    "    TransitionState = A B\n"                                        /* 19 */
+    "      Animation = AVTank_SKL.AVTank_TRN\n"                          /* 20 */
+    "    End\n"                                                          /* 21 */
+    "    TrackMarks = EXTireTrack.tga\n"                                 /* 22 */
+    "  End\n"                                                            /* 23 */
+    "  WeaponSet\n"                                                      /* 24 */
+    "    Weapon = PRIMARY TankGun\n"                                     /* 25 */
+    "  End\n"                                                            /* 26 */
+    "End\n"                                                              /* 27 */
+    "ObjectReskin TankSkin Tank\n"                                       /* 28 */
+    "  Draw = W3DTankDraw ModuleTag_01\n"                                /* 29 */
+    "    DefaultConditionState\n"                                        /* 30 */
+    "      Model = AVTankSkin\n"                                         /* 31 */
+    "    End\n"                                                          /* 32 */
+    "  End\n"                                                            /* 33 */
+    "End\n";                                                             /* 34 */
+
+static void test_objects_states_refs(void)
+{
+    amx_asset *a = decode_text(TANK);
+    if (!a)
+        return;
+    CHECK_CLEAN(a);
+    CHECK_EQ(a->format, AMX_FMT_SAGE_INI);
+    CHECK_EQ(a->object_count, 2);
+    if (a->object_count == 2) {
+        CHECK_STR(a->objects[0].type, "Object");
+        CHECK_STR(a->objects[0].name, "Tank");
+        CHECK_EQ(a->objects[0].line, 2);
+        CHECK(a->objects[0].variant_of == NULL);
+        CHECK_STR(a->objects[1].type, "ObjectReskin");
+        CHECK_STR(a->objects[1].name, "TankSkin");
+        CHECK_STR(a->objects[1].variant_of, "Tank");
+        CHECK_EQ(a->objects[1].line, 28);
+    }
+    CHECK_EQ(a->state_count, 5);
+    if (a->state_count == 5) {
+        CHECK_STR(a->states[0].kind, "DefaultConditionState");
+        CHECK_STR(a->states[0].model, "AVTank");
+        CHECK_STR(a->states[0].module, "W3DTankDraw ModuleTag_01");
+        CHECK_EQ(a->states[0].line, 4);
+        CHECK_STR(a->states[1].kind, "ConditionState");
+        CHECK_STR(a->states[1].flags, "REALLYDAMAGED");
+        CHECK_STR(a->states[1].model, "AVTank_D");
+        /* the default state's model is inherited */
+        CHECK_STR(a->states[2].flags, "MOVING DAMAGED");
+        CHECK_STR(a->states[2].model, "AVTank");
+        CHECK_STR(a->states[3].kind, "TransitionState");
+        CHECK_STR(a->states[3].flags, "A B");
+        CHECK_STR(a->states[3].model, "AVTank");
+        CHECK_EQ(a->states[4].object, 1);
+        CHECK_STR(a->states[4].model, "AVTankSkin");
+    }
+    /* the default's animation, bones and particle bones are copied into REALLYDAMAGED and
+     * checked against its model, with the line where they are written */
+    const amx_ref *r = find_ref(a, AMX_REF_W3D_ANIMATION, "AVTank_SKL.AVTank_IDL", "AVTank_D");
+    CHECK(r != NULL);
+    if (r) {
+        CHECK_EQ(r->line, 6);
+        CHECK_EQ(r->state, 1);
+        CHECK_EQ(r->object, 0);
+    }
+    CHECK(find_ref(a, AMX_REF_BONE, "Muzzle", "AVTank_D") != NULL);
+    CHECK(find_ref(a, AMX_REF_BONE, "Turret01", "AVTank") != NULL);
+    CHECK(find_ref(a, AMX_REF_PARTICLE_BONE, "Exhaust", "AVTank_D") != NULL);
+    /* the first own Animation line drops the copied ones */
+    CHECK(find_ref(a, AMX_REF_W3D_ANIMATION, "AVTank_SKL.AVTank_MOV", "AVTank") != NULL);
+    size_t idle_refs = 0;
+    for (uint32_t i = 0; i < a->ref_count; i++)
+        idle_refs += strcmp(a->refs[i].name, "AVTank_SKL.AVTank_IDL") == 0;
+    CHECK_EQ(idle_refs, 2); /* AVTank (default, transition) and AVTank_D: once per model */
+    r = find_ref(a, AMX_REF_SUB_OBJECT, "Lights", "AVTank");
+    CHECK(r != NULL);
+    if (r)
+        CHECK_EQ(r->line, 17);
+    r = find_ref(a, AMX_REF_W3D_MODEL, "AVTank_D", NULL);
+    CHECK(r != NULL);
+    if (r) {
+        CHECK_EQ(r->line, 12);
+        CHECK(r->model == NULL);
+    }
+    CHECK(find_ref(a, AMX_REF_W3D_MODEL, "EXTireTrack.tga", NULL) == NULL);
+    amx_asset_free(a);
+}
+
+/* Each rule that stops the game at load, with its line. */
+static void test_malformed(void)
+{
+    static const struct { const char *text; unsigned line; const char *says; } cases[] = {
+        { "Object A\n  Draw = W3DModelDraw M\n    ConditionState = NONE\n      Model = M\n    End\n  End\n",
+          1, "has no End" },
+        { "Object A\n  Draw = W3DModelDraw M\n    ConditionState = NONE\n      Animation = "
+          "X.Y\n    End\n  End\nEnd\n", 3, "without a Model" },
+        { "Object A\n  Draw = W3DModelDraw M\n    ConditionState = DAMAGED\n      Model = M\n"
+          "    End\n  End\nEnd\n", 3, "must be for NONE" },
+        { "Object A\n  Draw = W3DModelDraw M\n    ConditionState = NONE\n      Model = M\n"
+          "    End\n    DefaultConditionState\n      Model = M\n    End\n  End\nEnd\n", 6,
+          "must be the module's first state" },
+        { "Object A\n  Draw = W3DModelDraw M\n    DefaultConditionState\n      Model = M\n"
+          "    End\n    DefaultConditionState\n      Model = M\n    End\n  End\nEnd\n", 6,
+          "a second DefaultConditionState" },
+        { "Object A\n  Draw = W3DModelDraw M\n    ConditionState = NONE\n      Model = M\n"
+          "    End\n    ConditionState = B A\n      Model = M\n    End\n    ConditionState = A B"
+          "\n      Model = M\n    End\n  End\nEnd\n", 9, "a second state for the condition flags 'A B'" },
+        { "Object A\n  Draw = W3DModelDraw M\n    ConditionState = NONE\n      Model = M\n"
+          "    End\n    ConditionState = A\n      Model = M\n    End\n    AliasConditionState = "
+          "A\n  End\nEnd\n", 9, "a second state" },
+        { "Object A\n  Draw = W3DModelDraw M\n    DefaultConditionState\n      Model = M\n"
+          "      Animation = H.A\n      IdleAnimation = H.B\n    End\n  End\nEnd\n", 3,
+          "Animation and IdleAnimation" },
+        { "Object A\n  Draw = W3DModelDraw M\n    DefaultConditionState\n      Model = M\n"
+          "    End\n    TransitionState = X x\n    End\n  End\nEnd\n", 6, "itself" },
+        { "Object A\n  Draw = W3DModelDraw M\n    DefaultConditionState\n      Model = M\n"
+          "      AnimationMode = LOOP\n    End\n    TransitionState = X Y\n    End\n  End\nEnd\n",
+          7, "ONCE or ONCE_BACKWARDS" },
+        { "Object A\n  Draw = W3DModelDraw M\n    AliasConditionState = A\n  End\nEnd\n", 3,
+          "must follow" },
+        { "Object A\n  Draw = W3DModelDraw M\n    DefaultConditionState\n      Model = M\n"
+          "      WeaponFireFXBone = QUATERNARY Muzzle\n    End\n  End\nEnd\n", 5, "weapon slot" },
+        { "Object A\nEnd\nEnd\n", 3, "End outside any block" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        amx_asset *a = decode_text(cases[i].text);
+        if (!a)
+            continue;
+        const amx_finding *f = finding_at(a, AMX_C_INI_MALFORMED, cases[i].line);
+        if (!f)
+            printf("# case %zu: no INI_MALFORMED at line %u\n", i, cases[i].line);
+        CHECK(f != NULL);
+        if (f) {
+            CHECK_EQ(f->severity, AMX_SEV_ERROR);
+            if (!strstr(f->message, cases[i].says))
+                printf("# case %zu: '%s' does not say '%s'\n", i, f->message, cases[i].says);
+            CHECK(strstr(f->message, cases[i].says) != NULL);
+        }
+        if (count_code(a, AMX_C_INI_MALFORMED) != 1)
+            for (uint32_t k = 0; k < a->finding_count; k++)
+                printf("# case %zu: %s\n", i, a->findings[k].message);
+        CHECK_EQ(count_code(a, AMX_C_INI_MALFORMED), 1);
+        amx_asset_free(a);
+    }
+}
+
+/* A W3D name field holds 15 characters: a longer model or animation part never matches. */
+static void test_name_length(void)
+{
+    amx_asset *a = decode_text(
+        "Object A\n"
+        "  Draw = W3DModelDraw M\n"
+        "    DefaultConditionState\n"
+        "      Model = usa_airb_dirtD_d\n"                   /* 16 characters */
+        "      Animation = NBNMissle_A3ENS.NBNMissle_A3ENSS\n" /* 15 . 16 */
+        "    End\n"
+        "    ConditionState = DAMAGED\n"
+        "      Model = ABCDEFGHIJKLMNO\n"                    /* 15: fine */
+        "      Animation = NBNMissle_A3ENS.NBNMissle_A3ENS\n"
+        "    End\n"
+        "  End\n"
+        "End\n");
+    if (!a)
+        return;
+    CHECK_EQ(count_code(a, AMX_C_W3D_NAME_TOO_LONG), 2);
+    const amx_finding *f = finding_at(a, AMX_C_W3D_NAME_TOO_LONG, 4);
+    CHECK(f && strstr(f->message, "'usa_airb_dirtD_d' has 16 characters"));
+    f = finding_at(a, AMX_C_W3D_NAME_TOO_LONG, 5);
+    CHECK(f && strstr(f->message, "'NBNMissle_A3ENSS' has 16"));
+    CHECK(find_ref(a, AMX_REF_W3D_MODEL, "usa_airb_dirtD_d", NULL) == NULL);
+    CHECK(find_ref(a, AMX_REF_W3D_MODEL, "ABCDEFGHIJKLMNO", NULL) != NULL);
+    CHECK(find_ref(a, AMX_REF_W3D_ANIMATION, "NBNMissle_A3ENS.NBNMissle_A3ENS", NULL) != NULL);
+    amx_asset_free(a);
+}
+
+static void test_bfme(void)
+{
+    amx_asset *a = decode_text(
+        "#define HERO_MODEL GUHero_SKN\n"                                  /* 1 */
+        "Object Hero // a BFME comment\n"                                  /* 2 */
+        "\tDraw = W3DScriptedModelDraw ModuleTag_DRAW\n"                   /* 3 */
+        "\t\tDefaultModelConditionState\n"                                 /* 4 */
+        "\t\t\tModel = HERO_MODEL -- also a comment\n"                     /* 5 */
+        "\t\tEnd\n"                                                        /* 6 */
+        "\t\tAnimationState = MOVING\n"                                    /* 7 */
+        "\t\t\tAnimation = Walk\n"                                         /* 8 */
+        "\t\t\t\tAnimationName = GUHero_SKL.GUHero_WLKA\n"                 /* 9 */
+        "\t\t\tEnd\n"                                                      /* 10 */
+        "\t\t\tBeginScript\n"                                              /* 11 */
+        "\t\t\t\tif x then End end\n"                                      /* 12 */
+        "\t\t\tEndScript\n"                                                /* 13 */
+        "\t\tEnd\n"                                                        /* 14 */
+        "\tEnd\n"                                                          /* 15 */
+        "\t#include \"..\\includes\\Stun.inc\"\n"                          /* 16 */
+        "End\n"                                                            /* 17 */
+        "ChildObject HeroMP Hero\n"                                        /* 18 */
+        "End\n");                                                          /* 19 */
+    if (!a)
+        return;
+    CHECK_CLEAN(a);
+    CHECK_EQ(a->object_count, 2);
+    if (a->object_count == 2) {
+        CHECK_STR(a->objects[1].type, "ChildObject");
+        CHECK_STR(a->objects[1].variant_of, "Hero");
+    }
+    CHECK(find_ref(a, AMX_REF_W3D_MODEL, "GUHero_SKN", NULL) != NULL);
+    const amx_ref *r = find_ref(a, AMX_REF_W3D_ANIMATION, "GUHero_SKL.GUHero_WLKA", "GUHero_SKN");
+    CHECK(r != NULL);
+    if (r)
+        CHECK_EQ(r->line, 9);
+    r = find_ref(a, AMX_REF_INCLUDE, "..\\includes\\Stun.inc", NULL);
+    CHECK(r != NULL);
+    if (r) {
+        CHECK_EQ(r->line, 16);
+        CHECK_EQ(r->object, 0);
+    }
+    amx_asset_free(a);
+}
+
+static void test_probe(void)
+{
+    static const char *yes[] = { "Object A\nEnd\n", "; c\n\nWeapon W\nEnd\n",
+                                 "\xEF\xBB\xBF" "FXList F\nEnd\n", "#define A 1\n" };
+    static const char *no[] = { "[index]\ndatabase = x\n", "Objects\n", "<xml/>", "Object",
+                                "hello world\n" };
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+        CHECK_EQ(amx_probe((const uint8_t *)yes[i], strlen(yes[i])), AMX_FMT_SAGE_INI);
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+        CHECK(amx_probe((const uint8_t *)no[i], strlen(no[i])) != AMX_FMT_SAGE_INI);
+    const uint8_t nul[] = "Object A\0End\n";
+    CHECK(amx_probe(nul, sizeof nul) != AMX_FMT_SAGE_INI);
+}
+
+/* The real trees: every file parses with no INI_MALFORMED (the game loads them). */
+static void test_corpus(void)
+{
+    static const struct { const char *file; uint32_t objects, states; } files[] = {
+        { "mods/Generals_Rebalanced/Data/INI/Object/AmericaVehicle.ini", 0, 0 },
+        { "mods/Generals_Rebalanced/Data/INI/Default/Object.ini", 1, 0 },
+        { "mods/Generals_Rebalanced/Data/INI/SoundEffects.ini", 0, 0 },
+        { "mods/BFME2_sample/Data/INI/Object/Men/Heroes/aragorn.ini", 2, 7 },
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", test_corpus_dir(), files[i].file);
+        size_t n = 0;
+        unsigned char *data = test_read_file(path, &n);
+        if (!data) {
+            printf("# %s not there: skipped\n", path);
+            continue;
+        }
+        amx_decode_opts o = { .file_name = files[i].file };
+        amx_asset *a = test_decode(data, n, &o);
+        if (a) {
+            CHECK_EQ(a->format, AMX_FMT_SAGE_INI);
+            CHECK_EQ(count_code(a, AMX_C_INI_MALFORMED), 0);
+            if (files[i].objects)
+                CHECK_EQ(a->object_count, files[i].objects);
+            if (files[i].states)
+                CHECK_EQ(a->state_count, files[i].states);
+            printf("# %s: %u objects, %u states, %u references\n", files[i].file,
+                   a->object_count, a->state_count, a->ref_count);
+            mutate_stats st = { 0 };
+            amx_decode_opts m = { .format = AMX_FMT_SAGE_INI };
+            if (n < 200000) {
+                mutate_all(data, n, 997, &m, &st);
+                CHECK_EQ(st.violations, 0);
+            }
+            amx_asset_free(a);
+        }
+        free(data);
+    }
+}
+
+static void test_mutations(void)
+{
+    mutate_stats st = { 0 };
+    amx_decode_opts o = { .format = AMX_FMT_SAGE_INI };
+    mutate_all((const unsigned char *)TANK, strlen(TANK), 1, &o, &st);
+    CHECK_EQ(st.violations, 0);
+    CHECK(st.decodes > 3 * strlen(TANK));
+    printf("# mutate sample INI: %zu decodes, ok %zu, partial %zu, error %zu\n", st.decodes,
+           st.statuses[0], st.statuses[1], st.statuses[2]);
+}
+
+/* Bounds: deep nesting, many defines and very long lines cost what the file justifies. */
+static void test_bounds(void)
+{
+    size_t depth = 5000, n = 0;
+    char *deep = malloc(depth * 8 + 64);
+    if (!deep)
+        return;
+    n += (size_t)sprintf(deep, "Object A\n");
+    for (size_t i = 0; i < depth; i++)
+        n += (size_t)sprintf(deep + n, "  B\n");
+    for (size_t i = 0; i < depth; i++)
+        n += (size_t)sprintf(deep + n, "End\n");
+    n += (size_t)sprintf(deep + n, "End\n");
+    amx_asset *a = decode_text(deep);
+    if (a) {
+        CHECK_EQ(count_code(a, AMX_C_LIMIT_EXCEEDED), 1);
+        CHECK_EQ(count_code(a, AMX_C_INI_MALFORMED), 0);
+        amx_asset_free(a);
+    }
+    free(deep);
+    char *lng = malloc(5000);
+    if (!lng)
+        return;
+    memset(lng, 'x', 4000);
+    memcpy(lng, "Object ", 7);
+    strcpy(lng + 4000, "\nEnd\n");
+    a = decode_text(lng);
+    if (a) {
+        CHECK_EQ(count_code(a, AMX_C_BAD_VALUE), 1);
+        amx_asset_free(a);
+    }
+    free(lng);
+}
+
+int main(void)
+{
+    test_run("test_objects_states_refs", test_objects_states_refs);
+    test_run("test_malformed", test_malformed);
+    test_run("test_name_length", test_name_length);
+    test_run("test_bfme", test_bfme);
+    test_run("test_probe", test_probe);
+    test_run("test_corpus", test_corpus);
+    test_run("test_mutations", test_mutations);
+    test_run("test_bounds", test_bounds);
+    return test_done();
+}
