@@ -29,6 +29,7 @@ typedef struct cli_opts {
     int max_frames;           /* dump --max-frames: -1 = not given, 0 = no limit */
     bool quiet;
     const char *skeleton;     /* clips --skeleton */
+    const char *model;        /* clips --model */
     const char *severity;     /* issues --severity */
     const char *code;         /* issues --code */
     const char *fail_on;      /* lint --fail-on */

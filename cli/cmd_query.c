@@ -182,8 +182,46 @@ static void near_row(const amx_skeleton_row *r, void *user)
     c->dist[k] = d;
 }
 
+/* clips --model NAME */
+static int clips_of_model(cli_opts *o, amx_config *cfg)
+{
+    if (o->nargs || o->skeleton || o->bone) {
+        cli_error("clips: --model takes no skeleton, bone or path, e.g. 'animidx clips --model "
+                  "AVTank'");
+        return EXIT_USAGE;
+    }
+    amx_db *db = cli_open_db_readonly(cfg);
+    if (!db)
+        return EXIT_IO;
+    char err[1024];
+    clips_ctx c = { .db = db, .cfg = cfg, .o.json = o->json };
+    if (o->json) {
+        amx_json_init(&c.o.j, stdout, true);
+        amx_json_begin_array(&c.o.j);
+    } else {
+        printf("clips played on model %s:\n", o->model);
+    }
+    amx_status st = amx_query_clips_for_model(db, o->model, clip_row, &c, err, sizeof err);
+    if (o->json) {
+        amx_json_end_array(&c.o.j);
+        fputc('\n', stdout);
+    } else if (!st) {
+        printf("%d clips\n", c.o.count);
+    }
+    if (!st && !c.o.count)
+        cli_error("clips: no animation plays on a model '%s' in the index", o->model);
+    amx_db_close(db);
+    if (st) {
+        cli_error("%s", err);
+        return EXIT_IO;
+    }
+    return EXIT_OK;
+}
+
 int cmd_clips(cli_opts *o, amx_config *cfg)
 {
+    if (o->model)
+        return clips_of_model(o, cfg);
     if (o->nargs > 1 || (o->nargs && o->skeleton)) {
         cli_error("clips: give one skeleton, e.g. 'animidx clips --skeleton VSF_AUREK'");
         return EXIT_USAGE;

@@ -45,6 +45,7 @@ static const opt_def options[] = {
     { "--max-frames", "N", "with --samples: clips of up to N frames are sampled (default 4096; "
                            "0 = every clip)", INT(max_frames, 0, 1 << 30) },
     { "--skeleton", "NAME", "the skeleton (case-insensitive)", STR(skeleton) },
+    { "--model", "NAME", "the model (case-insensitive)", STR(model) },
     { "--bone", "NAME", "only what has a bone of this name (case-insensitive)", STR(bone) },
     { "--severity", "S", "only findings at or above S (info, warning, error)", STR(severity) },
     { "--code", "C", "only findings of code C ('animidx rules' lists them)", STR(code) },
@@ -108,16 +109,21 @@ static const cli_cmd commands[] = {
       cmd_dump,
       { { "--json", "one JSON object per file per line" }, { "--samples", NULL },
         { "--max-frames", NULL }, { "--color", NULL } } },
-    { "clips", "clips --skeleton NAME | --bone NAME [--db FILE] [--json]",
-      "list the clips that target a skeleton, or that animate a bone",
+    { "clips", "clips --skeleton NAME | --model NAME | --bone NAME [--db FILE] [--json]",
+      "list the clips that target a skeleton, that play on a model, or that animate a bone",
       "Lists every indexed clip bound to skeleton NAME (case-insensitive), with its frames, fps,\n"
       "the number of its bones that do not fit the skeleton, the skeleton's file and how the\n"
       "binding was made (the engine's naming convention, an XML animation override, the\n"
       "W3D header, an ANCS character set); then the clips that target NAME but found no such\n"
       "skeleton. A clip whose file has error findings says so. With --bone, the clips that\n"
-      "animate a bone of that name (with --skeleton: only those bound to that skeleton).\n",
+      "animate a bone of that name (with --skeleton: only those bound to that skeleton).\n"
+      "With --model, the animations the game plays on model NAME, every engine, each with how\n"
+      "it was bound: an Alamo model's by the naming convention or an XML override, a W3D\n"
+      "render object's hierarchy by the W3D header, and for Generals, Zero Hour and BFME the\n"
+      "INI draw states that play it (the object, the state, the INI file and line).\n",
       cmd_clips,
       { { "--skeleton", "the skeleton (case-insensitive; 'animidx skeletons' lists them)" },
+        { "--model", "the model: an Alamo model file's name, a W3D HLOD, an INI Model = NAME" },
         { "--bone", "only the clips with a track for a bone of this name" },
         { "--db", NULL }, { "--json", NULL }, { "--color", NULL } } },
     { "skeletons", "skeletons [--bone NAME] [--db FILE] [--json]",

@@ -573,6 +573,7 @@ static const char *const ref_kind_names[AMX_REF_KIND_COUNT] = {
     [AMX_REF_W3D_MODEL] = "w3d-model", [AMX_REF_W3D_ANIMATION] = "w3d-animation",
     [AMX_REF_BONE] = "bone", [AMX_REF_SUB_OBJECT] = "sub-object",
     [AMX_REF_PARTICLE_BONE] = "particle-bone", [AMX_REF_INCLUDE] = "include",
+    [AMX_REF_INI_OBJECT] = "object",
 };
 
 const char *amx_ref_kind_name(amx_ref_kind kind)

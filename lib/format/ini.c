@@ -1021,6 +1021,9 @@ static void top_level(ini_state *s)
         else
             add_object(s, object ? "Object" : reskin ? "ObjectReskin" : "ChildObject", s->t[1],
                        object ? NULL : &s->t[2]);
+        if (!object && s->object >= 0) /* the original must be defined before: the link pass */
+            amx__ref(s->d, AMX_REF_INI_OBJECT, s->objects[s->object].variant_of,
+                     s->objects[s->object].type, (int32_t)s->object, s->line_no, -1);
         push(s, F_OBJECT);
         return;
     }

@@ -7,6 +7,7 @@
 #include "resolve/resolve.h"
 
 #include "animidx/json.h"
+#include "animidx/w3d.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -323,8 +324,22 @@ static const struct { size_t off; bool core; const char *sql; } write_stmts[] = 
         S(ins_object, "INSERT INTO game_objects(file_id, type, name, name_key, variant, "
                       "variant_key, line) VALUES (?1, ?2, ?3, ?4, ?5, upper(?5), ?6)"),
         S(del_objects, "DELETE FROM game_objects WHERE file_id = ?1"),
-        S(ins_ref, "INSERT INTO refs(file_id, object_id, kind, tag, name, key, line, offset) "
-                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"),
+        S(ins_ref, "INSERT INTO refs(file_id, object_id, kind, tag, name, key, line, offset, "
+                   "state_id, model, model_key) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+                   "?11)"),
+        /* SAGE INI draw states, and the render objects of W3D files (docs/formats/sage-ini.md) */
+        S(ins_state, "INSERT INTO object_states(file_id, object_id, module, kind, flags, model, "
+                     "model_key, line) VALUES (?1, ?2, ?3, ?4, ?5, ?6, upper(?6), ?7)"),
+        S(del_states, "DELETE FROM object_states WHERE file_id = ?1"),
+        S(ins_w3d_object, "INSERT INTO w3d_objects(file_id, kind, name, name_key, hierarchy_key, "
+                          "sub_objects) VALUES (?1, ?2, ?3, upper(?3), upper(?4), upper(?5))"),
+        S(del_w3d_objects, "DELETE FROM w3d_objects WHERE file_id = ?1"),
+        /* INI animations and bones played on a model of this file stem; INI references checked
+         * with a hierarchy of this name */
+        S(mark_refs_model_keyed, "UPDATE refs SET linked = 0 WHERE linked = 1 AND model_key = ?1"),
+        S(mark_refs_via_keyed, "UPDATE refs SET linked = 0 WHERE linked = 1 AND via_key = ?1"),
+        /* the game objects of file ?1: an ObjectReskin or ChildObject elsewhere may copy them */
+        S(objects_of_file, "SELECT name_key FROM game_objects WHERE file_id = ?1"),
 
         S(del_refs, "DELETE FROM refs WHERE file_id = ?1"),
         /* Clips named by the animation sets of file ?1 (and its members): their binding follows
@@ -706,6 +721,9 @@ static int mark_refs_of_names(amx_db *db, int64_t id)
         sqlite3_bind_text(mark, 1, key, (int)whole, SQLITE_TRANSIENT);
         if ((rc = amx__db_run(mark)) != SQLITE_OK)
             break;
+        sqlite3_bind_text(db->mark_refs_model_keyed, 1, key, (int)whole, SQLITE_TRANSIENT);
+        if ((rc = amx__db_run(db->mark_refs_model_keyed)) != SQLITE_OK)
+            break;
         if (cut < whole) {
             sqlite3_bind_text(mark, 1, key, (int)cut, SQLITE_TRANSIENT);
             if ((rc = amx__db_run(mark)) != SQLITE_OK)
@@ -739,7 +757,8 @@ static int mark_for_skeleton(amx_db *db, const char *key)
     if (!anything_linked(db))
         return SQLITE_OK;
     sqlite3_stmt *by_key[] = { db->mark_clips_keyed, db->mark_clips_hinted, db->mark_clips_prefix,
-                               db->mark_refs_for_skeleton, db->mark_skeletons_named };
+                               db->mark_refs_for_skeleton, db->mark_skeletons_named,
+                               db->mark_refs_via_keyed };
     int rc = SQLITE_OK;
     for (size_t i = 0; rc == SQLITE_OK && i < sizeof by_key / sizeof by_key[0]; i++) {
         sqlite3_bind_text(by_key[i], 1, key, -1, SQLITE_TRANSIENT);
@@ -788,6 +807,10 @@ int amx__db_unlink_dependents(amx_db *db, int64_t id)
         sqlite3_bind_int64(db->overrides_of_file, 1, id);
         rc = mark_each(db, db->overrides_of_file, db->mark_clips_prefix);
     }
+    if (rc == SQLITE_OK) { /* an INI file: the reskins and child objects of its objects */
+        sqlite3_bind_int64(db->objects_of_file, 1, id);
+        rc = mark_each(db, db->objects_of_file, db->mark_refs_keyed);
+    }
     return rc;
 }
 
@@ -796,7 +819,8 @@ static int clear_file(amx_db *db, int64_t id)
     int rc = amx__db_unlink_dependents(db, id);
     sqlite3_stmt *dels[] = { db->del_members, db->del_skeletons, db->del_clips, db->del_models,
                              db->del_meshes, db->del_findings, db->del_anim_sets,
-                             db->del_skeleton_refs, db->del_refs, db->del_objects };
+                             db->del_skeleton_refs, db->del_refs, db->del_states,
+                             db->del_objects, db->del_w3d_objects };
     for (size_t i = 0; rc == SQLITE_OK && i < sizeof dels / sizeof dels[0]; i++) {
         sqlite3_bind_int64(dels[i], 1, id);
         rc = amx__db_run(dels[i]);
@@ -870,6 +894,77 @@ static int put_finding(amx_db *db, int64_t file_id, const char *origin, const ch
         sqlite3_bind_null(s, 6);
     sqlite3_bind_text(s, 7, context ? context : "", -1, SQLITE_TRANSIENT);
     return amx__db_run(s);
+}
+
+/* The names of sub-objects, upper-cased by the statement, one per line (at most 64 KiB). */
+static char *sub_object_names(const amx_w3d_lod *const *sets, const uint32_t *counts, size_t n)
+{
+    char *out = malloc(65536);
+    if (!out)
+        return NULL;
+    size_t at = 0;
+    out[0] = '\0';
+    for (size_t k = 0; k < n; k++)
+        for (uint32_t i = 0; sets[k] && i < counts[k]; i++)
+            for (uint32_t o = 0; o < sets[k][i].object_count; o++) {
+                const char *nm = sets[k][i].objects[o].name;
+                size_t l = strlen(nm);
+                if (at + l + 2 >= 65536)
+                    return out;
+                memcpy(out + at, nm, l);
+                at += l;
+                out[at++] = '\n';
+                out[at] = '\0';
+            }
+    return out;
+}
+
+static int put_w3d_object(amx_db *db, int64_t file_id, const char *kind, const char *name,
+                          const char *hierarchy, const char *subs)
+{
+    sqlite3_stmt *s = db->ins_w3d_object;
+    sqlite3_bind_int64(s, 1, file_id);
+    sqlite3_bind_text(s, 2, kind, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 3, name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 4, hierarchy ? hierarchy : "", -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 5, subs ? subs : "", -1, SQLITE_TRANSIENT);
+    return amx__db_run(s);
+}
+
+/* The render objects of a W3D file, by the names INI models find them by. */
+static int put_w3d_objects(amx_db *db, int64_t file_id, const amx_w3d_info *w)
+{
+    int rc = SQLITE_OK;
+    for (uint32_t i = 0; rc == SQLITE_OK && i < w->hlod_count; i++) {
+        const amx_w3d_hlod *h = &w->hlods[i];
+        const amx_w3d_lod *sets[3] = { h->lods, h->aggregates, h->proxies };
+        uint32_t counts[3] = { h->lod_count, h->aggregates ? 1 : 0, h->proxies ? 1 : 0 };
+        char *subs = sub_object_names(sets, counts, 3);
+        if (!subs)
+            return SQLITE_NOMEM;
+        rc = put_w3d_object(db, file_id, "hlod", h->name, h->hierarchy, subs);
+        free(subs);
+    }
+    for (uint32_t i = 0; rc == SQLITE_OK && i < w->mesh_count; i++) {
+        const amx_w3d_mesh *m = &w->meshes[i];
+        if (!m->name[0])
+            continue;
+        char name[80];
+        snprintf(name, sizeof name, "%s%s%s", m->container, m->container[0] ? "." : "", m->name);
+        rc = put_w3d_object(db, file_id, "mesh", name, "", "");
+    }
+    for (uint32_t i = 0; rc == SQLITE_OK && i < w->hmodel_count; i++) {
+        const amx_w3d_hmodel *h = &w->hmodels[i];
+        amx_w3d_lod nodes = { .objects = h->nodes, .object_count = h->node_count };
+        const amx_w3d_lod *sets[1] = { &nodes };
+        uint32_t counts[1] = { 1 };
+        char *subs = sub_object_names(sets, counts, 1);
+        if (!subs)
+            return SQLITE_NOMEM;
+        rc = put_w3d_object(db, file_id, "hmodel", h->name, h->hierarchy, subs);
+        free(subs);
+    }
+    return rc;
 }
 
 static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a,
@@ -1018,10 +1113,45 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a,
         }
         free(key);
     }
+    /* INI draw states (ids for their refs) */
+    int64_t *state_ids = NULL;
+    if (rc == SQLITE_OK && a->state_count &&
+        !(state_ids = calloc(a->state_count, sizeof *state_ids)))
+        rc = SQLITE_NOMEM;
+    for (uint32_t i = 0; rc == SQLITE_OK && i < a->state_count; i++) {
+        const amx_ini_state *st = &a->states[i];
+        sqlite3_stmt *s = db->ins_state;
+        sqlite3_bind_int64(s, 1, file_id);
+        if (st->object >= 0 && (uint32_t)st->object < a->object_count)
+            sqlite3_bind_int64(s, 2, object_ids[st->object]);
+        else
+            sqlite3_bind_null(s, 2);
+        sqlite3_bind_text(s, 3, st->module, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, 4, st->kind, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, 5, st->flags, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, 6, st->model, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(s, 7, st->line);
+        rc = amx__db_run(s);
+        state_ids[i] = sqlite3_last_insert_rowid(db->db);
+    }
+    /* a new game object may be what an ObjectReskin or ChildObject elsewhere waits for */
+    for (uint32_t i = 0; rc == SQLITE_OK && a->state_count + a->object_count && i < a->object_count &&
+                         anything_linked(db); i++) {
+        char key[AMX_REF_KEY_MAX];
+        amx__ref_key(AMX_REF_INI_OBJECT, a->objects[i].name, key, sizeof key);
+        sqlite3_bind_text(db->mark_refs_keyed, 1, key, -1, SQLITE_TRANSIENT);
+        rc = amx__db_run(db->mark_refs_keyed);
+    }
     for (uint32_t i = 0; rc == SQLITE_OK && i < a->ref_count; i++) {
         const amx_ref *r = &a->refs[i];
-        char key[AMX_REF_KEY_MAX];
-        amx__ref_key(r->kind, r->name, key, sizeof key);
+        char key[AMX_REF_KEY_MAX], model_key[AMX_REF_KEY_MAX] = "";
+        if (r->model) /* an INI animation or bone: the stem of its model's file */
+            amx__ref_key(AMX_REF_W3D_MODEL, r->model, model_key, sizeof model_key);
+        if (r->model && (r->kind == AMX_REF_BONE || r->kind == AMX_REF_SUB_OBJECT ||
+                         r->kind == AMX_REF_PARTICLE_BONE))
+            snprintf(key, sizeof key, "%s", model_key);
+        else
+            amx__ref_key(r->kind, r->name, key, sizeof key);
         sqlite3_stmt *s = db->ins_ref;
         sqlite3_bind_int64(s, 1, file_id);
         if (r->object >= 0 && (uint32_t)r->object < a->object_count)
@@ -1040,6 +1170,12 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a,
             sqlite3_bind_int64(s, 8, r->offset);
         else
             sqlite3_bind_null(s, 8);
+        if (r->state >= 0 && (uint32_t)r->state < a->state_count)
+            sqlite3_bind_int64(s, 9, state_ids[r->state]);
+        else
+            sqlite3_bind_null(s, 9);
+        bind_text_or_null(s, 10, r->model);
+        bind_text_or_null(s, 11, r->model ? model_key : NULL);
         rc = amx__db_run(s);
         /* an override names a model's animation set: its clips bind anew */
         if (rc == SQLITE_OK && r->kind == AMX_REF_ANIM_OVERRIDE && key[0]) {
@@ -1048,6 +1184,9 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a,
         }
     }
     free(object_ids);
+    free(state_ids);
+    if (rc == SQLITE_OK && a->w3d)
+        rc = put_w3d_objects(db, file_id, a->w3d);
     /* The clips these sets name are bound anew. */
     if (rc == SQLITE_OK && a->anim_set_count) {
         sqlite3_bind_int64(db->mark_clips_of_sets, 1, file_id);

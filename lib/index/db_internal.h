@@ -41,6 +41,8 @@ struct amx_db {
     sqlite3_stmt *ins_skeleton_ref, *del_skeleton_refs, *mark_refs_for_skeleton, *mark_refs_of_file;
     sqlite3_stmt *mark_skeletons_named, *mark_clips_bound_to_file, *mark_clips_prefix;
     sqlite3_stmt *overrides_for_model, *overrides_of_file;
+    sqlite3_stmt *ins_state, *del_states, *ins_w3d_object, *del_w3d_objects, *mark_refs_model_keyed,
+        *mark_refs_via_keyed, *objects_of_file;
     sqlite3_stmt *ins_object, *del_objects, *ins_ref, *del_refs, *names_of_file, *mark_refs_keyed,
         *mark_asset_refs_of_file, *mark_clips_squashed, *mark_clips_fitting,
         *mark_clips_fitting_file;

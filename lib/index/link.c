@@ -1161,6 +1161,7 @@ static const char *const link_sql[] = {
     "SELECT f.path, f.root_id, f.parent_id IS NOT NULL, f.lkey, c.name FROM clips c "
     "JOIN files f ON f.id = c.file_id WHERE replace(c.name_key, '_', '') = ?1 "
     "ORDER BY f.path LIMIT 64",
+    "UPDATE refs SET target_id = ?2, resolution = ?3, via_key = ?4, linked = 1 WHERE id = ?1",
 };
 
 enum { LINK_STATEMENTS = sizeof link_sql / sizeof link_sql[0] };
@@ -1178,6 +1179,7 @@ static void linker_slots(linker *l, sqlite3_stmt **slots[LINK_STATEMENTS])
         &l->winner_check, &l->file_info, &l->asset_refs, &l->del_ref_findings,
         &l->update_asset_ref, &l->files_at, &l->crc_twins, &l->clips_named,
         &l->update_clip_fit, &l->clips_squashed,
+        &l->update_sage_ref,
     };
     _Static_assert(sizeof all / sizeof all[0] == LINK_STATEMENTS, "one statement per slot");
     memcpy(slots, all, sizeof all);
@@ -1205,6 +1207,7 @@ static void linker_close(linker *l)
     linker_slots(l, slots);
     for (size_t i = 0; i < LINK_STATEMENTS; i++)
         sqlite3_finalize(*slots[i]);
+    bind_sage_close(l);
     free(l->memo);
     for (size_t i = 0; i < 2; i++) {
         held_clear(&l->held[i]);
@@ -1428,6 +1431,7 @@ amx_status amx__link(amx_db *db, int threads, uint64_t *linked, char *err, size_
         [W_ASSET_REF] = l.update_asset_ref, [W_DEL_LINK_FINDINGS] = l.del_link_findings,
         [W_DEL_BINDINGS] = l.del_bindings, [W_DEL_REF_FINDINGS] = l.del_ref_findings,
         [W_CLIP_FIT] = l.update_clip_fit,
+        [W_SAGE_REF] = l.update_sage_ref,
     };
     /* The first pass of an index: no batch has committed (link_state), and no binding and no
      * finding of the pass is there (an index of 0009 or older upgraded with every row marked

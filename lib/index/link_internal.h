@@ -64,7 +64,7 @@ typedef struct root_info {
  * after them would. */
 typedef enum write_kind {
     W_FINDING, W_BINDING, W_CLIP, W_CLIP_SAME_KEY, W_SKELETON_REF, W_ASSET_REF,
-    W_DEL_LINK_FINDINGS, W_DEL_BINDINGS, W_DEL_REF_FINDINGS, W_CLIP_FIT, W_KINDS
+    W_DEL_LINK_FINDINGS, W_DEL_BINDINGS, W_DEL_REF_FINDINGS, W_CLIP_FIT, W_SAGE_REF, W_KINDS
 } write_kind;
 
 enum { MAX_WRITE_PARAMS = 7 };
@@ -114,7 +114,8 @@ typedef struct linker {
         *variants_of, *fit_candidates, *skeletons_todo,
         *names_of_file, *same_name_in_root, *del_name_findings, *skeletons_done, *winner_check,
         *file_info, *asset_refs, *del_ref_findings, *update_asset_ref, *files_at, *crc_twins,
-        *clips_named, *update_clip_fit, *clips_squashed;
+        *clips_named, *update_clip_fit, *clips_squashed, *update_sage_ref;
+    struct sage_stmts *sage;  /* bind_sage.c's statements, prepared on first use */
     skeleton_bones cache[SKELETON_CACHE];
     unsigned cache_next;
     /* the last find_by_lkey answers, by hash of path and root: the link pass writes nothing
@@ -217,5 +218,7 @@ int bind_skeleton_ref(linker *l, int64_t file_id, sqlite3_stmt *r);   /* bind_w3
 int bind_names(linker *l);                                            /* bind_w3d.c */
 int bind_by_sets(linker *l, const clip_ctx *c);                       /* bind_mp.c */
 int link_asset_refs(linker *l, int64_t file_id);                      /* link_refs.c */
+int bind_sage_refs(linker *l, int64_t file_id, int64_t root);          /* bind_sage.c */
+void bind_sage_close(linker *l);                                       /* bind_sage.c */
 
 #endif

@@ -95,6 +95,7 @@ static int resolve_ref(linker *l, amx_ref_kind kind, const char *name, const cha
     case AMX_REF_SUB_OBJECT:
     case AMX_REF_PARTICLE_BONE:
     case AMX_REF_INCLUDE:
+    case AMX_REF_INI_OBJECT:
         r->what = RES_SKIPPED; /* SAGE INI references: not resolved here */
         return 0;
     case AMX_REF_TEXTURE:
@@ -257,7 +258,12 @@ int link_asset_refs(linker *l, int64_t file_id)
     int frc = sqlite3_step(fi);
     int64_t root = frc == SQLITE_ROW ? sqlite3_column_int64(fi, 0) : 0;
     bool w3d = frc == SQLITE_ROW && strcmp(col_or(fi, 1, ""), "w3d") == 0;
+    bool ini = frc == SQLITE_ROW && strcmp(col_or(fi, 1, ""), "sage-ini") == 0;
     sqlite3_reset(fi);
+    if (ini) { /* SAGE INI: its own rules (bind_sage.c) */
+        sqlite3_reset(s);
+        return bind_sage_refs(l, file_id, root);
+    }
     if ((frc != SQLITE_ROW && frc != SQLITE_DONE) ||
         (!l->first_pass && link_record(l, W_DEL_REF_FINDINGS, "i", file_id))) {
         sqlite3_reset(s);

@@ -207,7 +207,8 @@ static amx_status show_objects(amx_db *db, int64_t file_id, const amx_show_callb
 }
 
 /* The game objects whose model tags name this model: the tag's value found at the model's
- * logical path, in the model's root or a root that sits on it. */
+ * logical path, in the model's root or a root that sits on it; and the SAGE INI objects whose
+ * states draw this W3D file (their Model reference found it). */
 static amx_status show_used_by(amx_db *db, int64_t file_id, const amx_show_callbacks *cb,
                                void *user, char *err, size_t errlen)
 {
@@ -238,6 +239,46 @@ static amx_status show_used_by(amx_db *db, int64_t file_id, const amx_show_callb
             hit = strcmp(keys[i], lkey) == 0;
         if (hit)
             cb->used_by(&o, user);
+    }
+    st = finish(db, s, rc, err, errlen);
+    if (st)
+        return st;
+    /* SAGE INI: the objects whose draw states' Model finds this W3D file */
+    st = prep(db,
+              "SELECT o.type, o.name, o.variant, r.path, f.path, x.line, x.tag, x.name FROM refs x "
+              "JOIN game_objects o ON o.id = x.object_id JOIN files f ON f.id = x.file_id "
+              "JOIN roots r ON r.id = f.root_id WHERE x.target_id = ?1 AND x.kind = 'w3d-model' "
+              "AND x.resolution = 'found' ORDER BY r.path, f.path, x.line",
+              &s, err, errlen);
+    if (st)
+        return st;
+    sqlite3_bind_int64(s, 1, file_id);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        amx_object_row o;
+        read_object(s, &o);
+        cb->used_by(&o, user);
+    }
+    st = finish(db, s, rc, err, errlen);
+    if (st)
+        return st;
+    /* and the ObjectReskin / ChildObject copies of those that draw nothing of their own */
+    st = prep(db,
+              "WITH RECURSIVE d(id, depth) AS (SELECT DISTINCT object_id, 0 FROM refs WHERE "
+              "target_id = ?1 AND kind = 'w3d-model' AND resolution = 'found' AND object_id IS NOT "
+              "NULL UNION SELECT c.id, d.depth + 1 FROM d JOIN game_objects p ON p.id = d.id "
+              "JOIN game_objects c ON c.variant_key = p.name_key WHERE d.depth < 16 AND NOT "
+              "EXISTS (SELECT 1 FROM refs y WHERE y.object_id = c.id AND y.kind = 'w3d-model')) "
+              "SELECT o.type, o.name, o.variant, r.path, f.path, o.line, o.type, o.variant FROM d "
+              "JOIN game_objects o ON o.id = d.id JOIN files f ON f.id = o.file_id JOIN roots r ON "
+              "r.id = f.root_id WHERE d.depth > 0 ORDER BY r.path, f.path, o.line LIMIT 10000",
+              &s, err, errlen);
+    if (st)
+        return st;
+    sqlite3_bind_int64(s, 1, file_id);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        amx_object_row o;
+        read_object(s, &o);
+        cb->used_by(&o, user);
     }
     return finish(db, s, rc, err, errlen);
 }
@@ -294,6 +335,68 @@ amx_status amx_query_clips(amx_db *db, const char *skeleton,
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         amx_clip_row r;
         read_clip(s, 0, &r);
+        r.skeleton_root = col(s, 12);
+        r.skeleton_path = col(s, 13);
+        r.how = col(s, 14);
+        r.via = col(s, 15);
+        row(&r, user);
+    }
+    return finish(db, s, rc, err, errlen);
+}
+
+amx_status amx_query_clips_for_model(amx_db *db, const char *model,
+                                     void (*row)(const amx_clip_row *r, void *user), void *user,
+                                     char *err, size_t errlen)
+{
+    char *key = amx__upper(model);
+    if (!key)
+        return AMX_E_NOMEM;
+    char stem[AMX_REF_KEY_MAX];
+    amx__ref_key(AMX_REF_W3D_MODEL, model, stem, sizeof stem);
+    sqlite3_stmt *s = NULL;
+    /* bound skeletons: of an Alamo model file of that stem, of the hierarchy of a W3D render
+     * object of that name, or of that name (Metroid Prime characters); then the INI references
+     * that play an animation on a model of that name */
+    amx_status st = prep(db,
+        "WITH k(id) AS (SELECT s.id FROM files mf JOIN skeletons s ON s.file_id = mf.id "
+        "WHERE mf.stem_key = ?1 AND mf.format = 'alamo-alo' "
+        "UNION SELECT s.id FROM w3d_objects o JOIN skeletons s ON s.name_key = o.hierarchy_key "
+        "WHERE o.name_key = ?1 AND o.hierarchy_key <> '' "
+        "UNION SELECT s.id FROM skeletons s JOIN files sf ON sf.id = s.file_id WHERE "
+        "s.name_key = ?1 AND sf.format = 'mp-cinf') "
+        "SELECT r.path, f.path, c.name, sk.name, f.format, c.frames, c.fps, c.duration, "
+        "b.bones_bad, c.track_count, 1, c.details, sr.path, sf.path, b.how, b.via FROM k "
+        "JOIN skeletons sk ON sk.id = k.id JOIN clip_bindings b ON b.skeleton_id = k.id "
+        "JOIN clips c ON c.id = b.clip_id JOIN files f ON f.id = c.file_id "
+        "JOIN roots r ON r.id = f.root_id JOIN files sf ON sf.id = sk.file_id "
+        "JOIN roots sr ON sr.id = sf.root_id "
+        "UNION ALL "
+        "SELECT " CLIP_COLUMNS ", (SELECT kr.path FROM skeletons k2 JOIN files f2 ON "
+        "f2.id = k2.file_id JOIN roots kr ON kr.id = f2.root_id WHERE k2.id = c.skeleton_id), "
+        "(SELECT f2.path FROM skeletons k2 JOIN files f2 ON f2.id = k2.file_id WHERE "
+        "k2.id = c.skeleton_id), 'ini', "
+        "printf('object ''%s''%s, %s:%d', coalesce(o.name, '?'), coalesce(' (' || st.kind || "
+        "CASE WHEN st.flags <> '' THEN ' ' || st.flags ELSE '' END || ')', ''), xf.path, x.line) "
+        "FROM refs x JOIN files xf ON xf.id = x.file_id "
+        "LEFT JOIN game_objects o ON o.id = x.object_id "
+        "LEFT JOIN object_states st ON st.id = x.state_id "
+        "JOIN clips c ON c.file_id = x.target_id AND c.name_key = x.key "
+        "JOIN files f ON f.id = c.file_id JOIN roots r ON r.id = f.root_id "
+        "WHERE x.model_key = ?2 AND upper(x.model) = ?1 AND x.kind = 'w3d-animation' AND "
+        "x.resolution = 'found' ORDER BY 1, 2, 3",
+        &s, err, errlen);
+    if (st) {
+        free(key);
+        return st;
+    }
+    sqlite3_bind_text(s, 1, key, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 2, stem, -1, SQLITE_TRANSIENT);
+    free(key);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        amx_clip_row r;
+        read_clip(s, 0, &r);
+        r.bound = true;
         r.skeleton_root = col(s, 12);
         r.skeleton_path = col(s, 13);
         r.how = col(s, 14);

@@ -23,7 +23,19 @@ void amx__ref_key(amx_ref_kind kind, const char *name, char *out, size_t outlen)
     if (!outlen)
         return;
     const char *f = file_part(name ? name : "");
-    const char *dot = kind == AMX_REF_MODEL ? strchr(f, '.') : strrchr(f, '.');
+    if (kind == AMX_REF_W3D_ANIMATION) { /* HIER.ANIM is in ANIM.w3d */
+        const char *d = strchr(f, '.');
+        f = d ? d + 1 : f + strlen(f);
+    }
+    if (kind == AMX_REF_INI_OBJECT) { /* an object's name, whole */
+        size_t i = 0;
+        for (; f[i] && i + 1 < outlen; i++)
+            out[i] = (char)toupper((unsigned char)f[i]);
+        out[i] = '\0';
+        return;
+    }
+    const char *dot = kind == AMX_REF_MODEL || kind == AMX_REF_W3D_MODEL ? strchr(f, '.')
+                      : kind == AMX_REF_W3D_ANIMATION ? NULL : strrchr(f, '.');
     size_t n = dot ? (size_t)(dot - f) : strlen(f);
     if (n >= outlen)
         n = outlen - 1;

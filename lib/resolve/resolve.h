@@ -17,7 +17,9 @@
 /* The key a reference is matched by, upper-cased: for a model tag the file name without its
  * directories, cut at its first '.' ("Units\X.Damaged.alo" -> "X", as ModelRepository retries
  * <stem>.ALO); for an animation override the file name without its extension (cut at its last
- * '.', as the engine's GetFileNameWithoutExtension), which prefixes the clips it loads. */
+ * '.', as the engine's GetFileNameWithoutExtension), which prefixes the clips it loads. SAGE INI:
+ * a W3D model X is looked for in <X up to its first '.'>.w3d, an animation H.A in A.w3d (the
+ * key is A), an object by its whole name. (INI bones: the key of their model, by the caller.) */
 void amx__ref_key(amx_ref_kind kind, const char *name, char *out, size_t outlen);
 
 /* The logical paths (upper-cased, '/'-separated, as files.lkey) the engine tries for a model an

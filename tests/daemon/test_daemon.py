@@ -889,12 +889,56 @@ def test_references():
         d.check_clean_stop(c)
 
 
+def test_sage_ini():
+    with case(tap, "SAGE INI under the daemon: a model an INI names resolves when its W3D file "
+                   "appears, a bone when the model changes, and is missing again when it goes; a "
+                   "changed INI re-resolves; the index equals a fresh scan's") as c:
+        root = os.path.join(TMP, "tree8")
+        ini = "Data/INI/Object/Tank.ini"
+        w3d = os.path.join(root, "Art/W3D/AVTank.w3d")
+        text = ("Object Tank\n  Draw = W3DModelDraw ModuleTag_01\n    DefaultConditionState\n"
+                "      Model = AVTank\n      WeaponFireFXBone = PRIMARY Muzzle\n    End\n  End\n"
+                "End\n")
+        write(os.path.join(root, ini), text.encode())
+        d = Daemon("sage", [root]).start()
+        d.sync()  # the initial scan (start returns once the socket answers)
+
+        def resolution(name):
+            rows = d.query("refs", ini)
+            refs = [r for r in (rows[0]["references"] if rows else []) if r["name"] == name]
+            return refs[0]["resolution"] + " " + (refs[0]["target_path"] or "-") if refs else None
+
+        def codes():
+            return sorted(i["code"] for i in d.query("issues", ini))
+
+        c.eq(resolution("AVTank"), "missing -", "the model before")
+        c.eq(codes(), ["REFERENCE_NOT_FOUND"], "one finding: the model")
+        amxgen("w3d-model", w3d, "--name", "AVTANK", "--pivots", "TURRET")
+        d.sync()
+        c.eq(resolution("AVTank"), "found Art/W3D/AVTank.w3d", "the model appears")
+        c.eq(codes(), ["MODEL_BONE_NOT_FOUND"], "its bone is not there")
+        amxgen("w3d-model", w3d, "--name", "AVTANK", "--pivots", "TURRET,MUZZLE01")
+        d.sync()
+        c.eq(resolution("Muzzle"), "found Art/W3D/AVTank.w3d", "the model changes: MUZZLE01")
+        c.eq(codes(), [], "no finding")
+        compare_with_fresh_scan(c, d, "sage-appear")
+        os.remove(w3d)
+        d.sync()
+        c.eq(resolution("AVTank"), "missing -", "the model goes")
+        write(os.path.join(root, ini), text.replace("AVTank", "AVOther").encode())
+        d.sync()
+        c.eq(resolution("AVOther"), "missing -", "the INI changes")
+        c.eq(resolution("AVTank"), None, "its old reference is gone")
+        compare_with_fresh_scan(c, d, "sage-gone")
+        d.check_clean_stop(c)
+
+
 def main():
     tap.diag("animidx %s, animidxd %s, daemon commands in the CLI: %s" % (ANIMIDX, ANIMIDXD, HAVE_CLI))
     tests = [test_start, test_cli_commands_registered, test_create_modify, test_rename_move_delete,
              test_deep_trees, test_pause_resume, test_burst, test_overflow, test_second_instance,
              test_reload, test_stop_main, test_sigterm_during_burst, test_watch_limit,
-             test_index_inside_root, test_watch_command, test_references]
+             test_index_inside_root, test_watch_command, test_references, test_sage_ini]
     try:
         for t in tests:
             if t is not test_start and t is not test_cli_commands_registered and MAIN is None:

@@ -193,6 +193,56 @@ def test_w3d(manifest):
         c.that(iss and "Shockwave 3D" in iss[0]["message"], "message: %s" % iss)
 
 
+def test_sage():
+    """The SAGE trees of the corpus (issue 24): the Generals mod's INI parses with no
+    INI_MALFORMED; the BFME2 sample binds its hero's animation through the INI, and `show` and
+    `clips --model` say so."""
+    gen = os.path.join(CORPUS, "mods", "Generals_Rebalanced")
+    bfme = os.path.join(CORPUS, "mods", "BFME2_sample")
+    if not os.path.isdir(gen) or not os.path.isdir(bfme):
+        tap.skip("sage", "no mods/Generals_Rebalanced or mods/BFME2_sample in the corpus")
+        return
+    db = os.path.join(TMP, "generals.db")
+    with case(tap, "Generals_Rebalanced: every INI file read, no INI_MALFORMED, the retail "
+                   "16-character animation name found in 6 files") as c:
+        s = scan(gen, db)
+        c.eq(s["files"].get("sage-ini"), 59, "INI files")
+        iss = ax.json("issues", "--db", db, "--json")
+        c.eq([i for i in iss if i["code"] == "INI_MALFORMED"], [], "INI_MALFORMED")
+        long_names = [i for i in iss if i["code"] == "W3D_NAME_TOO_LONG"]
+        c.eq(len(long_names), 6, "W3D_NAME_TOO_LONG")
+        c.that(all("'NBNMissle_A3ENSS' has 16 characters" in i["message"] for i in long_names),
+               "all the nuke missile's animation: %s" % short(long_names))
+        c.that(all(i["severity"] == "info" for i in iss if i["code"] == "REFERENCE_NOT_FOUND"),
+               "missing base-game assets are info without a base layer")
+    db = os.path.join(TMP, "bfme.db")
+    with case(tap, "BFME2_sample: aragorn.ini parses and binds; guaragorn_pala.w3d holds "
+                   "GUISILDUR_SKL.GUARAGORN_PALA") as c:
+        scan(bfme, db)
+        iss = ax.json("issues", "--db", db, "--json")
+        ini = [i for i in iss if i["path"].endswith("aragorn.ini")]
+        c.eq(sorted((i["code"], i["severity"]) for i in ini),
+             [("REFERENCE_NOT_FOUND", "info")] * 4, "aragorn.ini: 3 animations and the include "
+             "the sample does not carry")
+        pala = ax.json("show", "guaragorn_pala.w3d", "--db", db, "--json")[0]
+        c.eq([(k["clip"], k["skeleton"]) for k in pala["clips"]],
+             [("GUARAGORN_PALA", "GUISILDUR_SKL")], "the PALA animation's hierarchy")
+        rows = ax.json("clips", "--model", "guaragorn_skn", "--db", db, "--json")
+        via = [r["via"] for r in rows if r["bound_by"] == "ini"]
+        c.eq(via, ["object 'GondorAragorn' (AnimationState EMOTION_ALERT), "
+                   "Data/INI/Object/Men/Heroes/aragorn.ini:52"], "clips --model: the INI binding")
+        c.eq(sorted(r["clip"] for r in rows), ["GUARAGORN_IDLA", "GUARAGORN_IDLA"],
+             "the idle animation, by the INI and by its W3D header")
+        skn = ax.json("show", "guaragorn_skn.w3d", "--db", db, "--json")[0]
+        c.eq(sorted(o["name"] for o in skn.get("used_by", [])),
+             ["GondorAragorn", "GondorAragornMP"], "show: the objects that draw the model")
+        shown = ax.json("show", "aragorn.ini", "--db", db, "--json")[0]
+        c.eq(sorted({o["name"] for o in shown.get("game_objects", [])}),
+             ["GondorAragorn", "GondorAragornMP"], "show: the INI's objects")
+        p = ax.run("clips", "--model", "X", "--skeleton", "Y", "--db", db)
+        c.eq(p.returncode, 2, "clips --model with --skeleton: usage error")
+
+
 def test_mod():
     """The real submod in the corpus: its parent mod and the game are absent, as for most users."""
     mod = os.path.join(CORPUS, "mods", "CIS_PROTEUS")
@@ -517,6 +567,7 @@ def main():
 
     test_w3d(manifest)
     test_mod()
+    test_sage()
     return tap.finish()
 
 

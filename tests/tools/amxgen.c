@@ -578,12 +578,40 @@ static int cmd_tree(int argc, char **argv)
     return rc;
 }
 
+/* A W3D model file: hierarchy NAME (ROOTTRANSFORM and the pivots `pivots`, comma-separated) and
+ * an HLOD NAME on it with one sub-object NAME.BODY (SAGE INI tests: Model = NAME). */
+static int cmd_w3d_model(const char *file, const char *name, const char *pivots)
+{
+    amxw_w3d_pivot piv[32] = { { .name = "ROOTTRANSFORM", .parent = 0xFFFFFFFFu,
+                                 .rotation = { 0, 0, 0, 1 } } };
+    char names[32][32];
+    uint32_t n = 1;
+    for (const char *p = pivots; p && *p && n < 32;) {
+        size_t len = strcspn(p, ",");
+        snprintf(names[n], sizeof names[n], "%.*s", (int)(len < 31 ? len : 31), p);
+        piv[n] = (amxw_w3d_pivot){ .name = names[n], .parent = 0, .rotation = { 0, 0, 0, 1 } };
+        n++;
+        p += len + (p[len] == ',');
+    }
+    char sub[64];
+    snprintf(sub, sizeof sub, "%.15s.BODY", name);
+    amxw_w3d_sub_object so = { .name = sub, .bone = 0 };
+    amxw_w3d_lod lod = { .max_screen_size = 1, .objects = &so, .object_count = 1 };
+    amxw_buf b = { 0 };
+    amxw_w3d_hierarchy_write(&b, &(amxw_w3d_hierarchy){ .name = name, .pivots = piv,
+                                                        .pivot_count = n }, NULL);
+    amxw_w3d_hlod_write(&b, &(amxw_w3d_hlod){ .name = name, .hierarchy = name, .lods = &lod,
+                                              .lod_count = 1 }, NULL);
+    return save(&b, file);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
         fputs("usage: amxgen demo DIR | assets DIR | bench DIR [--models N] [--vertices V] [--seed S]\n"
               "       amxgen mod DIR [--models N] [--seed S]\n"
               "       amxgen w3d-pair DIR [--name H]\n"
+              "       amxgen w3d-model FILE --name NAME [--pivots a,b,c]\n"
               "       amxgen model FILE --bones a,b,c [--meshes N] [--vertices V]\n"
               "       amxgen clip FILE --bones a,b,c [--indices 0,1,2] [--format 1|2] [--frames F] [--fps R]\n"
               "       amxgen particle FILE NAME [--emitters N]\n"
@@ -606,6 +634,9 @@ int main(int argc, char **argv)
                          opt_u32(argc, argv, "--bad", 0));
     if (strcmp(cmd, "w3d-pair") == 0)
         return cmd_w3d_pair(argv[2], opt(argc, argv, "--name", "SKL"));
+    if (strcmp(cmd, "w3d-model") == 0)
+        return cmd_w3d_model(argv[2], opt(argc, argv, "--name", "MODEL"),
+                             opt(argc, argv, "--pivots", ""));
     if (strcmp(cmd, "mod") == 0)
         return cmd_mod(argv[2], opt_u32(argc, argv, "--models", 300), opt_u32(argc, argv, "--seed", 1));
     if (strcmp(cmd, "meg") == 0)

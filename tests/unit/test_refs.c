@@ -435,6 +435,285 @@ static void test_reference_limit(void)
     free(x);
 }
 
+/* ---- SAGE INI (docs/formats/sage-ini.md) ---- */
+
+#define P(name) { .name = name, .parent = 0, .rotation = { 0, 0, 0, 1 } }
+
+/* A W3D model file: hierarchy `skl` of `pivots` (pivot 0 ROOTTRANSFORM added), an HLOD `hlod`
+ * on it with sub-objects `subs` (on pivot 0). */
+static void w3d_model(const char *rel, const char *skl, const char *const *pivots, size_t np,
+                      const char *hlod, const char *const *subs, size_t ns)
+{
+    amxw_buf b = { 0 };
+    amxw_w3d_pivot piv[16] = { { .name = "ROOTTRANSFORM", .parent = 0xFFFFFFFFu,
+                                 .rotation = { 0, 0, 0, 1 } } };
+    for (size_t i = 0; i < np && i < 15; i++)
+        piv[i + 1] = (amxw_w3d_pivot){ .name = pivots[i], .parent = 0, .rotation = { 0, 0, 0, 1 } };
+    if (skl)
+        amxw_w3d_hierarchy_write(&b, &(amxw_w3d_hierarchy){ .name = skl, .pivots = piv,
+                                                           .pivot_count = (uint32_t)np + 1 }, NULL);
+    amxw_w3d_sub_object so[16];
+    for (size_t i = 0; i < ns && i < 16; i++)
+        so[i] = (amxw_w3d_sub_object){ .name = subs[i], .bone = 0 };
+    amxw_w3d_lod lod = { .max_screen_size = 1, .objects = so, .object_count = (uint32_t)ns };
+    if (hlod)
+        amxw_w3d_hlod_write(&b, &(amxw_w3d_hlod){ .name = hlod, .hierarchy = skl ? skl : "",
+                                                  .lods = &lod, .lod_count = 1 }, NULL);
+    put(rel, &b);
+}
+
+/* A W3D file holding animation `name` of hierarchy `skl` (one channel on pivot 1). */
+static void w3d_anim(const char *rel, const char *name, const char *skl)
+{
+    amxw_buf b = { 0 };
+    static const float xs[] = { 0, 1 };
+    amxw_w3d_channel ch = { .first = 0, .last = 1, .vector_len = 1, .type = 0, .pivot = 1,
+                            .data = xs, .data_count = 2 };
+    amxw_w3d_anim_write(&b, &(amxw_w3d_anim){ .name = name, .hierarchy = skl, .frames = 2,
+                                              .fps = 15, .channels = &ch, .channel_count = 1 },
+                        NULL);
+    put(rel, &b);
+}
+
+/* The finding of `code` on INI line `line` of `file` (its severity), or "" when none. */
+static const char *ini_finding(amx_db *db, const char *file, const char *code, int line)
+{
+    static char out[64];
+    out[0] = '\0';
+    char sql[1024];
+    snprintf(sql, sizeof sql, "SELECT i.severity FROM findings i JOIN files f ON f.id = i.file_id "
+             "WHERE f.path LIKE '%%%s' AND i.code = '%s' AND i.context LIKE '%%, line %d'",
+             file, code, line);
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(amx_db_handle(db), sql, -1, &s, NULL) == SQLITE_OK &&
+        sqlite3_step(s) == SQLITE_ROW)
+        snprintf(out, sizeof out, "%s", (const char *)sqlite3_column_text(s, 0));
+    sqlite3_finalize(s);
+    return out;
+}
+
+static const char *const TANK_PIVOTS[] = { "TURRET", "MUZZLE01", "MUZZLE02", "EXHAUST" };
+static const char *const TANK_SUBS[] = { "AVTANK.HULL", "AVTANK.LIGHTS", "AVTANK.BARREL02" };
+
+static const char *TANK_INI =
+    "Object Tank\n"                                                       /* 1 */
+    "  Draw = W3DTankDraw ModuleTag_01\n"                                 /* 2 */
+    "    DefaultConditionState\n"                                         /* 3 */
+    "      Model = AVTank\n"                                              /* 4 */
+    "      Animation = AVTank.AVTank_IDL\n"                               /* 5 */
+    "      WeaponFireFXBone = PRIMARY Muzzle\n"                           /* 6 */
+    "      WeaponMuzzleFlash = PRIMARY MuzzleFX\n"                        /* 7 */
+    "      Turret = Turret\n"                                             /* 8 */
+    "      ParticleSysBone = Exhaust SmokeFX\n"                           /* 9 */
+    "      HideSubObject = Lights Barrel02 Antenna\n"                     /* 10 */
+    "    End\n"                                                           /* 11 */
+    "    ConditionState = REALLYDAMAGED\n"                                /* 12 */
+    "      Model = AVTank_D\n"                                            /* 13 */
+    "    End\n"                                                           /* 14 */
+    "    ConditionState = RUBBLE\n"                                       /* 15 */
+    "      Model = AVTankGone\n"                                          /* 16 */
+    "    End\n"                                                           /* 17 */
+    "    ConditionState = MOVING\n"                                       /* 18 */
+    "      Animation = AVTank.AVTank_MOV\n"                               /* 19 */
+    "      Animation = AVStatic.AVStatic\n"                               /* 20 */
+    "    End\n"                                                           /* 21 */
+    "    ConditionState = FIRING_A\n"                                     /* 22 */
+    "      Model = AVOther\n"                                             /* 23 */
+    "      Animation = AVTank.AVTank_IDL\n"                               /* 24 */
+    "    End\n"                                                           /* 25 */
+    "  End\n"                                                             /* 26 */
+    "End\n"                                                               /* 27 */
+    "ObjectReskin TankSkin Tank\n"                                        /* 28 */
+    "End\n"                                                               /* 29 */
+    "ObjectReskin EarlySkin LaterTank\n"                                  /* 30 */
+    "End\n"                                                               /* 31 */
+    "ObjectReskin StrangerSkin NowhereTank\n"                             /* 32 */
+    "End\n"                                                               /* 33 */
+    "Object LaterTank\n"                                                  /* 34 */
+    "End\n";                                                              /* 35 */
+
+typedef struct model_clips {
+    int ini, header;
+    char ini_via[300], ini_clip[64];
+} model_clips;
+
+static void model_clip(const amx_clip_row *r, void *user)
+{
+    model_clips *m = user;
+    if (r->how && strcmp(r->how, "ini") == 0) {
+        m->ini++;
+        snprintf(m->ini_via, sizeof m->ini_via, "%s", r->via ? r->via : "");
+        snprintf(m->ini_clip, sizeof m->ini_clip, "%s", r->clip);
+    } else if (r->how && strcmp(r->how, "w3d-header") == 0) {
+        m->header++;
+    }
+}
+
+/* Every finding of the link pass on an INI, with its code, severity and INI line; the bone
+ * lookup rules; the default state's bones checked against a state's own model. */
+static void test_sage_ini(void)
+{
+    fresh();
+    w3d_model("Gen/Art/W3D/AVTank.w3d", "AVTANK", TANK_PIVOTS, 4, "AVTANK", TANK_SUBS, 3);
+    /* the damaged model: same pivot names, hierarchy of another name; no EXHAUST pivot */
+    static const char *const d_pivots[] = { "TURRET", "MUZZLE01", "MUZZLE02", "EXHAUST" };
+    w3d_model("Gen/Art/W3D/AVTank_D.w3d", "AVTANK_D", d_pivots, 4, "AVTANK_D", TANK_SUBS, 3);
+    /* another model with other pivots, and without turret or muzzle */
+    static const char *const o_pivots[] = { "WHEEL", "EXHAUST" };
+    w3d_model("Gen/Art/W3D/AVOther.w3d", "AVOTHER", o_pivots, 2, "AVOTHER", NULL, 0);
+    w3d_anim("Gen/Art/W3D/AVTank_IDL.w3d", "AVTANK_IDL", "AVTANK");
+    w3d_anim("Gen/Art/W3D/AVTank_MOV.w3d", "AVTANK_MOVX", "AVTANK");
+    w3d_model("Gen/Art/W3D/AVStatic.w3d", "AVSTATIC", o_pivots, 2, "AVSTATIC", NULL, 0);
+    put_bytes("Gen/Data/INI/Object/Tank.ini", TANK_INI);
+    amx_db *db = open_db();
+    scan(db, "Gen", NULL);
+    const char *ini = "Tank.ini";
+    CHECK_STR(resolution(db, ini, "AVTank"), "found Art/W3D/AVTank.w3d");
+    CHECK_STR(resolution(db, ini, "AVTank.AVTank_IDL"), "found Art/W3D/AVTank_IDL.w3d");
+    /* a model no file holds: info without a base layer */
+    CHECK_STR(ini_finding(db, ini, "REFERENCE_NOT_FOUND", 16), "info");
+    /* an animation file holding another animation; a static model named as an animation */
+    CHECK_STR(ini_finding(db, ini, "REFERENCE_WRONG_KIND", 19), "error");
+    CHECK_STR(ini_finding(db, ini, "REFERENCE_WRONG_KIND", 20), "error");
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'REFERENCE_WRONG_KIND' AND "
+                       "message LIKE '%%holds the animation ''AVTANK.AVTANK_MOVX''%%'"), 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'REFERENCE_WRONG_KIND' AND "
+                       "message LIKE '%%AVStatic.w3d, which holds no animation%%'"), 1);
+    /* the idle animation (hierarchy AVTANK) copied into REALLYDAMAGED plays on AVTANK_D: the
+     * pivots are the same, only the name differs (info); on AVOTHER they differ (error) */
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = "
+                       "'ANIMATION_HIERARCHY_MISMATCH' AND severity = 'info' AND context LIKE "
+                       "'Animation of ''Tank'' (ConditionState REALLYDAMAGED), line 5'"), 1);
+    CHECK_STR(ini_finding(db, ini, "ANIMATION_HIERARCHY_MISMATCH", 24), "error");
+    /* bones: Muzzle finds MUZZLE01 (weapon bones try NAME01 first); MuzzleFX nothing; Turret
+     * the bone; Exhaust the particle bone; Lights and Barrel02 sub-objects by their suffix */
+    CHECK_STR(resolution(db, ini, "Muzzle"), "found Art/W3D/AVTank.w3d");
+    CHECK_STR(resolution(db, ini, "Turret"), "found Art/W3D/AVTank.w3d");
+    CHECK_STR(resolution(db, ini, "Lights"), "found Art/W3D/AVTank.w3d");
+    CHECK_STR(resolution(db, ini, "Barrel02"), "found Art/W3D/AVTank.w3d");
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'MODEL_BONE_NOT_FOUND' AND "
+                       "severity = 'warning' AND context = 'WeaponMuzzleFlash of ''Tank'' "
+                       "(DefaultConditionState), line 7' AND message LIKE '%%bone ''MuzzleFX'' is "
+                       "not in model ''AVTank''%%tries MuzzleFX01, MuzzleFX02%%'"), 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'MODEL_BONE_NOT_FOUND' AND "
+                       "context LIKE 'HideSubObject of ''Tank'' (%%), line 10' AND message LIKE "
+                       "'%%sub-object ''Antenna''%%'"), 3); /* AVTank, AVTank_D, AVTank (MOVING) */
+    /* the default's bones and sub-objects on AVOTHER, which has none of them but EXHAUST:
+     * Muzzle, MuzzleFX, Turret, Lights, Barrel02, Antenna */
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'MODEL_BONE_NOT_FOUND' AND "
+                       "context LIKE '%%(ConditionState FIRING_A), line %%'"), 6);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE context LIKE "
+                       "'ParticleSysBone of %%(ConditionState FIRING_A)%%'"), 0);
+    /* reskins: defined before (fine), defined only after (error), defined nowhere (info) */
+    CHECK_STR(ini_finding(db, ini, "INI_MALFORMED", 28), "");
+    CHECK_STR(ini_finding(db, ini, "INI_MALFORMED", 30), "error");
+    CHECK_STR(ini_finding(db, ini, "INI_MALFORMED", 32), "info");
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM object_states"), 5);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM game_objects"), 5);
+    /* clips --model: what plays on AVTank, by the INI (the idle animation of the default state;
+     * MOVING's animations found no animation) and by the W3D header of its hierarchy */
+    model_clips mc = { 0 };
+    char err[256];
+    CHECK_EQ(amx_query_clips_for_model(db, "avtank", model_clip, &mc, err, sizeof err), AMX_OK);
+    CHECK_EQ(mc.ini, 1);
+    CHECK_EQ(mc.header, 2);
+    CHECK_STR(mc.ini_via, "object 'Tank' (DefaultConditionState), Data/INI/Object/Tank.ini:5");
+    CHECK_STR(mc.ini_clip, "AVTANK_IDL");
+    mc = (model_clips){ 0 };
+    CHECK_EQ(amx_query_clips_for_model(db, "AVTank_D", model_clip, &mc, err, sizeof err), AMX_OK);
+    CHECK_EQ(mc.ini, 1); /* the default's animation, copied into REALLYDAMAGED */
+    CHECK_STR(mc.ini_via, "object 'Tank' (ConditionState REALLYDAMAGED), Data/INI/Object/"
+                          "Tank.ini:5");
+    amx_db_close(db);
+}
+
+/* The 15-character rule on a real case: the file exists, its HLOD name is cut to 15. */
+static void test_sage_name_length(void)
+{
+    fresh();
+    w3d_model("Gen/Art/W3D/usa_airb_dirtD_d.w3d", NULL, NULL, 0, "USA_AIRB_DIRTD_", NULL, 0);
+    put_bytes("Gen/Data/INI/Object/Dirt.ini",
+              "Object Dirt\n  Draw = W3DModelDraw M\n    DefaultConditionState\n"
+              "      Model = usa_airb_dirtD_d\n    End\n  End\nEnd\n");
+    amx_db *db = open_db();
+    scan(db, "Gen", NULL);
+    CHECK_EQ(findings(db, "Dirt.ini", "W3D_NAME_TOO_LONG", "error"), 1);
+    CHECK_EQ(findings(db, "Dirt.ini", "REFERENCE_NOT_FOUND", NULL), 0);
+    CHECK_EQ(findings(db, "Dirt.ini", "REFERENCE_WRONG_KIND", NULL), 0);
+    amx_db_close(db);
+}
+
+/* With a base layer, what no layer has is an error; a W3D that appears, changes or goes
+ * re-resolves the INI references to it (not the others); a changed INI re-resolves itself. */
+static void test_sage_incremental(void)
+{
+    fresh();
+    w3d_model("Game/Art/W3D/AVTank.w3d", "AVTANK", TANK_PIVOTS, 4, "AVTANK", TANK_SUBS, 3);
+    put_bytes("Mod/Data/INI/Object/Tank.ini",
+              "Object Tank\n  Draw = W3DModelDraw M\n    DefaultConditionState\n"
+              "      Model = AVTank\n      Animation = AVTank.AVTank_IDL\n"
+              "      WeaponFireFXBone = PRIMARY Barrel\n    End\n"
+              "    ConditionState = DAMAGED\n      Model = AVTank_D\n    End\n  End\nEnd\n");
+    put_bytes("Mod/Data/INI/Object/Other.ini",
+              "Object Other\n  Draw = W3DModelDraw M\n    DefaultConditionState\n"
+              "      Model = Unrelated\n    End\n  End\nEnd\n");
+    amx_db *db = open_db();
+    scan(db, "Mod", "Game");
+    const char *ini = "Tank.ini";
+    CHECK_STR(resolution(db, ini, "AVTank"), "found Art/W3D/AVTank.w3d");
+    CHECK_STR(ini_finding(db, ini, "REFERENCE_NOT_FOUND", 5), "error");
+    CHECK_STR(ini_finding(db, ini, "REFERENCE_NOT_FOUND", 9), "error");
+    CHECK_STR(ini_finding(db, ini, "MODEL_BONE_NOT_FOUND", 6), "warning");
+    int64_t other = q_int(db, "SELECT i.rowid FROM findings i JOIN files f ON f.id = i.file_id "
+                              "WHERE f.path LIKE '%%Other.ini'");
+    /* the animation appears in the mod: its reference is found; the model's finding stays */
+    w3d_anim("Mod/Art/W3D/AVTank_IDL.w3d", "AVTANK_IDL", "AVTANK");
+    scan(db, "Mod", NULL);
+    CHECK_STR(resolution(db, ini, "AVTank.AVTank_IDL"), "found Art/W3D/AVTank_IDL.w3d");
+    CHECK_STR(ini_finding(db, ini, "REFERENCE_NOT_FOUND", 5), "");
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM refs WHERE linked = 0"), 0);
+    CHECK_STR(ini_finding(db, ini, "REFERENCE_NOT_FOUND", 9), "error");
+    /* the other INI names none of it: not linked again, its finding is the same row */
+    CHECK_EQ(q_int(db, "SELECT i.rowid FROM findings i JOIN files f ON f.id = i.file_id "
+                       "WHERE f.path LIKE '%%Other.ini'"), other);
+    /* the model changes in the game: a BARREL01 pivot appears, the bone is found */
+    static const char *const more[] = { "TURRET", "BARREL01" };
+    w3d_model("Game/Art/W3D/AVTank.w3d", "AVTANK", more, 2, "AVTANK", NULL, 0);
+    scan(db, "Mod", NULL);
+    CHECK_STR(ini_finding(db, ini, "MODEL_BONE_NOT_FOUND", 6), "");
+    CHECK_STR(resolution(db, ini, "Barrel"), "found Art/W3D/AVTank.w3d");
+    /* the animation goes: missing again */
+    CHECK(unlink(at("Mod/Art/W3D/AVTank_IDL.w3d")) == 0);
+    scan(db, "Mod", NULL);
+    CHECK_STR(ini_finding(db, ini, "REFERENCE_NOT_FOUND", 5), "error");
+    /* the INI changes: its references are those of the new text */
+    put_bytes("Mod/Data/INI/Object/Tank.ini",
+              "Object Tank\n  Draw = W3DModelDraw M\n    DefaultConditionState\n"
+              "      Model = AVTank\n    End\n  End\nEnd\n");
+    scan(db, "Mod", NULL);
+    CHECK_EQ(findings(db, ini, "%", NULL), 0);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM refs r JOIN files f ON f.id = r.file_id WHERE "
+                       "f.path LIKE '%%Tank.ini'"), 1);
+    amx_db_close(db);
+}
+
+/* BFME: #include inside the layer, a cycle, a path out of the layer. */
+static void test_sage_include(void)
+{
+    fresh();
+    put_bytes("Gen/Data/INI/Object/a.ini", "#include \"..\\includes\\b.inc\"\nObject A\nEnd\n");
+    put_bytes("Gen/Data/INI/includes/b.inc", "#include \"..\\Object\\a.ini\"\n");
+    put_bytes("Gen/Data/INI/Object/c.ini", "#include \"..\\..\\..\\..\\outside.ini\"\n"
+                                           "#include \"missing.inc\"\nObject C\nEnd\n");
+    amx_db *db = open_db();
+    scan(db, "Gen", NULL);
+    CHECK_STR(resolution(db, "a.ini", "..\\includes\\b.inc"), "found Data/INI/includes/b.inc");
+    CHECK_STR(ini_finding(db, "a.ini", "INI_MALFORMED", 1), "error");
+    CHECK_STR(ini_finding(db, "c.ini", "REFERENCE_NOT_FOUND", 1), "error");
+    CHECK_STR(ini_finding(db, "c.ini", "REFERENCE_NOT_FOUND", 2), "info");
+    amx_db_close(db);
+}
+
 int main(void)
 {
     test_run("test_rules", test_rules);
@@ -444,6 +723,10 @@ int main(void)
     test_run("test_too_long", test_too_long);
     test_run("test_reference_limit", test_reference_limit);
     test_run("test_relink_what_changed", test_relink_what_changed);
+    test_run("test_sage_ini", test_sage_ini);
+    test_run("test_sage_name_length", test_sage_name_length);
+    test_run("test_sage_incremental", test_sage_incremental);
+    test_run("test_sage_include", test_sage_include);
     fresh(); /* removes the last test's tree and database */
     return test_done();
 }

@@ -348,11 +348,13 @@ typedef enum amx_ref_kind {
     AMX_REF_SUB_OBJECT,      /* a sub-object of the state's model (Show/HideSubObject) */
     AMX_REF_PARTICLE_BONE,   /* a bone of the state's model, exactly (ParticleSysBone) */
     AMX_REF_INCLUDE,         /* an INI file (#include "path", relative to the file) */
+    AMX_REF_INI_OBJECT,      /* an INI game object an ObjectReskin or ChildObject copies, which
+                              * must be defined before it */
     AMX_REF_KIND_COUNT
 } amx_ref_kind;
 
 /* "model", "anim-override", "model-or-particle", "particle", "texture", "shader", "w3d-model",
- * "w3d-animation", "bone", "sub-object", "particle-bone", "include". */
+ * "w3d-animation", "bone", "sub-object", "particle-bone", "include", "object". */
 const char *amx_ref_kind_name(amx_ref_kind kind);
 bool amx_ref_kind_parse(const char *name, amx_ref_kind *out);
 

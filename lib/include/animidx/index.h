@@ -215,6 +215,15 @@ typedef struct amx_clip_row {
                                    * "own file", the character; NULL when unbound */
 } amx_clip_row;
 
+/* The animations the game plays on model NAME (case-insensitive), every engine: the clips bound
+ * to the skeleton of the Alamo model file NAME (by the naming convention or an XML override), to
+ * the hierarchy of the W3D render object NAME ('w3d-header'), to a skeleton named NAME (an ANCS
+ * character's); and the animations SAGE INI draw states play on a model NAME ('ini', via: the
+ * object, the state, the INI file and line), each with the clip file the INI reference found. */
+amx_status amx_query_clips_for_model(amx_db *db, const char *model,
+                                     void (*row)(const amx_clip_row *r, void *user), void *user,
+                                     char *err, size_t errlen);
+
 /* The clips bound to a skeleton of this name (case-insensitive), one row per binding (a clip
  * checked against the model its name gives and, through an XML override, another of the same
  * name counts once per skeleton file), with bones_missing of that binding; and the clips that

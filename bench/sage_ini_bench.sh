@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# sage_ini_bench.sh: how fast `animidx scan` indexes a SAGE game's INI tree (Generals, Zero Hour,
+# BFME: Data/INI and Art/W3D), against `cat` of the same files, page cache warm, on one thread
+# and on all cores (issue 24: at most 2x cat).
+#
+#   index build, warm, --jobs 1      vs  cat of every file (warm)   target: <= 2x
+#   index build, warm, --jobs nproc  vs  cat of every file (warm)   target: <= 2x
+#
+# The tree defaults to the corpus's Generals mod (../shared/corpus/mods/Generals_Rebalanced: 59
+# INI files, 17 MB, 2 W3D files); --tree DIR measures another (read only). See bench/README.md.
+set -euo pipefail
+
+usage() {
+    cat <<'USAGE'
+usage: bench/sage_ini_bench.sh [--tree DIR] [--runs R] [--tmpdir DIR] [--build-dir DIR] [--no-build]
+
+  --tree DIR     the tree to scan (default: the corpus's Generals_Rebalanced mod)
+  --runs R       runs per measurement, the median is reported (default 7)
+  --tmpdir DIR   where the indexes go (default $SCAN_BENCH_TMPDIR, else $TMPDIR, else /tmp)
+  --build-dir D  release build dir (default $SCAN_BENCH_BUILD_DIR, else <repo>/build-bench)
+  --no-build     use the binaries already in the build dir (no meson/ninja)
+USAGE
+}
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/.." && pwd)
+tree=${AMX_CORPUS:-$repo/../shared/corpus}/mods/Generals_Rebalanced
+runs=7
+build=1
+tmp_base=${SCAN_BENCH_TMPDIR:-${TMPDIR:-/tmp}}
+build_dir=${SCAN_BENCH_BUILD_DIR:-$repo/build-bench}
+cores=$(nproc)
+
+need_arg() { [[ $# -ge 2 && -n $2 ]] || { echo "sage_ini_bench: $1 needs a value" >&2; exit 2; }; }
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        --tree)      need_arg "$@"; tree=$2; shift 2 ;;
+        --runs)      need_arg "$@"; runs=$2; shift 2 ;;
+        --tmpdir)    need_arg "$@"; tmp_base=$2; shift 2 ;;
+        --build-dir) need_arg "$@"; build_dir=$2; shift 2 ;;
+        --no-build)  build=0; shift ;;
+        -h|--help)   usage; exit 0 ;;
+        *) echo "sage_ini_bench: unknown option: $1" >&2; usage >&2; exit 2 ;;
+    esac
+done
+[[ $runs =~ ^[0-9]+$ && $runs -ge 1 ]] || { echo "sage_ini_bench: --runs must be a positive integer" >&2; exit 2; }
+[[ -d $tree ]] || { echo "sage_ini_bench: $tree is not a directory (--tree DIR)" >&2; exit 2; }
+tree=$(cd "$tree" && pwd)
+
+log() { printf '[sage_ini_bench] %s\n' "$*" >&2; }
+if (( build )); then
+    if [[ ! -f $build_dir/build.ninja ]]; then
+        log "configuring release build in $build_dir"
+        meson setup "$build_dir" "$repo" --buildtype=release -Db_ndebug=true >/dev/null
+    fi
+    log "building animidx (ninja -C $build_dir)"
+    ninja -C "$build_dir" cli/animidx >/dev/null
+fi
+animidx=$build_dir/cli/animidx
+[[ -x $animidx ]] || { echo "sage_ini_bench: $animidx missing" >&2; exit 1; }
+
+# shellcheck source=bench/lib.sh
+. "$here/lib.sh"
+
+mkdir -p "$tmp_base"
+work=$(mktemp -d "$tmp_base/animidx-sage-ini.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
+: > "$work/empty.ini"
+
+scan() { # DB JOBS JSONOUT: one fresh index build, prints its wall time
+    local t0 t1 rc=0
+    rm -f "$1"*
+    t0=$(now)
+    run_rss "$work/use" "$animidx" scan "$tree" --db "$1" --config "$work/empty.ini" \
+        --jobs "$2" --json --quiet > "$3" || rc=$?
+    t1=$(now)
+    (( rc < 2 )) || { echo "sage_ini_bench: scan exited $rc" >&2; cat "$3" >&2; exit 1; }
+    elapsed "$t0" "$t1"
+}
+
+files=$(find "$tree" -type f | wc -l)
+bytes=$(find "$tree" -type f -printf '%s\n' | awk '{ s += $1 } END { printf "%d", s }')
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+find "$tree" -type f -print0 | xargs -0 cat > /dev/null # warm-up
+cat_t=(); one_t=(); all_t=()
+for (( i = 1; i <= runs; i++ )); do
+    log "run $i/$runs"
+    cat_t+=("$(timed "$work/cat.use" bash -c 'find "$1" -type f -print0 | xargs -0 cat > /dev/null' _ "$tree")")
+    one_t+=("$(scan "$work/one.db" 1 "$work/one.json")")
+    all_t+=("$(scan "$work/all.db" "$cores" "$work/all.json")")
+done
+load_end=$(cut -d' ' -f1-3 /proc/loadavg)
+cat_m=$(median "${cat_t[@]}"); one_m=$(median "${one_t[@]}"); all_m=$(median "${all_t[@]}")
+r1=$(ratio "$one_m" "$cat_m"); rn=$(ratio "$all_m" "$cat_m")
+verdict() { if le "$1" 2; then echo PASS; else echo MISS; fi; }
+counts=$(python3 - "$work/all.db" <<'PY' 2>/dev/null || echo "(python3 missing)"
+import sqlite3, sys
+c = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+q = lambda s: c.execute(s).fetchone()[0]
+print("INI files %d, objects %d, states %d, references %d" % (
+    q("SELECT count(*) FROM files WHERE format = 'sage-ini'"), q("SELECT count(*) FROM game_objects"),
+    q("SELECT count(*) FROM object_states"), q("SELECT count(*) FROM refs")))
+PY
+)
+cat <<REPORT
+# SAGE INI scan benchmark ($(date -u '+%Y-%m-%d %H:%M UTC'), nproc=$cores, load $load_start -> $load_end)
+tree: $tree ($files files, $(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1048576 }') MB; $counts)
+page cache: warm; runs: $runs (median)
+
+| measurement | wall s (median) | runs |
+| --- | ---: | --- |
+| cat of every file (warm) | $cat_m | ${cat_t[*]} |
+| index build, --jobs 1 (warm) | $one_m | ${one_t[*]} |
+| index build, --jobs $cores (warm) | $all_m | ${all_t[*]} |
+
+| target | value | result |
+| --- | ---: | --- |
+| index build --jobs 1 / cat | ${r1}x | $(verdict "$r1") (<= 2x) |
+| index build --jobs $cores / cat | ${rn}x | $(verdict "$rn") (<= 2x) |
+REPORT

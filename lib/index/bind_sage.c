@@ -1,0 +1,724 @@
+/*
+ * SAGE INI (Generals, Zero Hour, BFME): every model, animation, bone, sub-object, #include and
+ * copied object an INI file names, checked the way the engine finds it (docs/formats/sage-ini.md):
+ *
+ *   Model = X          ART/W3D/<X up to its first '.'>.W3D (BFME also ART/W3D/<2 letters>/...)
+ *                      must hold a render object X (an HLOD, or the mesh CONTAINER.MESH)
+ *   Animation = H.A    ART/W3D/A.W3D must hold animation A of hierarchy H, and H should be the
+ *                      model's hierarchy (ANIMATION_HIERARCHY_MISMATCH: error when the pivots
+ *                      differ, info when only the name does)
+ *   bones              the model's hierarchy (pivot 0 never counts) and its sub-objects, by the
+ *                      engine's rules for weapon bones, turrets, particle bones and sub-objects
+ *   #include "P"       P relative to the file, inside the layer; a cycle is INI_MALFORMED
+ *   ObjectReskin N O   O defined before N (same file above it, or a file loaded earlier)
+ *
+ * Each reference is one finding at most (the decoder records one per name and model), with the
+ * field, the object, the state and the INI line in its context. Origin 'refs', like the other
+ * asset references, so that they are replaced together when the file is linked again.
+ */
+#include "link_internal.h"
+#include "resolve/resolve.h"
+
+#include "animidx/json.h" /* AMX_JSON_PRINTF */
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define MODEL_MEMO 8
+#define MAX_INCLUDE_DEPTH 16
+#define MAX_INCLUDE_VISITS 256
+
+typedef struct model_info {
+    int64_t root;             /* 0: the slot is empty */
+    char key[256];            /* the model's name, upper-cased */
+    int state;                /* 0 no file, 1 a file without that render object, 2 found */
+    file_hit file;
+    char hierarchy[64];       /* upper-cased; "" none */
+    char *subs;               /* sub-object names, upper-cased, one per line */
+    char holds[300];          /* what the file holds instead (state 1) */
+    bool has_skeleton;
+    pick skel;
+} model_info;
+
+struct sage_stmts {
+    sqlite3_stmt *refs_of_file, *render_object, *render_objects, *clips_of, *includes_of,
+        *objects_named, *file_lkey;
+    model_info memo[MODEL_MEMO];
+    unsigned memo_next;
+};
+
+static const char *const sage_sql[] = {
+    "SELECT r.id, r.kind, r.tag, r.name, coalesce(r.line, 0), o.name, r.model, s.kind, s.flags, "
+    "o.type FROM refs r LEFT JOIN game_objects o ON o.id = r.object_id "
+    "LEFT JOIN object_states s ON s.id = r.state_id WHERE r.file_id = ?1 ORDER BY r.id",
+    "SELECT kind, hierarchy_key, sub_objects FROM w3d_objects WHERE file_id = ?1 AND "
+    "name_key = ?2 LIMIT 1",
+    "SELECT kind, name FROM w3d_objects WHERE file_id = ?1 ORDER BY kind = 'mesh', rowid LIMIT 4",
+    "SELECT name, coalesce(skeleton_hint, '') FROM clips WHERE file_id = ?1 ORDER BY id LIMIT 4",
+    "SELECT name FROM refs WHERE file_id = ?1 AND kind = 'include' ORDER BY id LIMIT 64",
+    "SELECT o.line, f.id, f.root_id, f.path FROM game_objects o JOIN files f ON f.id = o.file_id "
+    "WHERE o.name_key = ?1 AND f.format = 'sage-ini' ORDER BY f.path, o.line LIMIT 64",
+    "SELECT lkey, path FROM files WHERE id = ?1",
+};
+
+enum { SAGE_STATEMENTS = sizeof sage_sql / sizeof sage_sql[0] };
+
+static sqlite3_stmt **sage_slot(struct sage_stmts *g, size_t i)
+{
+    sqlite3_stmt **all[] = { &g->refs_of_file, &g->render_object, &g->render_objects,
+                             &g->clips_of, &g->includes_of, &g->objects_named, &g->file_lkey };
+    _Static_assert(sizeof all / sizeof all[0] == SAGE_STATEMENTS, "one statement per slot");
+    return all[i];
+}
+
+void bind_sage_close(linker *l)
+{
+    struct sage_stmts *g = l->sage;
+    if (!g)
+        return;
+    for (size_t i = 0; i < SAGE_STATEMENTS; i++)
+        sqlite3_finalize(*sage_slot(g, i));
+    for (size_t i = 0; i < MODEL_MEMO; i++)
+        free(g->memo[i].subs);
+    free(g);
+    l->sage = NULL;
+}
+
+static struct sage_stmts *stmts(linker *l)
+{
+    if (l->sage)
+        return l->sage;
+    struct sage_stmts *g = calloc(1, sizeof *g);
+    if (!g)
+        return NULL;
+    l->sage = g;
+    for (size_t i = 0; i < SAGE_STATEMENTS; i++)
+        if (sqlite3_prepare_v2(l->h, sage_sql[i], -1, sage_slot(g, i), NULL) != SQLITE_OK) {
+            bind_sage_close(l);
+            return NULL;
+        }
+    return g;
+}
+
+static void upper(char *out, size_t n, const char *in)
+{
+    size_t i = 0;
+    for (; in && in[i] && i + 1 < n; i++)
+        out[i] = (char)toupper((unsigned char)in[i]);
+    out[i] = '\0';
+}
+
+/* The logical paths a W3D file of stem `stem` is looked for at: ART/W3D/<stem>.W3D, and the
+ * two-letter directory BFME's archives use. */
+static size_t w3d_lkeys(const char *stem, char out[2][AMX_LKEY_MAX])
+{
+    char u[256];
+    upper(u, sizeof u, stem);
+    snprintf(out[0], AMX_LKEY_MAX, "ART/W3D/%s.W3D", u);
+    if (strlen(u) < 2)
+        return 1;
+    snprintf(out[1], AMX_LKEY_MAX, "ART/W3D/%.2s/%s.W3D", u, u);
+    return 2;
+}
+
+/* Finds a W3D file by stem: 1 found, 0 none (tried: the paths looked at), -1 error. */
+static int find_w3d(linker *l, const char *stem, int64_t root, file_hit *h, char *tried, size_t n)
+{
+    char keys[2][AMX_LKEY_MAX];
+    size_t k = w3d_lkeys(stem, keys);
+    tried[0] = '\0';
+    for (size_t i = 0; i < k; i++) {
+        size_t at = strlen(tried);
+        snprintf(tried + at, n - at, "%s%s", at ? ", " : "", keys[i]);
+        int f = link_file_at(l, keys[i], root, h);
+        if (f)
+            return f;
+    }
+    return 0;
+}
+
+/* What the game finds for a model name (memoised: the states of a file come in runs). */
+static model_info *model_of(linker *l, struct sage_stmts *g, const char *name, int64_t root)
+{
+    char key[256];
+    upper(key, sizeof key, name);
+    for (size_t i = 0; i < MODEL_MEMO; i++)
+        if (g->memo[i].root == root && strcmp(g->memo[i].key, key) == 0)
+            return &g->memo[i];
+    model_info *m = &g->memo[g->memo_next++ % MODEL_MEMO];
+    free(m->subs);
+    memset(m, 0, sizeof *m);
+    char stem[256], tried[600];
+    snprintf(stem, sizeof stem, "%.*s", (int)strcspn(key, "."), key);
+    int f = find_w3d(l, stem, root, &m->file, tried, sizeof tried);
+    if (f < 0)
+        return NULL;
+    m->root = root;
+    snprintf(m->key, sizeof m->key, "%s", key);
+    if (!f)
+        return m;
+    sqlite3_stmt *s = g->render_object;
+    sqlite3_bind_int64(s, 1, m->file.id);
+    sqlite3_bind_text(s, 2, key, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        m->state = 2;
+        snprintf(m->hierarchy, sizeof m->hierarchy, "%s", col_or(s, 1, ""));
+        m->subs = strdup(col_or(s, 2, ""));
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        m->root = 0;
+        return NULL;
+    }
+    if (rc == SQLITE_DONE) {
+        m->state = 1;
+        s = g->render_objects;
+        sqlite3_bind_int64(s, 1, m->file.id);
+        size_t at = 0;
+        while ((rc = sqlite3_step(s)) == SQLITE_ROW && at < sizeof m->holds)
+            at += (size_t)snprintf(m->holds + at, sizeof m->holds - at, "%s%s '%.60s'",
+                                   at ? ", " : "", col_or(s, 0, ""), col_or(s, 1, ""));
+        sqlite3_reset(s);
+        if (!at)
+            snprintf(m->holds, sizeof m->holds, "no render object");
+        return m;
+    }
+    if (m->hierarchy[0]) {
+        char dir[1024];
+        link_lkey_dir(m->file.lkey, dir, sizeof dir);
+        int sk = link_find_named(l, m->hierarchy, m->file.id, dir, m->file.root_id, &m->skel);
+        if (sk < 0) {
+            m->root = 0;
+            return NULL;
+        }
+        m->has_skeleton = sk == 1;
+    }
+    return m;
+}
+
+/* A pivot of the model's hierarchy named `name`, the root (pivot 0) excepted. */
+static bool has_bone(const skeleton_bones *k, const char *name)
+{
+    if (!k)
+        return false;
+    for (size_t i = 0; i < k->n; i++) /* names repeat: any pivot but 0 of that name */
+        if (k->bones[i].idx != 0 && amx__ascii_casecmp(k->bones[i].key, name) == 0)
+            return true;
+    return false;
+}
+
+/* A sub-object named `name`, or whose name after its first '.' is (Get_Sub_Object_By_Name). */
+static bool has_sub_object(const char *subs, const char *name)
+{
+    char want[256];
+    upper(want, sizeof want, name);
+    size_t wn = strlen(want);
+    for (const char *p = subs; p && *p;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        const char *dot = memchr(p, '.', n);
+        if ((n == wn && memcmp(p, want, n) == 0) ||
+            (dot && (size_t)(p + n - dot - 1) == wn && memcmp(dot + 1, want, wn) == 0))
+            return true;
+        p = e ? e + 1 : p + n;
+    }
+    return false;
+}
+
+static void with_suffix(char *out, size_t n, const char *name, const char *suffix)
+{
+    snprintf(out, n, "%.200s%s", name, suffix);
+}
+
+/* Whether the engine finds bone or sub-object `name` of field `tag` on the model. */
+static bool bone_found(amx_ref_kind kind, const char *tag, const char *name,
+                       const skeleton_bones *k, const char *subs, char *rule, size_t n)
+{
+    char n01[256];
+    with_suffix(n01, sizeof n01, name, "01");
+    if (kind == AMX_REF_SUB_OBJECT) {
+        snprintf(rule, n, "a sub-object of that name");
+        return has_sub_object(subs, name);
+    }
+    if (kind == AMX_REF_PARTICLE_BONE) {
+        snprintf(rule, n, "a bone of that name");
+        return has_bone(k, name) || has_sub_object(subs, name);
+    }
+    if (strncmp(tag, "Weapon", 6) == 0) {
+        snprintf(rule, n, "the engine tries %.100s01, %.100s02, ..., then %.100s, as bones, then "
+                 "as sub-objects", name, name, name);
+        return has_bone(k, n01) || has_bone(k, name) || has_sub_object(subs, name) ||
+               has_sub_object(subs, n01);
+    }
+    snprintf(rule, n, "a bone of that name, or a sub-object when no bone %.100s or %.100s01 "
+             "exists", name, name);
+    return has_bone(k, name) || (!has_bone(k, n01) && has_sub_object(subs, name));
+}
+
+typedef struct ref_row {
+    int64_t id, line;
+    amx_ref_kind kind;
+    char tag[64], name[512], object[256], object_type[32], model[256], state[300];
+} ref_row;
+
+static void context(const ref_row *r, char *out, size_t n)
+{
+    if (r->object[0] && r->state[0])
+        snprintf(out, n, "%s of '%.200s' (%.250s), line %lld", r->tag, r->object, r->state,
+                 (long long)r->line);
+    else if (r->object[0])
+        snprintf(out, n, "%s of '%.200s', line %lld", r->tag, r->object, (long long)r->line);
+    else
+        snprintf(out, n, "%s, line %lld", r->tag, (long long)r->line);
+}
+
+static int finding(linker *l, int64_t file_id, amx_code code, amx_severity sev, const ref_row *r,
+                   const char *fmt, ...) AMX_JSON_PRINTF(6, 7);
+static int finding(linker *l, int64_t file_id, amx_code code, amx_severity sev, const ref_row *r,
+                   const char *fmt, ...)
+{
+    char ctx[700], msg[3000];
+    va_list ap;
+    va_start(ap, fmt);
+    int w = snprintf(msg, sizeof msg, "line %lld: ", (long long)r->line);
+    vsnprintf(msg + w, sizeof msg - (size_t)w, fmt, ap);
+    va_end(ap);
+    context(r, ctx, sizeof ctx);
+    return link_add_finding_sev(l, file_id, "refs", code, sev, -1, ctx, msg);
+}
+
+static amx_severity missing_sev(const linker *l, int64_t root)
+{
+    const root_info *ri = link_root_of(l, root);
+    return ri && ri->stack_len > 1 ? AMX_SEV_ERROR : AMX_SEV_INFO;
+}
+
+static int done(linker *l, const ref_row *r, int64_t target, const char *resolution,
+                const char *via)
+{
+    return link_record(l, W_SAGE_REF, "iott", r->id, target, resolution, via);
+}
+
+static int check_model(linker *l, struct sage_stmts *g, int64_t file_id, int64_t root,
+                       const ref_row *r)
+{
+    model_info *m = model_of(l, g, r->name, root);
+    if (!m)
+        return -1;
+    if (m->state == 0) {
+        char stem[256], keys[2][AMX_LKEY_MAX], where[2048];
+        snprintf(stem, sizeof stem, "%.*s", (int)strcspn(r->name, "."), r->name);
+        size_t k = w3d_lkeys(stem, keys);
+        link_describe_stack(l, root, where, sizeof where);
+        if (finding(l, file_id, AMX_C_REFERENCE_NOT_FOUND, missing_sev(l, root), r,
+                    "model '%.200s' is in no file of %.1500s; looked for %s%s%s", r->name, where,
+                    keys[0], k > 1 ? ", " : "", k > 1 ? keys[1] : ""))
+            return -1;
+        return done(l, r, -1, "missing", NULL);
+    }
+    if (m->state == 1) {
+        if (finding(l, file_id, AMX_C_REFERENCE_WRONG_KIND, AMX_SEV_ERROR, r,
+                    "model '%.200s' finds %.500s, which holds %.300s but no render object named "
+                    "%.200s (an HLOD, or a mesh CONTAINER.MESH)", r->name, m->file.path, m->holds,
+                    m->key))
+            return -1;
+        return done(l, r, m->file.id, "wrong-kind", NULL);
+    }
+    return done(l, r, m->file.id, "found", m->hierarchy[0] ? m->hierarchy : NULL);
+}
+
+/* Whether two skeletons have the same pivots (count and names, in order). */
+static int same_pivots(linker *l, int64_t a, int64_t b)
+{
+    const skeleton_bones *x = link_skeleton_of(l, a);
+    if (!x)
+        return -1;
+    size_t n = x->n;
+    char **names = calloc(n ? n : 1, sizeof *names);
+    if (!names)
+        return -1;
+    /* copied: loading b may evict a from the cache */
+    for (size_t i = 0; i < n; i++)
+        if (!(names[i] = strdup(x->bones[i].key ? x->bones[i].key : ""))) {
+            for (size_t k = 0; k < i; k++)
+                free(names[k]);
+            free(names);
+            return -1;
+        }
+    const skeleton_bones *y = link_skeleton_of(l, b);
+    int same = y ? (y->n == n) : -1;
+    for (size_t i = 0; y && same == 1 && i < n; i++)
+        if (strcmp(names[i], y->bones[i].key) != 0)
+            same = 0;
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    return same;
+}
+
+static int check_animation(linker *l, struct sage_stmts *g, int64_t file_id, int64_t root,
+                           const ref_row *r)
+{
+    const char *dot = strchr(r->name, '.');
+    char hier[256], anim[256], tried[600];
+    snprintf(hier, sizeof hier, "%.*s", dot ? (int)(dot - r->name) : 0, r->name);
+    snprintf(anim, sizeof anim, "%s", dot ? dot + 1 : r->name);
+    file_hit h;
+    int f = find_w3d(l, anim, root, &h, tried, sizeof tried);
+    if (f < 0)
+        return -1;
+    if (!f) {
+        char where[2048];
+        link_describe_stack(l, root, where, sizeof where);
+        if (finding(l, file_id, AMX_C_REFERENCE_NOT_FOUND, missing_sev(l, root), r,
+                    "animation '%.200s' is in no file of %.1500s; looked for %s", r->name, where,
+                    tried))
+            return -1;
+        return done(l, r, -1, "missing", NULL);
+    }
+    /* the file must hold animation ANIM of hierarchy HIER */
+    sqlite3_stmt *s = g->clips_of;
+    sqlite3_bind_int64(s, 1, h.id);
+    char holds[400] = "";
+    size_t at = 0, clips = 0;
+    bool match = false;
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        const char *cn = col_or(s, 0, ""), *ch = col_or(s, 1, "");
+        clips++;
+        if (amx__ascii_casecmp(cn, anim) == 0 && amx__ascii_casecmp(ch, hier) == 0)
+            match = true;
+        if (at < sizeof holds)
+            at += (size_t)snprintf(holds + at, sizeof holds - at, "%s'%.60s.%.60s'",
+                                   at ? ", " : "", ch, cn);
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE)
+        return -1;
+    if (!match) {
+        if (finding(l, file_id, AMX_C_REFERENCE_WRONG_KIND, AMX_SEV_ERROR, r,
+                    "animation '%.200s' finds %.500s, which holds %s%s: the engine registers an "
+                    "animation as HIERARCHY.NAME from its header", r->name, h.path,
+                    clips ? "the animation " : "no animation", clips ? holds : ""))
+            return -1;
+        return done(l, r, h.id, "wrong-kind", NULL);
+    }
+    /* the hierarchy of the model it plays on */
+    if (!r->model[0])
+        return done(l, r, h.id, "found", NULL);
+    model_info *m = model_of(l, g, r->model, root);
+    if (!m)
+        return -1;
+    if (m->state != 2 || !m->hierarchy[0] || amx__ascii_casecmp(m->hierarchy, hier) == 0)
+        return done(l, r, h.id, "found", m->state == 2 && m->hierarchy[0] ? m->hierarchy : NULL);
+    char hier_key[256], dir[1024];
+    upper(hier_key, sizeof hier_key, hier);
+    link_lkey_dir(h.lkey, dir, sizeof dir);
+    pick anim_skel;
+    int fa = link_find_named(l, hier_key, h.id, dir, h.root_id, &anim_skel);
+    if (fa < 0)
+        return -1;
+    if (fa == 0 || !m->has_skeleton) /* a skeleton not found: the W3D side reports it */
+        return done(l, r, h.id, "found", m->hierarchy);
+    int same = same_pivots(l, anim_skel.id, m->skel.id);
+    if (same < 0)
+        return -1;
+    if (finding(l, file_id, AMX_C_ANIMATION_HIERARCHY_MISMATCH, same ? AMX_SEV_INFO : AMX_SEV_ERROR,
+                r, "animation '%.200s' is made for hierarchy %s (%.300s, %lld pivots), but model "
+                "'%.200s' is built on %s (%.300s, %lld pivots): %s", r->name, anim_skel.name,
+                anim_skel.path, (long long)anim_skel.bone_count, r->model, m->skel.name,
+                m->skel.path, (long long)m->skel.bone_count,
+                same ? "the pivots are the same, only the name differs"
+                     : "the engine moves the model's pivots by index and the model is distorted"))
+        return -1;
+    return done(l, r, h.id, "found", m->hierarchy);
+}
+
+static int check_bone(linker *l, struct sage_stmts *g, int64_t file_id, int64_t root,
+                      const ref_row *r)
+{
+    if (!r->model[0])
+        return done(l, r, -1, "skipped", NULL);
+    model_info *m = model_of(l, g, r->model, root);
+    if (!m)
+        return -1;
+    if (m->state != 2) /* the model's own reference says why */
+        return done(l, r, -1, "skipped", NULL);
+    const skeleton_bones *k = NULL;
+    if (m->has_skeleton && !(k = link_skeleton_of(l, m->skel.id)))
+        return -1;
+    if (!k && r->kind != AMX_REF_SUB_OBJECT && m->hierarchy[0]) /* no hierarchy to look in */
+        return done(l, r, m->file.id, "skipped", m->hierarchy);
+    char rule[400];
+    if (bone_found(r->kind, r->tag, r->name, k, m->subs, rule, sizeof rule))
+        return done(l, r, m->file.id, "found", m->hierarchy[0] ? m->hierarchy : NULL);
+    const char *what = r->kind == AMX_REF_SUB_OBJECT ? "sub-object"
+                       : r->kind == AMX_REF_PARTICLE_BONE ? "particle bone" : "bone";
+    size_t subs = 0;
+    for (const char *p = m->subs; p && *p; p++)
+        subs += *p == '\n';
+    char hier[600];
+    if (k)
+        snprintf(hier, sizeof hier, "hierarchy %s in %.300s, %zu pivots", m->skel.name,
+                 m->skel.path, k->n);
+    else
+        snprintf(hier, sizeof hier, "no hierarchy");
+    if (finding(l, file_id, AMX_C_MODEL_BONE_NOT_FOUND, AMX_SEV_WARNING, r,
+                "%s '%.200s' is not in model '%.200s' (%.500s; %zu sub-objects; %.400s): %s",
+                what, r->name, r->model, m->file.path, subs, hier, rule))
+        return -1;
+    return done(l, r, m->file.id, "missing", m->hierarchy[0] ? m->hierarchy : NULL);
+}
+
+/* The logical path of `rel` (written with '\' or '/', "..\" climbing) relative to the directory
+ * of `from` (an lkey). False when it climbs out of the layer. */
+static bool include_lkey(const char *from, const char *rel, char *out, size_t n)
+{
+    char dir[AMX_LKEY_MAX];
+    link_lkey_dir(from, dir, sizeof dir);
+    size_t at = (size_t)snprintf(out, n, "%s", dir);
+    while (*rel == '\\' || *rel == '/')
+        rel++;
+    while (*rel) {
+        size_t len = strcspn(rel, "\\/");
+        if (len == 2 && rel[0] == '.' && rel[1] == '.') {
+            if (!at)
+                return false;
+            char *slash = strrchr(out, '/');
+            at = slash ? (size_t)(slash - out) : 0;
+            out[at] = '\0';
+        } else if (!(len == 1 && rel[0] == '.') && len) {
+            if (at + len + 2 >= n)
+                return false;
+            if (at)
+                out[at++] = '/';
+            for (size_t i = 0; i < len; i++)
+                out[at++] = (char)toupper((unsigned char)rel[i]);
+            out[at] = '\0';
+        }
+        rel += len;
+        while (*rel == '\\' || *rel == '/')
+            rel++;
+    }
+    return at > 0;
+}
+
+/* Whether the includes of file `at` lead back to `target` (bounded depth and visits). */
+static int includes_reach(linker *l, struct sage_stmts *g, int64_t at, int64_t target,
+                          int64_t root, int depth, size_t *visits)
+{
+    if (depth > MAX_INCLUDE_DEPTH || ++*visits > MAX_INCLUDE_VISITS)
+        return 0;
+    sqlite3_stmt *s = g->file_lkey;
+    sqlite3_bind_int64(s, 1, at);
+    char from[AMX_LKEY_MAX] = "";
+    if (sqlite3_step(s) == SQLITE_ROW)
+        snprintf(from, sizeof from, "%s", col_or(s, 0, ""));
+    sqlite3_reset(s);
+    /* the includes of `at`, read before recursing (the statement is shared) */
+    char names[64][256];
+    size_t n = 0;
+    s = g->includes_of;
+    sqlite3_bind_int64(s, 1, at);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW && n < 64)
+        snprintf(names[n++], sizeof names[0], "%s", col_or(s, 0, ""));
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        char lkey[AMX_LKEY_MAX];
+        file_hit h;
+        if (!include_lkey(from, names[i], lkey, sizeof lkey))
+            continue;
+        int f = link_file_at(l, lkey, root, &h);
+        if (f < 0)
+            return -1;
+        if (!f)
+            continue;
+        if (h.id == target)
+            return 1;
+        int r = includes_reach(l, g, h.id, target, root, depth + 1, visits);
+        if (r)
+            return r;
+    }
+    return 0;
+}
+
+static int check_include(linker *l, struct sage_stmts *g, int64_t file_id, int64_t root,
+                         const char *file_lkey, const ref_row *r)
+{
+    char lkey[AMX_LKEY_MAX];
+    if (!include_lkey(file_lkey, r->name, lkey, sizeof lkey)) {
+        if (finding(l, file_id, AMX_C_REFERENCE_NOT_FOUND, AMX_SEV_ERROR, r,
+                    "#include \"%.300s\" climbs out of the layer the file is in: animidx looks "
+                    "nothing up outside the scanned trees", r->name))
+            return -1;
+        return done(l, r, -1, "missing", NULL);
+    }
+    file_hit h;
+    int f = link_file_at(l, lkey, root, &h);
+    if (f < 0)
+        return -1;
+    if (!f) {
+        char where[2048];
+        link_describe_stack(l, root, where, sizeof where);
+        if (finding(l, file_id, AMX_C_REFERENCE_NOT_FOUND, missing_sev(l, root), r,
+                    "#include \"%.300s\" is in no file of %.1500s; looked for %.500s", r->name,
+                    where, lkey))
+            return -1;
+        return done(l, r, -1, "missing", NULL);
+    }
+    size_t visits = 0;
+    int cyc = h.id == file_id ? 1 : includes_reach(l, g, h.id, file_id, root, 1, &visits);
+    if (cyc < 0)
+        return -1;
+    if (cyc && finding(l, file_id, AMX_C_INI_MALFORMED, AMX_SEV_ERROR, r,
+                       "#include \"%.300s\" (%.500s) includes this file again: an endless "
+                       "#include cycle", r->name, h.path))
+        return -1;
+    return done(l, r, h.id, "found", NULL);
+}
+
+/* The engine's load order of object INIs (INI::loadDirectory): Default/Object.ini, then the
+ * files of Object/, then those of its subdirectories, each sorted; other files after. */
+static int load_rank(const char *path, char *sort, size_t n)
+{
+    char u[1024];
+    upper(u, sizeof u, path);
+    const char *obj = strstr(u, "INI/OBJECT/");
+    snprintf(sort, n, "%s", u);
+    if (strstr(u, "INI/DEFAULT/OBJECT.INI"))
+        return 0;
+    if (obj)
+        return strchr(obj + 11, '/') ? 2 : 1;
+    return 3;
+}
+
+static int check_object(linker *l, struct sage_stmts *g, int64_t file_id, int64_t root,
+                        const char *file_path, int64_t object_line, const ref_row *r)
+{
+    char key[256];
+    upper(key, sizeof key, r->name);
+    sqlite3_stmt *s = g->objects_named;
+    sqlite3_bind_text(s, 1, key, -1, SQLITE_TRANSIENT);
+    char my_sort[1024], later[600] = "";
+    int my_rank = load_rank(file_path, my_sort, sizeof my_sort);
+    bool before = false;
+    int rc;
+    int64_t target = -1;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW && !before) {
+        int64_t line = sqlite3_column_int64(s, 0), fid = sqlite3_column_int64(s, 1),
+                froot = sqlite3_column_int64(s, 2);
+        int layer = link_layer_of(l, root, froot);
+        if (layer < 0)
+            continue;
+        char sort[1024];
+        int rank = load_rank(col_or(s, 3, ""), sort, sizeof sort);
+        if (layer > 0 || (fid == file_id && line < object_line) ||
+            (fid != file_id && (rank < my_rank || (rank == my_rank && strcmp(sort, my_sort) < 0)))) {
+            before = true;
+            target = fid;
+        } else if (!later[0]) {
+            snprintf(later, sizeof later, "%.400s line %lld", col_or(s, 3, ""), (long long)line);
+        }
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        return -1;
+    if (before)
+        return done(l, r, target, "found", NULL);
+    if (later[0]) {
+        if (finding(l, file_id, AMX_C_INI_MALFORMED, AMX_SEV_ERROR, r,
+                    "%s '%.200s' copies '%.200s', which is defined only after it (%s): the game "
+                    "stops at load (\"%s must come after the original Object\")",
+                    r->object_type, r->object, r->name, later, r->object_type))
+            return -1;
+        return done(l, r, -1, "missing", NULL);
+    }
+    char where[2048];
+    link_describe_stack(l, root, where, sizeof where);
+    if (finding(l, file_id, AMX_C_INI_MALFORMED, missing_sev(l, root), r,
+                "%s '%.200s' copies '%.200s', which no INI file of %.1500s defines: the game "
+                "stops at load unless the game itself defines it", r->object_type, r->object,
+                r->name, where))
+        return -1;
+    return done(l, r, -1, "missing", NULL);
+}
+
+int bind_sage_refs(linker *l, int64_t file_id, int64_t root)
+{
+    struct sage_stmts *g = stmts(l);
+    if (!g)
+        return -1;
+    if (!l->first_pass && link_record(l, W_DEL_REF_FINDINGS, "i", file_id))
+        return -1;
+    char file_lkey[AMX_LKEY_MAX] = "", file_path[1024] = "";
+    sqlite3_stmt *s = g->file_lkey;
+    sqlite3_bind_int64(s, 1, file_id);
+    if (sqlite3_step(s) == SQLITE_ROW) {
+        snprintf(file_lkey, sizeof file_lkey, "%s", col_or(s, 0, ""));
+        snprintf(file_path, sizeof file_path, "%s", col_or(s, 1, ""));
+    }
+    sqlite3_reset(s);
+    s = g->refs_of_file;
+    sqlite3_bind_int64(s, 1, file_id);
+    int rc, err = 0;
+    /* rows are read into a list first: the checks run other statements of this connection */
+    ref_row *rows = NULL;
+    size_t n = 0, cap = 0;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (n == cap) {
+            size_t nc = cap ? cap * 2 : 64;
+            ref_row *gr = realloc(rows, nc * sizeof *gr);
+            if (!gr) {
+                err = 1;
+                break;
+            }
+            rows = gr;
+            cap = nc;
+        }
+        ref_row *r = &rows[n++];
+        memset(r, 0, sizeof *r);
+        r->id = sqlite3_column_int64(s, 0);
+        r->kind = AMX_REF_MODEL;
+        amx_ref_kind_parse(col_or(s, 1, ""), &r->kind);
+        snprintf(r->tag, sizeof r->tag, "%s", col_or(s, 2, ""));
+        snprintf(r->name, sizeof r->name, "%s", col_or(s, 3, ""));
+        r->line = sqlite3_column_int64(s, 4);
+        snprintf(r->object, sizeof r->object, "%s", col_or(s, 5, ""));
+        snprintf(r->model, sizeof r->model, "%s", col_or(s, 6, ""));
+        const char *sk = col_text(s, 7), *sf = col_text(s, 8);
+        if (sk)
+            snprintf(r->state, sizeof r->state, "%s%s%.200s", sk, sf && sf[0] ? " " : "",
+                     sf ? sf : "");
+        snprintf(r->object_type, sizeof r->object_type, "%s", col_or(s, 9, ""));
+    }
+    sqlite3_reset(s);
+    if (err || (rc != SQLITE_DONE && rc != SQLITE_ROW)) {
+        free(rows);
+        return -1;
+    }
+    for (size_t i = 0; i < n && !err; i++) {
+        const ref_row *r = &rows[i];
+        switch (r->kind) {
+        case AMX_REF_W3D_MODEL: err = check_model(l, g, file_id, root, r); break;
+        case AMX_REF_W3D_ANIMATION: err = check_animation(l, g, file_id, root, r); break;
+        case AMX_REF_BONE:
+        case AMX_REF_SUB_OBJECT:
+        case AMX_REF_PARTICLE_BONE: err = check_bone(l, g, file_id, root, r); break;
+        case AMX_REF_INCLUDE: err = check_include(l, g, file_id, root, file_lkey, r); break;
+        case AMX_REF_INI_OBJECT:
+            err = check_object(l, g, file_id, root, file_path, r->line, r);
+            break;
+        default: err = done(l, r, -1, "skipped", NULL); break;
+        }
+    }
+    free(rows);
+    return err ? -1 : 0;
+}
