@@ -264,34 +264,25 @@ static bool next_line(ini_state *s)
     if (amx_reader_eof(r))
         return false;
     s->line_at = (int64_t)amx_reader_tell(r);
+    /* the line's bytes: up to '\n' or LINE_MAX_CHARS characters, whichever comes first */
+    size_t avail = amx_reader_left(r), want = avail < LINE_MAX_CHARS ? avail : LINE_MAX_CHARS;
+    const uint8_t *p = amx_reader_peek(r, want);
+    const uint8_t *nl = p ? memchr(p, '\n', want) : NULL;
+    size_t len = nl ? (size_t)(nl - p) : want;
+    bool ended = nl != NULL;
+    amx_reader_skip(r, len + (ended ? 1 : 0));
     size_t n = 0;
-    bool comment = false, ended = false;
-    while (n < LINE_MAX_CHARS && !amx_reader_eof(r)) {
-        uint8_t c = amx_read_u8(r);
-        if (c == '\n') {
-            ended = true;
-            break;
-        }
-        if (comment)
-            continue;
-        if (c == ';') {
-            comment = true;
-            continue;
-        }
-        if (s->bfme && (c == '/' || c == '-')) {
-            const uint8_t *nx = amx_reader_peek(r, 1);
-            if (nx && *nx == c) {
-                comment = true;
-                continue;
-            }
-        }
+    for (size_t i = 0; i < len; i++) {
+        uint8_t c = p[i];
+        if (c == ';' || (s->bfme && (c == '/' || c == '-') && i + 1 < len && p[i + 1] == c))
+            break; /* a comment: the rest of the line */
         s->line[n++] = (char)(c > 0 && c < 32 ? ' ' : c);
     }
     s->line[n] = '\0';
     s->line_no++;
     bool continued = s->continuing;
     s->continuing = false;
-    if (!ended && n == LINE_MAX_CHARS && !amx_reader_eof(r)) {
+    if (!ended && len == LINE_MAX_CHARS && !amx_reader_eof(r)) {
         const uint8_t *nx = amx_reader_peek(r, 1);
         s->continuing = nx && *nx != '\n';
         if (s->continuing && !continued) {
