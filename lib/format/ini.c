@@ -231,6 +231,21 @@ static void malformed(ini_state *s, const char *fmt, ...)
                  msg);
 }
 
+/* INI_MALFORMED for a rule of the Zero Hour draw-state grammar (W3DModelDraw.cpp): not judged in
+ * a BFME file, whose engine source is not public (OpenSAGE does not enforce these rules). */
+static void state_malformed(ini_state *s, const char *fmt, ...) AMX_PRINTF(2, 3);
+static void state_malformed(ini_state *s, const char *fmt, ...)
+{
+    if (s->bfme)
+        return;
+    char msg[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    malformed(s, "%s", msg);
+}
+
 static const char *tokdup(ini_state *s, tok t)
 {
     return amx__strndup(s->d, (const uint8_t *)t.p, t.n);
@@ -550,7 +565,7 @@ static bool add_flag_set(ini_state *s, char *set)
 {
     for (size_t i = 0; i < s->n_flag_sets; i++)
         if (strcmp(s->flag_sets[i], set) == 0) {
-            malformed(s, "a second state for the condition flags '%.300s': the engine refuses "
+            state_malformed(s, "a second state for the condition flags '%.300s': the engine refuses "
                       "duplicate condition states", set[0] ? set : "NONE");
             free(set);
             return false;
@@ -596,11 +611,11 @@ static void begin_state(ini_state *s, const char *kind)
     state_reset(s->cur);
     if (is_default) {
         if (s->has_default)
-            malformed(s, "a second DefaultConditionState in the module: the engine allows one");
+            state_malformed(s, "a second DefaultConditionState in the module: the engine allows one");
         else if (s->nt > 1)
-            malformed(s, "DefaultConditionState takes nothing after it");
+            state_malformed(s, "DefaultConditionState takes nothing after it");
         else if (s->module_states)
-            malformed(s, "DefaultConditionState must be the module's first state");
+            state_malformed(s, "DefaultConditionState must be the module's first state");
         return;
     }
     if (s->has_default) {
@@ -610,18 +625,18 @@ static void begin_state(ini_state *s, const char *kind)
     }
     if (transition) {
         if (s->nt < 3)
-            malformed(s, "TransitionState needs the two states it goes between");
+            state_malformed(s, "TransitionState needs the two states it goes between");
         else if (s->t[1].n == s->t[2].n && strncasecmp(s->t[1].p, s->t[2].p, s->t[1].n) == 0)
-            malformed(s, "a transition between a state and itself");
+            state_malformed(s, "a transition between a state and itself");
         return;
     }
     char *set = flag_set(s, 1);
     if (!set)
         return;
     if (!set[0] && s->has_default)
-        malformed(s, "a ConditionState for no flags (NONE) beside a DefaultConditionState");
+        state_malformed(s, "a ConditionState for no flags (NONE) beside a DefaultConditionState");
     else if (set[0] && !s->has_default && s->module_states == 0)
-        malformed(s, "without a DefaultConditionState, the first ConditionState must be for "
+        state_malformed(s, "without a DefaultConditionState, the first ConditionState must be for "
                   "NONE");
     s->module_states++;
     add_flag_set(s, set);
@@ -634,19 +649,19 @@ static void end_state(ini_state *s)
     uint32_t at = s->line_no;
     s->line_no = s->cur_line;
     if (!st->model || !st->model[0])
-        malformed(s, "%s without a Model: the engine refuses a state that draws nothing "
+        state_malformed(s, "%s without a Model: the engine refuses a state that draws nothing "
                   "(Model = None says so)", s->cur_kind);
     if (st->got_idle && st->got_normal)
-        malformed(s, "Animation and IdleAnimation in one state: the engine refuses both");
+        state_malformed(s, "Animation and IdleAnimation in one state: the engine refuses both");
     if (st->got_idle && !st->mode_once)
-        malformed(s, "IdleAnimation with an AnimationMode other than ONCE or ONCE_BACKWARDS");
+        state_malformed(s, "IdleAnimation with an AnimationMode other than ONCE or ONCE_BACKWARDS");
     if (s->cur_transition) {
         if (st->got_idle)
-            malformed(s, "IdleAnimation in a TransitionState");
+            state_malformed(s, "IdleAnimation in a TransitionState");
         if (!st->mode_once)
-            malformed(s, "a TransitionState's AnimationMode must be ONCE or ONCE_BACKWARDS");
+            state_malformed(s, "a TransitionState's AnimationMode must be ONCE or ONCE_BACKWARDS");
         if (st->transition_keys)
-            malformed(s, "a TransitionState with a TransitionKey or "
+            state_malformed(s, "a TransitionState with a TransitionKey or "
                       "WaitForStateToFinishIfPossible");
     }
     s->line_no = at;
@@ -705,7 +720,7 @@ static void state_field(ini_state *s)
         else
             st->got_normal = true;
         if (s->nt < 2) {
-            malformed(s, "%.*s without a name", (int)f.n, f.p);
+            state_malformed(s, "%.*s without a name", (int)f.n, f.p);
             return;
         }
         tok name = expand(s, s->t[1]);
@@ -735,12 +750,12 @@ static void state_field(ini_state *s)
         if (tok_is(f, weapon_fields[k])) {
             int slot = s->nt > 1 ? weapon_slot(s->t[1]) : -1;
             if (slot < 0) {
-                malformed(s, "%s needs a weapon slot (PRIMARY, SECONDARY or TERTIARY) first",
+                state_malformed(s, "%s needs a weapon slot (PRIMARY, SECONDARY or TERTIARY) first",
                           weapon_fields[k]);
                 return;
             }
             if (s->nt < 3) {
-                malformed(s, "%s %.*s without a bone name", weapon_fields[k], (int)s->t[1].n,
+                state_malformed(s, "%s %.*s without a bone name", weapon_fields[k], (int)s->t[1].n,
                           s->t[1].p);
                 return;
             }
@@ -1087,14 +1102,14 @@ static void in_block(ini_state *s)
         }
         if (tok_is(t0, "AliasConditionState")) {
             if (s->module_states == 0) {
-                malformed(s, "AliasConditionState must follow the state it names");
+                state_malformed(s, "AliasConditionState must follow the state it names");
                 return;
             }
             char *set = flag_set(s, 1);
             if (!set)
                 return;
             if (!set[0] && s->has_default) {
-                malformed(s, "an AliasConditionState for no flags (NONE) beside a "
+                state_malformed(s, "an AliasConditionState for no flags (NONE) beside a "
                           "DefaultConditionState");
                 free(set);
                 return;

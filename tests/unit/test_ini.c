@@ -274,12 +274,26 @@ static void test_bfme(void)
     if (r)
         CHECK_EQ(r->line, 9);
     r = find_ref(a, AMX_REF_INCLUDE, "..\\includes\\Stun.inc", NULL);
+    CHECK_EQ(count_code(a, AMX_C_INI_MALFORMED), 0);
     CHECK(r != NULL);
     if (r) {
         CHECK_EQ(r->line, 16);
         CHECK_EQ(r->object, 0);
     }
     amx_asset_free(a);
+    /* the Zero Hour state rules are not judged in a BFME file: a state without a model */
+    a = decode_text("#define X 1\nObject A\n  Draw = W3DModelDraw M\n    ConditionState = DAMAGED\n"
+                    "    End\n  End\nEnd\n");
+    if (a) {
+        CHECK_EQ(count_code(a, AMX_C_INI_MALFORMED), 0);
+        amx_asset_free(a);
+    }
+    a = decode_text("Object A\n  Draw = W3DModelDraw M\n    ConditionState = DAMAGED\n"
+                    "    End\n  End\nEnd\n");
+    if (a) {
+        CHECK_EQ(count_code(a, AMX_C_INI_MALFORMED), 2); /* no model; not NONE first */
+        amx_asset_free(a);
+    }
 }
 
 static void test_probe(void)
