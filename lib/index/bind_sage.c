@@ -304,6 +304,18 @@ static int done(linker *l, const ref_row *r, int64_t target, const char *resolut
     return link_record(l, W_SAGE_REF, "iott", r->id, target, resolution, via);
 }
 
+/* REFERENCE_NOT_FOUND: `what` is in no layer (info without a base layer, error with one). */
+static int not_found(linker *l, int64_t file_id, int64_t root, const ref_row *r,
+                     const char *what, const char *tried)
+{
+    char where[2048];
+    link_describe_stack(l, root, where, sizeof where);
+    if (finding(l, file_id, AMX_C_REFERENCE_NOT_FOUND, missing_sev(l, root), r,
+                "%.300s is in no file of %.1500s; looked for %.600s", what, where, tried))
+        return -1;
+    return done(l, r, -1, "missing", NULL);
+}
+
 static int check_model(linker *l, struct sage_stmts *g, int64_t file_id, int64_t root,
                        const ref_row *r)
 {
@@ -311,15 +323,13 @@ static int check_model(linker *l, struct sage_stmts *g, int64_t file_id, int64_t
     if (!m)
         return -1;
     if (m->state == 0) {
-        char stem[256], keys[2][AMX_LKEY_MAX], where[2048];
+        char stem[256], keys[2][AMX_LKEY_MAX], what[300], tried[600];
         snprintf(stem, sizeof stem, "%.*s", (int)strcspn(r->name, "."), r->name);
         size_t k = w3d_lkeys(stem, keys);
-        link_describe_stack(l, root, where, sizeof where);
-        if (finding(l, file_id, AMX_C_REFERENCE_NOT_FOUND, missing_sev(l, root), r,
-                    "model '%.200s' is in no file of %.1500s; looked for %s%s%s", r->name, where,
-                    keys[0], k > 1 ? ", " : "", k > 1 ? keys[1] : ""))
-            return -1;
-        return done(l, r, -1, "missing", NULL);
+        snprintf(what, sizeof what, "model '%.200s'", r->name);
+        snprintf(tried, sizeof tried, "%.290s%s%.290s", keys[0], k > 1 ? ", " : "",
+                 k > 1 ? keys[1] : "");
+        return not_found(l, file_id, root, r, what, tried);
     }
     if (m->state == 1) {
         if (finding(l, file_id, AMX_C_REFERENCE_WRONG_KIND, AMX_SEV_ERROR, r,
@@ -373,13 +383,9 @@ static int check_animation(linker *l, struct sage_stmts *g, int64_t file_id, int
     if (f < 0)
         return -1;
     if (!f) {
-        char where[2048];
-        link_describe_stack(l, root, where, sizeof where);
-        if (finding(l, file_id, AMX_C_REFERENCE_NOT_FOUND, missing_sev(l, root), r,
-                    "animation '%.200s' is in no file of %.1500s; looked for %s", r->name, where,
-                    tried))
-            return -1;
-        return done(l, r, -1, "missing", NULL);
+        char what[300];
+        snprintf(what, sizeof what, "animation '%.200s'", r->name);
+        return not_found(l, file_id, root, r, what, tried);
     }
     /* the file must hold animation ANIM of hierarchy HIER */
     sqlite3_stmt *s = g->clips_of;
@@ -566,13 +572,9 @@ static int check_include(linker *l, struct sage_stmts *g, int64_t file_id, int64
     if (f < 0)
         return -1;
     if (!f) {
-        char where[2048];
-        link_describe_stack(l, root, where, sizeof where);
-        if (finding(l, file_id, AMX_C_REFERENCE_NOT_FOUND, missing_sev(l, root), r,
-                    "#include \"%.300s\" is in no file of %.1500s; looked for %.500s", r->name,
-                    where, lkey))
-            return -1;
-        return done(l, r, -1, "missing", NULL);
+        char what[320];
+        snprintf(what, sizeof what, "#include \"%.300s\"", r->name);
+        return not_found(l, file_id, root, r, what, lkey);
     }
     size_t visits = 0;
     int cyc = h.id == file_id ? 1 : includes_reach(l, g, h.id, file_id, root, 1, &visits);

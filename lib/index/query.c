@@ -302,6 +302,26 @@ static amx_status show_details(amx_db *db, int64_t clip_id, const amx_show_callb
     return finish(db, s, rc, err, errlen);
 }
 
+/* Steps a statement of CLIP_COLUMNS and the binding's skeleton root, path, how and via, one
+ * row each (`bound`: every row is a binding), and finishes it. */
+static amx_status binding_rows(amx_db *db, sqlite3_stmt *s, bool bound,
+                               void (*row)(const amx_clip_row *r, void *user), void *user,
+                               char *err, size_t errlen)
+{
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        amx_clip_row r;
+        read_clip(s, 0, &r);
+        r.bound |= bound;
+        r.skeleton_root = col(s, 12);
+        r.skeleton_path = col(s, 13);
+        r.how = col(s, 14);
+        r.via = col(s, 15);
+        row(&r, user);
+    }
+    return finish(db, s, rc, err, errlen);
+}
+
 amx_status amx_query_clips(amx_db *db, const char *skeleton,
                            void (*row)(const amx_clip_row *r, void *user), void *user, char *err,
                            size_t errlen)
@@ -331,17 +351,7 @@ amx_status amx_query_clips(amx_db *db, const char *skeleton,
     }
     sqlite3_bind_text(s, 1, key, -1, SQLITE_TRANSIENT);
     free(key);
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        amx_clip_row r;
-        read_clip(s, 0, &r);
-        r.skeleton_root = col(s, 12);
-        r.skeleton_path = col(s, 13);
-        r.how = col(s, 14);
-        r.via = col(s, 15);
-        row(&r, user);
-    }
-    return finish(db, s, rc, err, errlen);
+    return binding_rows(db, s, false, row, user, err, errlen);
 }
 
 amx_status amx_query_clips_for_model(amx_db *db, const char *model,
@@ -392,18 +402,7 @@ amx_status amx_query_clips_for_model(amx_db *db, const char *model,
     sqlite3_bind_text(s, 1, key, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(s, 2, stem, -1, SQLITE_TRANSIENT);
     free(key);
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        amx_clip_row r;
-        read_clip(s, 0, &r);
-        r.bound = true;
-        r.skeleton_root = col(s, 12);
-        r.skeleton_path = col(s, 13);
-        r.how = col(s, 14);
-        r.via = col(s, 15);
-        row(&r, user);
-    }
-    return finish(db, s, rc, err, errlen);
+    return binding_rows(db, s, true, row, user, err, errlen);
 }
 
 amx_status amx_query_all_clips(amx_db *db, void (*row)(const amx_clip_row *r, void *user),
