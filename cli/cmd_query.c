@@ -199,14 +199,14 @@ static int clips_of_model(cli_opts *o, amx_config *cfg)
         amx_json_init(&c.o.j, stdout, true);
         amx_json_begin_array(&c.o.j);
     } else {
-        printf("clips played on model %s:\n", o->model);
+        cli_printf("clips played on model %s:\n", o->model);
     }
     amx_status st = amx_query_clips_for_model(db, o->model, clip_row, &c, err, sizeof err);
     if (o->json) {
         amx_json_end_array(&c.o.j);
         fputc('\n', stdout);
     } else if (!st) {
-        printf("%d clips\n", c.o.count);
+        cli_printf("%d clips\n", c.o.count);
     }
     if (!st && !c.o.count)
         cli_error("clips: no animation plays on a model '%s' in the index", o->model);
