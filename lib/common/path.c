@@ -3,6 +3,7 @@
  * digits) as %25. Every name is stored losslessly and two different names never look alike;
  * names that are UTF-8 and hold no "%XX" are stored unchanged. See animidx/index.h. */
 #include "animidx/index.h"
+#include "utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,32 +20,6 @@ static int hexval(unsigned char c)
     return -1;
 }
 
-/* Length of the valid UTF-8 sequence at s (NUL-terminated), 0 when it is not valid. */
-static size_t utf8_len(const unsigned char *s)
-{
-    unsigned c = s[0], min;
-    size_t n;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        n = 2, min = 0x80;
-    else if (c >= 0xE0 && c <= 0xEF)
-        n = 3, min = 0x800;
-    else if (c >= 0xF0 && c <= 0xF4)
-        n = 4, min = 0x10000;
-    else
-        return 0;
-    unsigned cp = c & (0x7Fu >> n);
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3Fu);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return n;
-}
-
 static bool is_escape(const unsigned char *s)
 {
     return s[0] == '%' && hexval(s[1]) >= 0 && hexval(s[2]) >= 0;
@@ -53,7 +28,7 @@ static bool is_escape(const unsigned char *s)
 bool amx_path_needs_encoding(const char *raw)
 {
     for (const unsigned char *s = (const unsigned char *)raw; *s;) {
-        size_t n = utf8_len(s);
+        size_t n = amx__utf8_len(s, 4);
         if (!n || is_escape(s))
             return true;
         s += n;
@@ -69,7 +44,7 @@ char *amx_path_encode(const char *raw)
         return NULL;
     size_t o = 0;
     for (const unsigned char *s = (const unsigned char *)raw; *s;) {
-        size_t n = utf8_len(s);
+        size_t n = amx__utf8_len(s, 4);
         if (!n) {
             o += (size_t)sprintf(out + o, "%%%02X", *s);
             s++;
