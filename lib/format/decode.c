@@ -409,6 +409,13 @@ void amx__fatal(amx_dec *d, amx_code code, int64_t offset, const char *context,
     d->asset->status = AMX_ASSET_ERROR;
 }
 
+bool amx__cancelled(amx_dec *d)
+{
+    if (!d->cancelled && d->opts->cancelled && d->opts->cancelled(d->opts->cancel_user))
+        d->cancelled = true;
+    return d->cancelled;
+}
+
 bool amx__samples_allowed(amx_dec *d, const amx_clip *clip)
 {
     uint32_t max = d->opts->max_sample_frames ? d->opts->max_sample_frames : AMX_SAMPLE_FRAMES;
@@ -485,6 +492,10 @@ amx_status amx_decode(const uint8_t *data, size_t len, const amx_decode_opts *us
                        len ? "the content is not a format animidx knows" : "the file is empty");
     } else {
         e->decode(&d);
+    }
+    if (d.cancelled) {
+        amx_asset_free(a);
+        return AMX_E_CANCELLED;
     }
     *out = a;
     return AMX_OK;

@@ -45,7 +45,12 @@ typedef struct amx_dec {
     bool fatal;                   /* amx__fatal was called */
     bool refs_capped;             /* AMX_MAX_REFS was reached (said once) */
     size_t refs_cap;              /* room in asset->refs (it doubles) */
+    bool cancelled;               /* opts->cancelled said stop: the asset is thrown away */
 } amx_dec;
+
+/* True when the caller asked the decode to stop (amx_decode_opts.cancelled, polled now; once
+ * true it stays so): the decoder returns as soon as it can, and amx_decode discards the asset. */
+bool amx__cancelled(amx_dec *d);
 
 /* Allocation from the asset's arena, zeroed. On failure: NULL, and a LIMIT_EXCEEDED finding. */
 void *amx__alloc(amx_dec *d, size_t size);

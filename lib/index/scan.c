@@ -105,7 +105,16 @@ typedef struct scan_ctx {
     bool closing;
     size_t busy;                  /* jobs taken by workers and not finished */
     const char *game;             /* the root's [root PATH] game setting (read-only), or NULL */
+    bool (*cancelled)(void *user); /* amx_scan_opts.cancelled, polled by the workers too */
+    void *cancel_user;
 } scan_ctx;
+
+/* True when the caller asked the scan to stop: a worker then takes no new file, and the
+ * decoders of long files stop (amx_decode_opts.cancelled). */
+static bool worker_cancelled(const scan_ctx *c)
+{
+    return c->cancelled && c->cancelled(c->cancel_user);
+}
 
 static void job_free(job *j)
 {
@@ -358,7 +367,8 @@ static void decode_member(scan_ctx *c, job *j, const amx_archive_entry *m, const
         push_result(c, r);
         return;
     }
-    amx_decode_opts o = { .file_name = m->name, .game = c->game };
+    amx_decode_opts o = { .file_name = m->name, .game = c->game, .cancelled = c->cancelled,
+                          .cancel_user = c->cancel_user };
     if (amx_decode(span, span_len, &o, &r->asset) != AMX_OK) {
         result_free(r);
         return;
@@ -488,6 +498,10 @@ static void decode_archive_members(scan_ctx *c, job *j, amx_format fmt, const ui
     bool incomplete = false, over = false;
     uint64_t spent = 0;
     for (long i = 0; i < n; i++) {
+        if (worker_cancelled(c)) { /* the archive row stays incomplete: the next scan ends it */
+            incomplete = true;
+            break;
+        }
         bool repeat = seen && m[i].size && span_seen(seen, cap, m, i);
         if (!within_archive_budget(c, j, m, i, n, len, repeat, &spent, &over))
             continue;
@@ -556,6 +570,8 @@ static void push_stat_result(scan_ctx *c, job *j, result_kind kind, const struct
 
 static void process_job(scan_ctx *c, job *j)
 {
+    if (worker_cancelled(c)) /* left for the next scan, like the files not walked */
+        return;
     int fd = open(j->abs_path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT)
@@ -639,8 +655,15 @@ static void decode_file(scan_ctx *c, job *j, int fd, const struct stat *stp, con
     }
     /* an archive's compressed members are inflated once, below, not also by its decode */
     amx_decode_opts o = { .file_name = j->rel_path, .format = fmt, .game = c->game,
-                          .unpack_later = true };
-    if (amx_decode(data, size, &o, &r->asset) != AMX_OK) {
+                          .unpack_later = true, .cancelled = c->cancelled,
+                          .cancel_user = c->cancel_user };
+    amx_status dst = amx_decode(data, size, &o, &r->asset);
+    if (dst == AMX_E_CANCELLED) { /* nothing written: the row keeps what it had */
+        free(r);
+        free(data);
+        return;
+    }
+    if (dst != AMX_OK) {
         free(r);
         push_failure(c, j, AMX_C_LIMIT_EXCEEDED, "not enough memory to decode the file", "");
         free(data);
@@ -1638,6 +1661,8 @@ static amx_status scan_root(amx_db *db, const amx_scan_opts *opts, amx_scan_stat
         return st;
     }
     s.q.game = amx_config_game(opts->config, root);
+    s.q.cancelled = opts->cancelled;
+    s.q.cancel_user = opts->user;
     s.q.max_bytes_held = (uint64_t)(opts->config ? opts->config->memory_mb : 1024) << 20;
     s.q.unpack_floor = opts->unpack_floor ? opts->unpack_floor : AMX_UNPACK_SCAN_FLOOR;
     s.q.unpack_budget = s.q.unpack_floor;
@@ -1685,6 +1710,8 @@ static amx_status scan_root(amx_db *db, const amx_scan_opts *opts, amx_scan_stat
         pthread_join(s.threads[i], NULL);
     while (drain_one(&s, false))
         ;
+    /* a stop after the walk may have ended decodes (nothing written for them): no sweep */
+    stop_requested(&s);
     st = s.failed;
     if (st == AMX_E_CANCELLED) {
         /* Keep what was written, sweep nothing: the next scan completes the index. */

@@ -453,6 +453,11 @@ typedef struct amx_decode_opts {
     uint32_t max_sample_frames; /* with samples: a clip of more frames is not sampled (an info
                               * LIMIT_EXCEEDED finding says so); 0 = AMX_SAMPLE_FRAMES,
                               * UINT32_MAX = no limit */
+    /* Polled from the decoding thread while a long input is read (the XML reader asks every
+     * 64 KiB): returning true stops the decode, and amx_decode returns AMX_E_CANCELLED. NULL:
+     * never. */
+    bool (*cancelled)(void *user);
+    void *cancel_user;
 } amx_decode_opts;
 
 /* Frames sampled per clip unless asked for more (amx_decode_opts.max_sample_frames): a file of
@@ -473,7 +478,8 @@ typedef struct amx_decode_opts {
 #define AMX_UNPACK_SCAN_FLOOR ((uint64_t)1 << 30)
 
 /* Decodes one file. On AMX_OK, *out is an asset (possibly with status ERROR and findings);
- * the caller frees it with amx_asset_free. On any other status *out is NULL. */
+ * the caller frees it with amx_asset_free. On any other status *out is NULL: AMX_E_NOMEM, or
+ * AMX_E_CANCELLED when opts->cancelled stopped the decode. */
 amx_status amx_decode(const uint8_t *data, size_t len, const amx_decode_opts *opts,
                       amx_asset **out);
 

@@ -75,10 +75,12 @@ typedef struct amx_scan_opts {
     const amx_config *config;         /* ignore globs; may be NULL */
     /* Called from the scanning thread about every 100 ms, and once at the end. */
     void (*progress)(const amx_scan_progress *p, void *user);
-    /* Polled from the scanning thread between files: returning true stops the scan. Files
-     * already being decoded are written; rows are not swept (the walk was incomplete), so the
-     * index stays consistent and the next scan completes it. amx_scan then returns
-     * AMX_E_CANCELLED. NULL: never. */
+    /* Polled from the scanning thread between files, and from the decoding threads (before
+     * each file, between an archive's members, and while a long file is decoded): it must be
+     * thread-safe. Returning true stops the scan: files already decoded are written, a decode
+     * it stops is not (the file's row keeps what it had); rows are not swept (the walk was
+     * incomplete), so the index stays consistent and the next scan completes it. amx_scan
+     * then returns AMX_E_CANCELLED. NULL: never. */
     bool (*cancelled)(void *user);
     void *user;
     /* What the scan's archives may unpack together before they add to it (AMX_UNPACK_RATIO x
