@@ -12,19 +12,39 @@
  *                                            empty element clears an inherited override
  *       <Land_Terrain_Model_Mapping>Temperate, A.alo, Desert, B.alo</...>   terrain, model pairs
  *
- * Parsed with libxml2 in recover mode (its streaming reader stops at the first fatal error;
- * the tree parser goes on): mod XML is often not well-formed and the game's own parser reads
+ * Read with libxml2's SAX2 parser in recover mode, through a read callback that hands it the
+ * file a few KB at a time: mod XML is often not well-formed and the game's own parser reads
  * past much of it, so problems are one XML_MALFORMED finding (the first problem's line and
- * message, and how many more), not a failure. No external entity, DTD or network access; entities are not substituted. A file
- * that is not UTF-8 and declares no encoding is read again as Latin-1 (what the game's
- * Windows tools write), noted at info level.
+ * message, and how many more), not a failure. No tree is built; libxml2 holds the part of the
+ * file it is parsing (one value at most 10,000,000 bytes, its own limit), and before each
+ * block the reader checks that the caller does not want it to stop (amx_decode_opts.cancelled)
+ * and that the memory stays within the decode's limit.
+ *
+ * No DTD, external entity or network access, and no entity is expanded anywhere: every entity
+ * the document declares or names stands for nothing (libxml2 is given each one empty), so an
+ * entity reference stays in the text and in attribute values as written (`x&i;y` is the name
+ * "x&i;y", never "xy" nor the entity's text), and each entity named is one XML_MALFORMED
+ * finding (how often, and where first). The predefined entities (&amp; ...) and character
+ * references are characters, read as such. Attributes the DTD would add are not read.
+ *
+ * libxml2's messages (those of the parser and of its encoding converters) come to the error
+ * handlers here, never to stderr. A file that is not UTF-8, declares no encoding and has no
+ * byte order mark is read as Latin-1 (what the game's Windows tools write), noted at info
+ * level. NUL bytes are not XML text: they are read as if absent and reported as such.
  */
 #include "common/grow.h"
+#include "common/utf8.h"
 #include "decoder.h"
 
+#include <libxml/SAX2.h>
+#include <libxml/entities.h>
+#include <libxml/globals.h>
+#include <libxml/hash.h>
 #include <libxml/parser.h>
+#include <libxml/parserInternals.h>
 #include <libxml/tree.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +75,10 @@ static const struct {
 #define TAG_COUNT (sizeof ref_tags / sizeof ref_tags[0])
 #define VARIANT_TAG (-2)
 #define MAX_VALUE 65536     /* longer text is cut (names are short; a mapping list is not) */
+/* What libxml2 may hold of the file at once: it refuses a single value past 10,000,000 bytes
+ * (XML_MAX_TEXT_LENGTH) itself; past this the rest of the file is not read. */
+#define MAX_HELD ((size_t)16 << 20)
+#define MAX_ENTITIES 1000   /* distinct entity names a file may use before the reading stops */
 
 /* ---- probe ---- */
 
@@ -85,39 +109,89 @@ bool amx__xml_probe(const uint8_t *data, size_t len)
 
 /* ---- decode ---- */
 
+/* An entity the document names outside its DTD: how often, and where first. */
+typedef struct entity_use {
+    char *name;
+    uint32_t count;
+    uint32_t line;
+} entity_use;
+
 typedef struct xml_state {
     amx_dec *d;
+    xmlParserCtxtPtr ctxt;
     amx_game_object *objects;     /* malloc'd while parsing; copied into the arena at the end */
     size_t object_count, object_cap;
+    const char *last_type;        /* the previous object's element name, in the arena */
     char *value;                  /* text of the tag being read */
     size_t value_len;
+    unsigned depth;               /* of the element being read: 1 = the root */
     int tag;                      /* index into ref_tags, VARIANT_TAG, or -1 */
     uint32_t tag_line;
     long object;                  /* the object being read, or -1 */
     bool oom;
+    bool stopped;                 /* a limit stopped the reading (its finding is made) */
+    /* entity references */
+    xmlHashTablePtr entity_index; /* name -> 1 + index into entities */
+    entity_use *entities;
+    size_t entity_count, entity_cap;
     /* problems */
     uint32_t errors;
     uint32_t first_line;
     char first[200];
-    bool encoding_error;
 } xml_state;
 
-static void on_error(void *arg, xmlErrorPtr e)
+/* ---- libxml2's messages ---- */
+
+static uint32_t current_line(xml_state *s)
 {
-    xml_state *s = arg;
-    if (!e || e->level < XML_ERR_ERROR)
-        return;
-    if (e->domain == XML_FROM_IO || e->code == XML_ERR_INVALID_ENCODING ||
-        e->code == XML_ERR_INVALID_CHAR)
-        s->encoding_error = true;
+    int line = s->ctxt ? xmlSAX2GetLineNumber(s->ctxt) : 0;
+    return line > 0 ? (uint32_t)line : 0;
+}
+
+static void note_problem(xml_state *s, int line, const char *message)
+{
     if (s->errors++ == 0) {
-        s->first_line = e->line > 0 ? (uint32_t)e->line : 0;
-        snprintf(s->first, sizeof s->first, "%s", e->message ? e->message : "parse error");
+        s->first_line = line > 0 ? (uint32_t)line : 0;
+        snprintf(s->first, sizeof s->first, "%s", message && *message ? message : "parse error");
         size_t n = strlen(s->first);
         while (n && (s->first[n - 1] == '\n' || s->first[n - 1] == ' '))
             s->first[--n] = '\0';
     }
 }
+
+/* The structured handler of this thread while it parses: errors raised without a parser
+ * context (the encoding converters, the I/O layer) come here with the state. */
+static void on_error(void *arg, xmlErrorPtr e)
+{
+    xml_state *s = arg;
+    if (!s || !e || e->level < XML_ERR_ERROR || s->stopped || s->d->cancelled)
+        return;
+    note_problem(s, e->line > 0 ? e->line : (int)current_line(s), e->message);
+}
+
+/* The parser context's handler: libxml2 gives the context, whose _private is the state. */
+static void on_ctxt_error(void *user, xmlErrorPtr e)
+{
+    xmlParserCtxtPtr ctxt = user;
+    if (ctxt)
+        on_error(ctxt->_private, e);
+}
+
+/* libxml2's unstructured messages (a few places print through it): counted like the rest. */
+static void on_generic_error(void *arg, const char *fmt, ...)
+{
+    xml_state *s = arg;
+    if (!s || s->stopped || s->d->cancelled)
+        return;
+    char msg[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    note_problem(s, (int)current_line(s), msg);
+}
+
+/* ---- what is read ---- */
 
 static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
@@ -160,9 +234,8 @@ static void finish_tag(xml_state *s)
     s->value_len = 0;
 }
 
-static void append_text(xml_state *s, const char *t)
+static void append_text(xml_state *s, const char *t, size_t n)
 {
-    size_t n = strlen(t);
     if (n > MAX_VALUE - s->value_len)
         n = MAX_VALUE - s->value_len;
     if (!s->value && !(s->value = malloc(MAX_VALUE + 1))) {
@@ -184,108 +257,233 @@ static int tag_index(const char *name)
     return -1;
 }
 
-static uint32_t node_line(xmlNodePtr n)
+/* The state of a SAX callback: NULL for a context other than the document's own (libxml2
+ * parses an entity's text in a context of its own; every entity here is empty). */
+static xml_state *state_of(void *ctx)
 {
-    long line = n ? xmlGetLineNo(n) : -1;
-    return line > 0 && line < (long)UINT32_MAX ? (uint32_t)line : 0;
+    xmlParserCtxtPtr ctxt = ctx;
+    xml_state *s = ctxt ? ctxt->_private : NULL;
+    return s && s->ctxt == ctxt && !s->stopped ? s : NULL;
 }
 
-static void start_object(xml_state *s, xmlNodePtr node)
+/* Stops the reading at a limit: the finding says which; what was read is kept. The read
+ * callback then refuses more input, and the SAX callbacks ignore what libxml2 still gives. */
+static void limit_reached(xml_state *s, const char *fmt, ...) AMX_PRINTF(2, 3);
+static void limit_reached(xml_state *s, const char *fmt, ...)
+{
+    char msg[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    char ctx[32];
+    uint32_t line = current_line(s);
+    snprintf(ctx, sizeof ctx, "line %u", (unsigned)line);
+    amx__finding(s->d, AMX_C_LIMIT_EXCEEDED, -1, line ? ctx : NULL,
+                 "%s: the rest of the file is not read", msg);
+    s->stopped = true;
+}
+
+/* An entity named outside the DTD: counted under its name (one finding each, at the end). */
+static void note_entity(xml_state *s, const xmlChar *name)
+{
+    void *found = xmlHashLookup(s->entity_index, name);
+    if (found) {
+        s->entities[(uintptr_t)found - 1].count++;
+        return;
+    }
+    if (s->entity_count >= MAX_ENTITIES) {
+        limit_reached(s, "more than %d entities named", MAX_ENTITIES);
+        xmlStopParser(s->ctxt);
+        return;
+    }
+    char *copy = strdup((const char *)name);
+    if (!copy ||
+        !amx__grow((void **)&s->entities, &s->entity_cap, s->entity_count, sizeof *s->entities) ||
+        xmlHashAddEntry(s->entity_index, name, (void *)(uintptr_t)(s->entity_count + 1)) != 0) {
+        free(copy);
+        s->oom = true;
+        return;
+    }
+    s->entities[s->entity_count++] = (entity_use){ .name = copy, .count = 1,
+                                                   .line = current_line(s) };
+}
+
+/* Every entity lookup of the parser comes here. Each name is given an entity of no text, so
+ * nothing is ever expanded: in an attribute value libxml2 then keeps the reference as written
+ * ("&name;", a literal '&' there reading "&#38;"); in element text the reference is written
+ * into the text here (libxml2 drops it from what it reports, and after the first
+ * well-formedness error it drops it without a word). */
+static xmlEntityPtr get_entity(void *ctx, const xmlChar *name)
+{
+    xmlParserCtxtPtr ctxt = ctx;
+    xmlEntityPtr e = xmlSAX2GetEntity(ctx, name);
+    xml_state *s = state_of(ctx);
+    if (!s || ctxt->inSubset) /* the DTD's own look-ups (a declaration, a default value) */
+        return e;
+    note_entity(s, name);
+    if (s->stopped)
+        return e;
+    if (!e && ctxt->myDoc) {
+        if (!ctxt->myDoc->intSubset)
+            xmlCreateIntSubset(ctxt->myDoc, BAD_CAST "document", NULL, NULL);
+        e = xmlAddDocEntity(ctxt->myDoc, name, XML_INTERNAL_GENERAL_ENTITY, NULL, NULL,
+                            BAD_CAST "");
+    }
+    if (ctxt->instate == XML_PARSER_CONTENT && s->tag != -1 && s->depth == 3) {
+        append_text(s, "&", 1);
+        append_text(s, (const char *)name, strlen((const char *)name));
+        append_text(s, ";", 1);
+    }
+    return e;
+}
+
+/* Declarations: every entity is declared empty (an internal one: nothing is fetched). */
+static void entity_decl(void *ctx, const xmlChar *name, int type, const xmlChar *public_id,
+                        const xmlChar *system_id, xmlChar *content)
+{
+    (void)public_id, (void)system_id, (void)content;
+    int kind = type == XML_INTERNAL_PARAMETER_ENTITY || type == XML_EXTERNAL_PARAMETER_ENTITY
+                   ? XML_INTERNAL_PARAMETER_ENTITY
+                   : XML_INTERNAL_GENERAL_ENTITY;
+    xmlSAX2EntityDecl(ctx, name, kind, NULL, NULL, BAD_CAST "");
+}
+
+static void unparsed_entity_decl(void *ctx, const xmlChar *name, const xmlChar *public_id,
+                                 const xmlChar *system_id, const xmlChar *notation)
+{
+    (void)public_id, (void)system_id, (void)notation;
+    xmlSAX2EntityDecl(ctx, name, XML_INTERNAL_GENERAL_ENTITY, NULL, NULL, BAD_CAST "");
+}
+
+/* An attribute value as libxml2 gives it without substituting entities: "&#38;" is a literal
+ * '&' (what "&amp;" or "&#38;" was), and any other '&' starts an entity reference, kept as
+ * written. Into the arena, trimmed. */
+static const char *attribute_value(amx_dec *d, const char *v, size_t n)
+{
+    while (n && is_space(*v))
+        v++, n--;
+    while (n && is_space(v[n - 1]))
+        n--;
+    if (!memchr(v, '&', n))
+        return amx__strndup(d, (const uint8_t *)v, n);
+    char *out = amx__alloc(d, n + 1);
+    if (!out)
+        return "";
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        out[k++] = v[i];
+        if (v[i] == '&' && n - i >= 5 && memcmp(v + i, "&#38;", 5) == 0)
+            i += 4;
+    }
+    out[k] = '\0';
+    return out;
+}
+
+static void start_object(xml_state *s, const xmlChar *localname, int nb_attributes,
+                         int nb_defaulted, const xmlChar **attributes)
 {
     s->object = -1;
-    xmlChar *name = xmlGetProp(node, (const xmlChar *)"Name");
+    /* attributes come as (localname, prefix, URI, value, end); the DTD's defaults last */
+    const xmlChar **name = NULL;
+    for (int i = 0; i < nb_attributes - nb_defaulted && !name; i++)
+        if (strcmp((const char *)attributes[i * 5], "Name") == 0)
+            name = attributes + i * 5;
     if (!name)
         return;
-    if (amx__grow((void **)&s->objects, &s->object_cap, s->object_count, sizeof *s->objects)) {
-        const char *nm = (const char *)name;
-        s->objects[s->object_count] = (amx_game_object){
-            .type = amx__strdup(s->d, (const char *)node->name),
-            .name = trimmed(s->d, nm, strlen(nm)), .line = node_line(node) };
-        s->object = (long)s->object_count++;
-    } else {
+    if (!amx__grow((void **)&s->objects, &s->object_cap, s->object_count, sizeof *s->objects)) {
         s->oom = true;
+        return;
     }
-    xmlFree(name);
+    /* the objects of a file are mostly of a few types: the previous one's name is reused */
+    if (!s->last_type || strcmp(s->last_type, (const char *)localname) != 0)
+        s->last_type = amx__strdup(s->d, (const char *)localname);
+    const char *v = (const char *)name[3];
+    s->objects[s->object_count] = (amx_game_object){
+        .type = s->last_type ? s->last_type : "",
+        .name = attribute_value(s->d, v, (size_t)((const char *)name[4] - v)),
+        .line = current_line(s) };
+    s->object = (long)s->object_count++;
 }
 
-/* The text of an element: its text and CDATA children (comments and elements left out). */
-static void element_text(xml_state *s, xmlNodePtr el)
+static void on_start(void *ctx, const xmlChar *localname, const xmlChar *prefix,
+                     const xmlChar *uri, int nb_namespaces, const xmlChar **namespaces,
+                     int nb_attributes, int nb_defaulted, const xmlChar **attributes)
 {
-    s->value_len = 0;
-    if (s->value)
-        s->value[0] = '\0';
-    for (xmlNodePtr t = el->children; t && !s->oom; t = t->next)
-        if ((t->type == XML_TEXT_NODE || t->type == XML_CDATA_SECTION_NODE) && t->content)
-            append_text(s, (const char *)t->content);
-}
-
-/* libxml2 hands a parser context's errors to its SAX handler's structured-error callback,
- * with the context as user data: the state is in ctxt->_private. */
-static void on_ctxt_error(void *user, xmlErrorPtr e)
-{
-    xmlParserCtxtPtr ctxt = user;
-    if (ctxt && ctxt->_private)
-        on_error(ctxt->_private, e);
-}
-
-/* Reads the document; returns false when it could not be read at all. Recover mode keeps
- * reading past what is not well-formed, as far as libxml2 can make sense of it. */
-static bool parse(xml_state *s, const uint8_t *data, size_t len, const char *encoding)
-{
-    if (len > (size_t)INT32_MAX)
-        return false;
-    xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
-    if (!ctxt)
-        return false;
-    ctxt->_private = s;
-    if (ctxt->sax) {
-        ctxt->sax->serror = on_ctxt_error;
-        ctxt->sax->error = NULL;
-        ctxt->sax->warning = NULL;
+    (void)prefix, (void)uri, (void)nb_namespaces, (void)namespaces;
+    xml_state *s = state_of(ctx);
+    if (!s)
+        return;
+    s->depth++;
+    if (s->depth == 2) {
+        start_object(s, localname, nb_attributes, nb_defaulted, attributes);
+    } else if (s->depth == 3 && s->object >= 0) {
+        s->tag = tag_index((const char *)localname);
+        s->tag_line = current_line(s);
+        s->value_len = 0;
+        if (s->value)
+            s->value[0] = '\0';
     }
-    int opts = XML_PARSE_RECOVER | XML_PARSE_NONET | XML_PARSE_NOWARNING | XML_PARSE_COMPACT |
-               XML_PARSE_BIG_LINES;
-    xmlDocPtr doc = xmlCtxtReadMemory(ctxt, (const char *)data, (int)len, NULL, encoding, opts);
-    xmlNodePtr root = doc ? xmlDocGetRootElement(doc) : NULL;
-    for (xmlNodePtr o = root ? root->children : NULL; o && !s->oom && !s->d->out_of_memory;
-         o = o->next) {
-        if (o->type != XML_ELEMENT_NODE)
-            continue;
-        start_object(s, o);
-        if (s->object < 0)
-            continue;
-        for (xmlNodePtr t = o->children; t && !s->oom; t = t->next) {
-            if (t->type != XML_ELEMENT_NODE || !t->name)
-                continue;
-            s->tag = tag_index((const char *)t->name);
-            if (s->tag == -1)
-                continue;
-            s->tag_line = node_line(t);
-            element_text(s, t);
-            finish_tag(s);
-        }
-    }
-    xmlFreeDoc(doc);
-    xmlFreeParserCtxt(ctxt);
-    return true;
 }
 
-static void reset(xml_state *s)
+static void on_end(void *ctx, const xmlChar *localname, const xmlChar *prefix, const xmlChar *uri)
 {
-    free(s->objects);
-    free(s->value);
-    amx_dec *d = s->d;
-    memset(s, 0, sizeof *s);
-    s->d = d;
-    s->tag = -1;
-    s->object = -1;
+    (void)localname, (void)prefix, (void)uri;
+    xml_state *s = state_of(ctx);
+    if (!s || !s->depth)
+        return;
+    if (s->depth == 3 && s->tag != -1)
+        finish_tag(s);
+    else if (s->depth == 2)
+        s->object = -1;
+    s->depth--;
+}
+
+/* Text and CDATA directly in a tag element (comments and nested elements left out). */
+static void on_text(void *ctx, const xmlChar *text, int len)
+{
+    xml_state *s = state_of(ctx);
+    if (s && s->tag != -1 && s->depth == 3 && len > 0)
+        append_text(s, (const char *)text, (size_t)len);
+}
+
+static xmlSAXHandler sax_handler;
+
+static void sax_init(void)
+{
+    xmlSAXHandler *h = &sax_handler;
+    xmlSAXVersion(h, 2); /* the SAX2 defaults keep the DTD's declarations; no tree is built */
+    h->startElementNs = on_start;
+    h->endElementNs = on_end;
+    h->characters = on_text;
+    h->cdataBlock = on_text;
+    h->ignorableWhitespace = on_text;
+    h->getEntity = get_entity;
+    h->entityDecl = entity_decl;
+    h->unparsedEntityDecl = unparsed_entity_decl;
+    /* nothing is fetched, nothing kept that is not read */
+    h->resolveEntity = NULL;
+    h->externalSubset = NULL;
+    h->reference = NULL;
+    h->comment = NULL;
+    h->processingInstruction = NULL;
+    h->startElement = NULL;
+    h->endElement = NULL;
+    h->serror = on_ctxt_error;
+    h->error = NULL;
+    h->warning = NULL;
+    h->fatalError = NULL;
 }
 
 static pthread_once_t libxml_once = PTHREAD_ONCE_INIT;
 
-static void libxml_init(void) { xmlInitParser(); }
+static void libxml_init(void)
+{
+    xmlInitParser();
+    sax_init();
+}
 
-/* Whether the document declares its encoding (then a Latin-1 retry would be wrong). */
+/* Whether the document declares its encoding (then it is read so, even if it lies). */
 static bool declares_encoding(const uint8_t *data, size_t len)
 {
     size_t n = len < 200 ? len : 200;
@@ -298,35 +496,160 @@ static bool declares_encoding(const uint8_t *data, size_t len)
     return false;
 }
 
+/* The file as libxml2 reads it: a block at a time, NUL bytes left out when `drop_nul`. */
+typedef struct xml_input {
+    xml_state *s;
+    const uint8_t *data;
+    size_t len, off;
+    bool drop_nul;
+    uint64_t nul_count;
+    int64_t first_nul;
+} xml_input;
+
+/* What the reader holds besides the arena: libxml2's copy of the file not yet parsed, the
+ * objects so far, the text of a tag, the references. */
+static size_t working_bytes(const xml_state *s)
+{
+    const xmlParserInputPtr in = s->ctxt->input;
+    size_t held = in && in->base && in->end >= in->base ? (size_t)(in->end - in->base) : 0;
+    return held + s->object_cap * sizeof *s->objects + (s->value ? MAX_VALUE : 0) +
+           (size_t)s->d->asset->ref_count * sizeof(amx_ref);
+}
+
+/* libxml2's read callback: the next bytes of the file, at most `size` (it asks for about 4 KB
+ * at a time). Before each block it checks that the caller does not want the decode to stop
+ * and that the reading stays within the decode's memory; a -1 stops the parser there. */
+static int read_block(void *arg, char *buf, int size)
+{
+    xml_input *in = arg;
+    xml_state *s = in->s;
+    amx_dec *d = s->d;
+    if (s->stopped || s->oom || d->out_of_memory || amx__cancelled(d))
+        return -1;
+    const xmlParserInputPtr pin = s->ctxt->input;
+    if (pin && pin->cur && pin->end - pin->cur > (ptrdiff_t)MAX_HELD) {
+        limit_reached(s, "a tag, comment or declaration runs past %zu MiB", MAX_HELD >> 20);
+        return -1;
+    }
+    if (amx__arena_used(d->arena) + working_bytes(s) > d->opts->max_memory) {
+        limit_reached(s, "reading the XML needs more than the %zu MiB a decode may use",
+                      d->opts->max_memory >> 20);
+        return -1;
+    }
+    size_t want = size > 0 ? (size_t)size : 0, n = 0;
+    while (n < want && in->off < in->len) {
+        const uint8_t *p = in->data + in->off;
+        size_t run = in->len - in->off < want - n ? in->len - in->off : want - n;
+        if (in->drop_nul) {
+            const uint8_t *nul = memchr(p, 0, run);
+            if (nul == p) {
+                if (in->nul_count++ == 0)
+                    in->first_nul = (int64_t)in->off;
+                in->off++;
+                continue;
+            }
+            if (nul)
+                run = (size_t)(nul - p);
+        }
+        memcpy(buf + n, p, run);
+        n += run;
+        in->off += run;
+    }
+    return (int)n;
+}
+
+/* Reads the document; returns false when the parser could not be made. */
+static bool parse(xml_state *s, xml_input *in, bool latin1)
+{
+    xmlParserCtxtPtr ctxt = xmlCreateIOParserCtxt(&sax_handler, NULL, read_block, NULL, in,
+                                                  XML_CHAR_ENCODING_NONE);
+    if (!ctxt)
+        return false;
+    s->ctxt = ctxt;
+    ctxt->_private = s;
+    xmlCtxtUseOptions(ctxt, XML_PARSE_RECOVER | XML_PARSE_NONET | XML_PARSE_NOWARNING |
+                                XML_PARSE_BIG_LINES);
+    if (latin1) /* once the input is there (libxml2 cannot switch the encoding of none) */
+        xmlSwitchEncoding(ctxt, XML_CHAR_ENCODING_8859_1);
+    xmlParseDocument(ctxt);
+    if (ctxt->myDoc)
+        xmlFreeDoc(ctxt->myDoc);
+    ctxt->myDoc = NULL;
+    xmlFreeParserCtxt(ctxt);
+    s->ctxt = NULL;
+    return true;
+}
+
+static void report_entities(xml_state *s)
+{
+    for (size_t i = 0; i < s->entity_count; i++) {
+        const entity_use *u = &s->entities[i];
+        char ctx[32];
+        snprintf(ctx, sizeof ctx, "line %u", (unsigned)u->line);
+        amx__finding(s->d, AMX_C_XML_MALFORMED, -1, u->line ? ctx : NULL,
+                     "entity reference '&%.100s;' (%u time%s, first at line %u): entities are "
+                     "not expanded; the text is read as written",
+                     u->name, (unsigned)u->count, u->count == 1 ? "" : "s", (unsigned)u->line);
+    }
+}
+
+static void free_state(xml_state *s)
+{
+    free(s->objects);
+    free(s->value);
+    for (size_t i = 0; i < s->entity_count; i++)
+        free(s->entities[i].name);
+    free(s->entities);
+    xmlHashFree(s->entity_index, NULL);
+}
+
 void amx__xml_decode(amx_dec *d)
 {
     pthread_once(&libxml_once, libxml_init);
-    xml_state s = { .d = d };
-    reset(&s);
+    xml_state s = { .d = d, .tag = -1, .object = -1 };
     const uint8_t *data = d->r.base;
     size_t len = d->r.end;
-    bool latin1 = false;
-    if (!parse(&s, data, len, NULL)) {
+    if (!(s.entity_index = xmlHashCreate(64))) {
         amx__fatal(d, AMX_C_LIMIT_EXCEEDED, -1, NULL, "the XML reader could not be started");
-        reset(&s);
-        free(s.value);
         return;
     }
-    if (s.encoding_error && !declares_encoding(data, len)) {
-        reset(&s);
-        d->asset->ref_count = 0; /* read again from the start */
-        latin1 = true;
-        if (!parse(&s, data, len, "ISO-8859-1")) {
-            reset(&s);
-            free(s.value);
-            return;
-        }
+    /* The encoding: a byte order mark or the declaration says; otherwise UTF-8 when the bytes
+     * are, else Latin-1. Only a document of 8-bit characters can hold a stray NUL. */
+    xmlCharEncoding enc = len >= 4 ? xmlDetectCharEncoding(data, 4) : XML_CHAR_ENCODING_NONE;
+    bool bytes = enc == XML_CHAR_ENCODING_NONE || enc == XML_CHAR_ENCODING_UTF8; /* or "<?xm" */
+    bool bom = len >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF;
+    size_t bad = bytes && !bom && !declares_encoding(data, len) ? amx__utf8_invalid_at(data, len)
+                                                                : len;
+    bool latin1 = bad < len;
+    /* libxml2's messages on this thread come here while it parses (its handlers are
+     * per-thread), and go back to what they were after */
+    xmlStructuredErrorFunc old_serror = xmlStructuredError;
+    void *old_serror_ctx = xmlStructuredErrorContext;
+    xmlGenericErrorFunc old_generic = xmlGenericError;
+    void *old_generic_ctx = xmlGenericErrorContext;
+    xmlSetStructuredErrorFunc(&s, on_error);
+    xmlSetGenericErrorFunc(&s, on_generic_error);
+    xml_input in = { .s = &s, .data = data, .len = len, .drop_nul = bytes, .first_nul = -1 };
+    bool started = parse(&s, &in, latin1);
+    xmlSetStructuredErrorFunc(old_serror_ctx, old_serror);
+    xmlSetGenericErrorFunc(old_generic_ctx, old_generic);
+    if (!started || d->cancelled) {
+        if (!started)
+            amx__fatal(d, AMX_C_LIMIT_EXCEEDED, -1, NULL, "the XML reader could not be started");
+        free_state(&s);
+        return;
     }
     if (s.oom)
         amx__finding(d, AMX_C_LIMIT_EXCEEDED, -1, NULL, "out of memory reading the XML");
     if (latin1)
-        amx__finding_sev(d, AMX_C_XML_MALFORMED, AMX_SEV_INFO, -1, NULL,
+        amx__finding_sev(d, AMX_C_XML_MALFORMED, AMX_SEV_INFO, (int64_t)bad, NULL,
                          "not UTF-8 and no encoding declared: read as Latin-1");
+    if (in.nul_count)
+        amx__finding(d, AMX_C_XML_MALFORMED, in.first_nul, NULL,
+                     "%llu NUL byte%s (the first at byte %lld): XML text cannot hold %s; "
+                     "read as if absent",
+                     (unsigned long long)in.nul_count, in.nul_count == 1 ? "" : "s",
+                     (long long)in.first_nul, in.nul_count == 1 ? "one" : "them");
     if (s.errors) {
         char ctx[32];
         snprintf(ctx, sizeof ctx, "line %u", (unsigned)s.first_line);
@@ -338,6 +661,7 @@ void amx__xml_decode(amx_dec *d)
             amx__finding(d, AMX_C_XML_MALFORMED, -1, s.first_line ? ctx : NULL, "line %u: %s",
                          (unsigned)s.first_line, s.first);
     }
+    report_entities(&s);
     amx_asset *a = d->asset;
     if (s.object_count && (a->objects = amx__array(d, s.object_count, sizeof *a->objects))) {
         memcpy(a->objects, s.objects, s.object_count * sizeof *a->objects);
@@ -345,6 +669,5 @@ void amx__xml_decode(amx_dec *d)
     }
     if (!a->objects)
         a->object_count = 0;
-    reset(&s);
-    free(s.value);
+    free_state(&s);
 }

@@ -12,6 +12,7 @@ each test is bounded in time so a regression to the old cost fails instead of ha
 import json
 import os
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -747,11 +748,150 @@ def test_samples_linear():
         c.that(trees[60] == trees[120] and trees[60] <= 60, "trees drawn: %s" % trees)
 
 
+# ------------------------------------------- issue 21: hostile XML (defects 1, 10 and 14)
+
+def entity_doc(refs):
+    """The issue's reproduction: an entity of 50,000 characters named `refs` times in a Name."""
+    return ('<?xml version="1.0"?>\n<!DOCTYPE Units [<!ENTITY a "%s">]>\n<Units>\n'
+            '<SpaceUnit Name="%s">\n<Space_Model_Name>X.ALO</Space_Model_Name>\n'
+            '</SpaceUnit>\n</Units>\n' % ("A" * 50000, "&a;" * refs))
+
+
+def one_line_xml(path, elements):
+    """An XML file of one line: an object holding `elements` empty elements (slow to parse for
+    its size, and nothing of it is indexed but the object)."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as fh:
+        fh.write('<Units><SpaceUnit Name="A">')
+        block = "<x/>" * 100000
+        for _ in range(elements // 100000):
+            fh.write(block)
+        fh.write("</SpaceUnit></Units>")
+    return os.path.getsize(path)
+
+
+def query(db, sql_text):
+    con = sqlite3.connect(db)
+    try:
+        return con.execute(sql_text).fetchall()
+    finally:
+        con.close()
+
+
+def test_xml_entities():
+    with case(tap, "issue 21/1: 4,000 references to an entity of 50,000 characters in an "
+                   "attribute (a 62 KB file) scan in a moment; the name is kept as written and "
+                   "one finding names the entity") as c:
+        root = fresh("entity")
+        write(os.path.join(root, "XML", "Units.xml"), entity_doc(4000))
+        db = os.path.join(TMP, "entity.db")
+        p, secs = timed("scan", root, "--db", db, "--quiet", timeout=300)
+        must(p, "scan")
+        # 18 s, 1.4 GB and an index of 600 MB before (the name expanded, 200,000,000 chars)
+        c.that(secs < 3 * SLOW, "the scan took %.1f s" % secs)
+        c.that(os.path.getsize(db) < 4 << 20, "index of %d bytes" % os.path.getsize(db))
+        c.eq(query(db, "SELECT length(name), substr(name, 1, 6) FROM game_objects"),
+             [(12000, "&a;&a;")], "the object's name, as written")
+        got = [i["message"] for i in issues(db, "--code", "XML_MALFORMED")]
+        c.that(len(got) == 1 and "entity reference '&a;' (4000 times, first at line 4)" in got[0]
+               and "not expanded" in got[0], "findings: %s" % short(got))
+
+    with case(tap, "issue 21/10: x&i;y in element text is a reference to 'x&i;y.alo' (not "
+                   "'xy.alo'), with a finding naming the entity, in a well-formed file and after "
+                   "an error") as c:
+        root = fresh("entitytext")
+        write(os.path.join(root, "XML", "A.xml"),
+              '<?xml version="1.0"?>\n<!DOCTYPE u [<!ENTITY i "I">]>\n<u>\n<o Name="A">\n'
+              '<Land_Model_Name>x&i;y.alo</Land_Model_Name>\n</o>\n</u>\n')
+        write(os.path.join(root, "XML", "B.xml"),
+              '<u>\n<o Name="B">\n<Note>a < b</Note>\n'
+              '<Space_Model_Name>p&q;r.alo</Space_Model_Name>\n</o>\n</u>\n')
+        write(os.path.join(root, "Art", "Models", "xy.alo"), b"")
+        db = os.path.join(TMP, "entitytext.db")
+        must(ax.run("scan", root, "--db", db, "--quiet"), "scan")
+        c.eq(query(db, "SELECT name FROM refs ORDER BY name"), [("p&q;r.alo",), ("x&i;y.alo",)],
+             "references")
+        got = sorted((i["path"], i["message"]) for i in issues(db, "--code", "XML_MALFORMED"))
+        c.that(any(p == "XML/A.xml" and "entity reference '&i;' (1 time, first at line 5)" in m
+                   for p, m in got) and
+               any(p == "XML/B.xml" and "entity reference '&q;' (1 time, first at line 4)" in m
+                   for p, m in got), "findings: %s" % short(got))
+
+
+def test_xml_stop_and_memory():
+    big = os.path.join(TMP, "xmlbig", "XML", "Big.xml")
+    size = one_line_xml(big, 10000000)
+    root = os.path.dirname(os.path.dirname(big))
+    with case(tap, "issue 21/1: SIGTERM stops a scan within a second while a 40 MB XML file is "
+                   "decoding; nothing of the file is written, the scan says it was interrupted") as c:
+        db = os.path.join(TMP, "xmlstop.db")
+        p = subprocess.Popen([ANIMIDX, "scan", root, "--db", db], env=ax.env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+        time.sleep(0.3)  # the file is read by then; its decode takes seconds
+        t0 = time.time()
+        p.send_signal(signal.SIGTERM)
+        out, err = p.communicate(timeout=300)
+        secs = time.time() - t0
+        c.eq(p.returncode, 130, "exit status (interrupted)")
+        c.that(secs < 1.0 * SLOW, "exit %.2f s after SIGTERM (54 s before)" % secs)
+        c.that("interrupted" in err, "stderr: %r" % err[-300:])
+        c.eq(paths(db), [], "files indexed")
+
+    with case(tap, "issue 21/14: a 40 MB single-line XML file is read within its size and a "
+                   "little more (libxml2's tree held 1.96 GB for 200 MB)") as c:
+        db = os.path.join(TMP, "xmlmem.db")
+        p = subprocess.Popen([ANIMIDX, "scan", root, "--db", db, "--quiet"], env=ax.env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        err = p.stderr.read().decode(errors="replace")
+        p.stdout.close()
+        p.stderr.close()
+        c.eq(p.returncode, 0, "scan exit status (stderr %r)" % err[-300:])
+        c.eq(paths(db), ["XML/Big.xml"], "files indexed")
+        peak = usage.ru_maxrss * 1024
+        c.note("peak memory %.0f MB for a file of %.0f MB" % (peak / 1e6, size / 1e6))
+        if SLOW == 1:  # a sanitizer's shadow memory is not the reader's
+            c.that(peak < 3 * size + (100 << 20), "peak memory %.0f MB" % (peak / 1e6))
+    shutil.rmtree(os.path.dirname(root), ignore_errors=True)
+
+
+def test_xml_messages():
+    with case(tap, "issue 21/14: libxml2's messages are findings, never stderr (--quiet or not); "
+                   "NUL bytes are reported as such, not as Latin-1") as c:
+        root = fresh("xmlmsg")
+        write(os.path.join(root, "XML", "Sjis.xml"),
+              b'<?xml version="1.0" encoding="Shift_JIS"?>\n<u><o Name="a\x81\xff"/></u>\n')
+        write(os.path.join(root, "XML", "Utf16.xml"),
+              b"\xff\xfe" + '<u a="'.encode("utf-16-le") + b"\x00\xd8" +
+              '"/>'.encode("utf-16-le"))
+        write(os.path.join(root, "XML", "Nul.xml"),
+              b'<u>\n<o Name="A"><Land_Model_Name>x\x00y.alo</Land_Model_Name></o>\n'
+              b'<o Name="B"/>\n</u>\n')
+        for extra in (["--quiet"], []):  # each into a new index: every file is decoded
+            db = os.path.join(TMP, "xmlmsg%d.db" % len(extra))
+            p = must(ax.run("scan", root, "--db", db, *extra), "scan")
+            c.eq(p.stderr, "", "stderr of scan %s" % " ".join(extra))
+        p = ax.run("dump", os.path.join(root, "XML", "Sjis.xml"))
+        c.that("encoding error" not in p.stderr and "I/O error" not in p.stderr,
+               "dump's stderr: %r" % p.stderr)
+        got = {i["path"]: i["message"] for i in issues(db, "--code", "XML_MALFORMED")}
+        c.that("input conversion failed" in got.get("XML/Sjis.xml", ""), "Sjis: %s" % short(got))
+        c.that("input conversion failed" in got.get("XML/Utf16.xml", ""), "Utf16: %s" % short(got))
+        c.that(got.get("XML/Nul.xml", "").startswith("1 NUL byte (the first at byte 34)"),
+               "Nul: %s" % short(got))
+        all_msgs = [i["message"] for i in issues(db)]
+        c.that(not any("Latin-1" in m for m in all_msgs), "no Latin-1 note: %s" % short(all_msgs))
+        c.eq(query(db, "SELECT name FROM game_objects ORDER BY name"),
+             [("A",), ("B",), ("a",)], "objects (what follows a NUL is read)")
+
+
 def main():
     tests = [test_pak_bomb, test_amplification, test_findings_cap, test_symlink_ancestor, test_unreadable_dir,
              test_foreign_database, test_readonly_index, test_config_location, test_report_links,
              test_side_files,
-             test_names_not_text, test_dump_fifo, test_samples_linear]
+             test_names_not_text, test_dump_fifo, test_samples_linear, test_xml_entities,
+             test_xml_stop_and_memory, test_xml_messages]
     only = os.environ.get("AMX_ONLY")  # e.g. AMX_ONLY=test_side_files: those tests alone
     for t in tests:
         if not only or t.__name__ in only.split(","):

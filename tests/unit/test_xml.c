@@ -1,13 +1,18 @@
 /* Unit tests for the game object XML decoder (lib/format/xml.c): objects, variants, model tags,
- * animation overrides, terrain mappings, lines; the probe; malformed and non-UTF-8 input; the
+ * animation overrides, terrain mappings, lines; the probe; malformed and non-UTF-8 input;
+ * entities never expanded, NUL bytes, libxml2's messages, memory and stopping (issue 21); the
  * real mod's XML against an independent reader; mutation loops. */
 #include "test.h"
 
 #include "check_asset.h"
 
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 static amx_asset *decode_text(const char *text)
 {
@@ -134,11 +139,12 @@ static void test_malformed(void)
         CHECK_EQ(a->object_count, 2);
     }
     amx_asset_free(a);
-    /* not UTF-8, no declaration: read as Latin-1, noted at info level */
+    /* not UTF-8, no declaration: read as Latin-1, noted at info level with the first byte
+     * that is not UTF-8 */
     a = decode_text("<Units><Unit Name=\"Caf\xE9\"><Land_Model_Name>M\xE9.alo</Land_Model_Name>"
                     "</Unit></Units>");
     if (a) {
-        const amx_finding *f = test_find(a, AMX_C_XML_MALFORMED, -1);
+        const amx_finding *f = test_find(a, AMX_C_XML_MALFORMED, 22);
         CHECK(f && f->severity == AMX_SEV_INFO && strstr(f->message, "Latin-1"));
         CHECK_EQ(a->object_count, 1);
         if (a->object_count == 1)
@@ -154,12 +160,296 @@ static void test_malformed(void)
         CHECK_EQ(a->object_count, 0);
     }
     amx_asset_free(a);
-    /* entities are not expanded, external ones not fetched */
-    a = decode_text("<!DOCTYPE u [<!ENTITY x SYSTEM \"file:///etc/passwd\"><!ENTITY y \"Y.alo\">]>"
-                    "<u><o Name=\"A\"><Land_Model_Name>&x;&y;</Land_Model_Name></o></u>");
+    /* entities are not expanded, external ones not fetched (a document that starts with its
+     * DOCTYPE is not taken for game object XML: the declaration comes first) */
+    a = decode_text("<?xml version=\"1.0\"?><!DOCTYPE u [<!ENTITY x SYSTEM \"file:///etc/passwd\">"
+                    "<!ENTITY y \"Y.alo\">]><u><o Name=\"A\"><Land_Model_Name>&x;&y;"
+                    "</Land_Model_Name></o></u>");
+    CHECK(a && a->ref_count == 1);
     if (a && a->ref_count == 1)
-        CHECK(!strstr(a->refs[0].name, "root:"));
+        CHECK_STR(a->refs[0].name, "&x;&y;");
     amx_asset_free(a);
+}
+
+static const amx_finding *find_text(const amx_asset *a, amx_code code, const char *text)
+{
+    for (uint32_t i = 0; i < a->finding_count; i++)
+        if (a->findings[i].code == code && strstr(a->findings[i].message, text))
+            return &a->findings[i];
+    return NULL;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Issue 21, 1: an entity named in an attribute is not expanded (libxml2's xmlGetProp did, one
+ * copy per reference and quadratically): 4,000 references to an entity of 50,000 characters
+ * (a 62 KB file) made an object name of 200,000,000 characters in 18 s and 1.4 GB. The name
+ * is now as written, one finding names the entity, and the decode takes milliseconds. */
+static void test_entity_in_attribute(void)
+{
+    size_t cap = 200000;
+    char *doc = malloc(cap);
+    if (!doc)
+        return;
+    size_t n = (size_t)snprintf(doc, cap, "<?xml version=\"1.0\"?>\n<!DOCTYPE Units [<!ENTITY a \"");
+    memset(doc + n, 'A', 50000);
+    n += 50000;
+    n += (size_t)snprintf(doc + n, cap - n, "\">]>\n<Units>\n<SpaceUnit Name=\"");
+    for (int i = 0; i < 4000; i++)
+        memcpy(doc + n + 3 * (size_t)i, "&a;", 3);
+    n += 12000;
+    n += (size_t)snprintf(doc + n, cap - n, "\">\n<Space_Model_Name>X.ALO</Space_Model_Name>\n"
+                          "</SpaceUnit>\n</Units>\n");
+    double t0 = now_s();
+    amx_asset *a = test_decode((const uint8_t *)doc, n, NULL);
+    double secs = now_s() - t0;
+    printf("# 4,000 references to an entity of 50,000 characters: %.3f s\n", secs);
+    CHECK(secs < 2.0); /* 18 s before, in a release build */
+    if (a) {
+        CHECK_EQ(a->object_count, 1);
+        if (a->object_count == 1) {
+            CHECK_EQ(strlen(a->objects[0].name), 12000);
+            CHECK(strncmp(a->objects[0].name, "&a;&a;", 6) == 0);
+        }
+        const amx_finding *f = find_text(a, AMX_C_XML_MALFORMED, "entity reference '&a;'");
+        CHECK(f && strstr(f->message, "4000 times") && strstr(f->message, "line 4"));
+        CHECK(f && strcmp(f->context, "line 4") == 0);
+        CHECK_EQ(test_count_code(a, AMX_C_XML_MALFORMED), 1);
+        CHECK_EQ(a->ref_count, 1);
+    }
+    amx_asset_free(a);
+    free(doc);
+
+    /* a literal '&' stays one; an undeclared entity, an external one and one that names
+     * others are each kept as written and named once; character references are characters;
+     * the DTD's default attributes are not read */
+    a = decode_text("<?xml version=\"1.0\"?><!DOCTYPE u [<!ENTITY x SYSTEM \"file:///etc/passwd\">"
+                    "<!ENTITY n \"&x;&x;\">"
+                    "<!ATTLIST Unit Name CDATA \"Default\">]>\n<u>\n"
+                    "<Unit Name=\" A&amp;B&#38;C&#65;&x;&n;&undeclared; \"/>\n<Unit/>\n"
+                    "<Unit Name=\"&#38;x;\"/>\n</u>");
+    if (a) {
+        CHECK_EQ(a->object_count, 2);
+        if (a->object_count == 2) {
+            CHECK_STR(a->objects[0].name, "A&B&CA&x;&n;&undeclared;");
+            CHECK_STR(a->objects[1].name, "&x;"); /* written "&#38;x;": no entity */
+        }
+        CHECK(find_text(a, AMX_C_XML_MALFORMED, "'&x;' (1 time, first at line 3)"));
+        CHECK(find_text(a, AMX_C_XML_MALFORMED, "'&n;' (1 time"));
+        CHECK(find_text(a, AMX_C_XML_MALFORMED, "'&undeclared;' (1 time"));
+        CHECK_EQ(test_count_code(a, AMX_C_XML_MALFORMED), 3);
+    }
+    amx_asset_free(a);
+
+    /* nested entities (a billion laughs) cost nothing: none is expanded */
+    char laughs[2048];
+    size_t k = (size_t)snprintf(laughs, sizeof laughs, "<?xml version=\"1.0\"?>"
+                                "<!DOCTYPE u [<!ENTITY l0 \"lol\">");
+    for (int i = 1; i < 10; i++)
+        k += (size_t)snprintf(laughs + k, sizeof laughs - k,
+                              "<!ENTITY l%d \"&l%d;&l%d;&l%d;&l%d;&l%d;&l%d;&l%d;&l%d;&l%d;&l%d;\">",
+                              i, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1);
+    snprintf(laughs + k, sizeof laughs - k, "]>\n<u><o Name=\"&l9;\"><Land_Model_Name>&l9;.alo"
+             "</Land_Model_Name></o></u>");
+    a = decode_text(laughs);
+    if (a) {
+        CHECK_EQ(a->object_count, 1);
+        if (a->object_count == 1)
+            CHECK_STR(a->objects[0].name, "&l9;");
+        CHECK_EQ(a->ref_count, 1);
+        if (a->ref_count == 1)
+            CHECK_STR(a->refs[0].name, "&l9;.alo");
+        CHECK(find_text(a, AMX_C_XML_MALFORMED, "'&l9;' (2 times, first at line 2)"));
+    }
+    amx_asset_free(a);
+}
+
+/* Issue 21, 10: an entity reference in element text was dropped without a word (`x&i;y` read
+ * as a reference to "xy"); it is kept as written, with a finding naming it, also after the
+ * document's first well-formedness error (where libxml2 drops references silently). */
+static void test_entity_in_text(void)
+{
+    amx_asset *a = decode_text("<?xml version=\"1.0\"?><!DOCTYPE u [<!ENTITY i \"I\">]>\n<u>\n"
+                               "<o Name=\"A\">\n"
+                               "<Land_Model_Name>x&i;y.alo</Land_Model_Name>\n"
+                               "<Space_Model_Name>&amp;&lt;z&#65;.alo</Space_Model_Name>\n</o>\n</u>");
+    if (a) {
+        CHECK_EQ(a->ref_count, 2);
+        if (a->ref_count == 2) {
+            CHECK_STR(a->refs[0].name, "x&i;y.alo");
+            CHECK_STR(a->refs[1].name, "&<zA.alo");
+        }
+        const amx_finding *f = find_text(a, AMX_C_XML_MALFORMED, "entity reference '&i;'");
+        CHECK(f && strstr(f->message, "1 time, first at line 4") &&
+              strstr(f->message, "not expanded"));
+        CHECK_EQ(test_count_code(a, AMX_C_XML_MALFORMED), 1);
+    }
+    amx_asset_free(a);
+    /* after a well-formedness error (a stray '<' on line 3), and undeclared */
+    a = decode_text("<u>\n<o Name=\"A\">\n<Note>a < b</Note>\n"
+                    "<Land_Model_Name>x&i;y.alo</Land_Model_Name>\n</o>\n</u>");
+    if (a) {
+        CHECK_EQ(a->ref_count, 1);
+        if (a->ref_count == 1)
+            CHECK_STR(a->refs[0].name, "x&i;y.alo");
+        CHECK(find_text(a, AMX_C_XML_MALFORMED, "entity reference '&i;' (1 time, first at line 4)"));
+        CHECK(find_text(a, AMX_C_XML_MALFORMED, "line 3:"));
+    }
+    amx_asset_free(a);
+}
+
+/* Issue 21, 14: NUL bytes are reported as such (they were "not UTF-8 ... read as Latin-1") and
+ * the rest of the file is read (a NUL stopped libxml2 there). */
+static void test_nul_bytes(void)
+{
+    static const char doc[] = "<u>\n<o Name=\"A\">\n<Land_Model_Name>x\0y.alo</Land_Model_Name>\n"
+                              "</o>\n<o Name=\"B\"><Space_Model_Name>b.alo</Space_Model_Name></o>\n"
+                              "</u>\0\0";
+    amx_asset *a = test_decode((const uint8_t *)doc, sizeof doc - 1, NULL);
+    if (a) {
+        const amx_finding *f = find_text(a, AMX_C_XML_MALFORMED, "NUL byte");
+        CHECK(f && strstr(f->message, "3 NUL bytes (the first at byte 35)"));
+        CHECK_EQ(f ? f->offset : -1, 35);
+        CHECK(!find_text(a, AMX_C_XML_MALFORMED, "Latin-1"));
+        CHECK_EQ(a->object_count, 2);
+        CHECK_EQ(a->ref_count, 2);
+        if (a->ref_count == 2)
+            CHECK_STR(a->refs[1].name, "b.alo");
+    }
+    amx_asset_free(a);
+    /* in UTF-16 a NUL byte is half a character, not a stray one */
+    static const uint8_t u16[] = { 0xFF, 0xFE, '<', 0, 'u', 0, '>', 0, '<', 0, 'o', 0, ' ', 0,
+                                   'N', 0, 'a', 0, 'm', 0, 'e', 0, '=', 0, '"', 0, 'A', 0,
+                                   '"', 0, '/', 0, '>', 0, '<', 0, '/', 0, 'u', 0, '>', 0 };
+    a = test_decode(u16, sizeof u16, NULL);
+    if (a) {
+        CHECK_EQ(a->finding_count, 0);
+        CHECK_EQ(a->object_count, 1);
+        if (a->object_count == 1)
+            CHECK_STR(a->objects[0].name, "A");
+    }
+    amx_asset_free(a);
+}
+
+/* A file declaring an encoding its bytes are not in: libxml2's converter complains, and
+ * each thread's complaints go to its own decode. */
+static const char BAD_SJIS[] = "<?xml version=\"1.0\" encoding=\"Shift_JIS\"?>\n"
+                               "<u><o Name=\"a\x81\xff\"/></u>\n";
+
+static void *decode_bad_encoding(void *arg)
+{
+    int *ok = arg;
+    for (int i = 0; i < 200; i++) {
+        amx_asset *a = NULL;
+        const char *text = i % 2 ? BAD_SJIS : "<u>\n\n<o Name=\"A\">&</o></u>";
+        if (amx_decode((const uint8_t *)text, strlen(text), NULL, &a) != AMX_OK || !a) {
+            *ok = 0;
+            continue;
+        }
+        const char *want = i % 2 ? "input conversion failed" : "line 3:";
+        if (!(a->finding_count == 1 && strstr(a->findings[0].message, want)))
+            *ok = 0;
+        amx_asset_free(a);
+    }
+    return NULL;
+}
+
+/* Issue 21, 14: libxml2's messages ("encoding error : input conversion failed", "I/O error :
+ * encoder error") went to stderr; they are findings, per decode, from any thread. */
+static void test_libxml_messages(void)
+{
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO);
+    char path[] = "/tmp/animidx-xml-stderr-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(saved >= 0 && fd >= 0);
+    if (saved < 0 || fd < 0)
+        return;
+    dup2(fd, STDERR_FILENO);
+    amx_asset *a = decode_text(BAD_SJIS);
+    static const uint8_t bad16[] = { 0xFF, 0xFE, '<', 0, 'u', 0, ' ', 0, 'a', 0, '=', 0, '"', 0,
+                                     0x00, 0xD8, '"', 0, '/', 0, '>', 0 };
+    amx_asset *b = test_decode(bad16, sizeof bad16, NULL);
+    pthread_t th[4];
+    int ok[4] = { 1, 1, 1, 1 };
+    int started = 0;
+    for (int i = 0; i < 4; i++)
+        started += pthread_create(&th[i], NULL, decode_bad_encoding, &ok[i]) == 0;
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    off_t printed = lseek(fd, 0, SEEK_END);
+    close(fd);
+    unlink(path);
+    CHECK_EQ(printed, 0);
+    CHECK_EQ(started, 4);
+    CHECK(ok[0] && ok[1] && ok[2] && ok[3]);
+    if (a) {
+        const amx_finding *f = find_text(a, AMX_C_XML_MALFORMED, "input conversion failed");
+        CHECK(f && strstr(f->message, "more problem"));
+        CHECK_EQ(a->object_count, 1); /* what came before the bad bytes is read */
+    }
+    if (b)
+        CHECK(find_text(b, AMX_C_XML_MALFORMED, "input conversion failed"));
+    amx_asset_free(a);
+    amx_asset_free(b);
+}
+
+static int polls;
+
+static bool cancel_after(void *user)
+{
+    return ++polls > *(const int *)user;
+}
+
+/* Issue 21, 1: a decode can be stopped while it reads (amx_decode_opts.cancelled, asked before
+ * each block libxml2 reads); and 14: what the reading holds stays within the decode's memory
+ * limit. */
+static void test_stop_and_memory(void)
+{
+    size_t cap = 8u << 20, n = 0;
+    char *doc = malloc(cap);
+    if (!doc)
+        return;
+    n += (size_t)snprintf(doc, cap, "<Units>");
+    int objects = 0;
+    while (n + 200 < cap)
+        n += (size_t)snprintf(doc + n, cap - n, "<SpaceUnit Name=\"Unit_%d\"><Space_Model_Name>"
+                              "M_%d.alo</Space_Model_Name></SpaceUnit>", objects, objects), objects++;
+    n += (size_t)snprintf(doc + n, cap - n, "</Units>");
+    int after = 10;
+    polls = 0;
+    amx_decode_opts o = { .cancelled = cancel_after, .cancel_user = &after };
+    amx_asset *a = (amx_asset *)1;
+    CHECK_EQ(amx_decode((const uint8_t *)doc, n, &o, &a), AMX_E_CANCELLED);
+    CHECK(a == NULL);
+    CHECK_EQ(polls, 11); /* asked before each block, and stopped at the first "yes" */
+    /* never asked to stop: every object */
+    after = 1 << 30;
+    polls = 0;
+    a = test_decode((const uint8_t *)doc, n, &o);
+    if (a)
+        CHECK_EQ(a->object_count, (uint32_t)objects);
+    CHECK(polls > (int)(n / 8192)); /* libxml2 reads about 4 KB at a time */
+    amx_asset_free(a);
+    /* 8 MB of objects within 4 MiB: the reading stops at the limit, with what was read */
+    amx_decode_opts small = { .max_memory = 4u << 20 };
+    a = test_decode((const uint8_t *)doc, n, &small);
+    if (a) {
+        const amx_finding *f = find_text(a, AMX_C_LIMIT_EXCEEDED, "the 4 MiB a decode may use");
+        CHECK(f && strstr(f->message, "the rest of the file is not read"));
+        CHECK(a->object_count > 1000 && a->object_count < (uint32_t)objects);
+        CHECK_EQ(a->status, AMX_ASSET_PARTIAL);
+    }
+    amx_asset_free(a);
+    free(doc);
 }
 
 /* The real mod's XML, against Python's ElementTree over the same files: direct children of the
@@ -223,6 +513,11 @@ int main(void)
     test_run("test_objects_and_refs", test_objects_and_refs);
     test_run("test_probe", test_probe);
     test_run("test_malformed", test_malformed);
+    test_run("test_entity_in_attribute", test_entity_in_attribute);
+    test_run("test_entity_in_text", test_entity_in_text);
+    test_run("test_nul_bytes", test_nul_bytes);
+    test_run("test_libxml_messages", test_libxml_messages);
+    test_run("test_stop_and_memory", test_stop_and_memory);
     test_run("test_corpus", test_corpus);
     test_run("test_mutations", test_mutations);
     return test_done();
