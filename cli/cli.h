@@ -158,6 +158,10 @@ void cli_scan_progress(const amx_scan_progress *p, void *user);
  * json has the same object). */
 struct amx_json;
 void cli_scan_stats_json(struct amx_json *j, const amx_scan_stats *st);
+/* The base layers of each root (--base, else the config's): one that is a root, holds it or
+ * lies inside it is a usage error, said with both paths and the fix (amx_config_check_bases).
+ * Returns EXIT_OK or EXIT_USAGE. */
+int cli_check_bases(const char *const *roots, size_t n, const cli_opts *o, const amx_config *cfg);
 /* Prints the summary of the index (shared by scan and the demo). */
 int cli_print_summary(amx_db *db, const amx_config *cfg, bool json, bool include_base,
                       const amx_scan_stats *stats);

@@ -494,6 +494,8 @@ static int scan_roots(lint_run *r, const char *const *given, size_t n, const cli
                       amx_config *cfg, uint64_t *checked)
 {
     int rc = resolve_paths(r, given, n);
+    if (rc == EXIT_OK)
+        rc = cli_check_bases((const char *const *)r->roots, r->nroots, o, cfg);
     if (rc != EXIT_OK)
         return rc;
     char *own = o->db ? NULL : own_db_path(r->roots, r->nroots);
@@ -518,7 +520,7 @@ static int scan_roots(lint_run *r, const char *const *given, size_t n, const cli
             fputs("\r\033[K", stderr);
         if (st != AMX_OK) {
             cli_error("%s", err);
-            return EXIT_IO;
+            return st == AMX_E_INVALID_ARG ? EXIT_USAGE : EXIT_IO;
         }
         amx_scan_stats_add(&r->scanned, &stats);
         if (!r->files[i]) {

@@ -4,7 +4,9 @@
 
 #include "animidx/json.h"
 
+#include <limits.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -33,6 +35,21 @@ void cli_scan_progress(const amx_scan_progress *p, void *user)
                 (unsigned long long)p->files_seen, (unsigned long long)p->files_decoded,
                 (unsigned long long)p->files_unchanged, (double)p->bytes_read / 1e6);
     fflush(stderr);
+}
+
+int cli_check_bases(const char *const *roots, size_t n, const cli_opts *o, const amx_config *cfg)
+{
+    for (size_t i = 0; i < n; i++) {
+        char real[PATH_MAX], err[PATH_MAX * 3];
+        if (!realpath(roots[i], real)) /* the scan says why */
+            continue;
+        if (amx_config_check_bases(cfg, real, o->bases, (size_t)o->nbases, o->set_bases, err,
+                                   sizeof err) != 0) {
+            cli_error("%s", err);
+            return EXIT_USAGE;
+        }
+    }
+    return EXIT_OK;
 }
 
 void cli_scan_stats_json(amx_json *j, const amx_scan_stats *st)
@@ -154,6 +171,8 @@ int cmd_scan(cli_opts *o, amx_config *cfg)
             return EXIT_USAGE;
         }
     }
+    if (cli_check_bases(roots, nroots, o, cfg) != EXIT_OK)
+        return EXIT_USAGE;
     amx_db *db = NULL;
     char err[1024];
     if (amx_db_open(cfg->db_path, 0, &db, err, sizeof err) != AMX_OK) {
@@ -191,7 +210,7 @@ int cmd_scan(cli_opts *o, amx_config *cfg)
         }
         if (s != AMX_OK) {
             cli_error("%s", err);
-            rc = EXIT_IO;
+            rc = s == AMX_E_INVALID_ARG ? EXIT_USAGE : EXIT_IO;
             continue;
         }
         amx_scan_stats_add(&total, &st);

@@ -131,6 +131,13 @@ static int resolve_roots(amxd *d, const amx_config *cfg, char ***out, size_t *co
             free_strings(roots, k);
             return -1;
         }
+        /* a base layer that is the root, holds it or lies inside it: a usage error */
+        if (amx_config_check_bases(cfg, real, (const char *const *)d->arg_bases,
+                                   d->arg_base_count, d->set_bases, err, errlen) != 0) {
+            free(real);
+            free_strings(roots, k);
+            return -1;
+        }
         bool dup = false;
         for (size_t j = 0; j < k && !dup; j++)
             dup = strcmp(roots[j], real) == 0;

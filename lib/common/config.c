@@ -764,3 +764,53 @@ const amx_root_bases *amx_config_bases(const amx_config *c, const char *abs_root
     }
     return best;
 }
+
+/* Whether `inner` is `outer` or lies below it (both absolute, resolved). */
+static bool path_within(const char *inner, const char *outer)
+{
+    size_t n = strlen(outer);
+    while (n > 1 && outer[n - 1] == '/')
+        n--;
+    if (n == 1 && outer[0] == '/')
+        return true;
+    return strncmp(inner, outer, n) == 0 && (inner[n] == '\0' || inner[n] == '/');
+}
+
+int amx_config_check_bases(const amx_config *c, const char *abs_root, const char *const *bases,
+                           size_t n, bool set_bases, char *err, size_t errlen)
+{
+    const amx_root_bases *cb = set_bases ? NULL : amx_config_bases(c, abs_root);
+    if (cb) {
+        bases = (const char *const *)cb->bases;
+        n = cb->count;
+    } else if (!set_bases) {
+        n = 0;
+    }
+    char from[4200];
+    if (cb)
+        snprintf(from, sizeof from, "the config's [root %s] base%s%s", cb->path,
+                 c->source ? " in " : "", c->source ? c->source : "");
+    else
+        snprintf(from, sizeof from, "--base");
+    for (size_t i = 0; i < n; i++) {
+        char real[4096];
+        if (!bases[i] || !realpath(bases[i], real))
+            continue;
+        const char *what = NULL;
+        if (strcmp(real, abs_root) == 0)
+            what = "is the tree itself";
+        else if (path_within(real, abs_root))
+            what = "lies inside the tree";
+        else if (path_within(abs_root, real))
+            what = "holds the tree";
+        if (!what)
+            continue;
+        snprintf(err, errlen,
+                 "base layer %s %s %s: a base layer is another tree (the game, or the parent mod "
+                 "this one sits on), or the files of both would be indexed twice; give %s the "
+                 "game's or the parent mod's own directory, neither inside %s nor holding it",
+                 real, what, abs_root, from, abs_root);
+        return -1;
+    }
+    return 0;
+}

@@ -1838,6 +1838,9 @@ static amx_status root_bases(amx_db *db, const amx_scan_opts *opts, const char *
             return amx__db_error(db, "index: reading a root's layers", err, errlen);
         return AMX_OK;
     }
+    if (amx_config_check_bases(opts->config, root, opts->bases, opts->base_count,
+                               opts->set_bases, err, errlen) != 0)
+        return AMX_E_INVALID_ARG;
     if (ngiven > MAX_BASES) {
         snprintf(err, errlen, "%s: %zu base layers declared, at most %d are followed", root,
                  ngiven, MAX_BASES);
@@ -1858,12 +1861,6 @@ static amx_status root_bases(amx_db *db, const amx_scan_opts *opts, const char *
             free_list(paths, *n);
             *n = 0;
             return AMX_E_IO;
-        }
-        if (strcmp(real, root) == 0) {
-            snprintf(err, errlen, "base layer %s: that is the root itself", given[i]);
-            free_list(paths, *n);
-            *n = 0;
-            return AMX_E_INVALID_ARG;
         }
         bool dup = false;
         for (size_t k = 0; k < *n && !dup; k++)

@@ -886,12 +886,60 @@ def test_xml_messages():
              [("A",), ("B",), ("a",)], "objects (what follows a NUL is read)")
 
 
+# ------------------------------- issue 21, defect 11: a base layer inside the tree or holding it
+
+def test_base_nesting():
+    with case(tap, "issue 21/11: a base layer that is the tree, lies inside it or holds it is a "
+                   "usage error naming both paths and the fix (--base or the config; scan, lint, "
+                   "watch, animidxd); a sibling base is taken") as c:
+        top = fresh("nest")
+        mod = os.path.join(top, "Mod", "Data")
+        inner = os.path.join(mod, "Game")
+        sibling = os.path.join(top, "Game")
+        for d in (inner, sibling):
+            amxgen("model", os.path.join(d, "Art", "Models", "X.ALO"), "--bones", "a,b")
+        real = os.path.realpath
+        db = os.path.join(top, "db")
+        cases = [("lies inside the tree", inner), ("holds the tree", os.path.dirname(mod)),
+                 ("is the tree itself", mod)]
+        for what, base in cases:
+            p = ax.run("scan", mod, "--base", base, "--db", db)
+            c.eq(p.returncode, 2, "scan --base %s: exit status" % what)
+            c.that("base layer %s %s %s" % (real(base), what, real(mod)) in p.stderr and
+                   "give --base the game's or the parent mod's own directory" in p.stderr,
+                   "scan --base %s: %r" % (what, p.stderr))
+            p = ax.run("lint", mod, "--base", base, "--db", db)
+            c.eq(p.returncode, 2, "lint --base %s: exit status (%r)" % (what, p.stderr[-300:]))
+        c.that(not os.path.exists(db) or paths(db) == [], "nothing indexed")
+        cfg = os.path.join(top, "animidx.ini")
+        write(cfg, "[index]\ndatabase = %s\n[root %s]\nbase = %s\n" % (db, mod, os.path.dirname(mod)))
+        p = ax.run("scan", mod, "--config", cfg)
+        c.eq(p.returncode, 2, "scan with the config's base: exit status")
+        c.that("holds the tree" in p.stderr and "[root %s] base in %s" % (mod, cfg) in p.stderr,
+               "scan with the config's base: %r" % p.stderr)
+        p = ax.run("watch", mod, "--base", inner, "--db", db, timeout=60)
+        c.eq(p.returncode, 2, "watch --base inside: exit status (%r)" % p.stderr[-300:])
+        c.that("lies inside the tree" in p.stderr, "watch: %r" % p.stderr[-300:])
+        daemon = os.path.join(os.path.dirname(ANIMIDX), "..", "daemon", "animidxd")
+        if os.path.exists(daemon):
+            sock = os.path.join(top, "d.sock")
+            p = subprocess.run([daemon, mod, "--config", cfg, "--socket", sock], env=ax.env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               universal_newlines=True, timeout=60)
+            c.eq(p.returncode, 2, "animidxd with the config's base: exit status (%r)" %
+                 p.stderr[-300:])
+            c.that("holds the tree" in p.stderr, "animidxd: %r" % p.stderr[-300:])
+        must(ax.run("scan", mod, "--base", sibling, "--db", db, "--quiet"), "scan, sibling base")
+        c.eq(query(db, "SELECT path FROM roots ORDER BY path"),
+             sorted([(real(mod),), (real(sibling),)]), "roots")
+
+
 def main():
     tests = [test_pak_bomb, test_amplification, test_findings_cap, test_symlink_ancestor, test_unreadable_dir,
              test_foreign_database, test_readonly_index, test_config_location, test_report_links,
              test_side_files,
              test_names_not_text, test_dump_fifo, test_samples_linear, test_xml_entities,
-             test_xml_stop_and_memory, test_xml_messages]
+             test_xml_stop_and_memory, test_xml_messages, test_base_nesting]
     only = os.environ.get("AMX_ONLY")  # e.g. AMX_ONLY=test_side_files: those tests alone
     for t in tests:
         if not only or t.__name__ in only.split(","):

@@ -4,6 +4,7 @@
 
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -680,6 +681,47 @@ static void test_root_game(void)
     CHECK_STR(load_err("[root ]\ngame = mp1\n"), "animidx.ini:2: [root] needs a path: [root Data/MP1]");
 }
 
+/* Issue 21, 11: a base layer is another tree: the root itself, a directory inside it or one
+ * holding it is refused with both paths; a sibling whose name starts like the root's is not
+ * inside it. From the arguments, else from the config's [root] base. */
+static void test_base_nesting(void)
+{
+    char mod[PATH_MAX], inner[PATH_MAX], sib[PATH_MAX], real_mod[PATH_MAX], ini[PATH_MAX * 2 + 32];
+    snprintf(mod, sizeof mod, "%s/Mod", tmp_root);
+    snprintf(inner, sizeof inner, "%s/Mod/Game", tmp_root);
+    snprintf(sib, sizeof sib, "%s/ModGame", tmp_root);
+    CHECK_EQ(mkdir(mod, 0755), 0);
+    CHECK_EQ(mkdir(inner, 0755), 0);
+    CHECK_EQ(mkdir(sib, 0755), 0);
+    CHECK(realpath(mod, real_mod) != NULL);
+    amx_config c;
+    CHECK_EQ(amx_config_init(&c), 0);
+    char err[PATH_MAX * 3] = "";
+    const char *ok[] = { sib, "/nonexistent/left/to/the/scan" };
+    CHECK_EQ(amx_config_check_bases(&c, real_mod, ok, 2, true, err, sizeof err), 0);
+    const char *in[] = { sib, inner };
+    CHECK_EQ(amx_config_check_bases(&c, real_mod, in, 2, true, err, sizeof err), -1);
+    CHECK(strstr(err, "lies inside the tree") && strstr(err, real_mod) && strstr(err, "/Mod/Game") &&
+          strstr(err, "give --base the game's"));
+    const char *up[] = { tmp_root };
+    CHECK_EQ(amx_config_check_bases(&c, real_mod, up, 1, true, err, sizeof err), -1);
+    CHECK(strstr(err, "holds the tree"));
+    const char *self[] = { mod };
+    CHECK_EQ(amx_config_check_bases(&c, real_mod, self, 1, true, err, sizeof err), -1);
+    CHECK(strstr(err, "is the tree itself"));
+    /* from the config, unless the arguments set the bases (--no-base: none) */
+    snprintf(ini, sizeof ini, "[root %s]\nbase = %s\n", real_mod, inner);
+    CHECK_EQ(amx_config_load_string(&c, ini, "animidx.ini", err, sizeof err), 0);
+    CHECK_EQ(amx_config_check_bases(&c, real_mod, NULL, 0, false, err, sizeof err), -1);
+    CHECK(strstr(err, "lies inside the tree") && strstr(err, "the config's [root "));
+    CHECK_EQ(amx_config_check_bases(&c, real_mod, NULL, 0, true, err, sizeof err), 0);
+    CHECK_EQ(amx_config_check_bases(&c, real_mod, ok, 1, true, err, sizeof err), 0);
+    amx_config_finish(&c);
+    rmdir(inner);
+    rmdir(mod);
+    rmdir(sib);
+}
+
 static void test_shipped_config(void)
 {
     char path[PATH_MAX];
@@ -791,6 +833,7 @@ int main(void)
     RUN(test_daemon_keys);
     RUN(test_root_game);
     RUN(test_shipped_config);
+    RUN(test_base_nesting);
 
     rmdir(tmp_root);
     return test_done();

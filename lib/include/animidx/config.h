@@ -114,6 +114,15 @@ const char *amx_config_game(const amx_config *c, const char *abs_root);
  * and sets `base` (an empty list when `base =` is empty), or NULL when none declares any. */
 const amx_root_bases *amx_config_bases(const amx_config *c, const char *abs_root);
 
+/* Checks the base layers of the root `abs_root` (absolute, links resolved): `bases` (n, as
+ * given on a command line) when `set_bases`, else those the config declares for it. A base
+ * layer must be another directory than the root, and must neither hold it nor lie inside it:
+ * the files of both would be indexed twice, under two roots. A base that does not resolve is
+ * left to the scan (an I/O error there). Returns 0, or -1 with a message naming both paths and
+ * the fix in err, such as "base layer /g/Mod/Data/X lies inside the tree /g/Mod/Data: ...". */
+int amx_config_check_bases(const amx_config *c, const char *abs_root, const char *const *bases,
+                           size_t n, bool set_bases, char *err, size_t errlen);
+
 /* True when the root-relative path matches one of the ignore globs (a glob matching a directory
  * also ignores everything below it). */
 bool amx_config_ignored(const amx_config *c, const char *relpath);
