@@ -611,6 +611,10 @@ void amx_db_close(amx_db *db)
         sqlite3_exec(db->db, "PRAGMA analysis_limit = 400; PRAGMA optimize", NULL, NULL, NULL);
         sqlite3_exec(db->db, "DELETE FROM sqlite_stat1 WHERE CAST(stat AS INTEGER) < 1000",
                      NULL, NULL, NULL); /* (no such table before a first ANALYZE: nothing to do) */
+        /* TRUNCATE waits (the busy timeout, 10 s) for readers to leave the log: while one
+         * reads (a query, the daemon's reader), it is a PASSIVE checkpoint instead, which
+         * copies what no reader needs and never waits; the next close truncates. */
+        sqlite3_busy_timeout(db->db, 0);
         sqlite3_wal_checkpoint_v2(db->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
     }
     sqlite3_close(db->db);

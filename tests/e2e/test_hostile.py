@@ -934,12 +934,44 @@ def test_base_nesting():
              sorted([(real(mod),), (real(sibling),)]), "roots")
 
 
+# ------------------------- issue 21, defect 13: a scan's exit is not held by an open reader
+
+def test_exit_with_reader():
+    with case(tap, "issue 21/13: a scan that writes ends at once while another connection reads "
+                   "(the closing checkpoint does not wait 10 s for it); without readers the log "
+                   "is still emptied") as c:
+        root = fresh("reader")
+        amxgen("demo", root)
+        db = os.path.join(TMP, "reader.db")
+        must(ax.run("scan", root, "--db", db, "--quiet"), "first scan")
+        victim = os.path.join(root, "Data", "Art", "Models", "touched.xml")
+        write(victim, '<u><o Name="A"><Land_Model_Name>A.alo</Land_Model_Name></o></u>')
+        con = sqlite3.connect(db, isolation_level=None)
+        try:
+            con.execute("BEGIN")
+            con.execute("SELECT count(*) FROM files").fetchall()  # holds a read snapshot
+            p, secs = timed("scan", root, "--db", db, "--quiet", timeout=120)
+            must(p, "scan while a reader holds the log")
+            c.that(secs < 3 * SLOW, "the scan took %.1f s (10.4 s before: the checkpoint's "
+                                    "busy timeout)" % secs)
+        finally:
+            con.execute("COMMIT")
+            con.close()
+        c.that(("Data/Art/Models/touched.xml",) in query(db, "SELECT path FROM files"),
+               "the scan's change is in the index")
+        write(victim, '<u><o Name="B"/></u>')
+        must(ax.run("scan", root, "--db", db, "--quiet"), "scan without a reader")
+        wal = db + "-wal"
+        c.eq(os.path.getsize(wal) if os.path.exists(wal) else 0, 0, "bytes left in the log")
+
+
 def main():
     tests = [test_pak_bomb, test_amplification, test_findings_cap, test_symlink_ancestor, test_unreadable_dir,
              test_foreign_database, test_readonly_index, test_config_location, test_report_links,
              test_side_files,
              test_names_not_text, test_dump_fifo, test_samples_linear, test_xml_entities,
-             test_xml_stop_and_memory, test_xml_messages, test_base_nesting]
+             test_xml_stop_and_memory, test_xml_messages, test_base_nesting,
+             test_exit_with_reader]
     only = os.environ.get("AMX_ONLY")  # e.g. AMX_ONLY=test_side_files: those tests alone
     for t in tests:
         if not only or t.__name__ in only.split(","):
