@@ -545,8 +545,74 @@ int cmd_issues(cli_opts *o, amx_config *cfg)
 
 /* ---- show ---- */
 
+/* The text of a run of rows of one game object (a terrain mapping of thousands of models):
+ * the object, whose name may be 256 bytes and its length, is written on the first row only,
+ * and the rows after it say "the same object". */
+typedef struct object_run {
+    char *last;   /* "type\0name\0line" of the previous row, malloc'd */
+    size_t len;
+} object_run;
+
+static bool same_object(object_run *r, const char *type, const char *name, int64_t line)
+{
+    if (!name)
+        return false;
+    char num[24];
+    snprintf(num, sizeof num, "%lld", (long long)line);
+    size_t tl = type ? strlen(type) : 0, nl = strlen(name), ll = strlen(num);
+    size_t len = tl + nl + ll + 2;
+    if (r->last && r->len == len && memcmp(r->last, type ? type : "", tl) == 0 &&
+        memcmp(r->last + tl + 1, name, nl) == 0 && memcmp(r->last + tl + nl + 2, num, ll) == 0)
+        return true;
+    char *key = malloc(len + 1);
+    if (key) {
+        snprintf(key, len + 1, "%s%c%s%c%s", type ? type : "", 0, name, 0, num);
+        free(r->last);
+        r->last = key;
+        r->len = len;
+    }
+    return false;
+}
+
+/* A line of text held back while the same line comes again in a row (a file naming one
+ * model thousands of times): written once, with how many times. */
+typedef struct repeated_line {
+    char *line;
+    int64_t count;
+} repeated_line;
+
+static void repeated_flush(repeated_line *r)
+{
+    if (r->line && r->count > 1)
+        cli_printf("%s (%lld times)\n", r->line, (long long)r->count);
+    else if (r->line)
+        cli_printf("%s\n", r->line);
+    free(r->line);
+    r->line = NULL;
+    r->count = 0;
+}
+
+/* `line` is malloc'd (taken); NULL (out of memory) writes `fallback` at once. */
+static void repeated_add(repeated_line *r, char *line, const char *fallback)
+{
+    if (line && r->line && strcmp(r->line, line) == 0) {
+        r->count++;
+        free(line);
+        return;
+    }
+    repeated_flush(r);
+    if (!line) {
+        cli_printf("%s\n", fallback);
+        return;
+    }
+    r->line = line;
+    r->count = 1;
+}
+
 typedef struct show_ctx {
     out_ctx o;
+    object_run run;         /* game objects: the previous row's object */
+    repeated_line used_by;  /* "used by" lines */
     amx_file_summary sum;   /* the file's findings by effective severity */
     int open;       /* 0 none, 1 in the file object */
     bool in_bones, in_clips, in_bindings, in_tracks, in_meshes, in_objects, in_used_by,
@@ -853,7 +919,10 @@ static void show_object(const amx_object_row *o, void *user)
     if (!s->in_objects)
         cli_printf("  game objects and the files they name:\n");
     s->in_objects = true;
-    if (o->tag)
+    if (o->tag && same_object(&s->run, o->type, o->name, o->line))
+        cli_printf("    line %-6lld the same object: %s = %s\n", (long long)o->line, o->tag,
+                   o->value && o->value[0] ? o->value : "(empty)");
+    else if (o->tag)
         cli_printf("    line %-6lld %s '%s': %s = %s\n", (long long)o->line, o->type, o->name,
                    o->tag, o->value && o->value[0] ? o->value : "(empty)");
     else
@@ -872,8 +941,13 @@ static void show_used_by(const amx_object_row *o, void *user)
     if (!s->in_used_by)
         cli_printf("  used by game objects:\n");
     s->in_used_by = true;
-    cli_printf("    %s '%s' (%s:%lld, %s)\n", o->type, o->name, o->path, (long long)o->line,
-               o->tag ? o->tag : "");
+    size_t size = strlen(o->type) + strlen(o->name) + strlen(o->path) +
+                  (o->tag ? strlen(o->tag) : 0) + 48;
+    char *line = malloc(size);
+    if (line)
+        snprintf(line, size, "    %s '%s' (%s:%lld, %s)", o->type, o->name, o->path,
+                 (long long)o->line, o->tag ? o->tag : "");
+    repeated_add(&s->used_by, line, o->name);
 }
 
 static void show_member(const char *path, const char *format, const char *status, void *user)
@@ -888,6 +962,7 @@ static void show_member(const char *path, const char *format, const char *status
         amx_json_end_object(&s->o.j);
         return;
     }
+    repeated_flush(&s->used_by);
     if (!s->in_members)
         cli_printf("  archive members:\n");
     s->in_members = true;
@@ -902,6 +977,7 @@ static void show_issue(const amx_issue_row *r, void *user)
         issue_json(&s->o.j, r);
         return;
     }
+    repeated_flush(&s->used_by);
     if (!s->in_issues)
         cli_printf("  findings:\n");
     s->in_issues = true;
@@ -911,6 +987,7 @@ static void show_issue(const amx_issue_row *r, void *user)
 static void show_end(void *user)
 {
     show_ctx *s = user;
+    repeated_flush(&s->used_by);
     if (s->o.json) {
         if (!s->in_issues)
             start_section(s, "issues", &s->in_issues);
@@ -954,6 +1031,7 @@ int cmd_show(cli_opts *o, amx_config *cfg)
             st = amx_query_show_file(db, cfg, where.v[0].root, where.v[0].path, &cb, &s, &found,
                                      err, sizeof err);
     }
+    free(s.run.last);
     cli_paths_free(&where);
     if (o->json) {
         amx_json_end_array(&s.o.j);
@@ -995,24 +1073,41 @@ static void ref_json(amx_json *j, const amx_ref_row *r, bool with_file)
     amx_json_end_object(j);
 }
 
-/* "Land_Model_Name of 'X', line 28" / "mesh 'HULL' submesh 0 param 'BaseTexture' @2230" */
-static void print_place(const amx_ref_row *r)
+/* "Land_Model_Name of 'X', line 28" / "mesh 'HULL' submesh 0 param 'BaseTexture' @2230";
+ * "... of the same object" when `same`. Into a malloc'd string (NULL out of memory). */
+static char *place_of(const amx_ref_row *r, bool same)
 {
-    cli_printf("%s", r->tag);
+    size_t size = strlen(r->tag) + (r->object ? strlen(r->object) : 0) + 64;
+    char *buf = malloc(size);
+    if (!buf)
+        return NULL;
+    int n = snprintf(buf, size, "%s", r->tag);
     if (r->object)
-        cli_printf(" of '%s'", r->object);
+        n += snprintf(buf + n, size - (size_t)n, same ? " of the same object" : " of '%s'",
+                      r->object);
     if (r->line > 0)
-        cli_printf(", line %lld", (long long)r->line);
+        snprintf(buf + n, size - (size_t)n, ", line %lld", (long long)r->line);
+    return buf;
+}
+
+static void print_place(const amx_ref_row *r, bool same)
+{
+    char *place = place_of(r, same);
+    cli_printf("%s", place ? place : r->tag);
+    free(place);
 }
 
 typedef struct refs_ctx {
     out_ctx o;
     bool in_out, in_in;
     int outgoing, incoming;
+    object_run run;         /* the previous outgoing row's object */
+    repeated_line named_by; /* "named by" lines */
 } refs_ctx;
 
 static void refs_close(refs_ctx *c)
 {
+    repeated_flush(&c->named_by);
     if (c->o.json && (c->in_out || c->in_in)) {
         amx_json_end_array(&c->o.j);
         if (c->in_out) { /* no one names it */
@@ -1052,7 +1147,7 @@ static void refs_out(const amx_ref_row *r, void *user)
         return;
     }
     cli_printf("  %-18s %-40s ", r->kind, r->name[0] ? r->name : "(empty)");
-    print_place(r);
+    print_place(r, same_object(&c->run, NULL, r->object, r->line));
     const char *res = r->resolution ? r->resolution : "not resolved yet";
     if (r->target_path)
         cli_printf("\n      -> %s%s%s%s\n", r->target_path, r->target_base ? " (base layer " : "",
@@ -1081,9 +1176,16 @@ static void refs_in(const amx_ref_row *r, void *user)
         c->in_out = false;
         c->in_in = true;
     }
-    cli_printf("    %s: ", r->path);
-    print_place(r);
-    cli_printf(" (%s '%s')\n", r->kind, r->name);
+    /* the same referrer many times in a row (a mapping naming one model again and again):
+     * one line, counted */
+    char *place = place_of(r, false);
+    size_t size = (place ? strlen(place) : 0) + strlen(r->path) + strlen(r->kind) +
+                  strlen(r->name) + 16;
+    char *line = place ? malloc(size) : NULL;
+    if (line)
+        snprintf(line, size, "    %s: %s (%s '%s')", r->path, place, r->kind, r->name);
+    free(place);
+    repeated_add(&c->named_by, line, r->path);
 }
 
 typedef struct missing_ctx {
@@ -1119,7 +1221,7 @@ static void missing_row(const amx_missing_row *m, void *user)
     size_t show = m->referrer_count < 3 ? m->referrer_count : 3;
     for (size_t i = 0; i < show; i++) {
         cli_printf("          %s: ", m->referrers[i].path);
-        print_place(&m->referrers[i]);
+        print_place(&m->referrers[i], false);
         cli_printf("\n");
     }
     if ((int64_t)show < m->references)
@@ -1175,6 +1277,7 @@ int cmd_refs(cli_opts *o, amx_config *cfg)
         }
         cli_paths_free(&where);
         refs_close(&c);
+        free(c.run.last);
         if (o->json) {
             amx_json_end_array(&c.o.j);
             fputc('\n', stdout);

@@ -75,6 +75,11 @@ static const struct {
 #define TAG_COUNT (sizeof ref_tags / sizeof ref_tags[0])
 #define VARIANT_TAG (-2)
 #define MAX_VALUE 65536     /* longer text is cut (names are short; a mapping list is not) */
+/* A name (an object's, a variant's, a reference's) is stored with at most this many bytes of
+ * its own, then "…(N bytes)": so that no output repeats a name of 300,000 characters for
+ * every reference it makes. Longer than any path the engine opens (259 characters), so a
+ * reference cut so is still too long to be found. */
+#define MAX_NAME 256
 /* What libxml2 may hold of the file at once: it refuses a single value past 10,000,000 bytes
  * (XML_MAX_TEXT_LENGTH) itself; past this the rest of the file is not read. */
 #define MAX_HELD ((size_t)16 << 20)
@@ -134,6 +139,10 @@ typedef struct xml_state {
     xmlHashTablePtr entity_index; /* name -> 1 + index into entities */
     entity_use *entities;
     size_t entity_count, entity_cap;
+    /* names stored cut (MAX_NAME) and text cut (MAX_VALUE): how many, and the first */
+    uint32_t names_cut, texts_cut;
+    char name_cut[160], text_cut[160];
+    bool value_cut;               /* the text of the tag being read went past MAX_VALUE */
     /* problems */
     uint32_t errors;
     uint32_t first_line;
@@ -195,19 +204,31 @@ static void on_generic_error(void *arg, const char *fmt, ...)
 
 static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
-/* A trimmed copy of [p, p+n) in the arena. */
-static const char *trimmed(amx_dec *d, const char *p, size_t n)
+/* [p, p+n) trimmed, into the arena as a name: one longer than MAX_NAME bytes is stored as its
+ * first MAX_NAME bytes (cut at a character boundary) and "…(N bytes)", counted for the file's
+ * finding with `what` and `line`. */
+static const char *stored_name(xml_state *s, const char *p, size_t n, const char *what,
+                               uint32_t line)
 {
     while (n && is_space(*p))
         p++, n--;
     while (n && is_space(p[n - 1]))
         n--;
-    return amx__strndup(d, (const uint8_t *)p, n);
+    if (n <= MAX_NAME)
+        return amx__strndup(s->d, (const uint8_t *)p, n);
+    size_t cut = MAX_NAME;
+    while (cut && ((unsigned char)p[cut] & 0xC0) == 0x80) /* not inside a UTF-8 sequence */
+        cut--;
+    if (s->names_cut++ == 0)
+        snprintf(s->name_cut, sizeof s->name_cut, "%s at line %u, %zu bytes", what,
+                 (unsigned)line, n);
+    return amx__sprintf(s->d, "%.*s\xE2\x80\xA6(%zu bytes)", (int)cut, p, n);
 }
 
 static void add_ref(xml_state *s, amx_ref_kind kind, const char *tag, const char *p, size_t n)
 {
-    amx__ref(s->d, kind, trimmed(s->d, p, n), tag, (int32_t)s->object, s->tag_line, -1);
+    amx__ref(s->d, kind, stored_name(s, p, n, tag, s->tag_line), tag, (int32_t)s->object,
+             s->tag_line, -1);
 }
 
 static void finish_tag(xml_state *s)
@@ -216,7 +237,8 @@ static void finish_tag(xml_state *s)
     size_t n = s->value_len;
     if (s->tag == VARIANT_TAG) {
         if (s->object >= 0)
-            s->objects[s->object].variant_of = trimmed(s->d, v, n);
+            s->objects[s->object].variant_of =
+                stored_name(s, v, n, "Variant_Of_Existing_Type", s->tag_line);
     } else if (ref_tags[s->tag].pairs) {
         /* "terrain, model, terrain, model": every second item names a model */
         size_t item = 0, start = 0;
@@ -230,14 +252,21 @@ static void finish_tag(xml_state *s)
     } else {
         add_ref(s, ref_tags[s->tag].kind, ref_tags[s->tag].tag, v, n);
     }
+    if (s->value_cut && s->texts_cut++ == 0)
+        snprintf(s->text_cut, sizeof s->text_cut, "<%s> at line %u",
+                 s->tag == VARIANT_TAG ? "Variant_Of_Existing_Type" : ref_tags[s->tag].tag,
+                 (unsigned)s->tag_line);
     s->tag = -1;
     s->value_len = 0;
+    s->value_cut = false;
 }
 
 static void append_text(xml_state *s, const char *t, size_t n)
 {
-    if (n > MAX_VALUE - s->value_len)
+    if (n > MAX_VALUE - s->value_len) {
         n = MAX_VALUE - s->value_len;
+        s->value_cut = true;
+    }
     if (!s->value && !(s->value = malloc(MAX_VALUE + 1))) {
         s->oom = true;
         return;
@@ -358,26 +387,25 @@ static void unparsed_entity_decl(void *ctx, const xmlChar *name, const xmlChar *
 
 /* An attribute value as libxml2 gives it without substituting entities: "&#38;" is a literal
  * '&' (what "&amp;" or "&#38;" was), and any other '&' starts an entity reference, kept as
- * written. Into the arena, trimmed. */
-static const char *attribute_value(amx_dec *d, const char *v, size_t n)
+ * written. Stored as a name. */
+static const char *attribute_value(xml_state *s, const char *v, size_t n, uint32_t line)
 {
-    while (n && is_space(*v))
-        v++, n--;
-    while (n && is_space(v[n - 1]))
-        n--;
     if (!memchr(v, '&', n))
-        return amx__strndup(d, (const uint8_t *)v, n);
-    char *out = amx__alloc(d, n + 1);
-    if (!out)
+        return stored_name(s, v, n, "Name", line);
+    char *text = malloc(n + 1);
+    if (!text) {
+        s->oom = true;
         return "";
+    }
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        out[k++] = v[i];
+        text[k++] = v[i];
         if (v[i] == '&' && n - i >= 5 && memcmp(v + i, "&#38;", 5) == 0)
             i += 4;
     }
-    out[k] = '\0';
-    return out;
+    const char *name = stored_name(s, text, k, "Name", line);
+    free(text);
+    return name;
 }
 
 static void start_object(xml_state *s, const xmlChar *localname, int nb_attributes,
@@ -399,10 +427,11 @@ static void start_object(xml_state *s, const xmlChar *localname, int nb_attribut
     if (!s->last_type || strcmp(s->last_type, (const char *)localname) != 0)
         s->last_type = amx__strdup(s->d, (const char *)localname);
     const char *v = (const char *)name[3];
+    uint32_t line = current_line(s);
     s->objects[s->object_count] = (amx_game_object){
         .type = s->last_type ? s->last_type : "",
-        .name = attribute_value(s->d, v, (size_t)((const char *)name[4] - v)),
-        .line = current_line(s) };
+        .name = attribute_value(s, v, (size_t)((const char *)name[4] - v), line),
+        .line = line };
     s->object = (long)s->object_count++;
 }
 
@@ -662,6 +691,17 @@ void amx__xml_decode(amx_dec *d)
                          (unsigned)s.first_line, s.first);
     }
     report_entities(&s);
+    if (s.names_cut)
+        amx__finding_sev(d, AMX_C_LIMIT_EXCEEDED, AMX_SEV_WARNING, -1, NULL,
+                         "%u name%s longer than %d bytes stored as %s first %d bytes and "
+                         "'\xE2\x80\xA6(N bytes)' (the first: the %s)", (unsigned)s.names_cut,
+                         s.names_cut == 1 ? "" : "s", MAX_NAME,
+                         s.names_cut == 1 ? "its" : "their", MAX_NAME, s.name_cut);
+    if (s.texts_cut)
+        amx__finding_sev(d, AMX_C_LIMIT_EXCEEDED, AMX_SEV_WARNING, -1, NULL,
+                         "the text of %u tag%s (the first: %s) is longer than %d bytes: the rest "
+                         "of it is not read", (unsigned)s.texts_cut, s.texts_cut == 1 ? "" : "s",
+                         s.text_cut, MAX_VALUE);
     amx_asset *a = d->asset;
     if (s.object_count && (a->objects = amx__array(d, s.object_count, sizeof *a->objects))) {
         memcpy(a->objects, s.objects, s.object_count * sizeof *a->objects);

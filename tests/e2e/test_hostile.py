@@ -790,8 +790,9 @@ def test_xml_entities():
         # 18 s, 1.4 GB and an index of 600 MB before (the name expanded, 200,000,000 chars)
         c.that(secs < 3 * SLOW, "the scan took %.1f s" % secs)
         c.that(os.path.getsize(db) < 4 << 20, "index of %d bytes" % os.path.getsize(db))
-        c.eq(query(db, "SELECT length(name), substr(name, 1, 6) FROM game_objects"),
-             [(12000, "&a;&a;")], "the object's name, as written")
+        c.eq(query(db, "SELECT substr(name, 1, 6), substr(name, 257) FROM game_objects"),
+             [("&a;&a;", "\u2026(12000 bytes)")],
+             "the object's name, as written (12,000 bytes: stored cut, issue 21/3)")
         got = [i["message"] for i in issues(db, "--code", "XML_MALFORMED")]
         c.that(len(got) == 1 and "entity reference '&a;' (4000 times, first at line 4)" in got[0]
                and "not expanded" in got[0], "findings: %s" % short(got))
@@ -965,13 +966,80 @@ def test_exit_with_reader():
         c.eq(os.path.getsize(wal) if os.path.exists(wal) else 0, 0, "bytes left in the log")
 
 
+# ------------------------------------------- issue 21, defect 3: output in proportion
+
+def output_size(args, limit):
+    """Bytes a command writes to stdout, read as they come; past `limit` the command is
+    stopped (the size returned is then more than the limit)."""
+    p = subprocess.Popen([ANIMIDX] + [str(a) for a in args], env=ax.env, cwd=TMP,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    n = 0
+    head = b""
+    while True:
+        chunk = p.stdout.read(1 << 16)
+        if not chunk:
+            break
+        if len(head) < 1 << 16:
+            head += chunk[:(1 << 16) - len(head)]
+        n += len(chunk)
+        if n > limit:
+            p.kill()
+            break
+    p.stdout.close()
+    p.wait()
+    return n, p.returncode, head.decode("utf-8", "replace")
+
+
+def test_output_proportion():
+    with case(tap, "issue 21/3: a 366 KB XML file (a 300,000-character Name, a 65 KB terrain "
+                   "mapping) makes refs --missing, refs FILE and show FILE print megabytes, not "
+                   "1.8 GB; the same referrer many times is one line, counted") as c:
+        root = os.path.join(fresh("proportion"), "Data")
+        pairs, i = [], 0
+        while sum(map(len, pairs)) < 65000:
+            pairs.append("T,m%d.alo," % i)
+            i += 1
+        write(os.path.join(root, "XML", "Big.xml"),
+              '<?xml version="1.0"?>\n<Units>\n<SpaceUnit Name="%s">\n'
+              "<Land_Terrain_Model_Mapping>%s</Land_Terrain_Model_Mapping>\n</SpaceUnit>\n"
+              "</Units>\n" % ("N" * 300000, "".join(pairs)))
+        amxgen("model", os.path.join(root, "Art", "Models", "Twice.alo"), "--bones", "a,b")
+        write(os.path.join(root, "XML", "Twice.xml"),
+              '<Units><SpaceUnit Name="T"><Land_Terrain_Model_Mapping>%s'
+              "</Land_Terrain_Model_Mapping></SpaceUnit></Units>\n" % ("T,Twice.alo," * 3000))
+        db = os.path.join(TMP, "proportion.db")
+        must(ax.run("scan", root, "--db", db, "--quiet"), "scan")
+        size = os.path.getsize(os.path.join(root, "XML", "Big.xml"))
+        limit = 24 * size  # 1.65 GB each before
+        for args in (["refs", "--missing"], ["refs", "XML/Big.xml"], ["show", "XML/Big.xml"]):
+            for json_flag in ([], ["--json"]):
+                n, rc, head = output_size(args + json_flag + ["--db", db], limit)
+                what = " ".join(args + json_flag)
+                c.note("%s: %d bytes for a file of %d" % (what, n, size))
+                c.that(n <= limit, "%s printed %d bytes, more than %d" % (what, n, limit))
+                c.eq(rc, 0, "%s: exit status" % what)
+                c.that("N" * 257 not in head, "%s repeats the whole name" % what)
+        _, _, text = output_size(["show", "XML/Big.xml", "--db", db], limit)
+        c.that("\u2026(300000 bytes)': Land_Terrain_Model_Mapping = m0.alo" in text and
+               "line 4      the same object: Land_Terrain_Model_Mapping = m1.alo" in text,
+               "show: %s" % short(text[:1200]))
+        _, _, text = output_size(["refs", "Art/Models/Twice.alo", "--db", db], limit)
+        c.that("XML/Twice.xml: Land_Terrain_Model_Mapping of 'T', line 1 (model 'Twice.alo') "
+               "(3000 times)" in text, "refs, named by: %s" % short(text[-600:]))
+        _, _, text = output_size(["show", "Art/Models/Twice.alo", "--db", db], limit)
+        c.that("SpaceUnit 'T' (XML/Twice.xml:1, Land_Terrain_Model_Mapping) (3000 times)" in text,
+               "show, used by: %s" % short(text[-600:]))
+        got = [i["message"] for i in issues(db, "--code", "LIMIT_EXCEEDED")]
+        c.that(any("Name at line 3, 300000 bytes" in m for m in got), "findings: %s" % short(got))
+
+
 def main():
     tests = [test_pak_bomb, test_amplification, test_findings_cap, test_symlink_ancestor, test_unreadable_dir,
              test_foreign_database, test_readonly_index, test_config_location, test_report_links,
              test_side_files,
              test_names_not_text, test_dump_fifo, test_samples_linear, test_xml_entities,
              test_xml_stop_and_memory, test_xml_messages, test_base_nesting,
-             test_exit_with_reader]
+             test_exit_with_reader, test_output_proportion]
     only = os.environ.get("AMX_ONLY")  # e.g. AMX_ONLY=test_side_files: those tests alone
     for t in tests:
         if not only or t.__name__ in only.split(","):

@@ -212,9 +212,9 @@ static void test_entity_in_attribute(void)
     CHECK(secs < 2.0); /* 18 s before, in a release build */
     if (a) {
         CHECK_EQ(a->object_count, 1);
-        if (a->object_count == 1) {
-            CHECK_EQ(strlen(a->objects[0].name), 12000);
+        if (a->object_count == 1) { /* as written, and (issue 21, 3) cut to 256 bytes */
             CHECK(strncmp(a->objects[0].name, "&a;&a;", 6) == 0);
+            CHECK_STR(a->objects[0].name + 256, "\xE2\x80\xA6(12000 bytes)");
         }
         const amx_finding *f = find_text(a, AMX_C_XML_MALFORMED, "entity reference '&a;'");
         CHECK(f && strstr(f->message, "4000 times") && strstr(f->message, "line 4"));
@@ -402,6 +402,59 @@ static void test_libxml_messages(void)
     amx_asset_free(b);
 }
 
+/* Issue 21, 3: names are stored bounded (a 300,000-character Name made every output line of
+ * its 5,510 references 300 KB long): at most 256 bytes of their own, cut at a character
+ * boundary, then "…(N bytes)", with one warning; a tag's text past 64 KiB is a warning too. */
+static void test_long_names(void)
+{
+    size_t cap = 700000, n = 0;
+    char *doc = malloc(cap);
+    if (!doc)
+        return;
+    n += (size_t)snprintf(doc, cap, "<?xml version=\"1.0\"?>\n<Units>\n<SpaceUnit Name=\"");
+    memset(doc + n, 'N', 300000);
+    n += 300000;
+    n += (size_t)snprintf(doc + n, cap - n, "\">\n<Variant_Of_Existing_Type>");
+    for (int i = 0; i < 200; i++) /* 400 bytes of two-byte characters, one cut in its middle */
+        n += (size_t)snprintf(doc + n, cap - n, "\xC3\xA9");
+    n += (size_t)snprintf(doc + n, cap - n, "</Variant_Of_Existing_Type>\n"
+                          "<Land_Terrain_Model_Mapping>");
+    size_t start = n;
+    for (int i = 0; n - start < 70000; i++)
+        n += (size_t)snprintf(doc + n, cap - n, "T,m%d.alo,", i);
+    n += (size_t)snprintf(doc + n, cap - n, "</Land_Terrain_Model_Mapping>\n</SpaceUnit>\n"
+                          "<SpaceUnit Name=\"Short\"><Land_Model_Name>%0300d.alo</Land_Model_Name>"
+                          "</SpaceUnit>\n</Units>\n", 7);
+    amx_asset *a = test_decode((const uint8_t *)doc, n, NULL);
+    if (a && a->object_count == 2) {
+        const char *name = a->objects[0].name;
+        CHECK_EQ(strlen(name), 256 + strlen("\xE2\x80\xA6(300000 bytes)"));
+        CHECK(strspn(name, "N") == 256 && strcmp(name + 256, "\xE2\x80\xA6(300000 bytes)") == 0);
+        const char *v = a->objects[0].variant_of;
+        CHECK(v && strlen(v) == 256 + strlen("\xE2\x80\xA6(400 bytes)")); /* 128 whole chars */
+        CHECK(v && strcmp(v + 256, "\xE2\x80\xA6(400 bytes)") == 0);
+        CHECK_STR(a->objects[1].name, "Short");
+    }
+    if (a) {
+        CHECK(a->object_count == 2);
+        /* the mapping is read up to 64 KiB: its pairs there */
+        uint32_t mapped = 0;
+        for (uint32_t i = 0; i < a->ref_count; i++)
+            mapped += strcmp(a->refs[i].tag, "Land_Terrain_Model_Mapping") == 0;
+        CHECK(mapped > 5000 && mapped < 7000);
+        const amx_ref *last = &a->refs[a->ref_count - 1];
+        CHECK_EQ(strlen(last->name), 256 + strlen("\xE2\x80\xA6(304 bytes)"));
+        const amx_finding *f = find_text(a, AMX_C_LIMIT_EXCEEDED, "3 names longer than 256 bytes");
+        CHECK(f && f->severity == AMX_SEV_WARNING && strstr(f->message, "Name at line 3, 300000 bytes"));
+        f = find_text(a, AMX_C_LIMIT_EXCEEDED, "the text of 1 tag");
+        CHECK(f && strstr(f->message, "<Land_Terrain_Model_Mapping> at line 5") &&
+              strstr(f->message, "65536 bytes"));
+        CHECK_EQ(a->status, AMX_ASSET_OK); /* warnings */
+    }
+    amx_asset_free(a);
+    free(doc);
+}
+
 static int polls;
 
 static bool cancel_after(void *user)
@@ -518,6 +571,7 @@ int main(void)
     test_run("test_nul_bytes", test_nul_bytes);
     test_run("test_libxml_messages", test_libxml_messages);
     test_run("test_stop_and_memory", test_stop_and_memory);
+    test_run("test_long_names", test_long_names);
     test_run("test_corpus", test_corpus);
     test_run("test_mutations", test_mutations);
     return test_done();
