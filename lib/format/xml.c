@@ -542,7 +542,7 @@ static size_t working_bytes(const xml_state *s)
     const xmlParserInputPtr in = s->ctxt->input;
     size_t held = in && in->base && in->end >= in->base ? (size_t)(in->end - in->base) : 0;
     return held + s->object_cap * sizeof *s->objects + (s->value ? MAX_VALUE : 0) +
-           (size_t)s->d->asset->ref_count * sizeof(amx_ref);
+           s->d->refs_cap * sizeof(amx_ref);
 }
 
 /* libxml2's read callback: the next bytes of the file, at most `size` (it asks for about 4 KB
