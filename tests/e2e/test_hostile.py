@@ -828,7 +828,17 @@ def test_xml_stop_and_memory():
         db = os.path.join(TMP, "xmlstop.db")
         p = subprocess.Popen([ANIMIDX, "scan", root, "--db", db], env=ax.env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
-        time.sleep(0.3)  # the file is read by then; its decode takes seconds
+        # the scan records its root before it walks (and handles signals by then); the file
+        # is read a moment later, and its decode takes seconds
+        deadline = time.time() + 60 * SLOW
+        while time.time() < deadline and p.poll() is None:
+            try:
+                if os.path.exists(db) and query(db, "SELECT count(*) FROM roots")[0][0]:
+                    break
+            except sqlite3.Error:
+                pass
+            time.sleep(0.02)
+        time.sleep(0.3)
         t0 = time.time()
         p.send_signal(signal.SIGTERM)
         out, err = p.communicate(timeout=300)
