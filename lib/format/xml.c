@@ -187,6 +187,7 @@ static void on_ctxt_error(void *user, xmlErrorPtr e)
 }
 
 /* libxml2's unstructured messages (a few places print through it): counted like the rest. */
+static void on_generic_error(void *arg, const char *fmt, ...) AMX_PRINTF(2, 3);
 static void on_generic_error(void *arg, const char *fmt, ...)
 {
     xml_state *s = arg;

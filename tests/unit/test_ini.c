@@ -299,7 +299,7 @@ static void test_bfme(void)
 static void test_probe(void)
 {
     static const char *yes[] = { "Object A\nEnd\n", "; c\n\nWeapon W\nEnd\n",
-                                 "\xEF\xBB\xBF" "FXList F\nEnd\n", "#define A 1\n" };
+                                 "\357\273\277FXList F\nEnd\n" /* a UTF-8 BOM */, "#define A 1\n" };
     static const char *no[] = { "[index]\ndatabase = x\n", "Objects\n", "<xml/>", "Object",
                                 "hello world\n" };
     for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
