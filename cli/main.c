@@ -243,8 +243,10 @@ static const cli_cmd commands[] = {
       "check a tree for CI: scan it and fail on findings at or above a severity",
       "Scans each PATH (the configured roots when none is given) incrementally and reports its\n"
       "findings, grouped by file, then one line per code with its counts and, last, the verdict\n"
-      "with the reason it failed. A PATH that is a file: its directory is scanned (so clips\n"
-      "bind to the models beside them) and only that file's findings are reported. Without\n"
+      "with the reason it failed. A PATH (a file or a directory) is scanned in the tree the\n"
+      "game looks its assets up in (the Data directory it is in; for Generals and BFME, the\n"
+      "directory holding Data/INI and Art), so that clips bind to their models and references\n"
+      "resolve, and only the findings under PATH are reported. Without\n"
       "--db, lint keeps its own index per set of paths in $XDG_CACHE_HOME/animidx\n"
       "(~/.cache/animidx), so repeated runs only re-read changed files. Severity overrides and\n"
       "ignore globs from the config apply. See docs/lint.md.\n"

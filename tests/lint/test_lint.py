@@ -32,6 +32,7 @@ ax = Cli(ANIMIDX, TMP)
 gen = Cli(AMXGEN, TMP)
 ax.env["XDG_CACHE_HOME"] = os.path.join(TMP, "xdg-cache")
 MODELS = "Data/Art/Models"
+CORPUS = os.environ.get("AMX_CORPUS", os.path.join(HERE, "..", "..", "..", "shared", "corpus"))
 
 
 def must(p, what, rc=0):
@@ -774,6 +775,51 @@ with case(tap, "suppressions: used ones hide findings, unused ones are reported"
     arr = write(os.path.join(TMP, "supp-array.json"), json.dumps([
         {"code": "*", "path": "*", "reason": "everything, as a bare array"}]))
     c.eq(lint(DEMO, "--suppressions", arr, "--fail-on", "info").returncode, 0, "a bare array of suppressions")
+
+# ---------------------------------------------------------------- SAGE roots
+
+with case(tap, "lint of one SAGE INI, W3D or directory scans the game's directory (Data/INI beside Art)") as c:
+    sage = os.path.join(TMP, "sage")
+    ini_dir = os.path.join(sage, "data", "ini", "object")  # BFME mods spell it in lower case
+    w3d_dir = os.path.join(sage, "Art", "W3D")
+    os.makedirs(ini_dir)
+    os.makedirs(w3d_dir)
+    amxgen("w3d-model", os.path.join(w3d_dir, "AVTANK.W3D"), "--name", "AVTANK", "--pivots", "TURRET")
+    ini = write(os.path.join(ini_dir, "tank.ini"),
+                "Object Tank\n  Draw = W3DModelDraw ModuleTag_01\n    DefaultConditionState\n"
+                "      Model = AVTank\n      WeaponMuzzleFlash = PRIMARY Barrel\n    End\n  End\nEnd\n")
+    whole = None
+    for given in (sage, os.path.join(sage, "data"), os.path.join(sage, "data", "ini"), ini,
+                  os.path.join(w3d_dir, "AVTANK.W3D")):
+        p = ax.run("lint", given, "--format", "json")
+        must(p, "lint " + given)  # a warning and an info: below the default gate
+        j = json.loads(p.stdout)
+        c.eq(j["roots"], [os.path.realpath(sage)], "root of %s" % given)
+        got = sorted((f["code"], f["path"]) for f in j["findings"])
+        if given == sage:
+            whole = got
+            c.eq(got, [("MODEL_BONE_NOT_FOUND", "data/ini/object/tank.ini")],
+                 "the model is found in Art/W3D, its missing bone is the one finding")
+        elif given.endswith(".W3D"):
+            c.eq(got, [], "the model alone has no finding")
+        else:
+            c.eq(got, whole, "%s: the same findings as the whole tree (no model 'not found')" % given)
+    # a tree that merely lies below a SAGE game's directory keeps its own Data root
+    alamo = os.path.join(sage, "Mods", "X")
+    model(alamo, "A_SHIP.ALO", ["Root", "Body"])
+    p = ax.run("lint", os.path.join(alamo, MODELS, "A_SHIP.ALO"), "--format", "json")
+    must(p, "lint of an Alamo model below a SAGE directory")
+    c.eq(json.loads(p.stdout)["roots"], [os.path.realpath(os.path.join(alamo, "Data"))], "Alamo root")
+    if os.path.isdir(os.path.join(CORPUS, "mods", "BFME2_sample")):
+        bfme = os.path.join(CORPUS, "mods", "BFME2_sample")
+        one = os.path.join(bfme, "Data", "INI", "Object", "Men", "Heroes", "aragorn.ini")
+        a = json.loads(ax.run("lint", bfme, "--format", "json").stdout)
+        b = json.loads(ax.run("lint", one, "--format", "json").stdout)
+        mine = sorted(f["message"] for f in a["findings"] if f["path"].endswith("aragorn.ini"))
+        c.that(len(mine) > 0, "the corpus INI has findings")
+        c.eq(sorted(f["message"] for f in b["findings"]), mine,
+             "BFME2_sample's hero INI alone: the findings of the whole tree for it")
+
 
 shutil.rmtree(TMP, ignore_errors=True)
 sys.exit(tap.finish())
