@@ -40,6 +40,10 @@ class Build:
 
 
 def env_for(tmp):
+    """The environment of a run in tmp: HOME and the XDG directories inside it, and an empty
+    configuration tmp/empty.ini (EMPTY_CONFIG; --config refuses a device such as /dev/null)."""
+    with open(os.path.join(tmp, EMPTY_CONFIG), "w"):
+        pass
     e = dict(os.environ)
     e.update({"HOME": tmp, "XDG_CONFIG_HOME": os.path.join(tmp, "xdg-config"),
               "XDG_STATE_HOME": os.path.join(tmp, "xdg-state"),
@@ -47,6 +51,7 @@ def env_for(tmp):
     return e
 
 
+EMPTY_CONFIG = "empty.ini"  # relative: each command runs in its tmp
 TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
 
 
@@ -97,7 +102,7 @@ def put_archive(tmp, tree, name, data):
     return root, len(data)
 
 
-def scan(b, env, tmp, root, db, config="/dev/null"):
+def scan(b, env, tmp, root, db, config=EMPTY_CONFIG):
     """animidx scan of `root` into a new index tmp/db, measured: (rc, secs, rss)."""
     return measure([b.animidx, "scan", root, "--db", os.path.join(tmp, db), "--quiet",
                     "--config", config], env, tmp)
@@ -137,7 +142,7 @@ def bomb_findings(b, tmp, env):
     with open(os.path.join(root, "W.pak"), "wb") as fh:
         fh.write(bombs.pak_warnings(250))
     rc, secs, rss = measure([b.animidx, "lint", root, "--db", os.path.join(tmp, "fl.db"),
-                             "--quiet", "--config", "/dev/null"], env, tmp)
+                             "--quiet", "--config", EMPTY_CONFIG], env, tmp)
     return dict(what="lint of a file with 250 warnings, then an error (exit 1 wanted)", rc=rc,
                 secs=secs, rss=rss, want_rc=1)
 
@@ -149,7 +154,7 @@ def bomb_samples(b, tmp, env):
     out = os.path.join(tmp, "samples.json")
     with open(out, "wb") as fh:
         rc, secs, rss = measure([b.animidx, "dump", "--json", "--samples", f, "--config",
-                                 "/dev/null"], env, tmp, stdout=fh)
+                                 EMPTY_CONFIG], env, tmp, stdout=fh)
     return dict(what="dump --json --samples of a %d-byte clip of a million frames"
                      % os.path.getsize(f), rc=rc, secs=secs, rss=rss,
                 out_mb=os.path.getsize(out) / 1e6)
@@ -160,11 +165,11 @@ def bomb_tree(b, tmp, env):
     subprocess.run([b.amxgen, "tree", root, "--bones", "20000", "--clips", "20"], check=True,
                    env=env, stdout=subprocess.DEVNULL)
     db = os.path.join(tmp, "tree.db")
-    subprocess.run([b.animidx, "scan", root, "--db", db, "--quiet", "--config", "/dev/null"],
-                   check=True, env=env, stdout=subprocess.DEVNULL)
+    subprocess.run([b.animidx, "scan", root, "--db", db, "--quiet", "--config", EMPTY_CONFIG],
+                   check=True, env=env, cwd=tmp, stdout=subprocess.DEVNULL)
     out = os.path.join(tmp, "tree-report")
     rc, secs, rss = measure([b.animidx, "report", "--db", db, "--out", out, "--config",
-                             "/dev/null"], env, tmp)
+                             EMPTY_CONFIG], env, tmp)
     html = os.path.join(out, "report.html")
     return dict(what="report of a skeleton of 20,000 bones and 20 clips that do not match it",
                 rc=rc, secs=secs, rss=rss,
