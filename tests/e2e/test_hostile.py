@@ -614,7 +614,7 @@ def test_names_not_text():
     test_forged_lines()
 
 
-FORGED = "x\n::error file=README.md::forged\nlint: 0 files, 0 errors; passed\x1b[2K\n"
+FORGED = bombs.FORGED
 
 
 def forged_lines(text):
@@ -750,26 +750,6 @@ def test_samples_linear():
 
 # ------------------------------------------- issue 21: hostile XML (defects 1, 10 and 14)
 
-def entity_doc(refs):
-    """The issue's reproduction: an entity of 50,000 characters named `refs` times in a Name."""
-    return ('<?xml version="1.0"?>\n<!DOCTYPE Units [<!ENTITY a "%s">]>\n<Units>\n'
-            '<SpaceUnit Name="%s">\n<Space_Model_Name>X.ALO</Space_Model_Name>\n'
-            '</SpaceUnit>\n</Units>\n' % ("A" * 50000, "&a;" * refs))
-
-
-def one_line_xml(path, elements):
-    """An XML file of one line: an object holding `elements` empty elements (slow to parse for
-    its size, and nothing of it is indexed but the object)."""
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as fh:
-        fh.write('<Units><SpaceUnit Name="A">')
-        block = "<x/>" * 100000
-        for _ in range(elements // 100000):
-            fh.write(block)
-        fh.write("</SpaceUnit></Units>")
-    return os.path.getsize(path)
-
-
 def query(db, sql_text):
     con = sqlite3.connect(db)
     try:
@@ -783,7 +763,7 @@ def test_xml_entities():
                    "attribute (a 62 KB file) scan in a moment; the name is kept as written and "
                    "one finding names the entity") as c:
         root = fresh("entity")
-        write(os.path.join(root, "XML", "Units.xml"), entity_doc(4000))
+        write(os.path.join(root, "XML", "Units.xml"), bombs.entity_doc(4000))
         db = os.path.join(TMP, "entity.db")
         p, secs = timed("scan", root, "--db", db, "--quiet", timeout=300)
         must(p, "scan")
@@ -801,9 +781,7 @@ def test_xml_entities():
                    "'xy.alo'), with a finding naming the entity, in a well-formed file and after "
                    "an error") as c:
         root = fresh("entitytext")
-        write(os.path.join(root, "XML", "A.xml"),
-              '<?xml version="1.0"?>\n<!DOCTYPE u [<!ENTITY i "I">]>\n<u>\n<o Name="A">\n'
-              '<Land_Model_Name>x&i;y.alo</Land_Model_Name>\n</o>\n</u>\n')
+        write(os.path.join(root, "XML", "A.xml"), bombs.ENTITY_IN_TEXT)
         write(os.path.join(root, "XML", "B.xml"),
               '<u>\n<o Name="B">\n<Note>a < b</Note>\n'
               '<Space_Model_Name>p&q;r.alo</Space_Model_Name>\n</o>\n</u>\n')
@@ -821,7 +799,7 @@ def test_xml_entities():
 
 def test_xml_stop_and_memory():
     big = os.path.join(TMP, "xmlbig", "XML", "Big.xml")
-    size = one_line_xml(big, 10000000)
+    size = bombs.one_line_xml(big, 10000000)
     root = os.path.dirname(os.path.dirname(big))
     with case(tap, "issue 21/1: SIGTERM stops a scan within a second while a 40 MB XML file is "
                    "decoding; nothing of the file is written, the scan says it was interrupted") as c:
@@ -871,14 +849,8 @@ def test_xml_messages():
     with case(tap, "issue 21/14: libxml2's messages are findings, never stderr (--quiet or not); "
                    "NUL bytes are reported as such, not as Latin-1") as c:
         root = fresh("xmlmsg")
-        write(os.path.join(root, "XML", "Sjis.xml"),
-              b'<?xml version="1.0" encoding="Shift_JIS"?>\n<u><o Name="a\x81\xff"/></u>\n')
-        write(os.path.join(root, "XML", "Utf16.xml"),
-              b"\xff\xfe" + '<u a="'.encode("utf-16-le") + b"\x00\xd8" +
-              '"/>'.encode("utf-16-le"))
-        write(os.path.join(root, "XML", "Nul.xml"),
-              b'<u>\n<o Name="A"><Land_Model_Name>x\x00y.alo</Land_Model_Name></o>\n'
-              b'<o Name="B"/>\n</u>\n')
+        for name, data in bombs.XML_NOT_TEXT.items():
+            write(os.path.join(root, "XML", name), data)
         for extra in (["--quiet"], []):  # each into a new index: every file is decoded
             db = os.path.join(TMP, "xmlmsg%d.db" % len(extra))
             p = must(ax.run("scan", root, "--db", db, *extra), "scan")
@@ -1005,14 +977,7 @@ def test_output_proportion():
                    "mapping) makes refs --missing, refs FILE and show FILE print megabytes, not "
                    "1.8 GB; the same referrer many times is one line, counted") as c:
         root = os.path.join(fresh("proportion"), "Data")
-        pairs, i = [], 0
-        while sum(map(len, pairs)) < 65000:
-            pairs.append("T,m%d.alo," % i)
-            i += 1
-        write(os.path.join(root, "XML", "Big.xml"),
-              '<?xml version="1.0"?>\n<Units>\n<SpaceUnit Name="%s">\n'
-              "<Land_Terrain_Model_Mapping>%s</Land_Terrain_Model_Mapping>\n</SpaceUnit>\n"
-              "</Units>\n" % ("N" * 300000, "".join(pairs)))
+        write(os.path.join(root, "XML", "Big.xml"), bombs.proportion_doc(300000, 65000))
         amxgen("model", os.path.join(root, "Art", "Models", "Twice.alo"), "--bones", "a,b")
         write(os.path.join(root, "XML", "Twice.xml"),
               '<Units><SpaceUnit Name="T"><Land_Terrain_Model_Mapping>%s'

@@ -16,7 +16,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "tools"))
 from tap import Tap, Cli, case, short  # noqa: E402
+import bombs  # noqa: E402
 
 if len(sys.argv) < 3:
     sys.stderr.write("usage: test_link_hostile.py ANIMIDX AMXGEN\n")
@@ -77,14 +79,7 @@ def test_same_named_objects():
         amxgen("model", os.path.join(models, "M.ALO"), "--bones", "Root,Body,Head")
         for i in range(20):
             amxgen("clip", os.path.join(models, "S_IDLE_%02d.ALA" % i), "--bones", "Root,Body,Head")
-        xml = ["<Units>\n"]
-        xml += ['<GroundVehicle Name="A"><Land_Model_Name>M.alo</Land_Model_Name>'
-                '<Land_Model_Anim_Override_Name>S</Land_Model_Anim_Override_Name>'
-                '</GroundVehicle>\n'] * 40
-        xml += ['<GroundVehicle Name="A"><Variant_Of_Existing_Type>A</Variant_Of_Existing_Type>'
-                '</GroundVehicle>\n'] * 10000
-        xml.append("</Units>\n")
-        write(os.path.join(root, "XML", "Units.xml"), "".join(xml))
+        write(os.path.join(root, "XML", "Units.xml"), bombs.same_named_units(10000))
         other = os.path.join(d, "Other")
         amxgen("model", os.path.join(other, "O.ALO"), "--bones", "Root")
         db = os.path.join(d, "db")
@@ -113,8 +108,8 @@ def test_reference_cap():
                    "one LIMIT_EXCEEDED counting the rest") as c:
         d = fresh("refcap")
         root = os.path.join(d, "Data")
-        body = "".join("<Model_Name>Missing_%06d.alo</Model_Name>" % i for i in range(100000))
-        write(os.path.join(root, "XML", "Many.xml"), '<Units><Unit Name="U">%s</Unit></Units>\n' % body)
+        os.makedirs(os.path.join(root, "XML"))
+        bombs.missing_refs_xml(os.path.join(root, "XML", "Many.xml"), 100000)
         db = os.path.join(d, "db")
         p = ax.run("scan", root, "--db", db, "--quiet", timeout=300)
         must(p, "scan")

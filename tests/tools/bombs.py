@@ -23,7 +23,15 @@ The layout is the one lib/format/mp_pak.c reads (docs/formats/metroid-prime.md):
 version 0x00030005, a zero word, the named-resource table, the resource table of 20-byte
 records {compressed, type, id, size, offset}, then the data; a compressed member is a u32
 unpacked size and a zlib stream.
+The XML inputs of issue 21 (game object files of a Petroglyph mod; functions only):
+entity_doc (an entity of 50,000 characters named N times in a Name), one_line_xml (a
+file of one line), proportion_doc (a 300,000-character Name and a 65 KB terrain mapping),
+same_named_units (40 objects named A with a model and an override set, N more variants of A),
+variant_chain_units (a Variant_Of_Existing_Type chain N deep), missing_refs_xml (N model names
+no file has), ENTITY_IN_TEXT, XML_NOT_TEXT (files libxml2 cannot read as text), FORGED (a name
+that forges lines in a CI log).
 """
+import os
 import struct
 import sys
 import zlib
@@ -118,6 +126,97 @@ def meg_overlap(member, entries=2000):
     out += b"".join(struct.pack("<IIIII", crc, i, size, start, ni)
                     for i, (crc, _, size, start, ni) in enumerate(recs))
     return out + region
+
+
+# ---------------------------------------------------------------- XML (issue 21)
+
+def entity_doc(refs, length=50000):
+    """An internal entity of `length` characters named `refs` times in a Name attribute (the
+    issue's reproduction: 4,000 references make a 62 KB file)."""
+    return ('<?xml version="1.0"?>\n<!DOCTYPE Units [<!ENTITY a "%s">]>\n<Units>\n'
+            '<SpaceUnit Name="%s">\n<Space_Model_Name>X.ALO</Space_Model_Name>\n'
+            '</SpaceUnit>\n</Units>\n' % ("A" * length, "&a;" * refs))
+
+
+def one_line_xml(path, elements):
+    """Writes an XML file of one line: an object holding `elements` empty elements (slow to
+    parse for its size; nothing of it is indexed but the object). Returns its size."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as fh:
+        fh.write('<Units><SpaceUnit Name="A">')
+        block = "<x/>" * 100000
+        for _ in range(elements // 100000):
+            fh.write(block)
+        fh.write("</SpaceUnit></Units>")
+    return os.path.getsize(path)
+
+
+def proportion_doc(name_len=300000, mapping_bytes=65000):
+    """A 366 KB object file: a Name of `name_len` characters and a Land_Terrain_Model_Mapping
+    of `mapping_bytes` naming a different missing model in each pair."""
+    pairs, i, n = [], 0, 0
+    while n < mapping_bytes:
+        pairs.append("T,m%d.alo," % i)
+        n += len(pairs[-1])
+        i += 1
+    return ('<?xml version="1.0"?>\n<Units>\n<SpaceUnit Name="%s">\n'
+            "<Land_Terrain_Model_Mapping>%s</Land_Terrain_Model_Mapping>\n</SpaceUnit>\n"
+            "</Units>\n" % ("N" * name_len, "".join(pairs)))
+
+
+def same_named_units(variants=10000, models=40, model="M.alo", override="S"):
+    """`models` objects named A with a model and the override set `override`, then `variants`
+    more objects named A, each a Variant_Of_Existing_Type A."""
+    xml = ["<Units>\n"]
+    xml += ['<GroundVehicle Name="A"><Land_Model_Name>%s</Land_Model_Name>'
+            '<Land_Model_Anim_Override_Name>%s</Land_Model_Anim_Override_Name>'
+            '</GroundVehicle>\n' % (model, override)] * models
+    xml += ['<GroundVehicle Name="A"><Variant_Of_Existing_Type>A</Variant_Of_Existing_Type>'
+            '</GroundVehicle>\n'] * variants
+    xml.append("</Units>\n")
+    return "".join(xml)
+
+
+def variant_chain_units(depth, override="Deep_Set", model="Deep.alo"):
+    """V0 (override set `override`) is a variant of V1, ... of V`depth`, which has the model."""
+    x = ['<Units>\n<GroundVehicle Name="V0"><Land_Model_Anim_Override_Name>%s'
+         '</Land_Model_Anim_Override_Name><Variant_Of_Existing_Type>V1'
+         '</Variant_Of_Existing_Type></GroundVehicle>\n' % override]
+    x += ['<GroundVehicle Name="V%d"><Variant_Of_Existing_Type>V%d</Variant_Of_Existing_Type>'
+          '</GroundVehicle>\n' % (i, i + 1) for i in range(1, depth)]
+    x.append('<GroundVehicle Name="V%d"><Land_Model_Name>%s</Land_Model_Name></GroundVehicle>\n'
+             "</Units>\n" % (depth, model))
+    return "".join(x)
+
+
+def missing_refs_xml(path, refs):
+    """Writes an object file naming `refs` distinct models that no file has (written in
+    pieces: a million references are 37 MB)."""
+    with open(path, "w") as fh:
+        fh.write('<Units><Unit Name="U">')
+        for k in range(0, refs, 10000):
+            fh.write("".join("<Model_Name>Missing_%07d.alo</Model_Name>" % i
+                             for i in range(k, min(refs, k + 10000))))
+        fh.write("</Unit></Units>\n")
+
+
+# An element's text that names an internal entity (x&i;y.alo is not xy.alo).
+ENTITY_IN_TEXT = ('<?xml version="1.0"?>\n<!DOCTYPE u [<!ENTITY i "I">]>\n<u>\n<o Name="A">\n'
+                  '<Land_Model_Name>x&i;y.alo</Land_Model_Name>\n</o>\n</u>\n')
+
+# XML that libxml2 cannot read as text: a Shift_JIS declaration over bytes that are not
+# Shift_JIS, UTF-16 holding a lone surrogate, a NUL byte in an element's text (at byte 34).
+XML_NOT_TEXT = {
+    "Sjis.xml": b'<?xml version="1.0" encoding="Shift_JIS"?>\n<u><o Name="a\x81\xff"/></u>\n',
+    "Utf16.xml": (b"\xff\xfe" + '<u a="'.encode("utf-16-le") + b"\x00\xd8" +
+                  '"/>'.encode("utf-16-le")),
+    "Nul.xml": (b'<u>\n<o Name="A"><Land_Model_Name>x\x00y.alo</Land_Model_Name></o>\n'
+                b'<o Name="B"/>\n</u>\n'),
+}
+
+# A file or bone name that forges lines in a CI log: a GitHub workflow command, a fake verdict
+# of lint, an ESC sequence that erases the line.
+FORGED = "x\n::error file=README.md::forged\nlint: 0 files, 0 errors; passed\x1b[2K\n"
 
 
 def main(argv):
