@@ -54,6 +54,7 @@ typedef struct cli_opts {
     const char *since;        /* changes --since */
     const char *plots;        /* report --plots findings|all|none */
     const char *color;        /* --color auto|always|never */
+    bool follow_links;        /* scan/lint/watch --follow-links */
     const char **args;        /* positional arguments */
     int nargs;
 } cli_opts;

@@ -414,7 +414,7 @@ static const char *find_daemon(char *buf, size_t len)
  * is passed on); returns only when it cannot be run. */
 static int exec_daemon(const cli_opts *o)
 {
-    const char **argv = calloc((size_t)o->nargs + 2 * (size_t)o->nbases + 14, sizeof *argv);
+    const char **argv = calloc((size_t)o->nargs + 2 * (size_t)o->nbases + 15, sizeof *argv);
     if (!argv)
         return EXIT_IO;
     char path[PATH_MAX + 32], jobs[16];
@@ -441,6 +441,8 @@ static int exec_daemon(const cli_opts *o)
     }
     if (o->set_bases && o->nbases == 0)
         argv[n++] = "--no-base";
+    if (o->follow_links)
+        argv[n++] = "--follow-links";
     argv[n++] = "--";
     for (int i = 0; i < o->nargs; i++)
         argv[n++] = o->args[i];

@@ -583,6 +583,7 @@ static int scan_roots(lint_run *r, const char *const *given, size_t n, const cli
     bool tty = !o->quiet && isatty(STDERR_FILENO);
     for (size_t i = 0; i < r->nroots; i++) {
         amx_scan_opts so = { .root = r->roots[i], .jobs = cfg->jobs, .config = cfg,
+                             .follow_links = cfg->follow_links,
                              .progress = tty ? cli_scan_progress : NULL,
                              .bases = o->bases, .base_count = (size_t)o->nbases,
                              .set_bases = o->set_bases };

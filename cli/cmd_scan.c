@@ -190,6 +190,7 @@ int cmd_scan(cli_opts *o, amx_config *cfg)
         amx_scan_opts so = {
             .root = roots[i],
             .jobs = cfg->jobs,
+            .follow_links = cfg->follow_links,
             .config = cfg,
             .progress = tty ? cli_scan_progress : NULL,
             .cancelled = scan_interrupted,

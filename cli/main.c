@@ -69,6 +69,10 @@ static const opt_def options[] = {
     { "--plots", "WHICH", "clip plots: findings (default: clips with findings), all, none", STR(plots) },
     { "--since", "SCAN", "the changes of every scan after SCAN (a scan id, or a date "
                          "YYYY-MM-DD[THH:MM:SS])", STR(since) },
+    { "--follow-links", NULL, "follow symbolic links that lead out of the directory, one level\n"
+                              "(default: [scan] follow_links; else such a link is a\n"
+                              "LINK_NOT_FOLLOWED finding and is not read)",
+      FLAG(follow_links) },
     { "--color", "WHEN", "colour severities: auto (on a terminal, unless NO_COLOR is set), "
                          "always, never", STR(color) },
 };
@@ -76,7 +80,8 @@ static const opt_def options[] = {
 #define NOPTIONS (sizeof options / sizeof options[0])
 
 static const cli_cmd commands[] = {
-    { "scan", "scan [DIR...] [--base DIR]... [--no-base] [--db FILE] [--jobs N] [--json] [--quiet]",
+    { "scan", "scan [DIR...] [--base DIR]... [--no-base] [--db FILE] [--jobs N] [--follow-links]\n"
+              "              [--json] [--quiet]",
       "index a directory tree (incremental: unchanged files are skipped)",
       "Recursively finds the animation, model and archive files under each DIR (the configured\n"
       "roots when none is given), decodes new and changed ones in parallel, removes rows of\n"
@@ -95,7 +100,7 @@ static const cli_cmd commands[] = {
                     "index recorded for DIR" },
         { "--no-base", "DIR sits on nothing (forget the recorded layers)" },
         { "--include-base", "the summary's findings count the base layers' too" },
-        { "--db", NULL }, { "--jobs", NULL },
+        { "--db", NULL }, { "--jobs", NULL }, { "--follow-links", NULL },
         { "--json", "print the summary as JSON" },
         { "--quiet", "print nothing on success (no progress line, no summary)" } } },
     { "dump", "dump [--json] [--samples [--max-frames N]] FILE...",
@@ -182,7 +187,7 @@ static const cli_cmd commands[] = {
       "a removal and an addition.\n",
       cmd_changes,
       { { "--since", NULL }, { "--db", NULL }, { "--json", NULL }, { "--color", NULL } } },
-    { "watch", "watch DIR... [--base DIR]... [--no-base] [--db FILE] [--jobs N]\n"
+    { "watch", "watch DIR... [--base DIR]... [--no-base] [--db FILE] [--jobs N] [--follow-links]\n"
                "              [--lint [--fail-on S] [--baseline FILE] [--suppressions FILE]\n"
                "              [--json] [--color WHEN]]",
       "keep the index current while files change (animidxd in the foreground)",
@@ -205,7 +210,7 @@ static const cli_cmd commands[] = {
         { "--suppressions", "with --lint: findings matching {code, path glob, reason} are not\n"
                             "shown" },
         { "--json", "with --lint: one JSON object per finding that appeared or went" },
-        { "--color", NULL } } },
+        { "--color", NULL }, { "--follow-links", NULL } } },
     { "status", "status [--json] | status --follow [--fail-on S] [--baseline FILE]\n"
                 "              [--suppressions FILE] [--json] [--color WHEN]",
       "what the watcher daemon (animidxd) is doing",
@@ -239,7 +244,7 @@ static const cli_cmd commands[] = {
     { "lint", "lint [PATH...] [--base DIR]... [--include-base] [--db FILE] [--fail-on error|warning|info]\n"
               "              [--format text|json|sarif|junit] [--max-results N] [--group-by file|code]\n"
               "              [--baseline FILE | --write-baseline FILE] [--suppressions FILE]\n"
-              "              [--dependents] [--quiet]",
+              "              [--dependents] [--follow-links] [--quiet]",
       "check a tree for CI: scan it and fail on findings at or above a severity",
       "Scans each PATH (the configured roots when none is given) incrementally and reports its\n"
       "findings, grouped by file, then one line per code with its counts and, last, the verdict\n"
@@ -271,6 +276,7 @@ static const cli_cmd commands[] = {
         { "--no-base", "the PATHs sit on nothing" },
         { "--include-base", "report and count the base layers' findings too" },
         { "--db", "use this index instead of lint's own" }, { "--jobs", NULL },
+        { "--follow-links", NULL },
         { "--json", "the same as --format json" },
         { "--quiet", "no progress line; no summary on stderr with --format json|sarif|junit" },
         { "--color", NULL } } },
@@ -549,6 +555,8 @@ int main(int argc, char **argv)
     }
     if (o.jobs >= 0)
         cfg.jobs = o.jobs;
+    if (o.follow_links)
+        cfg.follow_links = true;
     rc = cmd->run(&o, &cfg);
 out:
     amx_config_finish(&cfg);

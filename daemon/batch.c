@@ -287,6 +287,7 @@ static void work_cb(uv_work_t *req)
             .shallow = s->shallow,
             /* a single file needs one decoder thread; a tree gets them all */
             .jobs = (s->flags & AMXD_DIR) ? d->cfg->jobs : 1,
+            .follow_links = d->cfg->follow_links,
             .config = d->cfg,
             .progress = progress_cb,
             .cancelled = stopping_cb,

@@ -102,6 +102,8 @@ int amxd_load_config(const amxd_opts *o, amx_config *cfg, char *err, size_t errl
     }
     if (o->jobs_override >= 0)
         cfg->jobs = o->jobs_override;
+    if (o->follow_links)
+        cfg->follow_links = true;
     return 0;
 }
 
@@ -278,6 +280,7 @@ static void reload(amxd *d)
         .db_override = d->db_override,
         .socket_override = d->socket_override,
         .jobs_override = d->jobs_override,
+        .follow_links = d->follow_links_override,
     };
     char err[1024] = "";
     amx_config *next = malloc(sizeof *next);
@@ -450,6 +453,7 @@ int amxd_create(uv_loop_t *loop, amx_config *cfg, const amxd_opts *opts, amxd **
     d->lock_fd = -1;
     d->start_ns = uv_hrtime();
     d->jobs_override = opts->jobs_override;
+    d->follow_links_override = opts->follow_links;
     uv_mutex_init(&d->pmu);
     d->explicit_config = xstrdup(opts->explicit_config);
     d->db_override = xstrdup(opts->db_override);

@@ -72,6 +72,7 @@ struct amxd {
     amx_config *reload;           /* a reloaded config waiting for the batch to end */
     char *explicit_config, *db_override, *socket_override; /* for reloads */
     int jobs_override;
+    bool follow_links_override;   /* --follow-links (kept over reloads) */
     char **arg_roots;             /* roots given on the command line (kept over reloads) */
     size_t arg_root_count;
     char **arg_bases;             /* --base: base layers of every root (kept over reloads) */

@@ -69,10 +69,12 @@ typedef struct amxd_opts {
     const char **bases;       /* --base: the base layers of every root (absolute) */
     size_t base_count;
     bool set_bases;           /* --base or --no-base given (else the config's, else recorded) */
+    bool follow_links;        /* --follow-links (else the config's [scan] follow_links) */
 } amxd_opts;
 
 /* Loads the config as the daemon does at start and on SIGHUP: defaults < the file (--config,
- * else located) < the command line's --db/--socket/--jobs. Returns 0, or -1 with err set. */
+ * else located) < the command line's --db/--socket/--jobs/--follow-links. Returns 0, or -1 with
+ * err set. */
 int amxd_load_config(const amxd_opts *o, amx_config *cfg, char *err, size_t errlen);
 
 /* Creates the daemon on a loop with a loaded config (taken over: freed by amxd_destroy).

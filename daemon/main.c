@@ -23,7 +23,7 @@
 static void usage(FILE *out)
 {
     fputs("usage: animidxd [--config FILE] [--foreground] [--db FILE] [--socket PATH] "
-          "[--jobs N] [--base DIR]... [--no-base] [DIR...]\n\n"
+          "[--jobs N] [--base DIR]... [--no-base] [--follow-links] [DIR...]\n\n"
           "Scans the roots (the DIRs, else [scan] roots of the config) into the index, then\n"
           "watches them and indexes every change within the settle period ([daemon] settle_ms).\n"
           "'animidx status', 'pause', 'resume' and 'sync' talk to it over its socket.\n\n"
@@ -37,6 +37,8 @@ static void usage(FILE *out)
           "                  are scanned with every whole-root scan (start, reconcile, SIGHUP)\n"
           "                  and not watched (default: [root PATH] base, else the index's record)\n"
           "  --no-base       the roots sit on nothing\n"
+          "  --follow-links  follow symbolic links that lead out of a root, one level (default:\n"
+          "                  [scan] follow_links; else they are LINK_NOT_FOLLOWED findings)\n"
           "  --help, --version\n\n"
           "exit status: 0 clean stop, 2 usage or config error, 3 I/O or database error\n"
           "(or another animidxd already runs on the index)\n",
@@ -196,6 +198,8 @@ int main(int argc, char **argv)
             rc = -1;
         } else if (strcmp(a, "--no-base") == 0) {
             o.set_bases = true;
+        } else if (strcmp(a, "--follow-links") == 0) {
+            o.follow_links = true;
         } else if (strcmp(a, "--foreground") == 0 || strcmp(a, "-f") == 0) {
             foreground = true;
         } else if (valued) { /* --jobs */

@@ -6,7 +6,8 @@
  * itself and sees everything: overflow, IN_IGNORED, IN_ISDIR and the rename cookie.
  *
  * - Every directory under every root gets a watch (one per inode: a second path to the same
- *   directory, through a symbolic link, is not descended again). A new directory gets its
+ *   directory, through a symbolic link, is not descended again; a link out of the root only
+ *   with follow_links, one level, as the scan follows it). A new directory gets its
  *   watches at once and is queued as a scope, so the files written into it before its watch
  *   existed are found by its scan.
  * - IN_MOVED_FROM / IN_MOVED_TO are paired by cookie. The kernel queues both halves during
@@ -212,27 +213,57 @@ static bool is_dir_entry(const char *parent, const struct dirent *e)
     return n > 0 && (size_t)n < sizeof p && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* A symbolic link to a directory inside the root (or the root): the scan does not follow it
- * (its files are indexed under their own path), so it is not watched either; the directory's
- * own path gets the watch. */
-static bool link_into_root(const char *root, const char *parent, const struct dirent *e)
+/* The real path of `path` relative to the root's: NULL when it is outside the root. */
+static const char *inside(const char *root, const char *real)
 {
+    size_t k = strlen(root);
+    if (strcmp(root, "/") == 0)
+        return real + 1;
+    if (strncmp(real, root, k) != 0 || (real[k] != '\0' && real[k] != '/'))
+        return NULL;
+    return real[k] ? real + k + 1 : "";
+}
+
+/* Whether the watch descends into a symbolic link to a directory, as the scan follows it
+ * (lib/index/scan.c, follow_link): never into a link to a directory of the root (its files are
+ * indexed, and watched, under their own path), into a link out of the root only with
+ * follow_links, and not from inside what such a link leads to (linked). *is_link says whether
+ * the entry is a link at all. */
+static bool descend(amxd *d, unsigned root, const char *parent, const struct dirent *e,
+                    bool linked, bool *is_link)
+{
+    *is_link = false;
     if (e->d_type != DT_LNK && e->d_type != DT_UNKNOWN)
-        return false;
-    char p[PATH_MAX], real[PATH_MAX], rroot[PATH_MAX];
+        return true;
+    char p[PATH_MAX], real[PATH_MAX];
     struct stat st;
     int n = snprintf(p, sizeof p, "%s/%s", parent, e->d_name);
-    if (n <= 0 || (size_t)n >= sizeof p || lstat(p, &st) != 0 || !S_ISLNK(st.st_mode) ||
-        !realpath(p, real) || !realpath(root, rroot))
+    if (n <= 0 || (size_t)n >= sizeof p || lstat(p, &st) != 0)
         return false;
-    size_t k = strlen(rroot);
-    return strcmp(rroot, "/") == 0 ||
-           (strncmp(real, rroot, k) == 0 && (real[k] == '\0' || real[k] == '/'));
+    if (!S_ISLNK(st.st_mode))
+        return true;
+    *is_link = true;
+    if (!realpath(p, real) || inside(amxd_root(d, root), real))
+        return false;
+    return amxd_config(d)->follow_links && !linked;
 }
+
+static void add_tree_at(amxd_watch *w, unsigned root, const char *rel, int depth, bool linked);
 
 /* Watches a directory and everything below it (on the loop thread: a walk of directories only;
  * the files are the scan's business). */
 static void add_tree(amxd_watch *w, unsigned root, const char *rel, int depth)
+{
+    bool linked = false;
+    char path[PATH_MAX], real[PATH_MAX];
+    /* only a followed link leads out of the root: without follow_links nothing is linked */
+    if (amxd_config(w->d)->follow_links && *rel &&
+        amxd_abs_path(w->d, root, rel, path, sizeof path) && realpath(path, real))
+        linked = !inside(amxd_root(w->d, root), real);
+    add_tree_at(w, root, rel, depth, linked);
+}
+
+static void add_tree_at(amxd_watch *w, unsigned root, const char *rel, int depth, bool linked)
 {
     amxd *d = w->d;
     if (w->fd < 0 || depth > MAX_DEPTH || (*rel && amxd_skip(d, rel)))
@@ -265,12 +296,13 @@ static void add_tree(amxd_watch *w, unsigned root, const char *rel, int depth)
         return;
     struct dirent *e;
     while ((e = readdir(dir)) != NULL) {
+        bool link;
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
-            !is_dir_entry(path, e) || link_into_root(amxd_root(d, root), path, e))
+            !is_dir_entry(path, e) || !descend(d, root, path, e, linked, &link))
             continue;
         char *sub = join(rel, e->d_name);
         if (sub)
-            add_tree(w, root, sub, depth + 1);
+            add_tree_at(w, root, sub, depth + 1, linked || link);
         free(sub);
     }
     closedir(dir);

@@ -24,7 +24,7 @@
 enum { SEC_INDEX, SEC_SCAN, SEC_SEVERITY, SEC_DAEMON, SEC_COUNT };
 static const char *const section_names[SEC_COUNT] = { "index", "scan", "severity", "daemon" };
 static const char *const section_keys[SEC_COUNT] = {
-    "database", "roots, jobs, memory_mb, ignore", "",
+    "database", "roots, jobs, memory_mb, ignore, follow_links", "",
     "socket, settle_ms, reconcile_interval_s, poll_interval_s, max_watches, log, log_level",
 };
 #define KNOWN_SECTIONS "index, scan, severity, daemon, root PATH"
@@ -561,6 +561,15 @@ static int handler(void *user, const char *section, const char *name, const char
         return parse_int(st, "jobs", value, 0, MAX_JOBS, &c->jobs);
     if (sec == SEC_SCAN && strcasecmp(name, "memory_mb") == 0)
         return parse_int(st, "memory_mb", value, 1, 1 << 20, &c->memory_mb);
+    if (sec == SEC_SCAN && strcasecmp(name, "follow_links") == 0) {
+        bool yes = strcasecmp(value, "true") == 0 || strcasecmp(value, "yes") == 0 ||
+                   strcmp(value, "1") == 0;
+        if (!yes && strcasecmp(value, "false") != 0 && strcasecmp(value, "no") != 0 &&
+            strcmp(value, "0") != 0)
+            return fail(st, "bad value '%s' for follow_links: expected true or false", value);
+        c->follow_links = yes;
+        return 1;
+    }
     if (sec == SEC_DAEMON)
         return daemon_key(st, name, value);
     if (sec == SEC_SEVERITY) {

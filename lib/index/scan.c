@@ -963,9 +963,11 @@ static void submit(scanner *s, job *j)
     }
 }
 
-static void notice(scanner *s, const char *rel, amx_code code, const char *msg)
+/* Records a finding on a path that is not a file the scan reads (a directory, a link), as a
+ * row of its own so it shows in `issues`; `failure` counts it in files_failed (unreadable,
+ * vanished, loops), an informative one (a link not followed) is not. */
+static void record(scanner *s, const char *rel, amx_code code, const char *msg, bool failure)
 {
-    /* Directory-level problems are recorded like files, so they show in `issues`. */
     amx__file_meta m = { .root_id = s->root_id, .path = rel, .size = -1, .mtime_ns = -1 };
     amx__failure f = { code, msg };
     int64_t id;
@@ -978,7 +980,13 @@ static void notice(scanner *s, const char *rel, amx_code code, const char *msg)
         s->failed = st;
     else
         mark_seen(s, id); /* the row stands for this scan: the sweep must keep it */
-    s->stats->files_failed++;
+    if (failure)
+        s->stats->files_failed++;
+}
+
+static void notice(scanner *s, const char *rel, amx_code code, const char *msg)
+{
+    record(s, rel, code, msg, true);
 }
 
 /* True when the caller asked the scan to stop (then s->failed is AMX_E_CANCELLED). */
@@ -1254,40 +1262,65 @@ static void canonical_scope(const char *root, char *scope, size_t size)
     }
 }
 
-/* A symbolic link `rel` (at abs_dir/name) to a directory: when it resolves inside the root, the
- * directory's files are indexed under their own path (one path per file), so the link is not
- * followed and is a DIRECTORY_LOOP finding. Returns true then. `cur` is the directory that
- * holds the link (relative to the root). */
-static bool link_into_root(scanner *s, const char *abs_dir, const char *name, const char *rel,
-                           const char *cur)
+/* A symbolic link `rel` (at abs_dir/name, in the directory `cur` relative to the root) that
+ * resolves to a directory (is_dir) or a regular file: true when the scan follows it.
+ *
+ * The scan reads what the user named. A link into the root: to a directory, not followed (its
+ * files are indexed once, under their own path; DIRECTORY_LOOP); to a file, followed (the file
+ * is indexed under the link's path too). A link out of the root (to /etc, to /proc/self): not
+ * followed, a LINK_NOT_FOLLOWED info finding naming where it leads; with follow_links it is,
+ * one level: from inside what a link leads to (linked), no link out of the root is followed,
+ * so /proc/self/root cannot take the scan through the whole machine. */
+static bool follow_link(scanner *s, const char *abs_dir, const char *name, const char *rel,
+                        const char *cur, bool is_dir, bool linked)
 {
     char path[PATH_MAX], real[PATH_MAX];
     int n = snprintf(path, sizeof path, "%s/%s", abs_dir, name);
-    if (n < 0 || (size_t)n >= sizeof path || !realpath(path, real))
+    if (n < 0 || (size_t)n >= sizeof path || !realpath(path, real)) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "cannot resolve the symbolic link: %s",
+                 n < 0 || (size_t)n >= sizeof path ? "path too long" : strerror(errno));
+        notice(s, rel, AMX_C_IO_ERROR, msg);
         return false;
+    }
+    char msg[PATH_MAX + 300];
     const char *target = inside_root(s->root, real);
-    if (!target)
+    if (target) {
+        if (!is_dir)
+            return true;
+        size_t t = strlen(target);
+        bool ancestor =
+            t == 0 || (strncmp(cur, target, t) == 0 && (cur[t] == '\0' || cur[t] == '/'));
+        char *shown = amx_path_encode(target); /* the path as the index spells it */
+        if (ancestor)
+            snprintf(msg, sizeof msg, "symbolic link to %s%s%s, a directory that holds it; not "
+                     "followed", t ? "'" : "the root", shown ? shown : "", t ? "'" : "");
+        else
+            snprintf(msg, sizeof msg, "symbolic link to '%s', a directory of the root, whose "
+                     "files are indexed under their own path; not followed", shown ? shown : "");
+        free(shown);
+        notice(s, rel, AMX_C_DIRECTORY_LOOP, msg);
         return false;
-    size_t t = strlen(target);
-    bool ancestor = t == 0 || (strncmp(cur, target, t) == 0 && (cur[t] == '\0' || cur[t] == '/'));
-    char msg[PATH_MAX + 200];
-    char *shown = amx_path_encode(target); /* the path as the index spells it */
-    if (ancestor)
-        snprintf(msg, sizeof msg, "symbolic link to %s%s%s, a directory that holds it; not "
-                 "followed", t ? "'" : "the root", shown ? shown : "", t ? "'" : "");
+    }
+    if (s->opts->follow_links && !linked)
+        return true;
+    if (linked)
+        snprintf(msg, sizeof msg, "symbolic link to '%s', out of what the link above it leads "
+                 "to; not followed (links out of the root are followed one level)", real);
     else
-        snprintf(msg, sizeof msg, "symbolic link to '%s', a directory of the root, whose files "
-                 "are indexed under their own path; not followed", shown ? shown : "");
-    free(shown);
-    notice(s, rel, AMX_C_DIRECTORY_LOOP, msg);
-    return true;
+        snprintf(msg, sizeof msg, "symbolic link to '%s', outside the scanned directory; not "
+                 "followed (--follow-links, or [scan] follow_links = true, follows it)", real);
+    record(s, rel, AMX_C_LINK_NOT_FOLLOWED, msg, false);
+    return false;
 }
 
 /* Walks one directory (depth-first, entries sorted so scans are reproducible). rel is "" for
  * the root. Entries are stat'ed relative to the open directory (fstatat), which spares the
  * kernel a full path resolution per file. */
-/* rel is the directory's path as stored (amx_path_encode), raw as the file system spells it. */
-static void walk(scanner *s, const char *abs, const char *rel, const char *raw, int depth)
+/* rel is the directory's path as stored (amx_path_encode), raw as the file system spells it;
+ * linked: the directory was reached through a symbolic link out of the root (follow_link). */
+static void walk(scanner *s, const char *abs, const char *rel, const char *raw, int depth,
+                 bool linked)
 {
     if (stop_requested(s))
         return;
@@ -1373,23 +1406,25 @@ static void walk(scanner *s, const char *abs, const char *rel, const char *raw, 
         memcpy(rr + rprefix, name, nl + 1);
         if (s->opts->config && amx_config_ignored(s->opts->config, rr))
             continue;
-        struct stat st, lst;
-        if (fstatat(dfd, name, &st, 0) != 0) {
-            if (fstatat(dfd, name, &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode))
-                notice(s, r, AMX_C_IO_ERROR, "broken symbolic link");
-            else if (errno != ENOENT) {
+        /* the entry itself first: one call for everything but a link */
+        struct stat st;
+        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+            if (errno != ENOENT) {
                 char msg[300];
                 snprintf(msg, sizeof msg, "cannot stat: %s", strerror(errno));
                 notice(s, r, AMX_C_IO_ERROR, msg);
             }
-        } else if (S_ISDIR(st.st_mode)) {
-            if (s->opts->shallow)
-                continue;
-            if (fstatat(dfd, name, &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode) &&
-                link_into_root(s, abs, name, r, raw))
+            continue;
+        }
+        bool link = S_ISLNK(st.st_mode);
+        if (link && fstatat(dfd, name, &st, 0) != 0) {
+            notice(s, r, AMX_C_IO_ERROR, "broken symbolic link");
+            continue;
+        }
+        if (S_ISDIR(st.st_mode)) {
+            if (s->opts->shallow || (link && !follow_link(s, abs, name, r, raw, true, linked)))
                 continue;
             if (dir_visited(s, &st)) {
-                bool link = fstatat(dfd, name, &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode);
                 if (link)
                     notice(s, r, AMX_C_DIRECTORY_LOOP,
                            "symbolic link to a directory that is already scanned; not followed");
@@ -1401,11 +1436,12 @@ static void walk(scanner *s, const char *abs, const char *rel, const char *raw, 
                     break;
                 }
                 snprintf(a, alen, "%s/%s", abs, name);
-                walk(s, a, r, rr, depth + 1);
+                walk(s, a, r, rr, depth + 1, linked || link);
                 free(a);
             }
         } else if (S_ISREG(st.st_mode)) {
-            consider_file(s, abs, name, r, &st, dir_rows_find(&known, r));
+            if (!link || follow_link(s, abs, name, r, raw, false, linked))
+                consider_file(s, abs, name, r, &st, dir_rows_find(&known, r));
         }
     }
     dir_rows_free(&known);
@@ -1421,8 +1457,8 @@ static void walk_scope(scanner *s, const char *root)
     struct stat rst;
     if (stat(root, &rst) == 0)
         dir_visited(s, &rst); /* a link back to the root is a loop */
-    if (!s->scope) {
-        walk(s, root, "", "", 0);
+    if (!s->scope || !s->scope_raw) {
+        walk(s, root, "", "", 0, false);
         return;
     }
     const char *raw = s->scope_raw; /* the file system's spelling; s->scope is the stored one */
@@ -1432,20 +1468,45 @@ static void walk_scope(scanner *s, const char *root)
         notice(s, s->scope, AMX_C_IO_ERROR, "path longer than PATH_MAX; not scanned");
         return;
     }
-    struct stat st, lst;
+    /* The scope's own components are links the walk would have met: the first one decides,
+     * as it would in the walk (a scope inside a link out of the root is not read unless
+     * links are followed). */
+    bool linked = false;
+    for (size_t end = 1, len = strlen(raw); end <= len && !linked; end++) {
+        if (raw[end] != '/' && raw[end] != '\0')
+            continue;
+        char part[PATH_MAX], dir[PATH_MAX], parent[PATH_MAX], name[PATH_MAX];
+        struct stat lst, tst;
+        memcpy(part, abs, (size_t)n - (len - end)); /* abs is root/raw: its prefix */
+        part[(size_t)n - (len - end)] = '\0';
+        if (lstat(part, &lst) != 0 || !S_ISLNK(lst.st_mode))
+            continue;
+        if (stat(part, &tst) != 0 || (!S_ISDIR(tst.st_mode) && !S_ISREG(tst.st_mode)))
+            break; /* broken, or nothing to index: the scope is walked as empty below */
+        const char *slash = memrchr(raw, '/', end);
+        size_t dlen = slash ? (size_t)(slash - raw) : 0, nstart = slash ? dlen + 1 : 0;
+        memcpy(dir, raw, dlen);
+        dir[dlen] = '\0';
+        memcpy(name, raw + nstart, end - nstart);
+        name[end - nstart] = '\0';
+        size_t plen = strlen(part) - (end - nstart) - 1; /* part without "/name" */
+        memcpy(parent, part, plen);
+        parent[plen] = '\0';
+        char *stored = amx_path_encode(part + strlen(root) + 1);
+        bool follow = stored && follow_link(s, parent, name, stored, dir,
+                                            S_ISDIR(tst.st_mode), false);
+        free(stored);
+        if (!follow)
+            return;
+        char real[PATH_MAX];
+        linked = realpath(part, real) && !inside_root(s->root, real);
+    }
+    struct stat st;
     if (stat(abs, &st) != 0)
         return;
     if (S_ISDIR(st.st_mode)) {
-        /* the scope itself may be a link back into the root */
-        const char *slash = strrchr(raw, '/');
-        char dir[PATH_MAX], parent[2 * PATH_MAX];
-        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - raw) : 0, raw);
-        snprintf(parent, sizeof parent, "%s%s%s", root, *dir ? "/" : "", dir);
-        if (lstat(abs, &lst) == 0 && S_ISLNK(lst.st_mode) &&
-            link_into_root(s, parent, slash ? slash + 1 : raw, s->scope, dir))
-            return;
         dir_visited(s, &st);
-        walk(s, abs, s->scope, raw, 1);
+        walk(s, abs, s->scope, raw, 1, linked);
     } else if (S_ISREG(st.st_mode)) {
         const char *slash = strrchr(abs, '/');
         char dir[PATH_MAX];

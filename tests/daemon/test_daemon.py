@@ -278,14 +278,15 @@ def db_rows(db):
         con.close()
 
 
-def compare_with_fresh_scan(c, d, tag):
-    """The daemon's index equals a fresh `animidx scan` of the same roots."""
+def compare_with_fresh_scan(c, d, tag, *scan_args):
+    """The daemon's index equals a fresh `animidx scan` of the same roots (scan_args: the
+    options the daemon was given, e.g. --follow-links)."""
     fresh = os.path.join(TMP, "fresh-%s.db" % tag)
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(fresh + suffix):
             os.remove(fresh + suffix)
     for r in d.roots:
-        must(ax.run("scan", r, "--db", fresh, "--json", "--quiet"), "fresh scan")
+        must(ax.run("scan", r, "--db", fresh, "--json", "--quiet", *scan_args), "fresh scan")
     a, b = db_rows(d.db), db_rows(fresh)
     c.eq(a["duplicate_paths"], 0, "%s: duplicate paths in the daemon's index" % tag)
     c.eq(a["fk_violations"], 0, "%s: foreign key violations" % tag)

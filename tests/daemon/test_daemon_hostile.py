@@ -218,9 +218,41 @@ def test_forged_log_lines():
         d.check_clean_stop(c)
 
 
+def test_links_out_of_root():
+    with case(tap, "a link out of a watched root: not followed, not watched (LINK_NOT_FOLLOWED); "
+                   "with --follow-links it is scanned and watched (issue 21, defect 6)") as c:
+        root = os.path.join(td.TMP, "linkroot")
+        outside = os.path.join(td.TMP, "linkoutside")
+        model(os.path.join(root, "UV_WALKER.ALO"), WALKER)
+        clip(os.path.join(outside, "UV_WALKER_IDLE_00.ALA"), WALKER)
+        os.symlink(outside, os.path.join(root, "out"))
+        os.symlink("/proc/self", os.path.join(root, "self"))
+        d = Daemon("linkout-daemon", [root]).start()
+        d.sync()
+        c.eq(paths_in(d.db), ["UV_WALKER.ALO", "out", "self"], "indexed paths")
+        codes = {i["path"]: i["code"] for i in d.query("issues")}
+        c.eq((codes.get("out"), codes.get("self")), ("LINK_NOT_FOLLOWED", "LINK_NOT_FOLLOWED"), "findings")
+        clip(os.path.join(outside, "UV_WALKER_WALK_00.ALA"), WALKER)
+        d.sync()
+        c.eq(paths_in(d.db, "out"), ["out"], "a change out of the root is not indexed")
+        st = d.status()
+        c.that(st.get("watches", 99) <= 2, "watches: %s" % st.get("watches"))
+        d.check_clean_stop(c)
+        os.unlink(os.path.join(root, "self"))
+        d.start("--follow-links")
+        d.sync()
+        c.eq(paths_in(d.db, "out"), ["out/UV_WALKER_IDLE_00.ALA", "out/UV_WALKER_WALK_00.ALA"],
+             "--follow-links: indexed under the link")
+        clip(os.path.join(outside, "UV_WALKER_RUN_00.ALA"), WALKER)
+        d.sync()
+        c.that("out/UV_WALKER_RUN_00.ALA" in paths_in(d.db, "out"), "--follow-links: watched")
+        compare_with_fresh_scan(c, d, "linkout", "--follow-links")
+        d.check_clean_stop(c)
+
+
 def main():
     tests = [test_symlink_to_ancestor, test_client_that_never_reads, test_many_clients,
-             test_lock_link, test_forged_log_lines]
+             test_lock_link, test_forged_log_lines, test_links_out_of_root]
     try:
         only = os.environ.get("AMX_ONLY")  # e.g. AMX_ONLY=test_lock_link: those tests alone
         for t in tests:

@@ -243,6 +243,72 @@ def test_symlink_ancestor():
         c.eq(paths(db), ["a/up", "a/zz", "z/X.ALO", "z/X_IDLE_00.ALA"], "after a rescan")
 
 
+def test_links_out_of_root():
+    """Issue 21 (6): the scan reads what the user named."""
+    d = fresh("linksout")
+    root = os.path.join(d, "mod")
+    outside = os.path.join(d, "machine")   # stands for /etc: files that are not the mod's
+    amxgen("model", os.path.join(root, "Data", "Art", "Models", "M.ALO"), "--bones", "a,b")
+    amxgen("clip", os.path.join(outside, "conf", "M_IDLE_00.ALA"), "--bones", "a,b")
+    write(os.path.join(outside, "conf", "secret.txt"), "root:x:0:0\n")
+    amxgen("clip", os.path.join(d, "further", "F_IDLE_00.ALA"), "--bones", "a")
+    os.symlink(os.path.join(d, "further"), os.path.join(outside, "conf", "further"))
+    os.symlink(os.path.join(outside, "conf"), os.path.join(root, "Data", "etc"))
+    os.symlink(os.path.join(outside, "conf", "M_IDLE_00.ALA"), os.path.join(root, "Data", "X_IDLE_00.ALA"))
+    os.symlink("/proc/self", os.path.join(root, "Data", "self"))
+    db = os.path.join(d, "index.db")
+    with case(tap, "links out of the root are not followed: LINK_NOT_FOLLOWED (info) names where "
+                   "each leads; /proc/self does not explode") as c:
+        p, secs = timed("scan", root, "--db", db, "--quiet", timeout=60)
+        c.eq(p.returncode, 0, "scan exit status (stderr %r)" % p.stderr[:300])
+        c.that(secs < 5 * SLOW, "scan took %.1f s" % secs)
+        c.eq(paths(db), ["Data/Art/Models/M.ALO", "Data/X_IDLE_00.ALA", "Data/etc", "Data/self"],
+             "indexed paths")
+        by = {i["path"]: i for i in issues(db)}
+        for path, target in (("Data/etc", os.path.realpath(os.path.join(outside, "conf"))),
+                             ("Data/X_IDLE_00.ALA", None), ("Data/self", "/proc/")):
+            i = by.get(path, {})
+            c.that(i.get("code") == "LINK_NOT_FOLLOWED" and i.get("severity") == "info" and
+                   (target or "") in i.get("message", "") and "--follow-links" in i.get("message", ""),
+                   "%s: %s" % (path, short(i)))
+        p = ax.run("lint", root, "--db", db, "--format", "sarif")
+        try:
+            uris = sorted({r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                           for r in json.loads(p.stdout)["runs"][0]["results"]})
+        except (ValueError, KeyError, IndexError) as e:
+            uris = ["SARIF: %s" % e]
+        c.eq([u for u in uris if "/etc/" in u or "/self/" in u or "secret" in u], [],
+             "SARIF results on files of the machine")
+        c.eq(ax.run("rules", "LINK_NOT_FOLLOWED").returncode, 0, "animidx rules LINK_NOT_FOLLOWED")
+    with case(tap, "--follow-links (and [scan] follow_links = true) follows them one level; a "
+                   "rescan without it removes what they led to") as c:
+        p, secs = timed("scan", root, "--db", db, "--quiet", "--follow-links", timeout=120)
+        c.eq(p.returncode, 0, "scan --follow-links exit status (stderr %r)" % p.stderr[:300])
+        c.that(secs < 20 * SLOW, "scan --follow-links took %.1f s" % secs)
+        got = paths(db)
+        c.that("Data/etc/M_IDLE_00.ALA" in got and "Data/X_IDLE_00.ALA" in got,
+               "followed: %s" % short([x for x in got if not x.startswith("Data/self/")]))
+        c.that(not [x for x in got if x.startswith("Data/etc/further/")],
+               "a link inside a followed link was followed: %s" % short(got))
+        by = {i["path"]: i for i in issues(db)}
+        c.that(by.get("Data/etc/further", {}).get("code") == "LINK_NOT_FOLLOWED" and
+               "one level" in by["Data/etc/further"]["message"], "Data/etc/further: %s" % short(by.get("Data/etc/further")))
+        n_self = len([x for x in got if x.startswith("Data/self/")])
+        c.that(0 < n_self < 20000, "files under /proc/self: %d" % n_self)
+        c.that(not [x for x in got if x.startswith("Data/self/root/") or x.startswith("Data/self/cwd/")],
+               "/proc/self/root or cwd followed")
+        must(ax.run("scan", root, "--db", db, "--quiet"), "rescan without --follow-links")
+        c.eq(paths(db), ["Data/Art/Models/M.ALO", "Data/X_IDLE_00.ALA", "Data/etc", "Data/self"],
+             "after a rescan without it")
+        cfg = os.path.join(d, "follow.ini")
+        write(cfg, "[scan]\nfollow_links = true\n")
+        must(ax.run("scan", root, "--db", db, "--quiet", "--config", cfg), "scan with the key")
+        c.that("Data/etc/M_IDLE_00.ALA" in paths(db), "[scan] follow_links = true follows")
+        write(cfg, "[scan]\nfollow_links = sometimes\n")
+        p = ax.run("scan", root, "--db", db, "--quiet", "--config", cfg)
+        c.that(p.returncode == 2 and "follow_links" in p.stderr, "a bad value: %r" % p.stderr)
+
+
 # ---------------------------------------------------------------- 9. an unreadable directory
 
 def test_unreadable_dir():
@@ -1009,7 +1075,8 @@ def test_output_proportion():
 
 
 def main():
-    tests = [test_pak_bomb, test_amplification, test_findings_cap, test_symlink_ancestor, test_unreadable_dir,
+    tests = [test_pak_bomb, test_amplification, test_findings_cap, test_symlink_ancestor,
+             test_links_out_of_root, test_unreadable_dir,
              test_foreign_database, test_readonly_index, test_config_location, test_report_links,
              test_side_files,
              test_names_not_text, test_dump_fifo, test_samples_linear, test_xml_entities,

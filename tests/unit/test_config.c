@@ -60,6 +60,7 @@ static void test_defaults(void)
     CHECK_STR(c.db_path, "/u/t/.local/state/animidx/index.db");
     CHECK_EQ(c.jobs, 0);
     CHECK_EQ(c.memory_mb, 1024);
+    CHECK(!c.follow_links); /* links out of a root are not followed unless asked */
     CHECK_EQ(c.root_count, 0);
     CHECK(c.roots == NULL);
     CHECK_EQ(c.ignore_count, 0);
@@ -106,6 +107,7 @@ static void test_keys(void)
                                     "roots = /data\n"
                                     "jobs = 12\n"
                                     "memory_mb = 64\n"
+                                    "follow_links = true\n"
                                     "ignore = *.bak\n",
                                     "animidx.ini", err, sizeof err), 0);
     CHECK_STR(err, "");
@@ -115,6 +117,7 @@ static void test_keys(void)
         CHECK_STR(c.roots[0], "/data");
     CHECK_EQ(c.jobs, 12);
     CHECK_EQ(c.memory_mb, 64);
+    CHECK(c.follow_links);
     CHECK_EQ(c.ignore_count, 1);
     if (c.ignore_count == 1)
         CHECK_STR(c.ignore[0], "*.bak");
@@ -123,10 +126,11 @@ static void test_keys(void)
     /* scalars: the later value replaces; names are case-insensitive */
     CHECK_EQ(amx_config_load_string(&c,
                                     "[Index]\nDatabase = /a.db\ndatabase = /b.db\n"
-                                    "[SCAN]\njobs = 0\nJOBS = 256\n",
+                                    "[SCAN]\njobs = 0\nJOBS = 256\nfollow_links = no\n",
                                     "second.ini", err, sizeof err), 0);
     CHECK_STR(c.db_path, "/b.db");
     CHECK_EQ(c.jobs, 256);
+    CHECK(!c.follow_links);
     CHECK_EQ(c.root_count, 1); /* untouched by the second file */
     CHECK_STR(c.source, "second.ini");
     amx_config_finish(&c);
@@ -191,7 +195,7 @@ static void test_severity(void)
 static void test_error_messages(void)
 {
     CHECK_STR(load_err("; comment\n\n[index]\ndatabase = /x.db\n\n[scan]\nrootz = a\n"),
-              "animidx.ini:7: unknown key 'rootz' in [scan] (known keys: roots, jobs, memory_mb, ignore)");
+              "animidx.ini:7: unknown key 'rootz' in [scan] (known keys: roots, jobs, memory_mb, ignore, follow_links)");
     CHECK_STR(load_err("[index]\nroots = /a\n"),
               "animidx.ini:2: unknown key 'roots' in [index] (known keys: database)");
     /* an unknown section is reported on its own line, even with no keys */
@@ -215,6 +219,8 @@ static void test_error_messages(void)
     CHECK_STR(load_err("[scan]\njobs = 99999999999999999999\n"),
               "animidx.ini:2: bad value '99999999999999999999' for jobs: expected a whole "
               "number from 0 to 256");
+    CHECK_STR(load_err("[scan]\nfollow_links = sometimes\n"),
+              "animidx.ini:2: bad value 'sometimes' for follow_links: expected true or false");
     CHECK_STR(load_err("[scan]\nmemory_mb = 0\n"),
               "animidx.ini:2: bad value '0' for memory_mb: expected a whole number from 1 to 1048576");
     CHECK_STR(load_err("[index]\ndatabase =\n"),
@@ -235,7 +241,7 @@ static void test_error_messages(void)
     CHECK_STR(load_err("[scan]\nnonsense\njobs = 1\nbogus = 2\n"),
               "animidx.ini:2: syntax error: expected '[section]' or 'key = value'");
     CHECK_STR(load_err("[scan]\nbogus = 2\nnonsense\n"),
-              "animidx.ini:2: unknown key 'bogus' in [scan] (known keys: roots, jobs, memory_mb, ignore)");
+              "animidx.ini:2: unknown key 'bogus' in [scan] (known keys: roots, jobs, memory_mb, ignore, follow_links)");
     CHECK_STR(load_err("[scan]\nnonsense\n[foo]\n"),
               "animidx.ini:2: syntax error: expected '[section]' or 'key = value'");
 

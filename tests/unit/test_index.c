@@ -376,6 +376,48 @@ static void test_scoped_scan(void)
     amx_db_close(db);
 }
 
+/* A scope through a symbolic link out of the root (what the daemon scans when told of a path
+ * there) is not read unless links are followed: the link is LINK_NOT_FOLLOWED, as in a walk of
+ * the whole root, and the rows a following scan left under it go (issue 21, defect 6). */
+static void test_scope_through_link(void)
+{
+    make_tree();
+    write_model("A/UM_C.ALO");
+    char outside[400], path[1400], cmd[3000];
+    snprintf(outside, sizeof outside, "%s.outside", root);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s/sub'", outside, outside);
+    CHECK(system(cmd) == 0);
+    amxw_buf b = { 0 };
+    amxw_ala_simple(&b, 2, 10, 30.0f, 3, bones, idx, 2);
+    snprintf(path, sizeof path, "%s/sub/UM_C_IDLE_00.ALA", outside);
+    CHECK_EQ(amxw_write_file(&b, path), 0);
+    amxw_buf_free(&b);
+    snprintf(path, sizeof path, "%s/A/out", root);
+    CHECK(symlink(outside, path) == 0);
+    amx_db *db = open_index(0);
+    char err[512] = "";
+    amx_scan_stats st = { 0 };
+    /* followed: the files are indexed under the link's path */
+    amx_scan_opts o = { .root = root, .jobs = 1, .scope = "A/out/sub", .follow_links = true };
+    CHECK_EQ(amx_scan(db, &o, &st, err, sizeof err), AMX_OK);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files WHERE path = 'A/out/sub/UM_C_IDLE_00.ALA'"), 1);
+    /* not followed: nothing under the link is read, its rows go, the link is a finding */
+    o.follow_links = false;
+    CHECK_EQ(amx_scan(db, &o, &st, err, sizeof err), AMX_OK);
+    CHECK_EQ(st.files_seen, 0);
+    CHECK_EQ(st.files_failed, 0); /* an info finding, not an unreadable file */
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files WHERE path LIKE 'A/out/%'"), 0);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings fi JOIN files f ON f.id = fi.file_id "
+                       "WHERE f.path = 'A/out' AND fi.code = 'LINK_NOT_FOLLOWED'"), 1);
+    /* a scope that is the file itself, through the link */
+    o.scope = "A/out/sub/UM_C_IDLE_00.ALA";
+    CHECK_EQ(amx_scan(db, &o, &st, err, sizeof err), AMX_OK);
+    CHECK_EQ(st.files_seen, 0);
+    amx_db_close(db);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", outside);
+    CHECK(system(cmd) == 0);
+}
+
 static void move(const char *from, const char *to)
 {
     char a[1400], b[1400];
@@ -782,6 +824,7 @@ int main(void)
     RUN(test_interrupted_archive);
     RUN(test_link_follows_models);
     RUN(test_scoped_scan);
+    RUN(test_scope_through_link);
     RUN(test_shallow_scan);
     RUN(test_rename);
     RUN(test_hash_names);

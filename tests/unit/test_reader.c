@@ -254,7 +254,8 @@ static void test_codes_table(void)
     CHECK_STR(stem, "X#old");
 }
 
-/* docs/rules.md documents every code with its default severity, as `animidx rules` prints. */
+/* docs/rules.md documents every code as lib/common/codes.c has it: the row of its table (code,
+ * default severity, meaning, fix: what `animidx rules` prints) and a section of its own. */
 static void test_rules_doc(void)
 {
     const char *src = getenv("AMX_SOURCE_ROOT");
@@ -270,10 +271,16 @@ static void test_rules_doc(void)
     text[len] = '\0';
     for (int i = 0; i < AMX_CODE_COUNT; i++) {
         const amx_code_info *ci = amx_code_get((amx_code)i);
-        char row[128];
-        snprintf(row, sizeof row, "| `%s` | %s |", ci->name, amx_severity_name(ci->severity));
+        char row[2048], head[128];
+        snprintf(row, sizeof row, "| `%s` | %s | %s | %s |\n", ci->name,
+                 amx_severity_name(ci->severity), ci->summary, ci->help);
+        snprintf(head, sizeof head, "\n### %s\n", ci->name);
         if (!strstr(text, row)) {
-            printf("# docs/rules.md lacks the row for %s (%s)\n", ci->name, amx_severity_name(ci->severity));
+            printf("# docs/rules.md lacks the row for %s as codes.c has it: %s", ci->name, row);
+            test_failed_checks++;
+        }
+        if (!strstr(text, head)) {
+            printf("# docs/rules.md lacks the section ### %s\n", ci->name);
             test_failed_checks++;
         }
     }

@@ -13,6 +13,7 @@
  *   jobs = 0                    ; 0 = one per CPU
  *   memory_mb = 1024            ; file bytes the decoder threads hold at once (MiB)
  *   ignore = *.bak, tmp/ *      ; fnmatch globs on the path relative to the root ('/' separators)
+ *   follow_links = false        ; follow symbolic links that lead out of a root (one level)
  *   [severity]
  *   BONE_NOT_IN_SKELETON = warning   ; info | warning | error | off
  *   [root Metroid/Data]
@@ -58,6 +59,8 @@ typedef struct amx_config {
     int jobs;                               /* 0 = one per CPU */
     int memory_mb;                          /* file bytes held by the decoders at once; a larger
                                              * file is read alone. Default 1024 */
+    bool follow_links;                      /* follow symbolic links out of a root (one level;
+                                             * default false: such a link is LINK_NOT_FOLLOWED) */
     char **ignore;                          /* owned fnmatch globs */
     size_t ignore_count;
     amx_severity severity[AMX_CODE_COUNT];  /* effective severity of every code */

@@ -72,6 +72,11 @@ typedef struct amx_scan_opts {
     bool set_bases;
     bool as_base;                     /* the root is scanned as another root's base layer */
     int jobs;                         /* threads that decode and link files; 0 = one per CPU */
+    /* Follow symbolic links that lead out of the root (one level: not from inside what such a
+     * link leads to). Otherwise each is a LINK_NOT_FOLLOWED info finding and is not read. A
+     * link to a directory of the root is never followed (DIRECTORY_LOOP). The CLI and the
+     * daemon set it from --follow-links or [scan] follow_links. */
+    bool follow_links;
     const amx_config *config;         /* ignore globs; may be NULL */
     /* Called from the scanning thread about every 100 ms, and once at the end. */
     void (*progress)(const amx_scan_progress *p, void *user);
