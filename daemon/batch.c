@@ -10,8 +10,9 @@
  * progress under d->pmu, and the atomics; nothing else.
  *
  * after_work_cb, on the loop thread, settles the batch's paths (done, back to pending, or queued
- * again to retry), adds up the counts, then lets the rest go on: a stop waiting for the batch,
- * a reload, the syncs, the followers, the next batch. It calls queue.c, amxd__check_syncs and
+ * again to retry), adds up the counts, tells health.c what failed (and that a whole root was
+ * scanned), then lets the rest go on: a stop waiting for the batch, a reload, the syncs, the
+ * followers, the next batch. It calls queue.c, health.c, amxd__check_syncs and
  * amxd__notify_followers (requests.c), amxd__begin_stop and amxd__apply_reload (core.c).
  */
 #include "core_internal.h"
@@ -338,13 +339,24 @@ static void after_work_cb(uv_work_t *req, int status)
                 amxd_log(AMX_LOG_INFO, "scan of %s stopped; the next start completes it",
                          *s->rel ? s->rel : d->roots[s->root]);
             } else if (s->st != AMX_OK) {
-                bool retry = s->st == AMX_E_DB && s->tries + 1 < MAX_TRIES;
+                /* the failures go to the root's health: its cause logged once, whatever the
+                 * number of paths it hits (a full disk fails every change) */
                 d->scan_errors++;
-                amxd_set_error(d, "scan of %s failed%s: %s", *s->rel ? s->rel : d->roots[s->root],
-                               retry ? " (will retry)" : "", s->err);
-                if (retry)
+                if (!amxd__root_exists(d, s->root)) {
+                    amxd_root_gone(d, s->root, "it does not exist");
+                } else if (s->st == AMX_E_DB && s->tries + 1 < MAX_TRIES) {
+                    amxd_log(AMX_LOG_DEBUG, "scan of %s failed (try %d of %d): %s",
+                             *s->rel ? s->rel : d->roots[s->root], s->tries + 1, MAX_TRIES,
+                             s->err);
                     amxd__queue_path(d, s->root, s->rel, s->flags & AMXD_DIR, s->seq,
                                      s->tries + 1);
+                } else {
+                    amxd__health_fail(d, s->root, *s->rel ? AMXD_CHANGES_DROPPED
+                                                           : AMXD_SCAN_FAILED,
+                                      s->rel, "%s", s->err);
+                }
+            } else if (!*s->rel) {
+                amxd__health_ok(d, s->root); /* the whole root: in sync */
             }
         }
         free(s->rel);
@@ -355,9 +367,10 @@ static void after_work_cb(uv_work_t *req, int status)
     if (!d->initial_done && !stopping) {
         d->initial_done = true;
         amxd_log(AMX_LOG_INFO, "initial scan done in %.2f s: %llu files, %llu decoded, %llu "
-                               "removed, %llu unreadable; watching",
+                               "removed, %llu unreadable; watching%s",
                  secs, (unsigned long long)d->seen, (unsigned long long)d->decoded,
-                 (unsigned long long)d->removed, (unsigned long long)d->failed);
+                 (unsigned long long)d->removed, (unsigned long long)d->failed,
+                 amxd__healthy(d) ? "" : "; NOT in sync (the error above; retrying)");
     }
     free(b->scopes);
     amxd__free_renames(b->renames, b->nrenames);

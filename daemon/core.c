@@ -6,7 +6,7 @@
  * Here: loading the config and resolving the roots; creating the daemon (the single-instance
  * lock, the index connections, timers and signals, the server and the watcher, the initial
  * scan) and destroying it; the reconcile and poll timers; SIGHUP (a reload, applied between
- * batches) and SIGINT/SIGTERM (a stop: the running scan ends between files, then every handle
+ * batches; with the same roots, a rescan of every root) and SIGINT/SIGTERM (a stop: the running scan ends between files, then every handle
  * closes); sd_notify; the accessors the watcher and the server use. It may call every part of
  * the daemon.
  */
@@ -255,17 +255,25 @@ void amxd__apply_reload(amxd *d)
         free_strings(d->roots, d->root_count);
         d->roots = roots;
         d->root_count = nroots;
+        if (amxd__health_resize(d) != 0)
+            amxd_set_error(d, "out of memory");
         ignore_own_files(d);
         amxd_watch_reset(d->watch);
         amxd__queue_roots(d, min_seq);
     } else {
+        /* the same roots: a reload is also the way to say "look again" (after a disk was
+         * freed, a root restored): the watches are walked again and every root rescanned */
         free_strings(roots, nroots);
         ignore_own_files(d);
+        amxd_watch_rewalk(d->watch);
+        d->full_rescans++;
+        amxd__health_retry_now(d);
+        amxd__queue_roots(d, 0);
     }
     start_timers(d);
     amxd_log(AMX_LOG_INFO, "configuration reloaded from %s%s (settle %d ms, log level %s)",
              d->cfg->source ? d->cfg->source : "the defaults",
-             roots_changed ? ", roots changed" : "", d->cfg->settle_ms,
+             roots_changed ? ", roots changed" : "; rescanning every root", d->cfg->settle_ms,
              amx_log_level_name(d->cfg->log_level));
     notify_systemd("READY=1");
     amxd__arm_settle(d);
@@ -310,6 +318,7 @@ static void reconcile_cb(uv_timer_t *t)
     d->full_rescans++;
     amxd_log(AMX_LOG_INFO, "periodic reconcile: checking the watches and rescanning every root");
     amxd_watch_rewalk(d->watch);
+    amxd__health_retry_now(d);
     amxd__queue_roots(d, 0);
 }
 
@@ -389,6 +398,7 @@ void amxd__begin_stop(amxd *d, const char *why)
         uv_timer_stop(&d->settle_timer);
         uv_timer_stop(&d->reconcile_timer);
         uv_timer_stop(&d->poll_timer);
+        uv_timer_stop(&d->health_timer);
     }
     if (d->batch)
         return; /* after_work_cb comes back here */
@@ -483,6 +493,10 @@ int amxd_create(uv_loop_t *loop, amx_config *cfg, const amxd_opts *opts, amxd **
         return 2;
     if (resolve_roots(d, cfg, &d->roots, &d->root_count, err, errlen) != 0)
         return 2;
+    if (amxd__health_resize(d) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return 3;
+    }
     if (strlen(cfg->socket_path) > AMX_SOCKET_PATH_MAX) {
         snprintf(err, errlen, "%s: the socket path is too long for a Unix socket (at most %d "
                               "bytes); set [daemon] socket to a shorter one",
@@ -500,6 +514,7 @@ int amxd_create(uv_loop_t *loop, amx_config *cfg, const amxd_opts *opts, amxd **
     uv_timer_init(loop, &d->reconcile_timer);
     uv_timer_init(loop, &d->poll_timer);
     d->settle_timer.data = d->reconcile_timer.data = d->poll_timer.data = d;
+    amxd__health_start(d);
     uv_signal_init(loop, &d->sig_term);
     uv_signal_init(loop, &d->sig_int);
     uv_signal_init(loop, &d->sig_hup);
@@ -541,6 +556,7 @@ void amxd_destroy(amxd *d)
     if (d->lock_fd >= 0)
         close(d->lock_fd); /* releases the lock; the file stays (removing it would race) */
     free_strings(d->roots, d->root_count);
+    free(d->health);
     free_strings(d->arg_roots, d->arg_root_count);
     free_strings(d->arg_bases, d->arg_base_count);
     free(d->explicit_config);

@@ -7,6 +7,7 @@
  *   queue.c     the change queue: the hash table of paths, its four lists, the settle timer
  *   batch.c     the single writer: one batch of ready paths at a time, scanned on the libuv pool
  *   requests.c  the control requests: status, pause/resume, sync barriers
+ *   health.c    the roots' health: what makes the index wrong, retries with back-off
  *
  * Everything here runs on the loop thread, except the fields the running batch's worker
  * touches (noted in struct amxd).
@@ -64,6 +65,26 @@ typedef struct batch {
 typedef struct sync_wait sync_wait;
 typedef struct follower follower;
 
+/* ---- health.c: why a root's part of the index may be wrong ---- */
+
+typedef enum amxd_problem {
+    AMXD_SCAN_FAILED,             /* a scan of the whole root failed */
+    AMXD_CHANGES_DROPPED,         /* changes could not be indexed, after their retries */
+    AMXD_ROOT_MISSING,            /* the root is gone: deleted, moved, unmounted */
+    AMXD_WATCH_LOST,              /* a watch was lost: changes may have been missed */
+} amxd_problem;
+
+typedef struct root_health {
+    bool failing;                 /* until a scan of the whole root succeeds */
+    amxd_problem kind;
+    char cause[512];              /* the error, as the scan or the watcher said it */
+    char first[256];              /* the first path it hit ("." for the root) */
+    uint64_t count;               /* failures of this kind and cause so far */
+    time_t since;
+    unsigned retries;             /* retries so far (the back-off doubles with each) */
+    uint64_t retry_at;            /* uv_hrtime() of the next retry, 0 = none */
+} root_health;
+
 /* ---- the daemon ---- */
 
 struct amxd {
@@ -85,7 +106,8 @@ struct amxd {
     int lock_fd;
     amxd_watch *watch;
     amxd_server *server;
-    uv_timer_t settle_timer, reconcile_timer, poll_timer;
+    uv_timer_t settle_timer, reconcile_timer, poll_timer, health_timer;
+    root_health *health;          /* one per root (health.c) */
     uv_signal_t sig_term, sig_int, sig_hup;
     bool handles_started;
 
@@ -103,7 +125,7 @@ struct amxd {
     uint64_t overflows, lost_watches, full_rescans, batches, scan_errors;
     uint64_t decoded, removed, seen, failed;
     double last_rate;             /* files per second of the last batch */
-    char last_error[512];
+    char last_error[2048];
     time_t last_error_at;
     uint64_t start_ns;
 
@@ -153,6 +175,30 @@ void amxd__queue_free(amxd *d);
 /* Starts a batch of every ready path, unless one runs, the daemon is paused or stopping. */
 void amxd__kick(amxd *d);
 void amxd__free_renames(rename_op *r, size_t n);
+
+/* Drops every queued path of a root that is not being scanned (the root is gone). */
+void amxd__drop_root(amxd *d, unsigned root);
+
+/* ---- health.c ---- */
+
+/* Sizes d->health for d->root_count roots, all healthy (start, roots changed). 0 or -1. */
+int amxd__health_resize(amxd *d);
+/* Initialises the retry timer (with the other timers). */
+void amxd__health_start(amxd *d);
+bool amxd__root_exists(const amxd *d, unsigned root);
+bool amxd__healthy(const amxd *d);
+/* A root is failing: logged once per kind and cause (what: the path it hit, "" for the root),
+ * retried with back-off. */
+void amxd__health_fail(amxd *d, unsigned root, amxd_problem kind, const char *what,
+                       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* A scan of the whole root succeeded: the root is in sync (logged when it was failing). */
+void amxd__health_ok(amxd *d, unsigned root);
+/* Retries every failing root now (a sync, a reload). */
+void amxd__health_retry_now(amxd *d);
+/* "health" and "problems" of the status reply. */
+void amxd__health_json(const amxd *d, amx_json *j);
+/* The problems as one line ("ROOT: reason; ROOT: reason"), for a sync's error. */
+size_t amxd__health_text(const amxd *d, char *buf, size_t len);
 
 /* ---- requests.c ---- */
 

@@ -7,6 +7,7 @@
  *   queue.c           the change queue: settle, held writes, sequence numbers
  *   batch.c           the one writer job at a time: coalescing, renames, the scan on the pool
  *   requests.c        status, pause/resume, sync barriers, followers (told of every batch)
+ *   health.c          the roots' health (failing until a scan succeeds), retries, back-off
  *   core_internal.h   the struct and functions those four share
  *   watch_inotify.c   Linux: one inotify descriptor polled with uv_poll_t (recursive, overflow,
  *                     move pairing, watch limit)
@@ -93,6 +94,9 @@ void amxd_touch(amxd *d, unsigned root, const char *rel, int flags);
 void amxd_rename(amxd *d, unsigned root, const char *from, const char *to);
 void amxd_overflow(amxd *d, const char *why);
 void amxd_lost_watch(amxd *d, unsigned root, const char *rel, const char *why);
+/* The root itself is gone (deleted, moved away, unmounted): its watches are dropped by the
+ * watcher, its queued changes here; it is failing until it is back and rescanned (health.c). */
+void amxd_root_gone(amxd *d, unsigned root, const char *why);
 void amxd_set_error(amxd *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* True for paths the daemon never indexes: the config's ignore globs, to which the daemon
  * adds its own files inside the roots (the index, its -wal/-shm/-journal, the lock, the log). */
@@ -118,6 +122,9 @@ void amxd_watch_close(amxd_watch *w);
 bool amxd_watch_drain(amxd_watch *w);
 /* Adds watches for directories that lack one (after an overflow, on reconcile). */
 void amxd_watch_rewalk(amxd_watch *w);
+/* Watches a root again, from its top (a root that is back, a retry): its old watches, which
+ * may watch what was moved away, are dropped first. */
+void amxd_watch_root(amxd_watch *w, unsigned root);
 /* Forgets every watch and watches the current roots again (roots changed on reload). */
 void amxd_watch_reset(amxd_watch *w);
 /* Retries the directories left unwatched by the watch limit and queues a rescan of the

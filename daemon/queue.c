@@ -12,9 +12,9 @@
  * Every event gets a sequence number (d->seq), which a sync waits for (requests.c). More than
  * MAX_QUEUED paths collapse into rescans of every root.
  *
- * Here: the watcher's entry points (amxd_touch, amxd_overflow, amxd_lost_watch), the lists and
- * the settle timer. It calls amxd__kick (batch.c) when paths become ready, and nothing else of
- * the core but amxd_set_error.
+ * Here: the watcher's entry points (amxd_touch, amxd_overflow, amxd_lost_watch, amxd_root_gone),
+ * the lists and the settle timer. It calls amxd__kick (batch.c) when paths become ready, and
+ * health.c for a lost watch or a root that is gone.
  */
 #include "core_internal.h"
 
@@ -242,7 +242,9 @@ void amxd_touch(amxd *d, unsigned root, const char *rel, int flags)
 void amxd__queue_roots(amxd *d, uint64_t seq)
 {
     for (unsigned r = 0; r < d->root_count; r++)
-        amxd__queue_path(d, r, "", AMXD_DIR | AMXD_NOW, seq, 0);
+        if (!(d->health[r].failing && d->health[r].kind == AMXD_ROOT_MISSING &&
+              !amxd__root_exists(d, r))) /* gone: health.c looks for it */
+            amxd__queue_path(d, r, "", AMXD_DIR | AMXD_NOW, seq, 0);
 }
 
 void amxd_overflow(amxd *d, const char *why)
@@ -257,9 +259,30 @@ void amxd_overflow(amxd *d, const char *why)
 void amxd_lost_watch(amxd *d, unsigned root, const char *rel, const char *why)
 {
     d->lost_watches++;
-    amxd_log(AMX_LOG_WARNING, "lost the watch on %s%s%s (%s): rescanning it", d->roots[root],
-             *rel ? "/" : "", rel, why);
-    amxd__queue_path(d, root, rel, AMXD_DIR | AMXD_NOW, 0, 0);
+    /* what changed while it was lost is unknown: the root is rescanned at once (a sync from
+     * now on waits for it), and is failing until that scan succeeds */
+    amxd__queue_path(d, root, "", AMXD_DIR | AMXD_NOW, 0, 0);
+    amxd__health_fail(d, root, AMXD_WATCH_LOST, rel, "%s", why);
+}
+
+void amxd__drop_root(amxd *d, unsigned root)
+{
+    for (int s = E_PENDING; s <= E_READY; s++)
+        for (entry *e = d->lists[s].head, *next; e; e = next) {
+            next = e->next;
+            if (e->root == root)
+                amxd__delete_entry(d, e);
+        }
+    amxd__arm_settle(d);
+}
+
+void amxd_root_gone(amxd *d, unsigned root, const char *why)
+{
+    /* its changes cannot be scanned (each would fail alone, a line each): the rescan of the
+     * root when it is back covers them */
+    amxd__drop_root(d, root);
+    amxd__health_fail(d, root, AMXD_ROOT_MISSING, "", "%s", why);
+    amxd__check_syncs(d); /* a sync waiting for those changes answers: with the problem */
 }
 
 static void settle_cb(uv_timer_t *t)

@@ -4,9 +4,11 @@
  * amxd_client_send.
  *
  * sync is a barrier. It reads every event the kernel has queued (a change made before the
- * request has its event queued by then), skips the settle wait, and answers once no queued path
- * has an event numbered at or below the last one it saw (amxd__check_syncs, after each batch).
- * A pause or a stop ends the waiting syncs with an error; a client going away drops its own.
+ * request has its event queued by then), skips the settle wait, retries a failing root at once,
+ * and answers once no queued path has an event numbered at or below the last one it saw
+ * (amxd__check_syncs, after each batch): ok when every root is healthy, else an error naming
+ * each problem (health.c). A pause or a stop ends the waiting syncs with an error; a client
+ * going away drops its own.
  *
  * follow subscribes: the reply (event "start") says where the index is, which roots it holds
  * and whether the initial scan is done, then one more line comes after every batch (event
@@ -37,7 +39,7 @@ struct sync_wait {
     amxd_client *client;
     uint64_t target;              /* done when no queued path has an event at or below it */
     uint64_t t_start;
-    uint64_t errors_at_start, decoded_at_start, removed_at_start;
+    uint64_t decoded_at_start, removed_at_start;
 };
 
 static double ms_since(uint64_t t0)
@@ -154,6 +156,7 @@ static void send_status(amxd *d, amxd_client *c)
     amx_json_kint(j, "lost_watches", (int64_t)d->lost_watches);
     amx_json_kint(j, "full_rescans", (int64_t)d->full_rescans);
     amx_json_kint(j, "scan_errors", (int64_t)d->scan_errors);
+    amxd__health_json(d, j);
     if (d->watch)
         amxd_watch_status(d->watch, j);
     amx_json_kstring(j, "last_error", d->last_error[0] ? d->last_error : NULL);
@@ -236,17 +239,24 @@ void amxd__free_followers(amxd *d)
     }
 }
 
+/* Once the changes it saw are indexed, a sync answers whether the index is in sync: not while a
+ * root is failing (health.c), whatever the cause and whenever it began. */
 static void finish_sync(amxd *d, sync_wait *w)
 {
     reply r;
-    bool ok = d->scan_errors == w->errors_at_start;
+    bool ok = amxd__healthy(d);
     if (!reply_begin(&r, "sync", ok))
         return;
     amx_json_knumber(&r.j, "ms", ms_since(w->t_start));
     amx_json_kint(&r.j, "files_decoded", (int64_t)(d->decoded - w->decoded_at_start));
     amx_json_kint(&r.j, "files_removed", (int64_t)(d->removed - w->removed_at_start));
-    if (!ok)
-        amx_json_kstring(&r.j, "error", d->last_error);
+    if (!ok) {
+        char text[4096], msg[4200];
+        amxd__health_text(d, text, sizeof text);
+        snprintf(msg, sizeof msg, "not in sync: %s", text);
+        amx_json_kstring(&r.j, "error", msg);
+        amxd__health_json(d, &r.j);
+    }
     reply_send(&r, w->client);
 }
 
@@ -297,9 +307,10 @@ static void start_sync(amxd *d, amxd_client *c)
     }
     w->client = c;
     w->t_start = uv_hrtime();
-    w->errors_at_start = d->scan_errors;
     w->decoded_at_start = d->decoded;
     w->removed_at_start = d->removed;
+    /* a failing root is retried now, and the sync waits for that scan: its answer is today's */
+    amxd__health_retry_now(d);
     /* Every change made before the request has its event queued in the kernel by now. */
     if (!amxd_watch_drain(d->watch)) {
         d->full_rescans++;

@@ -127,6 +127,24 @@ void amxd_watch_rewalk(amxd_watch *w)
     (void)w;
 }
 
+void amxd_watch_root(amxd_watch *w, unsigned root)
+{
+    /* the handle watches the directory the path named when it started: started again, it
+     * watches what the path names now (a root that was deleted and is back) */
+    for (size_t i = 0; i < w->count; i++) {
+        root_watch *rw = w->roots[i];
+        if (rw->root != root)
+            continue;
+        bool was_active = uv_is_active((uv_handle_t *)&rw->h);
+        uv_fs_event_stop(&rw->h);
+        int rc = uv_fs_event_start(&rw->h, event_cb, amxd_root(w->d, root), UV_FS_EVENT_RECURSIVE);
+        if (rc == 0 && !was_active && w->failed)
+            w->failed--;
+        else if (rc != 0 && was_active)
+            w->failed++;
+    }
+}
+
 void amxd_watch_reset(amxd_watch *w)
 {
     close_roots(w);

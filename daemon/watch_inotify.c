@@ -466,9 +466,9 @@ static void handle_event(amxd_watch *w, const struct inotify_event *ev)
             add_tree(w, root, rel, 0);
             amxd_lost_watch(d, root, rel, "IN_IGNORED on a directory that still exists");
         } else if (!*rel) {
-            amxd_set_error(d, "the root %s is gone (deleted, moved or unmounted); it is "
-                              "watched again by the next reconcile once it is back",
-                           amxd_root(d, root));
+            /* the root itself: failing until it is back and rescanned (health.c) */
+            remove_tree(w, root, "");
+            amxd_root_gone(d, root, deleted ? "deleted" : "deleted or unmounted");
         }
         free(rel);
         return;
@@ -476,9 +476,12 @@ static void handle_event(amxd_watch *w, const struct inotify_event *ev)
     if (!ev->len) {
         if (ev->mask & IN_DELETE_SELF)
             n->deleted = true;
-        if ((ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF)) && !*n->rel)
-            amxd_log(AMX_LOG_WARNING, "the root %s was %s", amxd_root(d, n->root),
-                     ev->mask & IN_DELETE_SELF ? "deleted" : "moved");
+        if ((ev->mask & IN_MOVE_SELF) && !*n->rel) {
+            /* the watches follow the directory where it went, not the root's path: dropped */
+            unsigned root = n->root;
+            remove_tree(w, root, "");
+            amxd_root_gone(d, root, "moved away");
+        }
         return; /* the parent's event tells the rest */
     }
     char *rel = join(n->rel, ev->name);
@@ -666,6 +669,20 @@ void amxd_watch_rewalk(amxd_watch *w)
     if (w->count != before)
         amxd_log(AMX_LOG_INFO, "rewalk: %zu directories watched (%+ld)", w->count,
                  (long)w->count - (long)before);
+}
+
+void amxd_watch_root(amxd_watch *w, unsigned root)
+{
+    if (!w)
+        return;
+    size_t before = w->count;
+    if (w->fd >= 0)
+        add_tree(w, root, "", 0);
+    else
+        add_unwatched(w, root, "");
+    if (w->count != before)
+        amxd_log(AMX_LOG_INFO, "%s: %zu directories watched again", amxd_root(w->d, root),
+                 w->count - before);
 }
 
 void amxd_watch_reset(amxd_watch *w)
