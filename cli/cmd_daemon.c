@@ -248,35 +248,90 @@ static char *request(const amx_config *cfg, const char *cmd)
     return buf;
 }
 
-/* Runs one request: prints the reply (JSON or through `text`), returns the exit status. */
+static void problems_text(FILE *out, const char *r, const char *indent);
+
+/* Prints a reply (JSON or through `text`); returns the exit status. */
+static int run_reply(cli_opts *o, const char *cmd, const char *reply,
+                     void (*text)(const char *reply, const cli_opts *o))
+{
+    bool ok = json_true(json_get(reply, "ok"));
+    if (o->json)
+        cli_printf("%s\n", reply);
+    if (!ok) {
+        char msg[4096];
+        json_str(json_get(reply, "error"), msg, sizeof msg);
+        if (json_get(reply, "problems") && !o->json) {
+            /* a sync of a daemon that is not in sync: each problem on a line of its own */
+            cli_error("%s: not in sync:", cmd);
+            problems_text(stderr, reply, "  ");
+        } else {
+            cli_error("%s: %s", cmd, msg[0] ? msg : "animidxd reported an error");
+        }
+    } else if (!o->json && text) {
+        text(reply, o);
+    }
+    return ok ? EXIT_OK : EXIT_IO;
+}
+
+/* Runs one request: prints the reply, returns the exit status. */
 static int run(cli_opts *o, const amx_config *cfg, const char *cmd,
                void (*text)(const char *reply, const cli_opts *o))
 {
     char *reply = request(cfg, cmd);
     if (!reply)
         return EXIT_IO;
-    bool ok = json_true(json_get(reply, "ok"));
-    if (o->json)
-        cli_printf("%s\n", reply);
-    if (!ok) {
-        char msg[1024];
-        json_str(json_get(reply, "error"), msg, sizeof msg);
-        cli_error("%s: %s", cmd, msg[0] ? msg : "animidxd reported an error");
-    } else if (!o->json && text) {
-        text(reply, o);
-    }
+    int rc = run_reply(o, cmd, reply, text);
     free(reply);
-    return ok ? EXIT_OK : EXIT_IO;
+    return rc;
 }
 
 /* ---- status ---- */
+
+/* The problems of the status or sync reply r, one line each: "ROOT: reason (since ..., N
+ * retries, the next in S s)". */
+static void problems_text(FILE *out, const char *r, const char *indent)
+{
+    const char *list = json_get(r, "problems");
+    if (!list || *list != '[')
+        return;
+    for (const char *p = skip_ws(list + 1); *p == '{';) {
+        char root[1024], reason[2048], t[64] = "";
+        json_str(json_get(p, "root"), root, sizeof root);
+        json_str(json_get(p, "reason"), reason, sizeof reason);
+        time_t since = (time_t)json_num(json_get(p, "since"));
+        struct tm tm;
+        if (since && localtime_r(&since, &tm))
+            strftime(t, sizeof t, "%H:%M:%S", &tm);
+        const char *next = json_get(p, "next_retry_s");
+        double retries = json_num(json_get(p, "retries"));
+        cli_fprintf(out, "%s%s: %s (since %s, %.0f retr%s", indent, root, reason, t, retries,
+                    retries == 1 ? "y" : "ies");
+        if (!json_null(next))
+            cli_fprintf(out, ", the next in %.0f s", json_num(next));
+        cli_fprintf(out, ")\n");
+        p = skip_ws(skip_value(p));
+        if (*p == ',')
+            p = skip_ws(p + 1);
+    }
+}
+
+static bool failing(const char *r)
+{
+    char h[32];
+    return strcmp(json_str(json_get(r, "health"), h, sizeof h), "failing") == 0;
+}
 
 static void status_text(const char *r, const cli_opts *o)
 {
     (void)o;
     char s[1024], t[1024];
-    cli_printf("animidxd (pid %.0f): %s\n", json_num(json_get(r, "pid")),
-               json_str(json_get(r, "state"), s, sizeof s));
+    cli_printf("animidxd (pid %.0f): %s%s\n", json_num(json_get(r, "pid")),
+               json_str(json_get(r, "state"), s, sizeof s), failing(r) ? ", NOT IN SYNC" : "");
+    if (failing(r)) {
+        cli_printf("  not in sync: 'animidx sync' fails (exit 3) until a scan of each root below "
+                   "succeeds;\n  animidxd retries by itself, and at once on a sync or SIGHUP:\n");
+        problems_text(stdout, r, "    ");
+    }
     cli_printf("  index:       %s\n", json_str(json_get(r, "database"), s, sizeof s));
     const char *files = json_get(r, "files");
     if (!json_null(files)) {
@@ -351,7 +406,18 @@ int cmd_status(cli_opts *o, amx_config *cfg)
         rc = cli_follow_new(o, cfg, &f);
         return rc == EXIT_OK ? cli_follow_run(f, 0) : rc;
     }
-    return run(o, cfg, "status", status_text);
+    char *reply = request(cfg, "status");
+    if (!reply)
+        return EXIT_IO;
+    rc = run_reply(o, "status", reply, status_text);
+    /* a daemon whose index is not in sync reports an error (README "Exit codes") */
+    if (rc == EXIT_OK && failing(reply)) {
+        if (o->json)
+            cli_error("status: animidxd's index is not in sync (\"problems\" says why)");
+        rc = EXIT_IO;
+    }
+    free(reply);
+    return rc;
 }
 
 /* ---- pause / resume / sync ---- */

@@ -216,7 +216,8 @@ static const cli_cmd commands[] = {
       "what the watcher daemon (animidxd) is doing",
       "Prints the daemon's state (scanning, watching, paused), the files indexed, the queue,\n"
       "files/s, overflows and the last error. Exit status 3 when no daemon answers on the\n"
-      "socket ([daemon] socket).\n"
+      "socket ([daemon] socket), and when its index is not in sync (NOT IN SYNC, with each\n"
+      "root's reason, as 'sync' says it).\n"
       "With --follow, prints what 'watch --lint' prints, for a daemon already running, until\n"
       "Ctrl-C (exit 0, or 1 when findings at or above --fail-on remain) or the daemon stops\n"
       "(exit 3).\n",
@@ -239,7 +240,10 @@ static const cli_cmd commands[] = {
       { { "--json", "print the daemon's reply (JSON)" }, { "--quiet", NULL } } },
     { "sync", "sync [--json] [--quiet]", "wait until every change made so far is indexed",
       "Returns once every change made before it is in the index, so a query run after it sees\n"
-      "them. Exit status 3 when the daemon is not running, paused, or a scan failed.\n",
+      "them. Exit status 3 when the daemon is not running or paused, or when its index is not\n"
+      "in sync: a scan failed, changes could not be indexed, a root is gone or a watch was lost\n"
+      "(each reason printed, until a scan of the root succeeds; a sync retries such a root at\n"
+      "once).\n",
       cmd_sync, { { "--json", "print the daemon's reply (JSON)" }, { "--quiet", NULL } } },
     { "lint", "lint [PATH...] [--base DIR]... [--include-base] [--db FILE] [--fail-on error|warning|info]\n"
               "              [--format text|json|sarif|junit] [--max-results N] [--group-by file|code]\n"
