@@ -6,16 +6,19 @@ usage: test_daemon_hostile.py ANIMIDX ANIMIDXD AMXGEN
 
 Uses the helpers of test_daemon.py (the Daemon class, compare_with_fresh_scan); TAP on stdout.
 """
+import json
 import os
 import shutil
 import signal
 import socket
+import sqlite3
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_daemon as td  # noqa: E402  (reads sys.argv like this script)
-from test_daemon import Daemon, case, clip, model, paths_in, compare_with_fresh_scan, tap  # noqa: E402
+from test_daemon import (Daemon, case, clip, model, paths_in, compare_with_fresh_scan, tap,  # noqa: E402
+                         wait_for)
 
 WALKER = td.WALKER
 with open(td.ANIMIDXD, "rb") as _fh:
@@ -250,9 +253,166 @@ def test_links_out_of_root():
         d.check_clean_stop(c)
 
 
+# ---- the daemon's health (issue 21, defect 4): a daemon that cannot keep the index in sync says
+# so, in status (exit 3, "health": "failing", the problems) and in sync (exit 3 with the reason),
+# until a scan succeeds; it retries by itself, and a SIGHUP rescans.
+
+def status_of(d):
+    """animidx status --json, whatever its exit status (3 while the daemon is failing)."""
+    p = d.cli("status", "--json", rc=None)
+    return p.returncode, json.loads(p.stdout)
+
+
+def refuse_writes(db, on):
+    """Simulates a full disk: the index refuses every new or changed file row (a trigger that
+    fails the statement, as SQLite fails a write it has no room for); off: the disk is freed."""
+    con = sqlite3.connect(db, timeout=60)
+    try:
+        for op in ("INSERT", "UPDATE"):
+            if on:
+                con.execute("CREATE TRIGGER test_disk_full_%s BEFORE %s ON files BEGIN "
+                            "SELECT RAISE(ABORT, 'database or disk is full (simulated)'); END"
+                            % (op.lower(), op))
+            else:
+                con.execute("DROP TRIGGER test_disk_full_%s" % op.lower())
+        con.commit()
+    finally:
+        con.close()
+
+
+def test_health_base_missing():
+    with case(tap, "a base layer that does not exist at start: sync and status exit 3 naming it "
+                   "until it exists, then the daemon's own retry scans it (issue 21, defect 4)") as c:
+        root = os.path.join(td.TMP, "hb-mod")
+        base = os.path.join(td.TMP, "hb-base")
+        clip(os.path.join(root, "Data", "Art", "Animations", "UV_WALKER_IDLE_00.ALA"), WALKER)
+        d = Daemon("hb-daemon", [root]).start("--base", base)
+        t0 = time.time()
+        p = d.cli("sync", rc=None)
+        c.eq(p.returncode, 3, "sync's exit status with the base layer missing (stderr: %r)"
+             % p.stderr[:500])
+        c.that(base in p.stderr and "not in sync" in p.stderr,
+               "sync names the base layer and says not in sync: %r" % p.stderr[:800])
+        rc, st = status_of(d)
+        c.eq((rc, st.get("health")), (3, "failing"), "status --json: exit status and health")
+        probs = st.get("problems") or [{}]
+        c.eq((len(probs), probs[0].get("root"), probs[0].get("kind")),
+             (1, root, "scan-failed"), "status --json: the problem")
+        text = d.cli("status", rc=3).stdout
+        c.that("NOT IN SYNC" in text and base in text, "status names the problem: %r" % text[:800])
+        # the base layer appears: the back-off retry (1 s, 2 s, 4 s ...) scans it, no sync asked
+        model(os.path.join(base, "Data", "Art", "Models", "UV_WALKER.ALO"), WALKER)
+        ok = wait_for(lambda: d.request("status").get("health") == "ok", 30 * td.SLOW)
+        c.that(ok, "in sync again by itself within %d s: %r" % (30 * td.SLOW,
+                                                                d.request("status").get("problems")))
+        d.sync()
+        c.eq(paths_in(d.db, "Data/Art/Models"), ["Data/Art/Models/UV_WALKER.ALO"],
+             "the base layer's model is indexed")
+        tap.diag("base layer missing: in sync again %.1f s after the start" % (time.time() - t0))
+        compare_with_fresh_scan(c, d, "hb", "--base", base)
+        d.check_clean_stop(c)
+
+
+def test_health_changes_dropped():
+    with case(tap, "changes that could not be indexed (a full disk) make sync and status exit 3 "
+                   "until a scan succeeds; the cause is logged once (issue 21, defect 4)") as c:
+        root = os.path.join(td.TMP, "hd-mod")
+        model(os.path.join(root, "UV_WALKER.ALO"), WALKER)
+        d = Daemon("hd-daemon", [root]).start()
+        d.sync()
+        refuse_writes(d.db, True)
+        for i in range(20):
+            clip(os.path.join(root, "UV_WALKER_IDLE_%02d.ALA" % i), WALKER)
+        # the daemon tries each change (three times), then drops it
+        ok = wait_for(lambda: (lambda s: s.get("scan_errors", 0) >= 3 and s.get("queue") == 0
+                               and s.get("in_flight") == 0)(d.request("status")), 60 * td.SLOW)
+        c.that(ok, "the changes failed and left the queue: %r" % d.request("status"))
+        p = d.cli("sync", rc=None)
+        c.eq(p.returncode, 3, "sync's exit status while changes are not indexed (stderr: %r)"
+             % p.stderr[:500])
+        c.that("disk is full (simulated)" in p.stderr, "sync says why: %r" % p.stderr[:800])
+        rc, st = status_of(d)
+        c.eq((rc, st.get("health")), (3, "failing"), "status --json: exit status and health")
+        full = [l for l in d.log().splitlines() if "disk is full (simulated)" in l
+                and "] debug: " not in l]
+        c.that(1 <= len(full) <= 3, "the cause is logged once, not once per change and try "
+                                    "(%d lines):\n%s" % (len(full), "\n".join(full[:10])))
+        tap.diag("changes dropped: %d log lines (debug aside) name the cause" % len(full))
+        # the disk is freed: a sync retries at once and answers in sync, with every change indexed
+        refuse_writes(d.db, False)
+        d.sync()
+        c.eq(len(paths_in(d.db)), 21, "every change indexed after the disk is freed")
+        rc, st = status_of(d)
+        c.eq((rc, st.get("health"), st.get("problems")), (0, "ok", []), "status after")
+        compare_with_fresh_scan(c, d, "hd")
+        d.check_clean_stop(c)
+
+
+def test_health_root_restored():
+    with case(tap, "a root deleted then restored: sync exits 3 while it is gone; once it is back "
+                   "the daemon watches and rescans it by itself (issue 21, defect 4)") as c:
+        root = os.path.join(td.TMP, "hr-mod")
+        backup = os.path.join(td.TMP, "hr-backup")
+        for i in range(3):
+            clip(os.path.join(root, "Data", "Anims%d" % i, "UV_WALKER_IDLE_00.ALA"), WALKER)
+        model(os.path.join(root, "Data", "UV_WALKER.ALO"), WALKER)
+        shutil.copytree(root, backup, symlinks=True)
+        d = Daemon("hr-daemon", [root]).start()
+        d.sync()
+        watches = d.request("status").get("watches")
+        shutil.rmtree(root)
+        p = d.cli("sync", rc=None)
+        c.eq(p.returncode, 3, "sync's exit status with the root gone (stderr: %r)" % p.stderr[:500])
+        c.that(root in p.stderr and "gone" in p.stderr, "sync says the root is gone: %r"
+               % p.stderr[:800])
+        rc, st = status_of(d)
+        c.eq((rc, st.get("health"), [q.get("kind") for q in st.get("problems") or []]),
+             (3, "failing", ["root-missing"]), "status --json while the root is gone")
+        c.eq(len(paths_in(d.db)), 4, "the root's rows are kept while it is gone")
+        t0 = time.time()
+        shutil.copytree(backup, root, symlinks=True)
+        ok = wait_for(lambda: d.request("status").get("health") == "ok", 30 * td.SLOW)
+        c.that(ok, "in sync again by itself: %r" % d.request("status").get("problems"))
+        tap.diag("root restored: in sync again after %.1f s (no sync asked)" % (time.time() - t0))
+        c.eq(d.request("status").get("watches"), watches, "the root's directories watched again")
+        clip(os.path.join(root, "Data", "Anims1", "UV_WALKER_WALK_00.ALA"), WALKER)
+        d.sync()
+        c.that("Data/Anims1/UV_WALKER_WALK_00.ALA" in paths_in(d.db),
+               "a change in the restored root is indexed")
+        compare_with_fresh_scan(c, d, "hr")
+        d.check_clean_stop(c)
+
+
+def test_health_sighup_rescans():
+    with case(tap, "SIGHUP with the same config rescans every root and its base layers (issue 21, "
+                   "defect 4)") as c:
+        root = os.path.join(td.TMP, "hh-mod")
+        base = os.path.join(td.TMP, "hh-base")
+        clip(os.path.join(root, "Data", "UV_WALKER_IDLE_00.ALA"), WALKER)
+        model(os.path.join(base, "Data", "UV_OLD.ALO"), WALKER)
+        d = Daemon("hh-daemon", [root]).start("--base", base)
+        d.sync()
+        # the base layer is not watched: a game patched under the mod is seen by a rescan
+        model(os.path.join(base, "Data", "UV_WALKER.ALO"), WALKER)
+        d.sync()
+        c.that("Data/UV_WALKER.ALO" not in paths_in(d.db), "not indexed before the SIGHUP")
+        rescans = d.request("status").get("full_rescans", 0)
+        t0 = time.time()
+        d.proc.send_signal(signal.SIGHUP)
+        ok = wait_for(lambda: "Data/UV_WALKER.ALO" in paths_in(d.db), 30 * td.SLOW)
+        c.that(ok, "the base layer's new model is indexed after SIGHUP:\n" + d.log()[-1500:])
+        tap.diag("SIGHUP: the rescan indexed the base's new model in %.2f s" % (time.time() - t0))
+        d.sync()
+        c.that(d.request("status").get("full_rescans", 0) > rescans, "counted as a full rescan")
+        compare_with_fresh_scan(c, d, "hh", "--base", base)
+        d.check_clean_stop(c)
+
+
 def main():
     tests = [test_symlink_to_ancestor, test_client_that_never_reads, test_many_clients,
-             test_lock_link, test_forged_log_lines, test_links_out_of_root]
+             test_lock_link, test_forged_log_lines, test_links_out_of_root,
+             test_health_base_missing, test_health_changes_dropped, test_health_root_restored,
+             test_health_sighup_rescans]
     try:
         only = os.environ.get("AMX_ONLY")  # e.g. AMX_ONLY=test_lock_link: those tests alone
         for t in tests:
