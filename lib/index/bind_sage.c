@@ -104,6 +104,17 @@ static struct sage_stmts *stmts(linker *l)
     return g;
 }
 
+/* src into out, cut to what fits (as snprintf "%s" would, without its cost: a pass copies a
+ * few columns of every reference). */
+static void copy_text(char *out, size_t n, const char *src)
+{
+    size_t len = strlen(src);
+    if (len >= n)
+        len = n - 1;
+    memcpy(out, src, len);
+    out[len] = '\0';
+}
+
 static void upper(char *out, size_t n, const char *in)
 {
     size_t i = 0;
@@ -125,20 +136,32 @@ static size_t w3d_lkeys(const char *stem, char out[2][AMX_LKEY_MAX])
     return 2;
 }
 
-/* Finds a W3D file by stem: 1 found, 0 none (tried: the paths looked at), -1 error. */
+/* Finds a W3D file by stem: 1 found, 0 none (tried: the paths looked at), -1 error. A stem no
+ * layer holds is remembered for the pass (l->answers; the pass writes no file row): a mod
+ * without its game names thousands of base-game models and animations, most of them again and
+ * again. */
 static int find_w3d(linker *l, const char *stem, int64_t root, file_hit *h, char *tried, size_t n)
 {
-    char keys[2][AMX_LKEY_MAX];
+    char keys[2][AMX_LKEY_MAX], mk[AMX_LKEY_MAX + 32];
     size_t k = w3d_lkeys(stem, keys);
     tried[0] = '\0';
+    for (size_t i = 0, at = 0; i < k && at + 2 < n; i++) {
+        if (at) {
+            memcpy(tried + at, ", ", 2);
+            at += 2;
+        }
+        copy_text(tried + at, n - at, keys[i]);
+        at += strlen(tried + at);
+    }
+    snprintf(mk, sizeof mk, "W|%lld|%s", (long long)root, keys[0]);
+    if (link_memo_get(l->answers, mk, NULL))
+        return 0;
     for (size_t i = 0; i < k; i++) {
-        size_t at = strlen(tried);
-        snprintf(tried + at, n - at, "%s%s", at ? ", " : "", keys[i]);
         int f = link_file_at(l, keys[i], root, h);
         if (f)
             return f;
     }
-    return 0;
+    return link_memo_put(l->answers, mk, NULL, 0) ? -1 : 0;
 }
 
 /* What the game finds for a model name (memoised: the states of a file come in runs). */
@@ -279,17 +302,43 @@ static void context(const ref_row *r, char *out, size_t n)
 
 static int finding(linker *l, int64_t file_id, amx_code code, amx_severity sev, const ref_row *r,
                    const char *fmt, ...) AMX_JSON_PRINTF(6, 7);
+/* A finding of the reference, past link_finding_dropped (the caller asked it). */
+static int finding_kept(linker *l, int64_t file_id, amx_code code, amx_severity sev,
+                        const ref_row *r, const char *fmt, ...) AMX_JSON_PRINTF(6, 7);
+
+static int vfinding(linker *l, int64_t file_id, amx_code code, amx_severity sev,
+                    const ref_row *r, const char *fmt, va_list ap) AMX_JSON_PRINTF(6, 0);
+static int vfinding(linker *l, int64_t file_id, amx_code code, amx_severity sev,
+                    const ref_row *r, const char *fmt, va_list ap)
+{
+    char ctx[700], msg[3000];
+    int w = snprintf(msg, sizeof msg, "line %lld: ", (long long)r->line);
+    vsnprintf(msg + w, sizeof msg - (size_t)w, fmt, ap);
+    context(r, ctx, sizeof ctx);
+    return link_add_finding_sev(l, file_id, "refs", code, sev, -1, ctx, msg);
+}
+
+/* A finding of the reference (formatted only when the file's cap keeps it). */
 static int finding(linker *l, int64_t file_id, amx_code code, amx_severity sev, const ref_row *r,
                    const char *fmt, ...)
 {
-    char ctx[700], msg[3000];
+    if (link_finding_dropped(l, "refs", sev))
+        return 0;
     va_list ap;
     va_start(ap, fmt);
-    int w = snprintf(msg, sizeof msg, "line %lld: ", (long long)r->line);
-    vsnprintf(msg + w, sizeof msg - (size_t)w, fmt, ap);
+    int rc = vfinding(l, file_id, code, sev, r, fmt, ap);
     va_end(ap);
-    context(r, ctx, sizeof ctx);
-    return link_add_finding_sev(l, file_id, "refs", code, sev, -1, ctx, msg);
+    return rc;
+}
+
+static int finding_kept(linker *l, int64_t file_id, amx_code code, amx_severity sev,
+                        const ref_row *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vfinding(l, file_id, code, sev, r, fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 static amx_severity missing_sev(const linker *l, int64_t root)
@@ -308,11 +357,14 @@ static int done(linker *l, const ref_row *r, int64_t target, const char *resolut
 static int not_found(linker *l, int64_t file_id, int64_t root, const ref_row *r,
                      const char *what, const char *tried)
 {
-    char where[2048];
-    link_describe_stack(l, root, where, sizeof where);
-    if (finding(l, file_id, AMX_C_REFERENCE_NOT_FOUND, missing_sev(l, root), r,
-                "%.300s is in no file of %.1500s; looked for %.600s", what, where, tried))
-        return -1;
+    amx_severity sev = missing_sev(l, root);
+    if (!link_finding_dropped(l, "refs", sev)) {
+        char where[2048];
+        link_describe_stack(l, root, where, sizeof where);
+        if (finding_kept(l, file_id, AMX_C_REFERENCE_NOT_FOUND, sev, r,
+                         "%.300s is in no file of %.1500s; looked for %.600s", what, where, tried))
+            return -1;
+    }
     return done(l, r, -1, "missing", NULL);
 }
 
@@ -643,13 +695,16 @@ static int check_object(linker *l, struct sage_stmts *g, int64_t file_id, int64_
             return -1;
         return done(l, r, -1, "missing", NULL);
     }
-    char where[2048];
-    link_describe_stack(l, root, where, sizeof where);
-    if (finding(l, file_id, AMX_C_INI_MALFORMED, missing_sev(l, root), r,
-                "%s '%.200s' copies '%.200s', which no INI file of %.1500s defines: the game "
-                "stops at load unless the game itself defines it", r->object_type, r->object,
-                r->name, where))
-        return -1;
+    amx_severity sev = missing_sev(l, root);
+    if (!link_finding_dropped(l, "refs", sev)) {
+        char where[2048];
+        link_describe_stack(l, root, where, sizeof where);
+        if (finding_kept(l, file_id, AMX_C_INI_MALFORMED, sev, r,
+                         "%s '%.200s' copies '%.200s', which no INI file of %.1500s defines: the "
+                         "game stops at load unless the game itself defines it", r->object_type,
+                         r->object, r->name, where))
+            return -1;
+    }
     return done(l, r, -1, "missing", NULL);
 }
 
@@ -686,20 +741,20 @@ int bind_sage_refs(linker *l, int64_t file_id, int64_t root)
             cap = nc;
         }
         ref_row *r = &rows[n++];
-        memset(r, 0, sizeof *r);
+        r->state[0] = '\0';
         r->id = sqlite3_column_int64(s, 0);
         r->kind = AMX_REF_MODEL;
         amx_ref_kind_parse(col_or(s, 1, ""), &r->kind);
-        snprintf(r->tag, sizeof r->tag, "%s", col_or(s, 2, ""));
-        snprintf(r->name, sizeof r->name, "%s", col_or(s, 3, ""));
+        copy_text(r->tag, sizeof r->tag, col_or(s, 2, ""));
+        copy_text(r->name, sizeof r->name, col_or(s, 3, ""));
         r->line = sqlite3_column_int64(s, 4);
-        snprintf(r->object, sizeof r->object, "%s", col_or(s, 5, ""));
-        snprintf(r->model, sizeof r->model, "%s", col_or(s, 6, ""));
+        copy_text(r->object, sizeof r->object, col_or(s, 5, ""));
+        copy_text(r->model, sizeof r->model, col_or(s, 6, ""));
         const char *sk = col_text(s, 7), *sf = col_text(s, 8);
         if (sk)
             snprintf(r->state, sizeof r->state, "%s%s%.200s", sk, sf && sf[0] ? " " : "",
                      sf ? sf : "");
-        snprintf(r->object_type, sizeof r->object_type, "%s", col_or(s, 9, ""));
+        copy_text(r->object_type, sizeof r->object_type, col_or(s, 9, ""));
     }
     sqlite3_reset(s);
     if (err || (rc != SQLITE_DONE && rc != SQLITE_ROW)) {

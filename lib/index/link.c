@@ -454,6 +454,28 @@ static int hold_end(linker *l, int64_t file_id)
     return rc;
 }
 
+bool link_finding_dropped(linker *l, const char *origin, amx_severity sev)
+{
+    for (size_t k = 0; l->holding && k < 2; k++) {
+        if (strcmp(origin, held_origin[k]) != 0)
+            continue;
+        held_findings *h = &l->held[k];
+        if (sev > AMX_SEV_ERROR)
+            sev = AMX_SEV_ERROR;
+        if (h->n < MAX_FILE_FINDINGS)
+            return false;
+        int lowest = AMX_SEV_INFO; /* as hold() decides */
+        while (lowest <= AMX_SEV_ERROR && !h->kept[lowest])
+            lowest++;
+        if (lowest < (int)sev)
+            return false;
+        h->dropped[sev]++;
+        h->dropped_total++;
+        return true;
+    }
+    return false;
+}
+
 int link_add_finding_sev(linker *l, int64_t file_id, const char *origin, amx_code code,
                            amx_severity sev, int64_t offset, const char *ctx, const char *msg)
 {

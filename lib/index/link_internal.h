@@ -183,6 +183,10 @@ int link_add_finding_sev(linker *l, int64_t file_id, const char *origin, amx_cod
                          amx_severity sev, int64_t offset, const char *ctx, const char *msg);
 int link_add_finding(linker *l, int64_t file_id, const char *origin, amx_code code,
                      int64_t offset, const char *ctx, const char *msg);
+/* Whether the file being linked has no room left for a finding of this origin and severity
+ * (MAX_FILE_FINDINGS, none less severe to give way): it is then counted in the file's
+ * LIMIT_EXCEEDED, as link_add_finding_sev would count it, and the caller need not format it. */
+bool link_finding_dropped(linker *l, const char *origin, amx_severity sev);
 
 /* skeletons, bones and tracks (link.c) */
 const skeleton_bones *link_skeleton_of(linker *l, int64_t id);
