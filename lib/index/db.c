@@ -1117,13 +1117,20 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a,
         }
         free(key);
     }
-    /* INI draw states (ids for their refs) */
+    /* INI draw states (ids for their refs). A state is read only through the references it
+     * makes (their context: the object's state; clips --model): a state that makes none (its
+     * names are the default state's, recorded once per name and model) is not written. */
     int64_t *state_ids = NULL;
     if (rc == SQLITE_OK && a->state_count &&
         !(state_ids = calloc(a->state_count, sizeof *state_ids)))
         rc = SQLITE_NOMEM;
+    for (uint32_t i = 0; rc == SQLITE_OK && i < a->ref_count; i++)
+        if (a->refs[i].state >= 0 && (uint32_t)a->refs[i].state < a->state_count)
+            state_ids[a->refs[i].state] = 1;
     for (uint32_t i = 0; rc == SQLITE_OK && i < a->state_count; i++) {
         const amx_ini_state *st = &a->states[i];
+        if (!state_ids[i])
+            continue;
         sqlite3_stmt *s = db->ins_state;
         sqlite3_bind_int64(s, 1, file_id);
         if (st->object >= 0 && (uint32_t)st->object < a->object_count)

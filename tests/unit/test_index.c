@@ -96,6 +96,37 @@ static amx_scan_stats scan(amx_db *db)
     return scan_with(db, NULL, false);
 }
 
+/* Deleting a row makes SQLite look for the rows whose foreign key names it (ON DELETE CASCADE,
+ * SET NULL): without an index on that column, a scan of the whole child table for each deleted
+ * row (rescanning one changed INI file of a Zero Hour mod scanned 32,000 references for each of
+ * its 1,400 draw states: 14 s). Every such column is the first of an index or the primary key,
+ * but those whose parent rows are roots (a handful) and skeleton_refs.skeleton_id (a file's few
+ * skeletons, deleted with their file). */
+static void test_foreign_keys_indexed(void)
+{
+    make_tree();
+    amx_db *db = NULL;
+    char err[512] = "";
+    CHECK_EQ(amx_db_open(dbpath, 0, &db, err, sizeof err), AMX_OK);
+    sqlite3 *h = amx_db_handle(db);
+    sqlite3_stmt *s = NULL;
+    CHECK(sqlite3_prepare_v2(h,
+        "SELECT t.name || '.' || k.\"from\" FROM sqlite_schema t, pragma_foreign_key_list(t.name) k "
+        "WHERE t.type = 'table' AND k.\"table\" <> 'roots' AND NOT EXISTS (SELECT 1 FROM "
+        "pragma_index_list(t.name) i, pragma_index_info(i.name) c WHERE c.seqno = 0 AND "
+        "c.name = k.\"from\") AND NOT EXISTS (SELECT 1 FROM pragma_table_info(t.name) c WHERE "
+        "c.pk = 1 AND c.name = k.\"from\") ORDER BY 1", -1, &s, NULL) == SQLITE_OK);
+    char unindexed[512] = "";
+    while (s && sqlite3_step(s) == SQLITE_ROW) {
+        size_t at = strlen(unindexed);
+        snprintf(unindexed + at, sizeof unindexed - at, "%s%s", at ? " " : "",
+                 (const char *)sqlite3_column_text(s, 0));
+    }
+    sqlite3_finalize(s);
+    CHECK_STR(unindexed, "skeleton_refs.skeleton_id");
+    amx_db_close(db);
+}
+
 static void test_migrations(void)
 {
     make_tree();
@@ -820,6 +851,7 @@ static void test_no_small_statistics(void)
 int main(void)
 {
     RUN(test_migrations);
+    RUN(test_foreign_keys_indexed);
     RUN(test_decoder_version_bump);
     RUN(test_interrupted_archive);
     RUN(test_link_follows_models);
