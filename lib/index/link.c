@@ -1418,6 +1418,24 @@ static void helpers_free(helpers *g)
     free(g);
 }
 
+/* Whether this is the first pass of an index: no batch has committed (link_state), and no
+ * binding and no finding of the pass is there (an index of 0009 or older upgraded with every row
+ * marked unlinked could have some: then the deletes run as in any pass). 0, or -1. */
+static int first_pass_of(sqlite3 *h, bool *first)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = sqlite3_prepare_v2(h,
+                    "SELECT CASE WHEN linked_once THEN 0 ELSE NOT EXISTS (SELECT 1 FROM "
+                    "clip_bindings) AND NOT EXISTS (SELECT 1 FROM findings WHERE origin IN "
+                    "('link', 'refs')) END FROM link_state", -1, &s, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        *first = sqlite3_column_int(s, 0) != 0;
+    sqlite3_finalize(s);
+    return rc == SQLITE_ROW ? 0 : -1;
+}
+
 amx_status amx__link(amx_db *db, int threads, uint64_t *linked, char *err, size_t errlen)
 {
     uint64_t local = 0;
@@ -1455,19 +1473,6 @@ amx_status amx__link(amx_db *db, int threads, uint64_t *linked, char *err, size_
         [W_CLIP_FIT] = l.update_clip_fit,
         [W_SAGE_REF] = l.update_sage_ref,
     };
-    /* The first pass of an index: no batch has committed (link_state), and no binding and no
-     * finding of the pass is there (an index of 0009 or older upgraded with every row marked
-     * unlinked could have some: then the deletes run as in any pass). */
-    sqlite3_stmt *first = NULL;
-    if (!st && (sqlite3_prepare_v2(db->db,
-                    "SELECT CASE WHEN linked_once THEN 0 ELSE NOT EXISTS (SELECT 1 FROM "
-                    "clip_bindings) AND NOT EXISTS (SELECT 1 FROM findings WHERE origin IN "
-                    "('link', 'refs')) END FROM link_state", -1, &first, NULL) != SQLITE_OK ||
-                sqlite3_step(first) != SQLITE_ROW))
-        st = amx__db_error(db, "index: link pass", err, errlen);
-    if (!st)
-        l.first_pass = sqlite3_column_int(first, 0) != 0;
-    sqlite3_finalize(first);
     /* a transaction per batch of files: 2048 of each kind, so that a batch's commit is not
      * paid per few files (each rewrites the pages the batch touched into the log) */
     enum { LINK_BATCH = 3 * 2048 };
@@ -1476,21 +1481,31 @@ amx_status amx__link(amx_db *db, int threads, uint64_t *linked, char *err, size_
         snprintf(err, errlen, "index: link pass: out of memory");
         st = AMX_E_NOMEM;
     }
+    bool first_decided = false;
     while (!st) {
+        /* The files to link are read, and the first pass decided, inside the batch's write
+         * transaction: a link pass of another process (a scan of another root) that committed
+         * while this one waited for the lock has linked its files, and they are not linked
+         * (their bindings inserted) a second time. */
+        if ((st = amx__db_begin(db, err, errlen)))
+            break;
+        if (!first_decided) {
+            first_decided = true;
+            if (first_pass_of(db->db, &l.first_pass))
+                st = amx__db_error(db, "index: link pass", err, errlen);
+        }
         size_t n = 0;
-        int rc;
-        while ((rc = sqlite3_step(l.files_todo)) == SQLITE_ROW && n < LINK_BATCH)
+        int rc = SQLITE_DONE;
+        while (!st && (rc = sqlite3_step(l.files_todo)) == SQLITE_ROW && n < LINK_BATCH)
             batch[n++] = (link_todo){ sqlite3_column_int64(l.files_todo, 0),
                                       sqlite3_column_int(l.files_todo, 1) };
         sqlite3_reset(l.files_todo);
-        if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+        if (!st && rc != SQLITE_DONE && rc != SQLITE_ROW)
             st = amx__db_error(db, "index: link pass", err, errlen);
+        if (st || n == 0) {
+            amx__db_rollback(db); /* nothing was written */
             break;
         }
-        if (n == 0)
-            break;
-        if ((st = amx__db_begin(db, err, errlen)))
-            break;
         /* from now on the write path marks what a change affects (db.c, anything_linked) */
         if (amx__db_exec(db, "UPDATE link_state SET linked_once = 1 WHERE linked_once = 0", err,
                          errlen))
