@@ -34,6 +34,53 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+typedef struct unlayered {
+    char **roots;             /* the roots that declare no base layer */
+    size_t n;
+    bool oom;
+} unlayered;
+
+static void unlayered_row(const amx_root_row *r, void *user)
+{
+    unlayered *u = user;
+    if (r->base_count || u->oom)
+        return;
+    char **g = realloc(u->roots, (u->n + 1) * sizeof *g);
+    if (!g || !(g[u->n] = strdup(r->path))) {
+        if (g)
+            u->roots = g;
+        u->oom = true;
+        return;
+    }
+    u->roots = g;
+    u->n++;
+}
+
+/* The findings that say a file was not found in a tree that declares no base layer: what
+ * lint's closing lines say once how to declare them for (the messages do not). */
+static size_t not_found_without_bases(const lint_run *r)
+{
+    unlayered u = { 0 };
+    char err[512];
+    size_t n = 0;
+    if (amx_query_roots(r->db, unlayered_row, &u, err, sizeof err) == AMX_OK && !u.oom)
+        for (size_t i = 0; i < r->findings.n; i++) {
+            const cli_finding *f = &r->findings.v[i];
+            if (!lint_counts(f) || (strcmp(f->code, "REFERENCE_NOT_FOUND") != 0 &&
+                                    strcmp(f->code, "SKELETON_NOT_FOUND") != 0))
+                continue;
+            for (size_t k = 0; k < u.n; k++)
+                if (strcmp(u.roots[k], f->root) == 0) {
+                    n++;
+                    break;
+                }
+        }
+    for (size_t k = 0; k < u.n; k++)
+        free(u.roots[k]);
+    free(u.roots);
+    return n;
+}
+
 /* lint keeps its own index per set of roots (unless --db is given), so linting one tree never
  * binds its clips to another tree's models: $XDG_CACHE_HOME/animidx/lint-HASH.db. */
 static char *own_db_path(char **roots, size_t n)
@@ -807,6 +854,10 @@ int cmd_lint(cli_opts *o, amx_config *cfg)
         cli_fprintf(say, "lint: configuration: %s\n",
                     cfg->source ? cfg->source : "none (built-in defaults)");
         write_code_summary(say, &r);
+        size_t unlayered_n = not_found_without_bases(&r);
+        if (unlayered_n)
+            cli_fprintf(say, "lint: note: %zu findings say a file was not found, and %s\n",
+                        unlayered_n, AMX_BASE_LAYER_HINT);
         cli_fprintf(say, "lint: %llu files, %llu errors, %llu warnings, %llu info",
                     (unsigned long long)files_seen, (unsigned long long)totals[AMX_SEV_ERROR],
                     (unsigned long long)totals[AMX_SEV_WARNING],

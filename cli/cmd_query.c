@@ -1149,11 +1149,16 @@ static void refs_out(const amx_ref_row *r, void *user)
     cli_printf("  %-18s %-40s ", r->kind, r->name[0] ? r->name : "(empty)");
     print_place(r, same_object(&c->run, NULL, r->object, r->line));
     const char *res = r->resolution ? r->resolution : "not resolved yet";
+    bool usable = !r->resolution || strcmp(res, "found") == 0;
     if (r->target_path)
-        cli_printf("\n      -> %s%s%s%s\n", r->target_path, r->target_base ? " (base layer " : "",
+        cli_printf("\n      -> %s%s%s%s%s%s\n", usable ? "" : res, usable ? "" : ": ",
+                   r->target_path, r->target_base ? " (base layer " : "",
                    r->target_base ? r->target_root : "", r->target_base ? ")" : "");
     else
-        cli_printf("\n      -> %s\n", strcmp(res, "found") == 0 ? "found (the set's clips)" : res);
+        cli_printf("\n      -> %s\n", strcmp(res, "found") == 0 ? "found (the set's clips)"
+                                      : strcmp(res, "builtin") == 0
+                                          ? "built in (a shader of the stock game, in its own MEGs)"
+                                          : res);
 }
 
 static void refs_in(const amx_ref_row *r, void *user)
@@ -1193,6 +1198,25 @@ typedef struct missing_ctx {
     int64_t references;
 } missing_ctx;
 
+/* "X.tga, x.DDS (2), X.tga (model-or-particle)": the spellings of a missing file, with how many
+ * references use each and the kind where it is not the row's. */
+static void print_spellings(const amx_missing_row *m)
+{
+    for (size_t i = 0; i < m->spelling_count && i < 6; i++) {
+        const amx_missing_spelling *sp = &m->spellings[i];
+        bool other = strcmp(sp->kind, m->kind) != 0;
+        cli_printf("%s%s", i ? ", " : "", sp->name);
+        if (other && sp->references > 1)
+            cli_printf(" (%s, %lld)", sp->kind, (long long)sp->references);
+        else if (other)
+            cli_printf(" (%s)", sp->kind);
+        else if (sp->references > 1)
+            cli_printf(" (%lld)", (long long)sp->references);
+    }
+    if (m->spelling_count > 6)
+        cli_printf(", and %zu more", m->spelling_count - 6);
+}
+
 static void missing_row(const amx_missing_row *m, void *user)
 {
     missing_ctx *c = user;
@@ -1202,10 +1226,21 @@ static void missing_row(const amx_missing_row *m, void *user)
         amx_json_begin_object(&c->o.j);
         amx_json_kstring(&c->o.j, "kind", m->kind);
         amx_json_kstring(&c->o.j, "name", m->name);
+        amx_json_kstring(&c->o.j, "file", m->file);
         amx_json_kstring(&c->o.j, "resolution", m->resolution);
         amx_json_kstring(&c->o.j, "severity", amx_severity_name(m->severity));
         amx_json_kint(&c->o.j, "references", m->references);
         amx_json_kint(&c->o.j, "files", m->files);
+        amx_json_key(&c->o.j, "spellings");
+        amx_json_begin_array(&c->o.j);
+        for (size_t i = 0; i < m->spelling_count; i++) {
+            amx_json_begin_object(&c->o.j);
+            amx_json_kstring(&c->o.j, "kind", m->spellings[i].kind);
+            amx_json_kstring(&c->o.j, "name", m->spellings[i].name);
+            amx_json_kint(&c->o.j, "references", m->spellings[i].references);
+            amx_json_end_object(&c->o.j);
+        }
+        amx_json_end_array(&c->o.j);
         amx_json_key(&c->o.j, "referrers");
         amx_json_begin_array(&c->o.j);
         for (size_t i = 0; i < m->referrer_count; i++)
@@ -1214,10 +1249,15 @@ static void missing_row(const amx_missing_row *m, void *user)
         amx_json_end_object(&c->o.j);
         return;
     }
-    cli_printf("%-7s %-18s %s%s: %lld reference%s in %lld file%s\n", amx_severity_name(m->severity),
-               m->kind, m->name, strcmp(m->resolution, "wrong-kind") == 0 ? " (wrong kind)" : "",
+    cli_printf("%-7s %-18s %s%s: %lld reference%s in %lld file%s, named ",
+               amx_severity_name(m->severity), m->kind, m->file,
+               strcmp(m->resolution, "wrong-kind") == 0 ? " (wrong kind)"
+               : strcmp(m->resolution, "unusable") == 0 ? " (does not decode)"
+                                                         : "",
                (long long)m->references, m->references == 1 ? "" : "s", (long long)m->files,
                m->files == 1 ? "" : "s");
+    print_spellings(m);
+    cli_printf("\n");
     size_t show = m->referrer_count < 3 ? m->referrer_count : 3;
     for (size_t i = 0; i < show; i++) {
         cli_printf("          %s: ", m->referrers[i].path);
@@ -1253,8 +1293,8 @@ int cmd_refs(cli_opts *o, amx_config *cfg)
             amx_json_end_array(&c.o.j);
             fputc('\n', stdout);
         } else if (!st) {
-            cli_printf("%d name%s missing or of the wrong kind, %lld reference%s\n", c.o.count,
-                       c.o.count == 1 ? "" : "s", (long long)c.references,
+            cli_printf("%d file%s missing, of the wrong kind or not decoding, %lld reference%s\n",
+                       c.o.count, c.o.count == 1 ? "" : "s", (long long)c.references,
                        c.references == 1 ? "" : "s");
         }
     } else {

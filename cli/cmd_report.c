@@ -107,15 +107,21 @@ static void missing_row(const amx_missing_row *m, void *user)
     g->r->missing = v;
     size_t n = m->referrer_count < REPORT_REFERRERS ? m->referrer_count : REPORT_REFERRERS;
     rep_missing *r = &v[g->r->nmissing++];
-    *r = (rep_missing){ .kind = dup0(m->kind), .name = dup0(m->name),
+    *r = (rep_missing){ .kind = dup0(m->kind), .name = dup0(m->name), .file = dup0(m->file),
                         .resolution = dup0(m->resolution), .severity = m->severity,
                         .references = m->references, .files = m->files,
+                        .spellings = calloc(m->spelling_count ? m->spelling_count : 1,
+                                            sizeof *r->spellings),
                         .paths = calloc(n ? n : 1, sizeof *r->paths),
                         .places = calloc(n ? n : 1, sizeof *r->places) };
-    if (!r->paths || !r->places) {
+    if (!r->paths || !r->places || !r->spellings) {
         g->oom = true;
         return;
     }
+    for (size_t i = 0; i < m->spelling_count; i++)
+        r->spellings[r->nspellings++] = (rep_spelling){ .kind = dup0(m->spellings[i].kind),
+                                                        .name = dup0(m->spellings[i].name),
+                                                        .references = m->spellings[i].references };
     for (size_t i = 0; i < n; i++) {
         const amx_ref_row *x = &m->referrers[i];
         char place[800];
@@ -248,7 +254,10 @@ static void report_free(report *r)
         rep_missing *m = &r->missing[i];
         for (size_t k = 0; k < m->nreferrers; k++)
             free(m->paths[k]), free(m->places[k]);
+        for (size_t k = 0; k < m->nspellings; k++)
+            free(m->spellings[k].kind), free(m->spellings[k].name);
         free(m->paths), free(m->places), free(m->kind), free(m->name), free(m->resolution);
+        free(m->file), free(m->spellings);
     }
     free(r->missing);
     amx_db_close(r->db);
@@ -470,10 +479,21 @@ static void write_json(FILE *out, const report *r)
         amx_json_begin_object(&j);
         amx_json_kstring(&j, "kind", m->kind);
         amx_json_kstring(&j, "name", m->name);
+        amx_json_kstring(&j, "file", m->file);
         amx_json_kstring(&j, "resolution", m->resolution);
         amx_json_kstring(&j, "severity", amx_severity_name(m->severity));
         amx_json_kint(&j, "references", m->references);
         amx_json_kint(&j, "files", m->files);
+        amx_json_key(&j, "spellings");
+        amx_json_begin_array(&j);
+        for (size_t k = 0; k < m->nspellings; k++) {
+            amx_json_begin_object(&j);
+            amx_json_kstring(&j, "kind", m->spellings[k].kind);
+            amx_json_kstring(&j, "name", m->spellings[k].name);
+            amx_json_kint(&j, "references", m->spellings[k].references);
+            amx_json_end_object(&j);
+        }
+        amx_json_end_array(&j);
         amx_json_key(&j, "referrers");
         amx_json_begin_array(&j);
         for (size_t k = 0; k < m->nreferrers; k++) {

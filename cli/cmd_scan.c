@@ -97,6 +97,8 @@ int cli_print_summary(amx_db *db, const amx_config *cfg, bool json, bool include
         amx_json_kint(&j, "clips", (int64_t)sum.clips);
         amx_json_kint(&j, "clips_unbound", (int64_t)sum.clips_unbound);
         amx_json_kint(&j, "clips_not_loaded", (int64_t)sum.clips_not_loaded);
+        amx_json_kint(&j, "clips_not_reached", (int64_t)sum.clips_not_reached);
+        amx_json_kint(&j, "not_found_without_base_layers", (int64_t)sum.not_found_without_bases);
         amx_json_kint(&j, "skeletons", (int64_t)sum.skeletons);
         amx_json_kint(&j, "models", (int64_t)sum.models);
         amx_json_kint(&j, "particles", (int64_t)sum.particles);
@@ -133,11 +135,13 @@ int cli_print_summary(amx_db *db, const amx_config *cfg, bool json, bool include
     if (sum.files == 0)
         cli_printf(" none");
     cli_printf(" (%llu other files skipped)\n", (unsigned long long)sum.other_files);
-    cli_printf("  clips: %llu (%llu without a skeleton in the index, %llu no model loads by name), "
-               "skeletons: %llu, models: %llu, particle systems: %llu\n",
+    cli_printf("  clips: %llu (%llu without a skeleton in the index, %llu no model loads by name, "
+               "%llu after a gap in the numbering), skeletons: %llu, models: %llu, particle "
+               "systems: %llu\n",
                (unsigned long long)sum.clips, (unsigned long long)sum.clips_unbound,
-               (unsigned long long)sum.clips_not_loaded, (unsigned long long)sum.skeletons,
-               (unsigned long long)sum.models, (unsigned long long)sum.particles);
+               (unsigned long long)sum.clips_not_loaded, (unsigned long long)sum.clips_not_reached,
+               (unsigned long long)sum.skeletons, (unsigned long long)sum.models,
+               (unsigned long long)sum.particles);
     cli_printf("  findings%s: %llu errors, %llu warnings, %llu info%s\n",
                include_base ? "" : " (base layers left out)",
                (unsigned long long)sum.findings[AMX_SEV_ERROR],
@@ -146,6 +150,9 @@ int cli_print_summary(amx_db *db, const amx_config *cfg, bool json, bool include
                sum.findings[AMX_SEV_ERROR] + sum.findings[AMX_SEV_WARNING]
                    ? " (list them with 'animidx issues')"
                    : "");
+    if (sum.not_found_without_bases) /* said here once, not in each finding */
+        cli_printf("  note: %llu findings say a file was not found, and %s\n",
+                   (unsigned long long)sum.not_found_without_bases, AMX_BASE_LAYER_HINT);
     return EXIT_OK;
 }
 

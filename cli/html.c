@@ -935,14 +935,15 @@ static int section_missing(FILE *out, const report *r, render *rd)
     int64_t refs = 0;
     for (size_t i = 0; i < r->nmissing; i++)
         refs += r->missing[i].references;
-    fprintf(out, "<h2 id=\"missing\">Missing assets (%zu names, %lld references)</h2>\n",
+    fprintf(out, "<h2 id=\"missing\">Missing assets (%zu files, %lld references)</h2>\n",
             r->nmissing, (long long)refs);
     fputs("<p class=\"dim\">Files the models, particles and game objects name that no layer "
-          "of their tree provides (or provides as the wrong kind). Without base layers "
-          "(<code>scan --base</code>) a mod's references to the game's own assets are listed "
-          "here as info.</p>\n", out);
-    fprintf(out, "<details%s><summary>by name</summary>\n", r->nmissing <= 50 ? " open" : "");
-    fputs("<table><tr><th>severity</th><th>kind</th><th>name</th><th>references</th>"
+          "of their tree provides (or provides as the wrong kind, or as a file that does not "
+          "decode), one row per file the engine looks for, with every spelling that names it. "
+          "Without base layers (<code>scan --base</code>) a mod's references to the game's own "
+          "assets are listed here as info.</p>\n", out);
+    fprintf(out, "<details%s><summary>by file</summary>\n", r->nmissing <= 50 ? " open" : "");
+    fputs("<table><tr><th>severity</th><th>kind</th><th>file</th><th>references</th>"
           "<th>named by</th></tr>\n", out);
     for (size_t i = 0; i < r->nmissing; i++) {
         const rep_missing *m = &r->missing[i];
@@ -950,10 +951,20 @@ static int section_missing(FILE *out, const report *r, render *rd)
                 amx_severity_name(m->severity));
         esc(out, m->kind);
         fputs("</td><td><b>", out);
-        esc(out, m->name);
+        esc(out, m->file && m->file[0] ? m->file : m->name);
         fputs("</b>", out);
         if (strcmp(m->resolution, "wrong-kind") == 0)
             fputs(" <span class=\"badge bad\">wrong kind</span>", out);
+        if (strcmp(m->resolution, "unusable") == 0)
+            fputs(" <span class=\"badge bad\">does not decode</span>", out);
+        fputs("<br><span class=\"dim\">named ", out);
+        for (size_t k = 0; k < m->nspellings && k < 6; k++) {
+            fputs(k ? ", " : "", out);
+            esc(out, m->spellings[k].name);
+        }
+        if (m->nspellings > 6)
+            fprintf(out, ", and %zu more", m->nspellings - 6);
+        fputs("</span>", out);
         fprintf(out, "</td><td class=\"n\">%lld in %lld file%s</td><td>",
                 (long long)m->references, (long long)m->files, m->files == 1 ? "" : "s");
         for (size_t k = 0; k < m->nreferrers; k++) {

@@ -19,8 +19,16 @@ typedef struct rep_skeleton {
 } rep_skeleton;
 
 /* A name no layer provides (amx_missing_row), with its first referrers. */
+typedef struct rep_spelling {
+    char *kind, *name;
+    int64_t references;
+} rep_spelling;
+
 typedef struct rep_missing {
     char *kind, *name, *resolution;
+    char *file;                    /* the file looked for: DATA/ART/TEXTURES/X.DDS */
+    rep_spelling *spellings;       /* every spelling that names it */
+    size_t nspellings;
     amx_severity severity;
     int64_t references, files;
     char **paths, **places;        /* the first referrers: file and where in it */

@@ -517,6 +517,33 @@ static void configure_sqlite(void)
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
 
+/* amx_ref_file(kind, name, format): the one file a reference stands for (amx__ref_file), so
+ * that its spellings are grouped: refs --missing and a file's reference findings. */
+static void ref_file_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    const char *kind = (const char *)sqlite3_value_text(argv[0]);
+    const char *name = (const char *)sqlite3_value_text(argv[1]);
+    const char *format = (const char *)sqlite3_value_text(argv[2]);
+    amx_ref_kind k = AMX_REF_MODEL;
+    if (kind)
+        amx_ref_kind_parse(kind, &k);
+    char out[AMX_LKEY_MAX];
+    size_t n = amx__ref_file(k, name ? name : "", format && strcmp(format, "w3d") == 0, out,
+                             sizeof out);
+    sqlite3_result_text(ctx, out, (int)n, SQLITE_TRANSIENT);
+}
+
+int amx__db_register(sqlite3 *h)
+{
+    int rc = amx__tracks_register(h);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_create_function_v2(h, "amx_ref_file", 3,
+                                        SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+                                        NULL, ref_file_fn, NULL, NULL, NULL);
+    return rc;
+}
+
 amx_status amx_db_open(const char *path, int flags, amx_db **out, char *err, size_t errlen)
 {
     static pthread_once_t configured = PTHREAD_ONCE_INIT;
@@ -556,7 +583,7 @@ amx_status amx_db_open(const char *path, int flags, amx_db **out, char *err, siz
         (sqlite3_errcode(db->db) == SQLITE_CANTOPEN || sqlite3_errcode(db->db) == SQLITE_READONLY) &&
         reopen_immutable(db, path))
         st = check_identity(db, path, &set_id, err, errlen);
-    if (!st && amx__tracks_register(db->db) != SQLITE_OK)
+    if (!st && amx__db_register(db->db) != SQLITE_OK)
         st = amx__db_error(db, "index: registering functions", err, errlen);
     if (!st)
         st = migrate(db, err, errlen);

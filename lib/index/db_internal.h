@@ -156,6 +156,9 @@ void amx__tracks_end(amx__tracks_iter *it);
 const char *amx__channel_list(uint32_t channels, char *buf, size_t n);
 /* amx_tracks_have_bone() and amx_pack_track() on a connection. */
 int amx__tracks_register(sqlite3 *db);
+/* Every SQL function of the index on connection h (the tracks' and amx_ref_file): each
+ * connection that runs the link pass's or the queries' statements. */
+int amx__db_register(sqlite3 *h);
 
 /* ---- layers (layers.c) ---- */
 

@@ -262,9 +262,8 @@ int link_layer_of(const linker *l, int64_t from, int64_t id)
 void link_describe_stack(const linker *l, int64_t root, char *out, size_t n)
 {
     const root_info *r = link_root_of(l, root);
-    if (!r || r->stack_len <= 1) {
-        snprintf(out, n, "this tree (no base layer declared: the files of the game and of a "
-                         "parent mod are looked at with 'scan --base DIR' or [root] base = DIR)");
+    if (!r || r->stack_len <= 1) { /* how to declare base layers is said once, by the command */
+        snprintf(out, n, "this tree");
         return;
     }
     size_t at = (size_t)snprintf(out, n, "this tree and its base layers");
@@ -1162,8 +1161,9 @@ static const char *const link_sql[] = {
     "SELECT root_id, format FROM files WHERE id = ?1",
     /* a file's references, grouped by kind and name */
     "SELECT r.id, r.kind, r.tag, r.name, r.key, coalesce(r.line, 0), r.offset, o.name, "
-    "upper(trim(r.name)) AS g FROM refs r LEFT JOIN game_objects o ON o.id = r.object_id "
-    "WHERE r.file_id = ?1 ORDER BY r.kind, g, r.id",
+    "upper(trim(r.name)) AS g, amx_ref_file(r.kind, r.name, ?2) AS w FROM refs r "
+    "LEFT JOIN game_objects o ON o.id = r.object_id WHERE r.file_id = ?1 "
+    "ORDER BY w, r.kind, g, r.id",
     "DELETE FROM findings WHERE file_id = ?1 AND origin = 'refs'",
     "UPDATE refs SET target_id = ?2, resolution = ?3, linked = 1 WHERE id = ?1",
     /* the files at a logical path: id, root, in_archive, format, path, archive's format,
@@ -1179,6 +1179,9 @@ static const char *const link_sql[] = {
     "c.name_key > ?1 || '_' AND c.name_key < ?1 || '`' LIMIT 256",
     /* what a clip no model loads fits (the first track's bone and index) */
     "UPDATE clips SET fit_key = ?2 WHERE id = ?1",
+    /* the files whose name's stem is ?1: path, root, in_archive, lkey */
+    "SELECT path, root_id, parent_id IS NOT NULL, lkey FROM files WHERE stem_key = ?1 "
+    "ORDER BY path LIMIT 256",
     /* clips named ?1 once their underscores are left out: path, root, in_archive, lkey, name */
     "SELECT f.path, f.root_id, f.parent_id IS NOT NULL, f.lkey, c.name FROM clips c "
     "JOIN files f ON f.id = c.file_id WHERE replace(c.name_key, '_', '') = ?1 "
@@ -1200,7 +1203,7 @@ static void linker_slots(linker *l, sqlite3_stmt **slots[LINK_STATEMENTS])
         &l->names_of_file, &l->same_name_in_root, &l->del_name_findings, &l->skeletons_done,
         &l->winner_check, &l->file_info, &l->asset_refs, &l->del_ref_findings,
         &l->update_asset_ref, &l->files_at, &l->crc_twins, &l->clips_named,
-        &l->update_clip_fit, &l->clips_squashed,
+        &l->update_clip_fit, &l->files_of_stem, &l->clips_squashed,
         &l->update_sage_ref,
     };
     _Static_assert(sizeof all / sizeof all[0] == LINK_STATEMENTS, "one statement per slot");
@@ -1383,7 +1386,7 @@ static helpers *helpers_start(amx_db *db, int threads, bool first_pass)
             break;
         }
         sqlite3_busy_timeout(h, 10000);
-        if (linker_open(&x->l, h)) {
+        if (amx__db_register(h) != SQLITE_OK || linker_open(&x->l, h)) {
             linker_close(&x->l);
             sqlite3_close(h);
             break;

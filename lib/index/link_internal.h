@@ -114,7 +114,7 @@ typedef struct linker {
         *variants_of, *fit_candidates, *skeletons_todo,
         *names_of_file, *same_name_in_root, *del_name_findings, *skeletons_done, *winner_check,
         *file_info, *asset_refs, *del_ref_findings, *update_asset_ref, *files_at, *crc_twins,
-        *clips_named, *update_clip_fit, *clips_squashed, *update_sage_ref;
+        *clips_named, *update_clip_fit, *files_of_stem, *clips_squashed, *update_sage_ref;
     struct sage_stmts *sage;  /* bind_sage.c's statements, prepared on first use */
     skeleton_bones cache[SKELETON_CACHE];
     unsigned cache_next;

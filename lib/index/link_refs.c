@@ -1,28 +1,36 @@
 /*
  * Asset references: every name a file gives of another file (textures, shaders, proxies, XML
  * model tags), resolved the way the engine looks it up through the layers (lib/resolve/;
- * docs/formats/alamo.md 8b, w3d.md 10), one finding per name and file.
+ * docs/formats/alamo.md 8b, w3d.md 10).
+ *
+ * One finding per file the engine would look for and not find (or find unusable), however many
+ * spellings name it: "X.tga", "x.DDS" and "C:\Art\X.tga" all want DATA/ART/TEXTURES/X.DDS, the
+ * proxies P_X_ALT0 and P_X_LOD1_ALT1 the particle P_X (amx__ref_file). A file's references are
+ * read in that order, each spelling resolved once; the finding names the first spelling, the
+ * others, how many places name it, and, for a file that is missing, where the tree has a file of
+ * that name if it has one (the engine does not look there).
  */
 #include "link_internal.h"
 #include "resolve/resolve.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-/* ---- asset references ---- */
+/* ---- resolving one spelling ---- */
 
 typedef enum res_kind { RES_FOUND, RES_BUILTIN, RES_SKIPPED, RES_MISSING, RES_WRONG_KIND,
-                        RES_EMPTY, RES_TOO_LONG } res_kind;
+                        RES_UNUSABLE, RES_EMPTY, RES_TOO_LONG, RES_KINDS } res_kind;
 
 static const char *const res_names[] = { "found", "builtin", "skipped", "missing", "wrong-kind",
-                                         "empty", "too-long" };
+                                         "unusable", "empty", "too-long" };
 
 typedef struct resolution {
     res_kind what;
-    file_hit target;               /* when found or wrong-kind */
+    file_hit target;          /* when found, wrong-kind or unusable */
     char tried[1200];         /* the paths looked at, for messages */
-    char detail[300];         /* wrong kind: what was found; too long: the path */
+    char detail[300];         /* wrong kind, unusable: what was found; too long: the path */
 } resolution;
 
 static void note_tried(resolution *r, const char *lkey)
@@ -50,24 +58,38 @@ static int first_found(linker *l, char keys[][AMX_LKEY_MAX], size_t n, int64_t r
     return 0;
 }
 
-/* Whether the file found is of the kind the reference expects. */
-static bool kind_fits(amx_ref_kind kind, const char *format, char *what, size_t n)
+/* What the file found is to a reference of `kind`: RES_FOUND, RES_WRONG_KIND (an Alamo file of
+ * another kind), or RES_UNUSABLE (a model, particle or animation set that finds a file that
+ * does not decode as an Alamo file: the engine stops there and loads nothing). */
+static res_kind kind_fits(amx_ref_kind kind, const file_hit *h, char *what, size_t n)
 {
-    bool model = strcmp(format, "alamo-alo") == 0, particle = strcmp(format, "alamo-particle") == 0;
-    snprintf(what, n, "%s", strcmp(format, "alamo-ala") == 0 ? "an animation"
-                            : model                          ? "a model"
-                            : particle                       ? "a particle system"
-                                                             : format);
+    const char *format = h->format;
+    bool model = strcmp(format, "alamo-alo") == 0, particle = strcmp(format, "alamo-particle") == 0,
+         anim = strcmp(format, "alamo-ala") == 0;
+    snprintf(what, n, "%s", anim ? "an animation" : model ? "a model"
+                            : particle                    ? "a particle system"
+                                                          : format);
+    if (kind == AMX_REF_TEXTURE || kind == AMX_REF_SHADER)
+        return RES_FOUND; /* not decoded by animidx */
+    if (strcmp(h->status, "error") == 0) {
+        snprintf(what, n, "which does not decode (its findings say why)");
+        return RES_UNUSABLE;
+    }
+    if (!model && !particle && !anim) {
+        snprintf(what, n, "which is not an Alamo file (%s)",
+                 strcmp(format, "unknown") == 0 ? "empty, or of no format animidx knows" : format);
+        return RES_UNUSABLE;
+    }
     switch (kind) {
     case AMX_REF_MODEL:
     case AMX_REF_ANIM_OVERRIDE:
-        return model || (!particle && strcmp(format, "alamo-ala") != 0);
+        return model ? RES_FOUND : RES_WRONG_KIND;
     case AMX_REF_MODEL_OR_PARTICLE:
-        return strcmp(format, "alamo-ala") != 0;
+        return anim ? RES_WRONG_KIND : RES_FOUND;
     case AMX_REF_PARTICLE:
-        return particle || (!model && strcmp(format, "alamo-ala") != 0);
+        return particle ? RES_FOUND : RES_WRONG_KIND;
     default:
-        return true;
+        return RES_FOUND;
     }
 }
 
@@ -149,9 +171,7 @@ static int resolve_ref(linker *l, amx_ref_kind kind, const char *name, const cha
     }
     if (!f)
         return 0;
-    char what[64];
-    r->what = kind_fits(kind, r->target.format, what, sizeof what) ? RES_FOUND : RES_WRONG_KIND;
-    snprintf(r->detail, sizeof r->detail, "%s", what);
+    r->what = kind_fits(kind, &r->target, r->detail, sizeof r->detail);
     return 0;
 }
 
@@ -175,44 +195,182 @@ static const char *kind_expected(amx_ref_kind kind)
     }
 }
 
-/* The finding of one group of references to the same name (first: where it is named first). */
-static int report_ref(linker *l, int64_t file_id, int64_t root, amx_ref_kind kind,
-                      const char *name, const char *where, int64_t offset, size_t more,
-                      const resolution *r)
+/* ---- where the tree has a missing file ---- */
+
+static bool ext_is(const char *path, const char *const *exts)
 {
-    char ctx[600], msg[3000], also[64] = "";
-    snprintf(ctx, sizeof ctx, "%.590s", where);
-    if (more)
-        snprintf(also, sizeof also, " (named in %zu more place%s)", more, more > 1 ? "s" : "");
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    if (!dot || (slash && dot < slash))
+        return false;
+    for (; *exts; exts++)
+        if (strcasecmp(dot + 1, *exts) == 0)
+            return true;
+    return false;
+}
+
+/* A file of the stack with the name a missing reference gives (its file name's stem) and an
+ * extension of its kind, somewhere the engine does not look: says where it is and why the
+ * engine does not find it. Appends to msg. */
+static int where_else(linker *l, amx_ref_kind kind, const char *name, bool w3d, int64_t root,
+                      char *msg, size_t n)
+{
+    static const char *const textures[] = { "tga", "dds", NULL }, *const shaders[] = {
+        "fx", "fxo", "fxh", NULL }, *const models[] = { "alo", NULL };
+    const char *const *exts = kind == AMX_REF_TEXTURE ? textures
+                              : kind == AMX_REF_SHADER ? shaders
+                                                       : models;
+    const char *f = name;
+    for (const char *p = name; *p; p++)
+        if (*p == '/' || *p == '\\')
+            f = p + 1;
+    char stem[512];
+    snprintf(stem, sizeof stem, "%s", f);
+    if (kind == AMX_REF_PARTICLE)
+        amx__proxy_name(f, stem, sizeof stem);
+    char *dot = strrchr(stem, '.');
+    if (dot && (kind == AMX_REF_TEXTURE || kind == AMX_REF_SHADER || ext_is(stem, models)))
+        *dot = '\0';
+    for (char *p = stem; *p; p++)
+        *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
+    sqlite3_stmt *s = l->files_of_stem;
+    sqlite3_bind_text(s, 1, stem, -1, SQLITE_TRANSIENT);
+    int rc, best = -1;
+    char path[1100] = "", lkey[AMX_LKEY_MAX] = "";
+    int64_t in_root = 0;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        int layer = link_layer_of(l, root, sqlite3_column_int64(s, 1));
+        if (layer < 0 || !ext_is(col_or(s, 3, ""), exts))
+            continue;
+        int rank = amx__lookup_rank((size_t)layer, sqlite3_column_int(s, 2) != 0);
+        if (best >= 0 && rank >= best)
+            continue;
+        best = rank;
+        snprintf(path, sizeof path, "%.1000s", col_or(s, 0, ""));
+        snprintf(lkey, sizeof lkey, "%s", col_or(s, 3, ""));
+        in_root = sqlite3_column_int64(s, 1);
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE)
+        return -1;
+    if (!path[0])
+        return 0;
+    size_t at = strlen(msg);
+    const root_info *r = link_root_of(l, in_root);
+    char where[1500];
+    snprintf(where, sizeof where, "%s%s%s", path, in_root != root ? " in base layer " : "",
+             in_root != root && r ? r->path : "");
+    char dir[AMX_LKEY_MAX];
+    link_lkey_dir(lkey, dir, sizeof dir);
+    bool texture_dir = !w3d && strcmp(dir, "DATA/ART/TEXTURES") == 0;
+    if (kind == AMX_REF_TEXTURE && texture_dir && ext_is(lkey, (const char *const[]){ "tga", NULL }))
+        snprintf(msg + at, at < n ? n - at : 0, "; the tree has %s, but the engine looks for a "
+                 ".dds in place of a .tga it does not find, never for a .tga in place of a .dds",
+                 where);
+    else
+        snprintf(msg + at, at < n ? n - at : 0, "; the tree has %s, where the engine does not "
+                 "look", where);
+    return 0;
+}
+
+/* ---- one finding per file looked for ---- */
+
+/* The first spelling of a file with one outcome, and what else named it so. */
+typedef struct outcome {
+    bool any;
+    int64_t first_id;         /* the reference named first in the file */
+    amx_ref_kind kind;
+    bool w3d;
+    char name[512], where[600];
+    int64_t offset;
+    resolution r;
+    size_t more;              /* references after the first */
+    char others[400];         /* the other spellings: 'x.TGA', 'X.dds' */
+    size_t nothers;
+} outcome;
+
+/* The outcomes of the references to one file (its key: amx__ref_file, or the kind for an empty
+ * name), one finding each. */
+typedef struct file_group {
+    char key[AMX_LKEY_MAX];
+    outcome o[RES_KINDS];
+} file_group;
+
+static void add_spelling(outcome *o, const char *name)
+{
+    if (strcmp(o->name, name) == 0)
+        return;
+    size_t at = strlen(o->others);
+    char quoted[520];
+    snprintf(quoted, sizeof quoted, "'%.510s'", name);
+    if (strstr(o->others, quoted)) /* said already */
+        return;
+    if (o->nothers++ < 4 && at + strlen(quoted) + 3 < sizeof o->others)
+        snprintf(o->others + at, sizeof o->others - at, "%s%s", at ? ", " : "", quoted);
+}
+
+/* The finding of one outcome of the references to a file (where: where the first spelling is). */
+static int report(linker *l, int64_t file_id, int64_t root, const outcome *o)
+{
+    char ctx[600], msg[3500], also[700] = "";
+    const resolution *r = &o->r;
+    snprintf(ctx, sizeof ctx, "%.590s", o->where);
+    size_t at = 0;
+    if (o->nothers)
+        at += (size_t)snprintf(also, sizeof also, " (also named %s%s", o->others,
+                               o->nothers > 4 ? " and more" : "");
+    if (o->more && at < sizeof also)
+        at += (size_t)snprintf(also + at, sizeof also - at, "%snamed in %zu more place%s",
+                               at ? "; " : " (", o->more, o->more > 1 ? "s" : "");
+    if (at && at < sizeof also)
+        snprintf(also + at, sizeof also - at, ")");
     const root_info *ri = link_root_of(l, root);
     bool has_bases = ri && ri->stack_len > 1;
     switch (r->what) {
     case RES_MISSING: {
         char stack[2048];
         link_describe_stack(l, root, stack, sizeof stack);
-        snprintf(msg, sizeof msg, "%s '%.200s' is in no file of %.1500s; looked for %.1000s%s",
-                 kind_noun(kind), name, stack, r->tried, also);
+        const char *dds = "";
+        if (o->kind == AMX_REF_TEXTURE && !o->w3d) {
+            const char *dot = strrchr(o->name, '.');
+            dds = dot && strcasecmp(dot, ".tga") == 0 ? " (a .tga it does not find, it looks for "
+                                                        "as .dds)"
+                                                      : "";
+        }
+        snprintf(msg, sizeof msg, "%s '%.200s'%s is in no file of %.1500s: the engine looks for "
+                 "%.1000s%s", kind_noun(o->kind), o->name, also, stack, r->tried, dds);
+        if (where_else(l, o->kind, o->name, o->w3d, root, msg, sizeof msg))
+            return -1;
         return link_add_finding_sev(l, file_id, "refs", AMX_C_REFERENCE_NOT_FOUND,
-                               has_bases ? AMX_SEV_ERROR : AMX_SEV_INFO, offset, ctx, msg);
+                                    has_bases ? AMX_SEV_ERROR : AMX_SEV_INFO, o->offset, ctx, msg);
     }
-    case RES_WRONG_KIND: {
+    case RES_WRONG_KIND:
+    case RES_UNUSABLE: {
         const root_info *tr = link_root_of(l, r->target.root_id);
-        snprintf(msg, sizeof msg, "%s '%.200s' finds %.500s%s%.300s, %s, where the engine "
-                 "expects %s%s", kind_noun(kind), name, r->target.path,
+        char found[1000];
+        snprintf(found, sizeof found, "%.500s%s%.300s", r->target.path,
                  r->target.root_id != root ? " in base layer " : "",
-                 r->target.root_id != root && tr ? tr->path : "", r->detail,
-                 kind_expected(kind), also);
-        return link_add_finding(l, file_id, "refs", AMX_C_REFERENCE_WRONG_KIND, offset, ctx, msg);
+                 r->target.root_id != root && tr ? tr->path : "");
+        if (r->what == RES_UNUSABLE) {
+            snprintf(msg, sizeof msg, "%s '%.200s'%s finds %s, %s: the engine stops there and "
+                     "loads nothing", kind_noun(o->kind), o->name, also, found, r->detail);
+            return link_add_finding(l, file_id, "refs", AMX_C_REFERENCE_UNUSABLE, o->offset, ctx,
+                                    msg);
+        }
+        snprintf(msg, sizeof msg, "%s '%.200s'%s finds %s, %s, where the engine expects %s",
+                 kind_noun(o->kind), o->name, also, found, r->detail, kind_expected(o->kind));
+        return link_add_finding(l, file_id, "refs", AMX_C_REFERENCE_WRONG_KIND, o->offset, ctx,
+                                msg);
     }
     case RES_EMPTY:
         snprintf(msg, sizeof msg, "an empty %s name: the engine finds nothing there%s",
-                 kind_noun(kind), also);
-        return link_add_finding(l, file_id, "refs", AMX_C_REFERENCE_EMPTY, offset, ctx, msg);
+                 kind_noun(o->kind), also);
+        return link_add_finding(l, file_id, "refs", AMX_C_REFERENCE_EMPTY, o->offset, ctx, msg);
     case RES_TOO_LONG:
-        snprintf(msg, sizeof msg, "%s '%.200s' is looked up as %s (%zu characters); the engine "
-                 "accepts at most %d%s", kind_noun(kind), name, r->detail, strlen(r->detail),
-                 AMX_MAX_ASSET_PATH, also);
-        return link_add_finding(l, file_id, "refs", AMX_C_REFERENCE_PATH_TOO_LONG, offset, ctx, msg);
+        snprintf(msg, sizeof msg, "%s '%.200s'%s is looked up as %s (%zu characters); the engine "
+                 "accepts at most %d", kind_noun(o->kind), o->name, also, r->detail,
+                 strlen(r->detail), AMX_MAX_ASSET_PATH);
+        return link_add_finding(l, file_id, "refs", AMX_C_REFERENCE_PATH_TOO_LONG, o->offset, ctx,
+                                msg);
     default:
         break;
     }
@@ -234,25 +392,26 @@ static int report_ref(linker *l, int64_t file_id, int64_t root, amx_ref_kind kin
         return -1;
     if (!twin[0])
         return 0;
-    snprintf(msg, sizeof msg, "%s '%.200s' is found in %.500s by the CRC-32 of its name "
-             "(0x%08llX), which %.1000s shares: the game may load that file instead%s",
-             kind_noun(kind), name, r->target.path, (unsigned long long)r->target.name_crc, twin,
-             also);
-    return link_add_finding(l, file_id, "refs", AMX_C_ARCHIVE_CRC_COLLISION, offset, ctx, msg);
+    snprintf(msg, sizeof msg, "%s '%.200s'%s is found in %.500s by the CRC-32 of its name "
+             "(0x%08llX), which %.1000s shares: the game may load that file instead",
+             kind_noun(o->kind), o->name, also, r->target.path,
+             (unsigned long long)r->target.name_crc, twin);
+    return link_add_finding(l, file_id, "refs", AMX_C_ARCHIVE_CRC_COLLISION, o->offset, ctx, msg);
 }
 
-/* Every reference of a file, grouped by what it names (one finding per name and file). */
+static int report_group(linker *l, int64_t file_id, int64_t root, file_group *g)
+{
+    for (int k = 0; k < RES_KINDS; k++)
+        if (g->o[k].any && report(l, file_id, root, &g->o[k]))
+            return -1;
+    memset(g, 0, sizeof *g);
+    return 0;
+}
+
+/* Every reference of a file, in the order of the files they stand for: each spelling resolved
+ * once, one finding per file and outcome. */
 int link_asset_refs(linker *l, int64_t file_id)
 {
-    sqlite3_stmt *s = l->asset_refs;
-    sqlite3_bind_int64(s, 1, file_id);
-    int rc = sqlite3_step(s);
-    if (rc != SQLITE_ROW) {
-        /* no references (most files): no reference findings to replace either, since the
-         * references of a file only change when it is written again, with its findings */
-        sqlite3_reset(s);
-        return rc == SQLITE_DONE ? 0 : -1;
-    }
     sqlite3_stmt *fi = l->file_info;
     sqlite3_bind_int64(fi, 1, file_id);
     int frc = sqlite3_step(fi);
@@ -260,65 +419,114 @@ int link_asset_refs(linker *l, int64_t file_id)
     bool w3d = frc == SQLITE_ROW && strcmp(col_or(fi, 1, ""), "w3d") == 0;
     bool ini = frc == SQLITE_ROW && strcmp(col_or(fi, 1, ""), "sage-ini") == 0;
     sqlite3_reset(fi);
+    if (frc != SQLITE_ROW && frc != SQLITE_DONE)
+        return -1;
+    sqlite3_stmt *s = l->asset_refs;
+    sqlite3_bind_int64(s, 1, file_id);
+    sqlite3_bind_text(s, 2, w3d ? "w3d" : "", -1, SQLITE_STATIC);
+    int rc = sqlite3_step(s);
+    if (rc != SQLITE_ROW) {
+        /* no references (most files): no reference findings to replace either, since the
+         * references of a file only change when it is written again, with its findings */
+        sqlite3_reset(s);
+        return rc == SQLITE_DONE ? 0 : -1;
+    }
     if (ini) { /* SAGE INI: its own rules (bind_sage.c) */
         sqlite3_reset(s);
         return bind_sage_refs(l, file_id, root);
     }
-    if ((frc != SQLITE_ROW && frc != SQLITE_DONE) ||
-        (!l->first_pass && link_record(l, W_DEL_REF_FINDINGS, "i", file_id))) {
+    file_group *g = calloc(1, sizeof *g);
+    resolution *r = malloc(sizeof *r);
+    if (!g || !r || (!l->first_pass && link_record(l, W_DEL_REF_FINDINGS, "i", file_id))) {
+        free(g);
+        free(r);
         sqlite3_reset(s);
         return -1;
     }
-    char group[600] = "", first_where[600] = "";
-    amx_ref_kind group_kind = AMX_REF_MODEL;
-    int64_t first_offset = -1;
-    size_t more = 0;
-    resolution r = { 0 };
-    char name[512] = "";
+    char spelling[600] = "", name[512] = "";
+    amx_ref_kind kind = AMX_REF_MODEL;
     bool have = false;
-    for (; rc == SQLITE_ROW; rc = sqlite3_step(s)) {
+    int err = 0;
+    for (; rc == SQLITE_ROW && !err; rc = sqlite3_step(s)) {
         int64_t id = sqlite3_column_int64(s, 0);
-        amx_ref_kind kind = AMX_REF_MODEL;
-        amx_ref_kind_parse(col_or(s, 1, ""), &kind);
+        amx_ref_kind k = AMX_REF_MODEL;
+        amx_ref_kind_parse(col_or(s, 1, ""), &k);
         const char *nm = col_or(s, 3, "");
-        char this_group[600];
-        snprintf(this_group, sizeof this_group, "%d:%.580s", (int)kind, col_or(s, 8, ""));
-        if (!have || strcmp(this_group, group) != 0) {
-            if (have && report_ref(l, file_id, root, group_kind, name, first_where, first_offset,
-                                   more, &r))
-                return -1;
+        /* the file it stands for; an empty name: its kind's */
+        char key[AMX_LKEY_MAX], this_spelling[600];
+        snprintf(key, sizeof key, "%s", col_or(s, 9, ""));
+        if (!key[0])
+            snprintf(key, sizeof key, ":%s", col_or(s, 1, ""));
+        snprintf(this_spelling, sizeof this_spelling, "%d:%.580s", (int)k, col_or(s, 8, ""));
+        if (have && strcmp(key, g->key) != 0 && report_group(l, file_id, root, g)) {
+            err = -1;
+            break;
+        }
+        snprintf(g->key, sizeof g->key, "%s", key);
+        if (!have || strcmp(this_spelling, spelling) != 0) { /* a spelling: resolved once */
             have = true;
-            snprintf(group, sizeof group, "%s", this_group);
-            group_kind = kind;
+            snprintf(spelling, sizeof spelling, "%s", this_spelling);
+            kind = k;
             snprintf(name, sizeof name, "%s", nm);
-            more = 0;
-            first_offset = sqlite3_column_type(s, 6) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 6);
-            /* where: the tag and the object for XML, the chunk's place for binaries */
-            const char *object = col_text(s, 7);
-            int64_t line = sqlite3_column_int64(s, 5);
-            if (object)
-                snprintf(first_where, sizeof first_where, "%.200s of '%.200s', line %lld",
-                         col_or(s, 2, ""), object, (long long)line);
-            else if (line)
-                snprintf(first_where, sizeof first_where, "%.200s, line %lld", col_or(s, 2, ""),
-                         (long long)line);
-            else
-                snprintf(first_where, sizeof first_where, "%.500s", col_or(s, 2, ""));
-            if (resolve_ref(l, kind, nm, col_or(s, 4, ""), w3d, root, &r))
-                return -1;
+            if (resolve_ref(l, k, nm, col_or(s, 4, ""), w3d, root, r)) {
+                err = -1;
+                break;
+            }
+            outcome *o = &g->o[r->what];
+            if (o->any) { /* another spelling: the one named first in the file leads */
+                o->more++;
+                if (id > o->first_id) {
+                    add_spelling(o, name);
+                } else {
+                    char lead[sizeof o->name];
+                    memcpy(lead, o->name, sizeof lead);
+                    o->name[0] = '\0';
+                    add_spelling(o, lead);
+                    size_t more = o->more, nothers = o->nothers;
+                    char others[sizeof o->others];
+                    memcpy(others, o->others, sizeof others);
+                    o->any = false;
+                    o->more = more;
+                    o->nothers = nothers;
+                    memcpy(o->others, others, sizeof others);
+                }
+            }
+            if (!o->any) {
+                size_t more = o->more, nothers = o->nothers;
+                char others[sizeof o->others];
+                memcpy(others, o->others, sizeof others);
+                *o = (outcome){ .any = true, .first_id = id, .kind = kind, .w3d = w3d, .r = *r,
+                                .more = more, .nothers = nothers,
+                                .offset = sqlite3_column_type(s, 6) == SQLITE_NULL
+                                              ? -1 : sqlite3_column_int64(s, 6) };
+                memcpy(o->others, others, sizeof others);
+                snprintf(o->name, sizeof o->name, "%s", name);
+                /* where: the tag and the object for XML, the chunk's place for binaries */
+                const char *object = col_text(s, 7);
+                int64_t line = sqlite3_column_int64(s, 5);
+                if (object)
+                    snprintf(o->where, sizeof o->where, "%.200s of '%.200s', line %lld",
+                             col_or(s, 2, ""), object, (long long)line);
+                else if (line)
+                    snprintf(o->where, sizeof o->where, "%.200s, line %lld", col_or(s, 2, ""),
+                             (long long)line);
+                else
+                    snprintf(o->where, sizeof o->where, "%.500s", col_or(s, 2, ""));
+            }
         } else {
-            more++;
+            g->o[r->what].more++;
         }
-        bool target = r.target.id && (r.what == RES_FOUND || r.what == RES_WRONG_KIND);
-        if (link_record(l, W_ASSET_REF, "iot", id, target ? r.target.id : -1, res_names[r.what])) {
-            sqlite3_reset(s);
-            return -1;
-        }
+        bool target = r->target.id && (r->what == RES_FOUND || r->what == RES_WRONG_KIND ||
+                                       r->what == RES_UNUSABLE);
+        if (link_record(l, W_ASSET_REF, "iot", id, target ? r->target.id : -1, res_names[r->what]))
+            err = -1;
     }
     sqlite3_reset(s);
-    if (rc != SQLITE_DONE)
-        return -1;
-    if (have && report_ref(l, file_id, root, group_kind, name, first_where, first_offset, more, &r))
-        return -1;
-    return 0;
+    if (!err && rc != SQLITE_DONE && rc != SQLITE_ROW)
+        err = -1;
+    if (!err && have && report_group(l, file_id, root, g))
+        err = -1;
+    free(g);
+    free(r);
+    return err;
 }

@@ -88,7 +88,7 @@ amx_status amx_query_summary(amx_db *db, const amx_config *cfg, bool include_bas
     }
     if ((st = finish(db, s, rc, err, errlen)))
         return st;
-    char sql[1200];
+    char sql[2000];
     snprintf(sql, sizeof sql,
              "SELECT (SELECT count(*) FROM clips), (SELECT count(*) FROM skeletons), "
              "(SELECT count(*) FROM models WHERE kind = 'model'), "
@@ -96,10 +96,18 @@ amx_status amx_query_summary(amx_db *db, const amx_config *cfg, bool include_bas
              /* clips that should have a skeleton and have none (MW3 definitions have none by
               * design and get no such finding), and clips no model loads by name */
              "(SELECT count(*) FROM findings i %s WHERE i.code = 'SKELETON_NOT_FOUND' %s), "
-             "(SELECT count(*) FROM findings i %s WHERE i.code = 'CLIP_NOT_LOADED_BY_NAME' %s)",
+             "(SELECT count(*) FROM findings i %s WHERE i.code = 'CLIP_NOT_LOADED_BY_NAME' %s), "
+             "(SELECT count(*) FROM findings i %s WHERE i.code = 'ANIMATION_NOT_REACHED' %s), "
+             /* what a base layer might have had */
+             "(SELECT count(*) FROM findings i JOIN files f ON f.id = i.file_id WHERE i.code IN "
+             "('REFERENCE_NOT_FOUND', 'SKELETON_NOT_FOUND') AND NOT EXISTS (SELECT 1 FROM "
+             "root_layers l WHERE l.root_id = f.root_id) %s)",
              include_base ? "" : "JOIN files f ON f.id = i.file_id",
              include_base ? "" : "AND " TARGETS_ONLY,
              include_base ? "" : "JOIN files f ON f.id = i.file_id",
+             include_base ? "" : "AND " TARGETS_ONLY,
+             include_base ? "" : "JOIN files f ON f.id = i.file_id",
+             include_base ? "" : "AND " TARGETS_ONLY,
              include_base ? "" : "AND " TARGETS_ONLY);
     if ((st = prep(db, sql, &s, err, errlen)))
         return st;
@@ -110,6 +118,8 @@ amx_status amx_query_summary(amx_db *db, const amx_config *cfg, bool include_bas
         out->particles = (uint64_t)sqlite3_column_int64(s, 3);
         out->clips_unbound = (uint64_t)sqlite3_column_int64(s, 4);
         out->clips_not_loaded = (uint64_t)sqlite3_column_int64(s, 5);
+        out->clips_not_reached = (uint64_t)sqlite3_column_int64(s, 6);
+        out->not_found_without_bases = (uint64_t)sqlite3_column_int64(s, 7);
         rc = SQLITE_DONE;
     }
     if ((st = finish(db, s, rc, err, errlen)))
@@ -1163,15 +1173,19 @@ amx_status amx_query_refs(amx_db *db, const char *root, const char *path,
 }
 
 #define MAX_REFERRERS 20
+#define MAX_SPELLINGS 32
 
 typedef struct missing_group {
-    char kind[32], key[512], name[512], resolution[16]; /* name: as first written */
+    char kind[32], file[1100], name[512], resolution[16]; /* name: the first spelling */
     amx_severity severity;
     int64_t references, files;
     int64_t last_file;
     amx_ref_row rows[MAX_REFERRERS];
     char *owned[MAX_REFERRERS][6];  /* the strings of rows[] */
     size_t n;
+    amx_missing_spelling spellings[MAX_SPELLINGS];
+    char *spelling_text[MAX_SPELLINGS][2];
+    size_t nspellings;
 } missing_group;
 
 static void group_clear(missing_group *g)
@@ -1179,8 +1193,43 @@ static void group_clear(missing_group *g)
     for (size_t i = 0; i < g->n; i++)
         for (int k = 0; k < 6; k++)
             free(g->owned[i][k]);
+    for (size_t i = 0; i < g->nspellings; i++)
+        for (int k = 0; k < 2; k++)
+            free(g->spelling_text[i][k]);
     memset(g, 0, sizeof *g);
     g->last_file = -1;
+}
+
+/* Counts a reference to its spelling (kind and name as written). */
+static void group_spelling(missing_group *g, const char *kind, const char *name)
+{
+    for (size_t i = 0; i < g->nspellings; i++)
+        if (strcmp(g->spellings[i].name, name) == 0 && strcmp(g->spellings[i].kind, kind) == 0) {
+            g->spellings[i].references++;
+            return;
+        }
+    if (g->nspellings == MAX_SPELLINGS)
+        return;
+    char **t = g->spelling_text[g->nspellings];
+    t[0] = strdup(kind);
+    t[1] = strdup(name);
+    if (!t[0] || !t[1]) {
+        free(t[0]);
+        free(t[1]);
+        t[0] = t[1] = NULL;
+        return;
+    }
+    g->spellings[g->nspellings++] = (amx_missing_spelling){ .kind = t[0], .name = t[1],
+                                                            .references = 1 };
+}
+
+static int by_use(const void *a, const void *b)
+{
+    const amx_missing_spelling *x = a, *y = b;
+    if (x->references != y->references)
+        return x->references > y->references ? -1 : 1;
+    int c = strcmp(x->name, y->name);
+    return c ? c : strcmp(x->kind, y->kind);
 }
 
 static void group_emit(missing_group *g, void (*row)(const amx_missing_row *r, void *user),
@@ -1188,9 +1237,14 @@ static void group_emit(missing_group *g, void (*row)(const amx_missing_row *r, v
 {
     if (!g->references)
         return;
-    amx_missing_row r = { .kind = g->kind, .name = g->name, .resolution = g->resolution,
-                          .severity = g->severity, .references = g->references,
-                          .files = g->files, .referrers = g->rows, .referrer_count = g->n };
+    qsort(g->spellings, g->nspellings, sizeof *g->spellings, by_use);
+    const amx_missing_spelling *first = g->nspellings ? &g->spellings[0] : NULL;
+    amx_missing_row r = { .kind = first ? first->kind : g->kind,
+                          .name = first ? first->name : g->name, .file = g->file,
+                          .resolution = g->resolution, .severity = g->severity,
+                          .references = g->references, .files = g->files,
+                          .spellings = g->spellings, .spelling_count = g->nspellings,
+                          .referrers = g->rows, .referrer_count = g->n };
     row(&r, user);
 }
 
@@ -1198,20 +1252,21 @@ amx_status amx_query_missing(amx_db *db, const amx_config *cfg, bool include_bas
                              void (*row)(const amx_missing_row *r, void *user), void *user,
                              char *err, size_t errlen)
 {
-    /* grouped in C over rows in (kind, name) order; groups sorted by size by a CTE */
-    char sql[2400];
+    /* grouped in C over rows in (file, resolution) order; groups sorted by size by a CTE */
+    char sql[2600];
     snprintf(sql, sizeof sql,
-             "WITH m AS (SELECT r.id, r.file_id, r.kind, upper(trim(r.name)) AS g, r.resolution "
+             "WITH m AS (SELECT r.id, r.file_id, r.kind, r.resolution, "
+             "amx_ref_file(r.kind, r.name, f.format) AS w "
              "FROM refs r JOIN files f ON f.id = r.file_id JOIN roots rt ON rt.id = f.root_id "
-             "WHERE r.resolution IN ('missing', 'wrong-kind') %s), "
-             "n AS (SELECT kind, g, count(*) AS c FROM m GROUP BY kind, g) "
-             "SELECT m.kind, m.g, m.resolution, rt.path, f.path, r.tag, r.name, o.name, "
+             "WHERE r.resolution IN ('missing', 'wrong-kind', 'unusable') %s), "
+             "n AS (SELECT w, resolution, count(*) AS c FROM m GROUP BY w, resolution) "
+             "SELECT m.kind, m.w, m.resolution, rt.path, f.path, r.tag, r.name, o.name, "
              "coalesce(r.line, 0), coalesce(r.offset, -1), f.id, "
              "EXISTS (SELECT 1 FROM root_layers l WHERE l.root_id = f.root_id) "
-             "FROM m JOIN n ON n.kind = m.kind AND n.g = m.g JOIN refs r ON r.id = m.id "
+             "FROM m JOIN n ON n.w = m.w AND n.resolution = m.resolution JOIN refs r ON r.id = m.id "
              "JOIN files f ON f.id = m.file_id JOIN roots rt ON rt.id = f.root_id "
              "LEFT JOIN game_objects o ON o.id = r.object_id "
-             "ORDER BY n.c DESC, m.kind, m.g, rt.path, f.path, r.id",
+             "ORDER BY n.c DESC, m.w, m.resolution, rt.path, f.path, r.id",
              include_base ? "" : "AND rt.role = 'target'");
     sqlite3_stmt *s = NULL;
     amx_status st = prep(db, sql, &s, err, errlen);
@@ -1225,23 +1280,26 @@ amx_status amx_query_missing(amx_db *db, const amx_config *cfg, bool include_bas
     group_clear(g);
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        const char *kind = col_or(s, 0, ""), *key = col_or(s, 1, "");
-        if (strcmp(kind, g->kind) != 0 || strcmp(key, g->key) != 0 || !g->references) {
+        const char *kind = col_or(s, 0, ""), *file = col_or(s, 1, ""), *res = col_or(s, 2, "");
+        if (strcmp(file, g->file) != 0 || strcmp(res, g->resolution) != 0 || !g->references) {
             group_emit(g, row, user);
             group_clear(g);
             snprintf(g->kind, sizeof g->kind, "%s", kind);
-            snprintf(g->key, sizeof g->key, "%s", key);
-            snprintf(g->name, sizeof g->name, "%s", col_or(s, 6, key));
-            snprintf(g->resolution, sizeof g->resolution, "%s", col_or(s, 2, ""));
+            snprintf(g->file, sizeof g->file, "%s", file);
+            snprintf(g->name, sizeof g->name, "%s", col_or(s, 6, file));
+            snprintf(g->resolution, sizeof g->resolution, "%s", res);
             g->severity = AMX_SEV_INFO;
         }
         /* REFERENCE_NOT_FOUND is an error where the tree declares base layers */
-        bool wrong = strcmp(col_or(s, 2, ""), "wrong-kind") == 0;
-        amx_severity sev = effective(cfg, wrong ? "REFERENCE_WRONG_KIND" : "REFERENCE_NOT_FOUND",
-                                     wrong || sqlite3_column_int(s, 11) ? "error" : "info");
+        bool missing = strcmp(res, "missing") == 0;
+        amx_severity sev = effective(cfg, strcmp(res, "unusable") == 0 ? "REFERENCE_UNUSABLE"
+                                          : missing ? "REFERENCE_NOT_FOUND"
+                                                    : "REFERENCE_WRONG_KIND",
+                                     !missing || sqlite3_column_int(s, 11) ? "error" : "info");
         if (sev != AMX_SEV_OFF && sev > g->severity)
             g->severity = sev;
         g->references++;
+        group_spelling(g, kind, col_or(s, 6, ""));
         int64_t fid = sqlite3_column_int64(s, 10);
         if (fid != g->last_file)
             g->files++;
@@ -1254,7 +1312,7 @@ amx_status amx_query_missing(amx_db *db, const amx_config *cfg, bool include_bas
             g->rows[g->n] = (amx_ref_row){
                 .root = own[0] ? own[0] : "", .path = own[1] ? own[1] : "",
                 .tag = own[2] ? own[2] : "", .name = own[3] ? own[3] : "", .object = own[4],
-                .kind = g->kind, .resolution = g->resolution,
+                .kind = own[5] ? own[5] : g->kind, .resolution = g->resolution,
                 .line = sqlite3_column_int64(s, 8), .offset = sqlite3_column_int64(s, 9) };
             g->n++;
         }

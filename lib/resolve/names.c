@@ -169,16 +169,29 @@ size_t amx__shader_lkeys(const char *name, char out[][AMX_LKEY_MAX], size_t max)
     return n;
 }
 
-/* The shaders of the stock game (Data/Art/Shaders in its archives): the list the Blender ALAMO
- * plugin (Gaukler/Blender-ALAMO-Plugin, io_alamo_tools/settings.py) carries for Petroglyph's
- * shaders, plus alDefault.fx, which ModVerify skips as built in. */
+/* The shaders of the stock game (Data/Art/Shaders in its MEGs), which a mod names without
+ * shipping them (docs/formats/alamo.md 8b): the effects of Petroglyph's published Forces of
+ * Corruption shader sources (the mod tools' shader archive: each file's own header reads
+ * "$File: //depot/Projects/StarWars_Expansion/Art/Shaders/<name>.fx"), those of its Terrain
+ * directory included; alDefault, which ModVerify skips as built in; and MeshBumpLight and
+ * LightProxy, which the Blender ALAMO plugin (io_alamo_tools/settings.py) lists with
+ * Petroglyph's shaders. */
 static const char *const builtin_shaders[] = {
-    "alDefault", "BatchMeshAlpha", "BatchMeshGloss", "Grass", "MeshAdditive", "MeshAlpha",
-    "MeshAlphaScroll", "MeshBumpColorize", "MeshBumpColorizeVertex", "MeshBumpColorizeDetail",
-    "MeshBumpLight", "MeshCollision", "MeshGloss", "MeshGlossColorize", "MeshShadowVolume",
-    "MeshShield", "Nebula", "Planet", "RSkinAdditive", "RSkinAlpha", "RSkinBumpColorize",
-    "RSkinGloss", "RSkinGlossColorize", "RSkinShadowVolume", "Skydome", "TerrainMeshBump",
-    "TerrainMeshGloss", "Tree", "LightProxy",
+    "alDefault", "BatchMeshAlpha", "BatchMeshGloss", "BlobStencilMasked", "Grass",
+    "MeshAdditive", "MeshAdditiveOffset", "MeshAdditiveReflection", "MeshAdditiveVColor",
+    "MeshAlpha", "MeshAlphaGloss", "MeshAlphaScroll", "MeshBumpColorize",
+    "MeshBumpReflectColorize", "MeshCollision", "MeshGloss", "MeshGlossColorize", "MeshHeat",
+    "MeshLightVisualize", "MeshOccludedUnit", "MeshShadowVolume", "MeshShield", "MeshSolidColor",
+    "Nebula", "Planet", "RSkinAdditive", "RSkinAdditiveVColor", "RSkinAlpha", "RSkinAlphaGloss",
+    "RSkinBumpColorize", "RSkinBumpReflectColorize", "RSkinGloss", "RSkinGlossColorize",
+    "RSkinHeat", "RSkinOccludedUnit", "RSkinShadowVolume", "Skydome", "TerrainMeshBump",
+    "TerrainMeshGloss", "Tree",
+    /* Terrain/ */
+    "SpaceFogOfWar", "TerrainClouds", "TerrainFogOfWar", "TerrainIce", "TerrainLava",
+    "TerrainPassability", "TerrainRenderBaked", "TerrainRenderBump", "TerrainRenderBumpDual",
+    "TerrainWater",
+    /* the Blender ALAMO plugin's */
+    "MeshBumpLight", "LightProxy",
 };
 
 bool amx__shader_builtin(const char *name)
@@ -226,4 +239,45 @@ void amx__root_lkey_prefix(const char *abs_root, char *out, size_t outlen)
         out[n] = '/';
         out[n + 1] = '\0';
     }
+}
+
+size_t amx__ref_file(amx_ref_kind kind, const char *name, bool w3d, char *out, size_t outlen)
+{
+    if (!outlen)
+        return 0;
+    out[0] = '\0';
+    while (name && *name == ' ')
+        name++;
+    if (!name || !*name)
+        return 0;
+    char keys[8][AMX_LKEY_MAX];
+    size_t n = 0;
+    switch (kind) {
+    case AMX_REF_TEXTURE:
+        /* Alamo: the last candidate (DATA/ART/TEXTURES/<stem>.DDS); W3D: the first (the DDS) */
+        n = amx__texture_lkeys(name, w3d, keys, 8);
+        if (n)
+            snprintf(out, outlen, "%s", keys[w3d ? 0 : n - 1]);
+        return strlen(out);
+    case AMX_REF_SHADER: {
+        const char *f = file_part(name);
+        const char *dot = strchr(f, '.');
+        char stem[AMX_LKEY_MAX];
+        put_path(stem, 0, sizeof stem, f, dot ? (size_t)(dot - f) : strlen(f));
+        snprintf(out, outlen, "DATA/ART/SHADERS/%.990s.FX", stem);
+        return strlen(out);
+    }
+    case AMX_REF_PARTICLE: {
+        char particle[512];
+        amx__proxy_name(name, particle, sizeof particle);
+        n = amx__model_lkeys(particle, keys);
+        break;
+    }
+    default:
+        n = amx__model_lkeys(name, keys);
+        break;
+    }
+    if (n) /* the model lookup's .ALO retry */
+        snprintf(out, outlen, "%s", keys[n - 1]);
+    return strlen(out);
 }

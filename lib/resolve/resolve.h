@@ -62,6 +62,13 @@ size_t amx__shader_lkeys(const char *name, char out[][AMX_LKEY_MAX], size_t max)
  * may name them without the mod or a base layer shipping them). */
 bool amx__shader_builtin(const char *name);
 
+/* The one file a reference of `kind` to `name` stands for, as a logical path: the file that
+ * satisfies it, whatever its spelling ("X.tga", "x.DDS" and "C:\Art\X.tga" all want
+ * DATA/ART/TEXTURES/X.DDS: the engine tries .DDS for a .TGA it does not find; the proxies
+ * P_X_ALT0 and P_X_LOD1_ALT1 want DATA/ART/MODELS/P_X.ALO; a shader wants
+ * DATA/ART/SHADERS/<stem>.FX). Fills out ("" for an empty name) and returns its length. */
+size_t amx__ref_file(amx_ref_kind kind, const char *name, bool w3d, char *out, size_t outlen);
+
 /* The particle a proxy shows (ModelClass): a name with "_ALT" followed by more is cut at
  * "_LOD", then at "_ALT" (case-sensitive, as the engine). */
 void amx__proxy_name(const char *name, char *out, size_t outlen);

@@ -293,7 +293,7 @@ def test_mod():
         c.eq(len(nf) + len(bound) + len(unplayed), s["clips"], "every clip is bound or says why not")
         for p in nf:
             m = [i["message"] for i in iss if i["path"] == p and i["code"] == "SKELETON_NOT_FOUND"][0]
-            c.that("no base layer declared" in m, "%s: %s" % (p, m))
+            c.that("of this tree" in m and "base layer" not in m, "%s: %s" % (p, m))
     with case(tap, "mod: the XML's game objects and references are indexed (equal to ElementTree)") as c:
         import xml.etree.ElementTree as ET
         tags = {"Land_Model_Name", "Space_Model_Name", "Galactic_Model_Name",
@@ -324,25 +324,29 @@ def test_mod():
         users = [(u["name"], u["tag"]) for u in (sh[0].get("used_by", []) if sh else [])]
         c.eq(users, [("Drogen_Hosh_Supertank", "Land_Model_Name")], "show on a model: who uses it")
         c.that(got and got[0] and got[0][0].get("game_objects"), "show on an XML file: its objects")
-    with case(tap, "mod: missing references are info without a base layer, grouped by name") as c:
+    with case(tap, "mod: missing references are info without a base layer, one entry per file "
+                   "the engine looks for") as c:
         refs_err = [i for i in iss if i["code"].startswith("REFERENCE") and i["severity"] != "info"]
         c.eq(refs_err, [], "reference findings above info")
         missing = ax.json("refs", "--missing", "--db", db, "--json")
-        names = {(m["kind"], m["name"].upper()) for m in missing}
+        files = {m["file"] for m in missing}
         # models the XML names that live in the parent mod (checked by hand: not in the tree)
-        for want in (("model-or-particle", "MULTI-TROOP_TRANSPORT.ALO"), ("model-or-particle", "HMP_LANDER.ALO"),
-                     ("model-or-particle", "TF_PAC.ALO")):
-            c.that(want in names, "%s is in refs --missing" % (want,))
+        for want in ("DATA/ART/MODELS/MULTI-TROOP_TRANSPORT.ALO", "DATA/ART/MODELS/HMP_LANDER.ALO",
+                     "DATA/ART/MODELS/TF_PAC.ALO"):
+            c.that(want in files, "%s is in refs --missing" % (want,))
         c.that(all(m["severity"] == "info" for m in missing), "severities")
         c.that(missing[0]["references"] >= missing[-1]["references"], "most referenced first")
-        keys = [(m["kind"], m["name"].upper().strip()) for m in missing]
-        c.eq(len(keys), len(set(keys)), "one group per kind and name (names differ in case)")
+        keys = [(m["file"], m["resolution"]) for m in missing]
+        c.eq(len(keys), len(set(keys)), "one entry per file (its spellings differ in case, "
+                                        "extension, _ALT and _LOD)")
+        c.that(all(sum(sp["references"] for sp in m["spellings"]) == m["references"] for m in missing),
+               "the spellings count every reference")
         con = sqlite3.connect(db)
         want = con.execute("SELECT count(*) FROM refs r JOIN files f ON f.id = r.file_id JOIN roots t "
-                           "ON t.id = f.root_id WHERE r.resolution IN ('missing', 'wrong-kind') "
-                           "AND t.role = 'target'").fetchone()[0]
+                           "ON t.id = f.root_id WHERE r.resolution IN ('missing', 'wrong-kind', "
+                           "'unusable') AND t.role = 'target'").fetchone()[0]
         con.close()
-        c.eq(sum(m["references"] for m in missing), want, "the groups hold every unresolved reference")
+        c.eq(sum(m["references"] for m in missing), want, "the entries hold every unresolved reference")
 
 
 def main():

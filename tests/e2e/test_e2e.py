@@ -879,7 +879,12 @@ def test_layers_cli():
         s = scan(mod, db)
         c.eq(s["clips_unbound"], 1, "without its game: the mod's clip has no model")
         nf = issues(db, "--code", "SKELETON_NOT_FOUND")
-        c.that(nf and "--base DIR" in nf[0]["message"], "the finding says how to declare the game: %s" % short(nf))
+        c.that(nf and "base layer" not in nf[0]["message"], "the finding does not repeat how to "
+               "declare the game: %s" % short(nf))
+        c.eq(s.get("not_found_without_base_layers"), 1, "the summary counts what a base layer may hold")
+        p = ax.run("scan", mod, "--db", db)
+        c.eq(sum("--base DIR" in l for l in p.stdout.splitlines()), 1, "the summary says it once: %s"
+             % short(p.stdout))
         s = scan(mod, db, "--base", game)
         c.eq(s["clips_unbound"], 0, "with --base: clips_unbound (the base's own finding left out)")
         got = sorted((i["path"], i["code"]) for i in issues(db))

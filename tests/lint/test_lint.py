@@ -663,8 +663,12 @@ with case(tap, "junit validates against the Jenkins JUnit schema, suites named w
 with case(tap, "lint text: a line per code with counts, the fail reason last") as c:
     p = lint(DEMO)
     lines = p.stdout.strip().splitlines()
-    c.that(re.match(r"^TRUNCATED\s+error\s+2 findings in 1 file\s+\(fails --fail-on\)$", lines[-7]), "TRUNCATED line: %r" % lines[-7])
-    c.that(re.match(r"^SKELETON_NOT_FOUND\s+warning\s+1 finding\s+in 1 file$", lines[-2]), "warning line: %r" % lines[-2])
+    c.that(re.match(r"^TRUNCATED\s+error\s+2 findings in 1 file\s+\(fails --fail-on\)$", lines[-8]), "TRUNCATED line: %r" % lines[-8])
+    c.that(re.match(r"^SKELETON_NOT_FOUND\s+warning\s+1 finding\s+in 1 file$", lines[-3]), "warning line: %r" % lines[-3])
+    # how to declare the game is said once, before the verdict (not in each finding)
+    c.that(lines[-2].startswith("lint: note: 1 findings say a file was not found") and
+           "--base DIR" in lines[-2], "the base layer note: %r" % lines[-2])
+    c.eq(sum("--base DIR" in l for l in lines), 1, "lines that say how to declare the game")
     c.that(re.match(r"^lint: \d+ files, 5 errors, 2 warnings, 0 info; --fail-on error: FAILED: 5 findings at or "
                     r"above error \(2 TRUNCATED, 1 BONE_INDEX_MISMATCH, 1 BONE_NOT_IN_SKELETON, 1 SIZE_MISMATCH\)$",
                     lines[-1]), "the verdict with its reason: %r" % lines[-1])

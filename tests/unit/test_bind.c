@@ -240,7 +240,8 @@ static void test_convention_traps(void)
     CHECK_EQ(findings(db, "X_Heavy_attack_00.ALA", "SKELETON_NOT_FOUND"), 1);
     CHECK(strstr(message(db, "X_Heavy_attack_00.ALA", "SKELETON_NOT_FOUND"), "'X_Heavy' (type ATTACK)"));
     CHECK(strstr(message(db, "X_Heavy_attack_00.ALA", "SKELETON_NOT_FOUND"), "DATA/ART/MODELS"));
-    CHECK(strstr(message(db, "X_Heavy_attack_00.ALA", "SKELETON_NOT_FOUND"), "no base layer declared"));
+    CHECK(strstr(message(db, "X_Heavy_attack_00.ALA", "SKELETON_NOT_FOUND"), "of this tree"));
+    CHECK(!strstr(message(db, "X_Heavy_attack_00.ALA", "SKELETON_NOT_FOUND"), "base layer"));
     CHECK(strstr(message(db, "Ei_trooper_snow_idle_00.ALA", "SKELETON_NOT_FOUND"), "'Ei_trooper_snow'"));
     CHECK(strstr(message(db, "STRIKECRUISER_D_DIE_00.ALA", "SKELETON_NOT_FOUND"), "'STRIKECRUISER_D'"));
     CHECK_EQ(findings(db, "", "SKELETON_NOT_FOUND"), 3);

@@ -147,18 +147,31 @@ amx_status amx_query_refs(amx_db *db, const char *root, const char *path,
                           void (*in)(const amx_ref_row *r, void *user), void *user, int *found,
                           char *err, size_t errlen);
 
-/* One name that no layer provides (or provides as the wrong kind), with who names it. */
+/* One spelling of a file looked for (its kind and the name as written), and how many
+ * references use it. */
+typedef struct amx_missing_spelling {
+    const char *kind, *name;
+    int64_t references;
+} amx_missing_spelling;
+
+/* One file the engine looks for and no layer provides (or provides as the wrong kind, or as a
+ * file that does not decode), with every spelling that names it and who names it. */
 typedef struct amx_missing_row {
-    const char *kind, *name, *resolution;  /* resolution: missing or wrong-kind */
+    const char *kind, *name;      /* the first spelling (most referenced first) */
+    const char *file;             /* the file it stands for, as the engine's logical path:
+                                   * "DATA/ART/TEXTURES/X.DDS" for X.tga and x.dds */
+    const char *resolution;       /* missing, wrong-kind or unusable */
     amx_severity severity;        /* effective: error where the tree declares base layers, info
                                    * where it does not (REFERENCE_NOT_FOUND); config overrides */
     int64_t references, files;    /* how many references, from how many files */
+    const amx_missing_spelling *spellings; /* every spelling (the first 32), most used first */
+    size_t spelling_count;
     const amx_ref_row *referrers; /* the first of them (at most 20), in path order */
     size_t referrer_count;
 } amx_missing_row;
 
-/* Missing names grouped by kind and name, most referenced first. Roots scanned only as base
- * layers are left out unless include_base. */
+/* Missing files, one row per file looked for (and per resolution), most referenced first.
+ * Roots scanned only as base layers are left out unless include_base. */
 amx_status amx_query_missing(amx_db *db, const amx_config *config, bool include_base,
                              void (*row)(const amx_missing_row *r, void *user), void *user,
                              char *err, size_t errlen);
@@ -195,8 +208,18 @@ typedef struct amx_summary {
     uint64_t clips, skeletons, models, particles;
     uint64_t clips_unbound;       /* clips whose skeleton was not found (SKELETON_NOT_FOUND) */
     uint64_t clips_not_loaded;    /* clips no model loads by name (CLIP_NOT_LOADED_BY_NAME) */
+    uint64_t clips_not_reached;   /* clips the engine's numbering never reaches
+                                   * (ANIMATION_NOT_REACHED) */
     uint64_t findings[3];         /* by effective severity (info, warning, error) */
+    /* REFERENCE_NOT_FOUND and SKELETON_NOT_FOUND findings of roots that declare no base layer:
+     * the command says once how base layers are declared (their messages do not) */
+    uint64_t not_found_without_bases;
 } amx_summary;
+
+/* What a command says once when files were not found in a tree that declares no base layer. */
+#define AMX_BASE_LAYER_HINT                                                                   \
+    "no base layer is declared: the game's files and a parent mod's are looked at when the "   \
+    "tree names them, with 'scan --base DIR' or [root PATH] base = DIR in the configuration"
 
 /* Totals over the whole index, with the config's severity overrides applied (config may be NULL).
  * Findings (and the clip counts that come from them) leave out the roots scanned only as base
