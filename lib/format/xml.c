@@ -11,6 +11,10 @@
  *                                            the object's model plays Y_<TYPE>_<NN>.ALA; an
  *                                            empty element clears an inherited override
  *       <Land_Terrain_Model_Mapping>Temperate, A.alo, Desert, B.alo</...>   terrain, model pairs
+ *       <Particle><Land_Model_Name>P.alo</...></Particle>
+ *                                            a tag in a nested element is the object's too
+ *     </SpaceUnit>
+ *     <WaypointFlagModelName>F.alo</...>     a tag below a child with no Name: no one's
  *
  * Read with libxml2's SAX2 parser in recover mode, through a read callback that hands it the
  * file a few KB at a time: mod XML is often not well-formed and the game's own parser reads
@@ -66,7 +70,11 @@ static const struct {
     { "Destroyed_Galactic_Model_Name", AMX_REF_MODEL, false },
     { "Galactic_Fleet_Override_Model_Name", AMX_REF_MODEL, false },
     { "GUI_Model_Name", AMX_REF_MODEL, false },
-    { "Model_Name", AMX_REF_MODEL, false },           /* command bar components */
+    { "Model_Name", AMX_REF_MODEL, false },           /* command bar components, text crawls */
+    { "GUI_Model", AMX_REF_MODEL, false },            /* ModVerify's GameObject.Models */
+    { "WaypointFlagModelName", AMX_REF_MODEL, false },   /* GameConstants.xml */
+    { "Tactical_Model_Name", AMX_REF_MODEL_OR_PARTICLE, false },
+    { "Event_Model_Name", AMX_REF_MODEL_OR_PARTICLE, false }, /* RadarMap.xml */
     { "Land_Terrain_Model_Mapping", AMX_REF_MODEL, true },
     { "Land_Model_Anim_Override_Name", AMX_REF_ANIM_OVERRIDE, false },
     { "Space_Model_Anim_Override_Name", AMX_REF_ANIM_OVERRIDE, false },
@@ -130,6 +138,7 @@ typedef struct xml_state {
     char *value;                  /* text of the tag being read */
     size_t value_len;
     unsigned depth;               /* of the element being read: 1 = the root */
+    unsigned tag_depth;           /* of the tag being read (when tag != -1) */
     int tag;                      /* index into ref_tags, VARIANT_TAG, or -1 */
     uint32_t tag_line;
     long object;                  /* the object being read, or -1 */
@@ -360,7 +369,7 @@ static xmlEntityPtr get_entity(void *ctx, const xmlChar *name)
         e = xmlAddDocEntity(ctxt->myDoc, name, XML_INTERNAL_GENERAL_ENTITY, NULL, NULL,
                             BAD_CAST "");
     }
-    if (ctxt->instate == XML_PARSER_CONTENT && s->tag != -1 && s->depth == 3) {
+    if (ctxt->instate == XML_PARSER_CONTENT && s->tag != -1 && s->depth == s->tag_depth) {
         append_text(s, "&", 1);
         append_text(s, (const char *)name, strlen((const char *)name));
         append_text(s, ";", 1);
@@ -436,6 +445,11 @@ static void start_object(xml_state *s, const xmlChar *localname, int nb_attribut
     s->object = (long)s->object_count++;
 }
 
+/* A tag is read wherever it sits below a child of the root: below a game object it is the
+ * object's (a model tag in a nested <Particle> too), below a child with no Name no one's (the
+ * text crawl's <Model_Name>, GameConstants' <WaypointFlagModelName>, which may be that child
+ * itself). Variant_Of_Existing_Type counts only as a game object's own child. Elements inside
+ * a tag being read are not tags: only the tag's own text is its value. */
 static void on_start(void *ctx, const xmlChar *localname, const xmlChar *prefix,
                      const xmlChar *uri, int nb_namespaces, const xmlChar **namespaces,
                      int nb_attributes, int nb_defaulted, const xmlChar **attributes)
@@ -445,15 +459,20 @@ static void on_start(void *ctx, const xmlChar *localname, const xmlChar *prefix,
     if (!s)
         return;
     s->depth++;
-    if (s->depth == 2) {
+    if (s->depth == 2)
         start_object(s, localname, nb_attributes, nb_defaulted, attributes);
-    } else if (s->depth == 3 && s->object >= 0) {
-        s->tag = tag_index((const char *)localname);
-        s->tag_line = current_line(s);
-        s->value_len = 0;
-        if (s->value)
-            s->value[0] = '\0';
-    }
+    if (s->depth < 2 || s->tag != -1)
+        return;
+    int tag = tag_index((const char *)localname);
+    if (tag == -1 || (tag == VARIANT_TAG && (s->depth != 3 || s->object < 0)))
+        return;
+    s->tag = tag;
+    s->tag_depth = s->depth;
+    s->tag_line = current_line(s);
+    s->value_len = 0;
+    s->value_cut = false;
+    if (s->value)
+        s->value[0] = '\0';
 }
 
 static void on_end(void *ctx, const xmlChar *localname, const xmlChar *prefix, const xmlChar *uri)
@@ -462,18 +481,18 @@ static void on_end(void *ctx, const xmlChar *localname, const xmlChar *prefix, c
     xml_state *s = state_of(ctx);
     if (!s || !s->depth)
         return;
-    if (s->depth == 3 && s->tag != -1)
+    if (s->tag != -1 && s->depth == s->tag_depth)
         finish_tag(s);
-    else if (s->depth == 2)
+    if (s->depth == 2)
         s->object = -1;
     s->depth--;
 }
 
-/* Text and CDATA directly in a tag element (comments and nested elements left out). */
+/* Text and CDATA directly in a tag element (comments and elements inside it left out). */
 static void on_text(void *ctx, const xmlChar *text, int len)
 {
     xml_state *s = state_of(ctx);
-    if (s && s->tag != -1 && s->depth == 3 && len > 0)
+    if (s && s->tag != -1 && s->depth == s->tag_depth && len > 0)
         append_text(s, (const char *)text, (size_t)len);
 }
 

@@ -28,7 +28,7 @@ static const char *DOC =
     "    <Space_Model_Name> EV_Star_Destroyer.ALO </Space_Model_Name>\n" /* 5 */
     "    <!-- <Land_Model_Name>Old.alo</Land_Model_Name> -->\n"          /* 6 */
     "    <Space_Model_Anim_Override_Name>SD_Set.alo</Space_Model_Anim_Override_Name>\n" /* 7 */
-    "    <Nested><Land_Model_Name>Not_A_Ref.alo</Land_Model_Name></Nested>\n" /* 8 */
+    "    <Particle><Land_Model_Name>Nested.alo</Land_Model_Name></Particle>\n" /* 8 */
     "  </SpaceUnit>\n"                                                   /* 9 */
     "  <GroundInfantry Name=\"Trooper\">\n"                              /* 10 */
     "    <Variant_Of_Existing_Type>Template_Infantry</Variant_Of_Existing_Type>\n" /* 11 */
@@ -39,6 +39,12 @@ static const char *DOC =
     "  </GroundInfantry>\n"                                              /* 16 */
     "  <Text_Only>no name attribute</Text_Only>\n"                       /* 17 */
     "  <HardPoint Name=\"HP_1\"><Model_To_Attach>Turret.alo</Model_To_Attach></HardPoint>\n" /* 18 */
+    "  <WaypointFlagModelName>W_Flag.alo</WaypointFlagModelName>\n"     /* 19 */
+    "  <Crawl><Model_Name>Crawl.alo</Model_Name></Crawl>\n"              /* 20 */
+    "  <Event Name=\"E\"><Event_Model_Name>Ev.alo</Event_Model_Name>\n"   /* 21 */
+    "    <Tactical_Model_Name>Tac.alo</Tactical_Model_Name><GUI_Model>Gui.alo</GUI_Model>\n" /* 22 */
+    "    <Deep><A><B><Variant_Of_Existing_Type>Not_Its</Variant_Of_Existing_Type></B></A></Deep>\n" /* 23 */
+    "  </Event>\n"                                                       /* 24 */
     "</Units_Test>\n";
 
 static void test_objects_and_refs(void)
@@ -48,8 +54,8 @@ static void test_objects_and_refs(void)
         return;
     CHECK_CLEAN(a);
     CHECK_EQ(a->format, AMX_FMT_ALAMO_XML);
-    CHECK_EQ(a->object_count, 3);
-    if (a->object_count == 3) {
+    CHECK_EQ(a->object_count, 4);
+    if (a->object_count == 4) {
         CHECK_STR(a->objects[0].type, "SpaceUnit");
         CHECK_STR(a->objects[0].name, "Star_Destroyer");
         CHECK_EQ(a->objects[0].line, 4);
@@ -58,9 +64,11 @@ static void test_objects_and_refs(void)
         CHECK_STR(a->objects[1].variant_of, "Template_Infantry");
         CHECK_EQ(a->objects[1].line, 10);
         CHECK_STR(a->objects[2].name, "HP_1");
+        CHECK_STR(a->objects[3].name, "E");
+        CHECK(a->objects[3].variant_of == NULL); /* deep inside: not the object's own */
     }
-    CHECK_EQ(a->ref_count, 7);
-    if (a->ref_count == 7) {
+    CHECK_EQ(a->ref_count, 13);
+    if (a->ref_count == 13) {
         const amx_ref *r = a->refs;
         CHECK_EQ(r[0].kind, AMX_REF_MODEL_OR_PARTICLE);      /* Space_Model_Name */
         CHECK_STR(r[0].name, "EV_Star_Destroyer.ALO");
@@ -70,20 +78,40 @@ static void test_objects_and_refs(void)
         CHECK_EQ(r[1].kind, AMX_REF_ANIM_OVERRIDE);
         CHECK_STR(r[1].name, "SD_Set.alo");
         CHECK_EQ(r[1].line, 7);
-        CHECK_STR(r[2].name, "Trooper.alo");             /* CDATA */
-        CHECK_EQ(r[2].object, 1);
-        CHECK_EQ(r[3].kind, AMX_REF_MODEL);              /* terrain-mapped: a model */
-        CHECK_STR(r[3].name, "A.alo");                   /* terrain, model pairs */
-        CHECK_STR(r[3].tag, "Land_Terrain_Model_Mapping");
-        CHECK_EQ(r[3].line, 13);
-        CHECK_STR(r[4].name, "B.alo");
-        CHECK_EQ(r[5].kind, AMX_REF_ANIM_OVERRIDE);      /* empty: clears an inherited one */
-        CHECK_STR(r[5].name, "");
-        CHECK_EQ(r[5].line, 15);
-        CHECK_STR(r[6].name, "Turret.alo");
-        CHECK_STR(r[6].tag, "Model_To_Attach");
-        CHECK_EQ(r[6].object, 2);
-        CHECK_EQ(r[6].offset, -1);
+        CHECK_STR(r[2].name, "Nested.alo");              /* in a nested element: the object's */
+        CHECK_EQ(r[2].object, 0);
+        CHECK_EQ(r[2].line, 8);
+        CHECK_STR(r[3].name, "Trooper.alo");             /* CDATA */
+        CHECK_EQ(r[3].object, 1);
+        CHECK_EQ(r[4].kind, AMX_REF_MODEL);              /* terrain-mapped: a model */
+        CHECK_STR(r[4].name, "A.alo");                   /* terrain, model pairs */
+        CHECK_STR(r[4].tag, "Land_Terrain_Model_Mapping");
+        CHECK_EQ(r[4].line, 13);
+        CHECK_STR(r[5].name, "B.alo");
+        CHECK_EQ(r[6].kind, AMX_REF_ANIM_OVERRIDE);      /* empty: clears an inherited one */
+        CHECK_STR(r[6].name, "");
+        CHECK_EQ(r[6].line, 15);
+        CHECK_STR(r[7].name, "Turret.alo");
+        CHECK_STR(r[7].tag, "Model_To_Attach");
+        CHECK_EQ(r[7].object, 2);
+        CHECK_EQ(r[7].offset, -1);
+        /* the tags issue 22 found unread: GameConstants' flag, a text crawl's model (no game
+         * object: no one's), a radar event's, a tactical model, a GUI model */
+        CHECK_STR(r[8].tag, "WaypointFlagModelName");
+        CHECK_STR(r[8].name, "W_Flag.alo");
+        CHECK_EQ(r[8].object, -1);
+        CHECK_EQ(r[8].kind, AMX_REF_MODEL);
+        CHECK_STR(r[9].tag, "Model_Name");
+        CHECK_STR(r[9].name, "Crawl.alo");
+        CHECK_EQ(r[9].object, -1);
+        CHECK_EQ(r[9].line, 20);
+        CHECK_STR(r[10].tag, "Event_Model_Name");
+        CHECK_EQ(r[10].object, 3);
+        CHECK_STR(r[11].tag, "Tactical_Model_Name");
+        CHECK_EQ(r[11].kind, AMX_REF_MODEL_OR_PARTICLE);
+        CHECK_STR(r[12].tag, "GUI_Model");
+        CHECK_STR(r[12].name, "Gui.alo");
+        CHECK_EQ(r[12].kind, AMX_REF_MODEL);
     }
     amx_asset_free(a);
 }
@@ -266,6 +294,46 @@ static void test_entity_in_attribute(void)
             CHECK_STR(a->refs[0].name, "&l9;.alo");
         CHECK(find_text(a, AMX_C_XML_MALFORMED, "'&l9;' (2 times, first at line 2)"));
     }
+    amx_asset_free(a);
+}
+
+/* Issue 22, 5: tags in nested elements, read by the SAX reader at any depth below a child of
+ * the root; an element inside a tag is not a tag (only the tag's own text is its value); an
+ * entity in a nested tag stays as written; a nameless child's tags are no one's, and the next
+ * object's are its own again. */
+static void test_nested_tags(void)
+{
+    amx_asset *a = decode_text(
+        "<?xml version=\"1.0\"?><!DOCTYPE u [<!ENTITY i \"I\">]>\n<u>\n"                 /* 1-2 */
+        "<o Name=\"A\"><Particle><Emitter>\n"                                             /* 3 */
+        "<Land_Model_Name>x&i;y.alo</Land_Model_Name></Emitter></Particle>\n"               /* 4 */
+        "<Space_Model_Name>M<Model_Name>Inner.alo</Model_Name>.alo</Space_Model_Name>\n"    /* 5 */
+        "<GUI_Model>After.alo</GUI_Model></o>\n"                                            /* 6 */
+        "<Radar><Events><Event><Event_Model_Name>R.alo</Event_Model_Name></Event></Events>" /* 7 */
+        "</Radar>\n"
+        "<o Name=\"B\"><Deep><Tactical_Model_Name>T.alo</Tactical_Model_Name></Deep></o>\n" /* 8 */
+        "</u>");
+    if (!a)
+        return;
+    CHECK_EQ(a->object_count, 2);
+    CHECK_EQ(a->ref_count, 5);
+    if (a->ref_count == 5) {
+        const amx_ref *r = a->refs;
+        CHECK_STR(r[0].name, "x&i;y.alo"); /* two levels down, entity kept as written */
+        CHECK_EQ(r[0].object, 0);
+        CHECK_EQ(r[0].line, 4);
+        CHECK_STR(r[1].tag, "Space_Model_Name"); /* the inner <Model_Name> is not a tag */
+        CHECK_STR(r[1].name, "M.alo");
+        CHECK_STR(r[2].name, "After.alo");
+        CHECK_EQ(r[2].object, 0);
+        CHECK_STR(r[3].tag, "Event_Model_Name"); /* below a nameless child: no one's */
+        CHECK_EQ(r[3].object, -1);
+        CHECK_EQ(r[3].line, 7);
+        CHECK_STR(r[4].name, "T.alo");
+        CHECK_EQ(r[4].object, 1);
+        CHECK_EQ(r[4].kind, AMX_REF_MODEL_OR_PARTICLE);
+    }
+    CHECK(find_text(a, AMX_C_XML_MALFORMED, "entity reference '&i;' (1 time, first at line 4)"));
     amx_asset_free(a);
 }
 
@@ -568,6 +636,7 @@ int main(void)
     test_run("test_malformed", test_malformed);
     test_run("test_entity_in_attribute", test_entity_in_attribute);
     test_run("test_entity_in_text", test_entity_in_text);
+    test_run("test_nested_tags", test_nested_tags);
     test_run("test_nul_bytes", test_nul_bytes);
     test_run("test_libxml_messages", test_libxml_messages);
     test_run("test_stop_and_memory", test_stop_and_memory);
