@@ -1249,14 +1249,17 @@ static void missing_row(const amx_missing_row *m, void *user)
         amx_json_end_object(&c->o.j);
         return;
     }
-    cli_printf("%-7s %-18s %s%s: %lld reference%s in %lld file%s, named ",
-               amx_severity_name(m->severity), m->kind, m->file,
+    /* a SAGE INI reference names no one file: its name, and its other spellings if any */
+    bool spelt = m->file || m->spelling_count > 1;
+    cli_printf("%-7s %-18s %s%s: %lld reference%s in %lld file%s%s",
+               amx_severity_name(m->severity), m->kind, m->file ? m->file : m->name,
                strcmp(m->resolution, "wrong-kind") == 0 ? " (wrong kind)"
                : strcmp(m->resolution, "unusable") == 0 ? " (does not decode)"
                                                          : "",
                (long long)m->references, m->references == 1 ? "" : "s", (long long)m->files,
-               m->files == 1 ? "" : "s");
-    print_spellings(m);
+               m->files == 1 ? "" : "s", spelt ? ", named " : "");
+    if (spelt)
+        print_spellings(m);
     cli_printf("\n");
     size_t show = m->referrer_count < 3 ? m->referrer_count : 3;
     for (size_t i = 0; i < show; i++) {

@@ -1240,7 +1240,8 @@ static void group_emit(missing_group *g, void (*row)(const amx_missing_row *r, v
     qsort(g->spellings, g->nspellings, sizeof *g->spellings, by_use);
     const amx_missing_spelling *first = g->nspellings ? &g->spellings[0] : NULL;
     amx_missing_row r = { .kind = first ? first->kind : g->kind,
-                          .name = first ? first->name : g->name, .file = g->file,
+                          .name = first ? first->name : g->name,
+                          .file = g->file[0] == '|' ? NULL : g->file,
                           .resolution = g->resolution, .severity = g->severity,
                           .references = g->references, .files = g->files,
                           .spellings = g->spellings, .spelling_count = g->nspellings,
@@ -1256,7 +1257,9 @@ amx_status amx_query_missing(amx_db *db, const amx_config *cfg, bool include_bas
     char sql[2600];
     snprintf(sql, sizeof sql,
              "WITH m AS (SELECT r.id, r.file_id, r.kind, r.resolution, "
-             "amx_ref_file(r.kind, r.name, f.format) AS w "
+             /* a SAGE INI reference names no one file: grouped by kind and name */
+             "coalesce(nullif(amx_ref_file(r.kind, r.name, f.format), ''), "
+             "'|' || r.kind || '|' || upper(trim(r.name))) AS w "
              "FROM refs r JOIN files f ON f.id = r.file_id JOIN roots rt ON rt.id = f.root_id "
              "WHERE r.resolution IN ('missing', 'wrong-kind', 'unusable') %s), "
              "n AS (SELECT w, resolution, count(*) AS c FROM m GROUP BY w, resolution) "

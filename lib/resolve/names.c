@@ -253,6 +253,16 @@ size_t amx__ref_file(amx_ref_kind kind, const char *name, bool w3d, char *out, s
     char keys[8][AMX_LKEY_MAX];
     size_t n = 0;
     switch (kind) {
+    case AMX_REF_W3D_MODEL:
+    case AMX_REF_W3D_ANIMATION:
+    case AMX_REF_BONE:
+    case AMX_REF_SUB_OBJECT:
+    case AMX_REF_PARTICLE_BONE:
+    case AMX_REF_INCLUDE:
+    case AMX_REF_INI_OBJECT:
+        /* SAGE INI: not one file per name (an animation inside a W3D file, a model whose
+         * hierarchy is what is missing, a bone, an #include relative to its file) */
+        return 0;
     case AMX_REF_TEXTURE:
         /* Alamo: the last candidate (DATA/ART/TEXTURES/<stem>.DDS); W3D: the first (the DDS) */
         n = amx__texture_lkeys(name, w3d, keys, 8);

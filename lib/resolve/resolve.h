@@ -66,7 +66,9 @@ bool amx__shader_builtin(const char *name);
  * satisfies it, whatever its spelling ("X.tga", "x.DDS" and "C:\Art\X.tga" all want
  * DATA/ART/TEXTURES/X.DDS: the engine tries .DDS for a .TGA it does not find; the proxies
  * P_X_ALT0 and P_X_LOD1_ALT1 want DATA/ART/MODELS/P_X.ALO; a shader wants
- * DATA/ART/SHADERS/<stem>.FX). Fills out ("" for an empty name) and returns its length. */
+ * DATA/ART/SHADERS/<stem>.FX). Fills out and returns its length: "" for an empty name and for
+ * a SAGE INI reference (W3D model or animation, bone, sub-object, #include, INI object), which
+ * names no one file by itself (lib/index/bind_sage.c checks those). */
 size_t amx__ref_file(amx_ref_kind kind, const char *name, bool w3d, char *out, size_t outlen);
 
 /* The particle a proxy shows (ModelClass): a name with "_ALT" followed by more is cut at

@@ -746,7 +746,7 @@ static void model_many(const char *rel, const char *shader, const char *const *t
 
 typedef struct missing_seen {
     int rows;
-    char files[16][300];
+    char files[16][300], names[16][300];   /* files: "-" for none (SAGE INI) */
     int64_t refs[16], spellings[16];
     char resolution[16][16];
 } missing_seen;
@@ -755,7 +755,8 @@ static void missing_cb(const amx_missing_row *m, void *user)
 {
     missing_seen *x = user;
     if (x->rows < 16) {
-        snprintf(x->files[x->rows], sizeof x->files[x->rows], "%s", m->file);
+        snprintf(x->files[x->rows], sizeof x->files[x->rows], "%s", m->file ? m->file : "-");
+        snprintf(x->names[x->rows], sizeof x->names[x->rows], "%s", m->name);
         snprintf(x->resolution[x->rows], sizeof x->resolution[x->rows], "%s", m->resolution);
         x->refs[x->rows] = m->references;
         x->spellings[x->rows] = (int64_t)m->spelling_count;
@@ -847,7 +848,35 @@ static void test_one_file_per_missing(void)
     i = missing_entry(&x, "DATA/ART/MODELS/EMPTY.ALO");
     CHECK(i >= 0 && strcmp(x.resolution[i], "unusable") == 0);
     CHECK_EQ(x.rows, 6); /* and ONLY_TGA.DDS, CUSTOM2.FX */
-    /* a base layer with the file: found there */
+    amx_db_close(db);
+}
+
+/* SAGE INI references name no one file: refs --missing lists them by kind and name, as before
+ * issue 22 (two animations of one hierarchy are two entries, not one "file"). */
+static void test_sage_missing(void)
+{
+    fresh();
+    w3d_model("Gen/Art/W3D/AVTank.w3d", "AVTANK", TANK_PIVOTS, 4, "AVTANK", TANK_SUBS, 3);
+    put_bytes("Gen/Data/INI/Object/Ghost.ini",
+              "Object Ghost\n  Draw = W3DModelDraw ModuleTag_01\n    DefaultConditionState\n"
+              "      Model = AVTank\n      Animation = AVTank.AVTank_GoneA\n    End\n"
+              "    ConditionState = FIRING_A\n      Animation = AVTank.AVTank_GoneB\n    End\n"
+              "  End\nEnd\n");
+    put_bytes("Gen/Data/INI/Object/Ghost2.ini",
+              "Object Ghost2\n  Draw = W3DModelDraw ModuleTag_01\n    DefaultConditionState\n"
+              "      Model = AVTank\n      Animation = avtank.avtank_gonea\n    End\n  End\nEnd\n");
+    amx_db *db = open_db();
+    scan(db, "Gen", NULL);
+    missing_seen x = { 0 };
+    char err[512];
+    CHECK_EQ(amx_query_missing(db, NULL, false, missing_cb, &x, err, sizeof err), AMX_OK);
+    CHECK_EQ(x.rows, 2);
+    CHECK_STR(x.files[0], "-");
+    CHECK_STR(x.names[0], "AVTank.AVTank_GoneA"); /* two spellings of one name, two files */
+    CHECK_EQ(x.refs[0], 2);
+    CHECK_EQ(x.spellings[0], 2);
+    CHECK_STR(x.files[1], "-");
+    CHECK_STR(x.names[1], "AVTank.AVTank_GoneB");
     amx_db_close(db);
 }
 
@@ -865,6 +894,7 @@ int main(void)
     test_run("test_sage_name_length", test_sage_name_length);
     test_run("test_sage_incremental", test_sage_incremental);
     test_run("test_sage_include", test_sage_include);
+    test_run("test_sage_missing", test_sage_missing);
     fresh(); /* removes the last test's tree and database */
     return test_done();
 }

@@ -159,7 +159,8 @@ typedef struct amx_missing_spelling {
 typedef struct amx_missing_row {
     const char *kind, *name;      /* the first spelling (most referenced first) */
     const char *file;             /* the file it stands for, as the engine's logical path:
-                                   * "DATA/ART/TEXTURES/X.DDS" for X.tga and x.dds */
+                                   * "DATA/ART/TEXTURES/X.DDS" for X.tga and x.dds; NULL for a
+                                   * SAGE INI reference (grouped by kind and name) */
     const char *resolution;       /* missing, wrong-kind or unusable */
     amx_severity severity;        /* effective: error where the tree declares base layers, info
                                    * where it does not (REFERENCE_NOT_FOUND); config overrides */
