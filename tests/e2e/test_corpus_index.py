@@ -294,25 +294,53 @@ def test_mod():
         for p in nf:
             m = [i["message"] for i in iss if i["path"] == p and i["code"] == "SKELETON_NOT_FOUND"][0]
             c.that("of this tree" in m and "base layer" not in m, "%s: %s" % (p, m))
+    with case(tap, "mod: only types of the engine's table bind by name; the names of no type "
+                   "(checked by hand against ModVerify's SupportedModelAnimationTypes) bind nothing") as c:
+        types = sorted({r["via"] for rows in clips.values() for r in rows
+                        if r["bound"] and r.get("bound_by") == "name"})
+        c.eq(types, ["type " + t for t in (
+            "ATTACK", "ATTACKIDLE", "DEPLOY", "DEPLOYED_DIE", "DIE", "IDLE", "LAND", "MOVE",
+            "MOVESTART", "MOVE_ENDONE", "TAKEOFF", "TURNL", "TURNL_BEGIN", "TURNL_END", "TURNR",
+            "TURNR_BEGIN", "TURNR_END", "UNDEPLOY")], "the types clips bind by")
+        # TRANSITION and ATTACKMOVE are no types (the baseline bound these three by them), nor
+        # is MOVE_START (MOVESTART is)
+        unplayed = {os.path.basename(i["path"]): i["message"] for i in iss
+                    if i["code"] == "CLIP_NOT_LOADED_BY_NAME"}
+        c.eq(sorted(unplayed), ["CIS_Crab_Droid_Transition_00.ALA",
+                                "CIS_Vulture_Ground_ATTACKMOVE_00.ALA",
+                                "CIS_Vulture_Ground_MOVE_START_00.ALA", "kalani_Transition_00.ALA"],
+             "CLIP_NOT_LOADED_BY_NAME")
+        c.eq(sorted(p for p, rows in clips.items() if any(r["bound"] for r in rows)
+                    and os.path.basename(p) in unplayed), [], "none of them is bound")
+        c.that("did you mean CIS_Vulture_Ground_MOVESTART_00 (type MOVESTART)?"
+               in unplayed.get("CIS_Vulture_Ground_MOVE_START_00.ALA", ""), "the reading that loads")
+        c.that("'kalani' is a model here, and Transition is no type of Forces of Corruption"
+               in unplayed.get("kalani_Transition_00.ALA", ""), "the word that is no type")
+        c.eq([i for i in iss if i["code"] == "ANIMATION_NOT_REACHED"], [],
+             "no gap in the numbering (each model's clips of a type run from 00)")
     with case(tap, "mod: the XML's game objects and references are indexed (equal to ElementTree)") as c:
         import xml.etree.ElementTree as ET
         tags = {"Land_Model_Name", "Space_Model_Name", "Galactic_Model_Name",
                 "Destroyed_Galactic_Model_Name", "Galactic_Fleet_Override_Model_Name", "GUI_Model_Name",
+                "GUI_Model", "Tactical_Model_Name", "WaypointFlagModelName", "Event_Model_Name",
                 "Damaged_Smoke_Asset_Name", "Model_To_Attach", "Model_Name", "Land_Terrain_Model_Mapping",
                 "Land_Model_Anim_Override_Name", "Space_Model_Anim_Override_Name"}
+
+        def tag_refs(t):
+            """The references of element t: a tag's own, or those of the tags at any depth below
+            it (an element inside a tag is not read)."""
+            if t.tag == "Land_Terrain_Model_Mapping":
+                return len((t.text or "").split(",")) // 2
+            if t.tag in tags:
+                return 1
+            return sum(tag_refs(x) for x in t)
         objects = refs = 0
         for dirpath, _, files in os.walk(os.path.join(mod, "Data", "XML")):
             for f in files:
                 r = ET.parse(os.path.join(dirpath, f)).getroot()
-                for o in r:
-                    if o.get("Name") is None:
-                        continue
-                    objects += 1
-                    for t in o:
-                        if t.tag == "Land_Terrain_Model_Mapping":
-                            refs += len((t.text or "").split(",")) // 2
-                        elif t.tag in tags:
-                            refs += 1
+                for o in r:  # a tag below a child of the root with no Name is no one's, but read
+                    objects += o.get("Name") is not None
+                    refs += tag_refs(o)
         got = [ax.json("show", "CIS_Ground_Units.xml", "--db", db, "--json")]
         import sqlite3
         con = sqlite3.connect(db)
