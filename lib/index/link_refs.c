@@ -480,7 +480,8 @@ int link_asset_refs(linker *l, int64_t file_id)
                 } else {
                     char lead[sizeof o->name];
                     memcpy(lead, o->name, sizeof lead);
-                    o->name[0] = '\0';
+                    snprintf(o->name, sizeof o->name, "%s", name); /* the same text twice (of
+                                                                    * two kinds) is one spelling */
                     add_spelling(o, lead);
                     size_t more = o->more, nothers = o->nothers;
                     char others[sizeof o->others];

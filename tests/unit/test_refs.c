@@ -799,6 +799,8 @@ static void test_one_file_per_missing(void)
               "<Galactic_Model_Name>W_planet_Asteroids.alo</Galactic_Model_Name>\n"
               "<GUI_Model_Name>W_PLANET_ASTEROIDS.ALO</GUI_Model_Name>\n"
               "<Space_Model_Name>Empty.alo</Space_Model_Name>\n"
+              "<Land_Model_Name>Dup.alo</Land_Model_Name>\n"
+              "<GUI_Model_Name>Dup.alo</GUI_Model_Name>\n"
               "</SpaceUnit>\n</Units>\n");
     amx_db *db = open_db();
     scan(db, "Mod", NULL);
@@ -829,7 +831,10 @@ static void test_one_file_per_missing(void)
                     "CUSTOM2.FX%%; the tree has Data/Shaders/Custom2.fx, where the engine does "
                     "not look'") == 1);
     /* the XML: one finding for the planet named twice, and the empty model unusable */
-    CHECK_EQ(findings(db, "Units.xml", "REFERENCE_NOT_FOUND", "info"), 1);
+    CHECK_EQ(findings(db, "Units.xml", "REFERENCE_NOT_FOUND", "info"), 2);
+    /* one text named by two tags of two kinds is one spelling, not "also named" itself */
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE message LIKE '%%''Dup.alo'' (named in "
+                       "1 more place) is in no file of this tree%%'"), 1);
     CHECK_EQ(findings(db, "Units.xml", "REFERENCE_UNUSABLE", "error"), 1);
     CHECK_STR(resolution(db, "Units.xml", "Empty.alo"), "unusable Data/Art/Models/Empty.ALO");
     CHECK(q_int(db, "SELECT count(*) FROM findings WHERE code = 'REFERENCE_UNUSABLE' AND message "
@@ -847,7 +852,7 @@ static void test_one_file_per_missing(void)
     CHECK(i >= 0 && x.refs[i] == 2 && x.spellings[i] == 2);
     i = missing_entry(&x, "DATA/ART/MODELS/EMPTY.ALO");
     CHECK(i >= 0 && strcmp(x.resolution[i], "unusable") == 0);
-    CHECK_EQ(x.rows, 6); /* and ONLY_TGA.DDS, CUSTOM2.FX */
+    CHECK_EQ(x.rows, 7); /* and ONLY_TGA.DDS, CUSTOM2.FX, DUP.ALO */
     amx_db_close(db);
 }
 
