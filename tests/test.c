@@ -1,5 +1,7 @@
 #include "test.h"
 
+#include "animidx/os.h"
+
 #include <stdlib.h>
 
 int test_failed_checks;
@@ -29,13 +31,13 @@ int test_done(void)
 const char *test_corpus_dir(void)
 {
     /* meson test sets AMX_CORPUS; run by hand, the shared folder beside the source tree */
-    const char *dir = getenv("AMX_CORPUS");
+    const char *dir = amx_os_getenv("AMX_CORPUS");
     return dir && *dir ? dir : AMX_TEST_SOURCE_ROOT "/../shared/corpus";
 }
 
 unsigned char *test_read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = amx_os_fopen(path, "rb");
     if (!f)
         return NULL;
     unsigned char *buf = NULL;
@@ -59,4 +61,38 @@ unsigned char *test_read_file(const char *path, size_t *len)
     fclose(f);
     *len = n;
     return buf;
+}
+
+void test_remove_tree(const char *path)
+{
+    amx_os_stat st;
+    if (amx_os_path_lstat(path, &st) != 0)
+        return;
+    if (st.kind == AMX_OS_DIR && !st.link) {
+        amx_os_dir *d;
+        if (amx_os_dir_open(path, &d) == 0) {
+            /* names first: removing while listing is not portable */
+            char **names = NULL;
+            size_t n = 0;
+            amx_os_entry e;
+            int err;
+            while (amx_os_dir_next(d, &e, &err)) {
+                char **grown = realloc(names, (n + 1) * sizeof *names);
+                if (!grown)
+                    break;
+                names = grown;
+                char child[AMX_PATH_MAX];
+                amx_os_path_join(path, e.name, child, sizeof child);
+                names[n++] = strdup(child);
+            }
+            amx_os_dir_close(d);
+            for (size_t i = 0; i < n; i++) {
+                if (names[i])
+                    test_remove_tree(names[i]);
+                free(names[i]);
+            }
+            free(names);
+        }
+    }
+    amx_os_remove(path);
 }

@@ -65,5 +65,7 @@ int test_done(void); /* prints the TAP plan; returns the exit status */
 const char *test_corpus_dir(void);
 /* Reads a whole file into a malloc'd buffer; returns NULL on failure. */
 unsigned char *test_read_file(const char *path, size_t *len);
+/* Removes a file or a directory tree (what a test made), through the portability layer. */
+void test_remove_tree(const char *path);
 
 #endif

@@ -12,14 +12,12 @@
 #include <ini.h>
 
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "animidx/os.h"
 
 enum { SEC_INDEX, SEC_SCAN, SEC_SEVERITY, SEC_DAEMON, SEC_COUNT };
 static const char *const section_names[SEC_COUNT] = { "index", "scan", "severity", "daemon" };
@@ -55,17 +53,10 @@ static char *concat3(const char *a, const char *b, const char *c)
     return s;
 }
 
-/* An environment variable holding an absolute directory, or NULL (XDG says to ignore others). */
-static const char *env_dir(const char *name)
-{
-    const char *v = getenv(name);
-    return v && v[0] == '/' ? v : NULL;
-}
-
 static const char *env_home(void)
 {
-    const char *v = getenv("HOME");
-    return v && *v ? v : NULL;
+    static char home[AMX_PATH_MAX];
+    return amx_os_home_dir(home, sizeof home) == 0 ? home : NULL;
 }
 
 /* Appends an owned string (NULL means an allocation failed); frees it on failure. */
@@ -90,27 +81,21 @@ static void list_free(char **items, size_t count)
 
 /* ---- init / finish / copy ---- */
 
-/* $XDG_RUNTIME_DIR/animidx/animidxd.sock, else /tmp/animidx-<uid>/animidxd.sock (the
- * daemon creates the directory, mode 0700). */
+/* The daemon's control socket (amx_os_default_socket): on POSIX
+ * $XDG_RUNTIME_DIR/animidx/animidxd.sock, else /tmp/animidx-<uid>/animidxd.sock (the daemon
+ * creates the directory, mode 0700); on Windows a named pipe of the user. */
 static char *default_socket(void)
 {
-    const char *run = env_dir("XDG_RUNTIME_DIR");
-    if (run)
-        return concat3(run, "/animidx/animidxd.sock", "");
-    char dir[64];
-    snprintf(dir, sizeof dir, "/tmp/animidx-%lu", (unsigned long)getuid());
-    return concat3(dir, "/animidxd.sock", "");
+    char path[AMX_PATH_MAX];
+    return amx_os_default_socket(path, sizeof path) == 0 ? strdup(path) : NULL;
 }
 
 int amx_config_init(amx_config *c)
 {
     memset(c, 0, sizeof *c);
-    const char *state = env_dir("XDG_STATE_HOME");
-    const char *home = env_home();
-    if (state)
+    char state[AMX_PATH_MAX];
+    if (amx_os_state_dir(state, sizeof state) == 0)
         c->db_path = concat3(state, "/animidx/index.db", "");
-    else if (home)
-        c->db_path = concat3(home, "/.local/state/animidx/index.db", "");
     else
         c->db_path = strdup("./animidx.db");
     c->socket_path = default_socket();
@@ -225,7 +210,7 @@ typedef struct load_state {
     bool continuation;     /* the line being parsed is an indented continuation of that key */
 } load_state;
 
-__attribute__((format(printf, 2, 3)))
+AMX_PRINTF(2, 3)
 static int fail(load_state *st, const char *fmt, ...)
 {
     va_list ap;
@@ -307,17 +292,26 @@ static char *string_reader(char *str, int num, void *stream)
  * absolute so the result does not depend on a later chdir. NULL with errno on failure. */
 static char *base_dir(const load_state *st)
 {
-    const char *slash = st->file ? strrchr(st->file, '/') : NULL;
-    if (slash && st->file[0] == '/')
-        return slash == st->file ? strdup("/") : strndup(st->file, (size_t)(slash - st->file));
-    char *cwd = getcwd(NULL, 0);
-    if (!cwd || !slash)
-        return cwd;
-    char *dir = strndup(st->file, (size_t)(slash - st->file));
-    char *abs = dir ? concat3(cwd, strcmp(cwd, "/") ? "/" : "", dir) : NULL;
-    free(cwd);
+    char file[AMX_PATH_MAX];
+    snprintf(file, sizeof file, "%s", st->file ? st->file : "");
+    amx_os_path_normalize(file);
+    const char *slash = strrchr(file, '/');
+    size_t root = amx_os_path_root_len(file);
+    if (slash && root)
+        return amx_strndup(file, (size_t)(slash - file) < root ? root : (size_t)(slash - file));
+    char cwd[AMX_PATH_MAX];
+    int rc = amx_os_getcwd(cwd, sizeof cwd);
+    if (rc < 0) {
+        errno = -rc;
+        return NULL;
+    }
+    if (!slash)
+        return strdup(cwd);
+    char *dir = amx_strndup(file, (size_t)(slash - file));
+    char abs[AMX_PATH_MAX];
+    char *out = dir && amx_os_path_join(cwd, dir, abs, sizeof abs) == 0 ? strdup(abs) : NULL;
     free(dir);
-    return abs;
+    return out;
 }
 
 /* Expands a path value: "~/x" is $HOME/x, a relative path is taken from base_dir(). Returns a
@@ -325,6 +319,10 @@ static char *base_dir(const load_state *st)
 static char *resolve_path(load_state *st, const char *key, const char *value)
 {
     char *path = NULL;
+    char norm[AMX_PATH_MAX];
+    snprintf(norm, sizeof norm, "%s", value); /* Windows: '\' is '/' */
+    amx_os_path_normalize(norm);
+    value = norm;
     if (value[0] == '~' && (value[1] == '/' || value[1] == '\0')) {
         const char *home = env_home();
         if (!home) {
@@ -332,7 +330,7 @@ static char *resolve_path(load_state *st, const char *key, const char *value)
             return NULL;
         }
         path = concat3(home, value + 1, "");
-    } else if (value[0] == '/') {
+    } else if (amx_os_path_is_absolute(value)) {
         path = strdup(value);
     } else {
         while (value[0] == '.' && value[1] == '/')
@@ -344,7 +342,10 @@ static char *resolve_path(load_state *st, const char *key, const char *value)
             return NULL;
         }
         bool here = value[0] == '\0' || strcmp(value, ".") == 0;
-        path = here ? strdup(base) : concat3(base, strcmp(base, "/") ? "/" : "", value);
+        char joined[AMX_PATH_MAX];
+        path = here ? strdup(base)
+               : amx_os_path_join(base, value, joined, sizeof joined) == 0 ? strdup(joined)
+                                                                           : NULL;
         free(base);
     }
     if (!path)
@@ -368,7 +369,7 @@ static int add_items(load_state *st, const char *key, const char *value, bool is
             while (len > 1 && p[len - 1] == '/')
                 len--;
         if (len) {
-            char *item = strndup(p, len);
+            char *item = amx_strndup(p, len);
             if (item && is_path) {
                 char *path = resolve_path(st, key, item);
                 free(item);
@@ -667,8 +668,8 @@ int amx_config_load_string(amx_config *c, const char *text, const char *name, ch
 
 static bool is_file(const char *path)
 {
-    struct stat sb;
-    return stat(path, &sb) == 0 && !S_ISDIR(sb.st_mode);
+    amx_os_stat sb;
+    return amx_os_path_stat(path, &sb) == 0 && sb.kind != AMX_OS_DIR;
 }
 
 const char *amx_config_locate(const char *explicit_path, char *buf, size_t buflen)
@@ -679,12 +680,9 @@ const char *amx_config_locate(const char *explicit_path, char *buf, size_t bufle
     if (explicit_path) {
         n = snprintf(buf, buflen, "%s", explicit_path);
     } else {
-        const char *xdg = env_dir("XDG_CONFIG_HOME");
-        const char *home = env_home();
-        if (xdg)
-            n = snprintf(buf, buflen, "%s/animidx/animidx.ini", xdg);
-        else if (home)
-            n = snprintf(buf, buflen, "%s/.config/animidx/animidx.ini", home);
+        char dir[AMX_PATH_MAX];
+        if (amx_os_config_dir(dir, sizeof dir) == 0)
+            n = snprintf(buf, buflen, "%s/animidx/animidx.ini", dir);
         if (n >= 0 && (size_t)n < buflen && !is_file(buf))
             n = -1;
     }
@@ -695,7 +693,7 @@ const char *amx_config_locate(const char *explicit_path, char *buf, size_t bufle
 
 static bool glob_match(const char *glob, const char *s)
 {
-    return fnmatch(glob, s, FNM_CASEFOLD) == 0;
+    return amx_glob_match(glob, s, true);
 }
 
 bool amx_config_ignored(const amx_config *c, const char *relpath)
@@ -737,8 +735,8 @@ static long root_match(const char *p, const char *abs_root)
         n--;
     if (strncmp(abs_root, p, n) == 0 && (abs_root[n] == '\0' || abs_root[n] == '/'))
         return (long)n;
-    char real[4096];
-    if (realpath(p, real)) { /* the root was resolved through links */
+    char real[AMX_PATH_MAX];
+    if (amx_os_canonical(p, real, sizeof real) == 0) { /* the root was resolved through links */
         size_t k = strlen(real);
         if (strncmp(abs_root, real, k) == 0 && (abs_root[k] == '\0' || abs_root[k] == '/'))
             return (long)n;

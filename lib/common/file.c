@@ -4,19 +4,12 @@
  * See animidx.h ("Files"). */
 #include "animidx/animidx.h"
 
+#include "animidx/os.h"
+
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-static const char *kind_of(mode_t m)
-{
-    return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
-         : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a regular file";
-}
 
 /* "12 MiB", "3.5 GiB", "700 bytes": a size as people read it. */
 static void size_text(uint64_t n, char *buf, size_t len)
@@ -42,41 +35,41 @@ unsigned char *amx_read_regular(const char *path, uint64_t max, size_t *len, amx
     if (!why)
         why = &dummy;
     *why = AMX_READ_IO;
-    /* O_NONBLOCK: opening a FIFO must not wait for a writer (the mode is checked next). */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
+    /* Opening never waits (a FIFO is not waited on: its kind is checked next). */
+    amx_os_file *fd = NULL;
+    amx_os_stat st;
+    int rc = amx_os_open_read(path, &fd);
+    if (rc == 0)
+        rc = amx_os_file_stat(fd, &st);
+    if (rc != 0) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(-rc));
+        amx_os_close(fd);
         return NULL;
     }
-    if (!S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: %s, not a regular file", path, kind_of(st.st_mode));
+    if (st.kind != AMX_OS_FILE) {
+        snprintf(err, errlen, "%s: %s, not a regular file", path,
+                 st.kind == AMX_OS_OTHER ? "not a regular file" : amx_os_kind_text(st.kind));
         *why = AMX_READ_NOT_REGULAR;
-        close(fd);
+        amx_os_close(fd);
         return NULL;
     }
     char most[32], has[32];
     size_text(max, most, sizeof most);
-    if ((uint64_t)st.st_size > max || (uint64_t)st.st_size >= SIZE_MAX) {
-        size_text((uint64_t)st.st_size, has, sizeof has);
+    if ((uint64_t)st.size > max || (uint64_t)st.size >= SIZE_MAX) {
+        size_text((uint64_t)st.size, has, sizeof has);
         snprintf(err, errlen, "%s: %s, more than the %s it may have", path, has, most);
         *why = AMX_READ_TOO_BIG;
-        close(fd);
+        amx_os_close(fd);
         return NULL;
     }
-    int fl = fcntl(fd, F_GETFL);
-    if (fl >= 0)
-        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
     /* The size is a hint: the file may grow or shrink while it is read. It is read to its end,
      * never past max. */
-    size_t cap = (size_t)st.st_size + 1, n = 0;
+    size_t cap = (size_t)st.size + 1, n = 0;
     unsigned char *buf = malloc(cap + 1);
     for (;;) {
         if (!buf) {
             snprintf(err, errlen, "%s: out of memory", path);
-            close(fd);
+            amx_os_close(fd);
             return NULL;
         }
         if (n == cap) {
@@ -86,7 +79,7 @@ unsigned char *amx_read_regular(const char *path, uint64_t max, size_t *len, amx
                          path, most);
                 *why = AMX_READ_TOO_BIG;
                 free(buf);
-                close(fd);
+                amx_os_close(fd);
                 return NULL;
             }
             size_t grown = cap * 2;
@@ -99,20 +92,19 @@ unsigned char *amx_read_regular(const char *path, uint64_t max, size_t *len, amx
             cap = grown;
             continue;
         }
-        ssize_t k = read(fd, buf + n, cap - n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0) {
-            snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
+        size_t k = 0;
+        rc = amx_os_read(fd, buf + n, cap - n, &k);
+        if (rc != 0) {
+            snprintf(err, errlen, "%s: read error: %s", path, strerror(-rc));
             free(buf);
-            close(fd);
+            amx_os_close(fd);
             return NULL;
         }
         if (k == 0)
             break;
-        n += (size_t)k;
+        n += k;
     }
-    close(fd);
+    amx_os_close(fd);
     buf[n] = '\0';
     *len = n;
     *why = AMX_READ_OK;
@@ -124,56 +116,27 @@ unsigned char *amx_read_file(const char *path, size_t *len, char *err, size_t er
     return amx_read_regular(path, UINT64_MAX, len, NULL, err, errlen);
 }
 
-int amx_mkdir_parents(const char *path, unsigned mode)
-{
-    char buf[4096];
-    if (strlen(path) >= sizeof buf)
-        return -ENAMETOOLONG;
-    strcpy(buf, path);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        int rc = mkdir(buf, (mode_t)mode);
-        *p = '/';
-        if (rc != 0 && errno != EEXIST)
-            return -errno;
-    }
-    return 0;
-}
-
 /* ---- outputs ---- */
 
 int amx_output_open(amx_output *o, const char *path, char *err, size_t errlen)
 {
     memset(o, 0, sizeof *o);
-    const char *slash = strrchr(path, '/');
-    size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
-    size_t len = strlen(path);
+    size_t len = strlen(path) + 32;
     o->path = strdup(path);
-    o->tmp = malloc(len + 16);
+    o->tmp = malloc(len);
     if (!o->path || !o->tmp) {
         snprintf(err, errlen, "%s: out of memory", path);
         amx_output_abort(o);
         return -1;
     }
-    /* ".NAME.XXXXXX" in the target's directory: the rename stays on one file system */
-    snprintf(o->tmp, len + 16, "%.*s.%s.XXXXXX", (int)dir, path, path + dir);
-    /* mkostemp creates a new file (O_EXCL): a link planted under that name is never followed */
-    int fd = mkostemp(o->tmp, O_CLOEXEC);
-    if (fd < 0) {
+    /* ".NAME.XXXXXX" in the target's directory (the replacement stays on one file system),
+     * created new: a link planted under that name is never followed; the mode a file created
+     * by fopen would have */
+    o->f = amx_os_temp_beside(path, o->tmp, len);
+    if (!o->f) {
         snprintf(err, errlen, "%s: cannot create a file beside it: %s", path, strerror(errno));
         free(o->tmp);
         o->tmp = NULL;
-        amx_output_abort(o);
-        return -1;
-    }
-    /* the mode a file created by fopen would have (mkostemp makes it 0600) */
-    mode_t mask = umask(0);
-    umask(mask);
-    if (fchmod(fd, 0666 & ~mask) != 0 || !(o->f = fdopen(fd, "w"))) {
-        snprintf(err, errlen, "%s: %s", o->tmp, strerror(errno));
-        close(fd);
         amx_output_abort(o);
         return -1;
     }
@@ -193,9 +156,9 @@ int amx_output_commit(amx_output *o, char *err, size_t errlen)
     if (bad) {
         snprintf(err, errlen, "%s: write failed: %s", o->path, strerror(e ? e : EIO));
         rc = -1;
-    } else if (rename(o->tmp, o->path) != 0) {
-        /* rename replaces a link at the target itself, never the file it points at */
-        snprintf(err, errlen, "%s: %s", o->path, strerror(errno));
+    } else if ((rc = amx_os_replace(o->tmp, o->path)) != 0) {
+        /* the replacement replaces a link at the target itself, never the file it points at */
+        snprintf(err, errlen, "%s: %s", o->path, strerror(-rc));
         rc = -1;
     } else {
         free(o->tmp);
@@ -210,7 +173,7 @@ void amx_output_abort(amx_output *o)
     if (o->f)
         fclose(o->f);
     if (o->tmp)
-        unlink(o->tmp);
+        amx_os_remove(o->tmp);
     free(o->tmp);
     free(o->path);
     memset(o, 0, sizeof *o);

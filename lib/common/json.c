@@ -13,13 +13,45 @@ void amx_json_init(amx_json *j, FILE *out, bool pretty)
     j->pretty = pretty;
 }
 
+void amx_json_init_buffer(amx_json *j, bool pretty)
+{
+    amx_json_init(j, NULL, pretty);
+}
+
+char *amx_json_take(amx_json *j, size_t *len)
+{
+    return amx_strbuf_take(&j->buf, len);
+}
+
+/* The writer's output: its FILE, or its own buffer. */
+static void put(amx_json *j, const char *s, size_t n)
+{
+    if (j->out)
+        fwrite(s, 1, n, j->out);
+    else
+        amx_strbuf_add(&j->buf, s, n);
+}
+
+static void puts_(amx_json *j, const char *s)
+{
+    put(j, s, strlen(s));
+}
+
+static void putc_(amx_json *j, char c)
+{
+    if (j->out)
+        fputc(c, j->out);
+    else
+        amx_strbuf_putc(&j->buf, c);
+}
+
 static void indent(amx_json *j)
 {
     if (!j->pretty)
         return;
-    fputc('\n', j->out);
+    putc_(j, '\n');
     for (int i = 0; i < j->depth; i++)
-        fputs("  ", j->out);
+        puts_(j, "  ");
 }
 
 /* Called before every value: the comma and indentation, unless the value follows a key. */
@@ -31,7 +63,7 @@ static void before_value(amx_json *j)
     }
     if (j->depth > 0) {
         if (j->need_comma[j->depth])
-            fputc(',', j->out);
+            putc_(j, ',');
         indent(j);
     }
     if (j->depth < 64)
@@ -41,7 +73,7 @@ static void before_value(amx_json *j)
 static void open_(amx_json *j, char c)
 {
     before_value(j);
-    fputc(c, j->out);
+    putc_(j, c);
     if (j->depth < 63)
         j->depth++;
     j->need_comma[j->depth] = false;
@@ -54,7 +86,7 @@ static void close_(amx_json *j, char c)
         j->depth--;
     if (any)
         indent(j);
-    fputc(c, j->out);
+    putc_(j, c);
 }
 
 void amx_json_begin_object(amx_json *j) { open_(j, '{'); }
@@ -62,55 +94,74 @@ void amx_json_end_object(amx_json *j) { close_(j, '}'); }
 void amx_json_begin_array(amx_json *j) { open_(j, '['); }
 void amx_json_end_array(amx_json *j) { close_(j, ']'); }
 
-void amx_json_escape(FILE *out, const char *str)
+/* Escapes str into out (a FILE) or buf. */
+static void escape(FILE *out, amx_strbuf *buf, const char *str)
 {
     const unsigned char *s = (const unsigned char *)str;
     while (*s) {
-        unsigned char c = *s;
-        if (c == '"' || c == '\\') {
-            fputc('\\', out);
-            fputc(c, out);
-            s++;
-        } else if (c == '\n') {
-            fputs("\\n", out);
-            s++;
-        } else if (c == '\t') {
-            fputs("\\t", out);
-            s++;
-        } else if (c == '\r') {
-            fputs("\\r", out);
-            s++;
-        } else if (c < 0x20 || c == 0x7F) {
-            fprintf(out, "\\u%04x", c);
-            s++;
-        } else if (c < 0x80) {
-            fputc(c, out);
-            s++;
-        } else {
-            /* (a NUL-terminated string: the decoder stops at the NUL, which continues nothing) */
-            unsigned cp = 0;
-            size_t n = amx_utf8_len(s, 4, &cp);
-            if (n && amx_text_is_control(cp)) {
-                /* C1 controls and U+2028/9: escaped, so no terminal or log reads them raw */
-                fprintf(out, "\\u%04x", cp);
-                s += n;
-            } else if (n) {
-                fwrite(s, 1, n, out);
-                s += n;
-            } else {
-                fputs("\\ufffd", out);
+        /* the run of bytes that need no escape, in one write */
+        const unsigned char *run = s;
+        for (;;) {
+            if (*s >= 0x20 && *s < 0x7F && *s != '"' && *s != '\\') {
                 s++;
+                continue;
             }
+            unsigned cp = 0;
+            size_t n = *s >= 0x80 ? amx_utf8_len(s, 4, &cp) : 0;
+            if (!n || amx_text_is_control(cp))
+                break;
+            s += n;
         }
+        if (s > run) {
+            if (out)
+                fwrite(run, 1, (size_t)(s - run), out);
+            else
+                amx_strbuf_add(buf, (const char *)run, (size_t)(s - run));
+        }
+        if (!*s)
+            break;
+        char e[8];
+        unsigned cp = 0;
+        size_t n = *s >= 0x80 ? amx_utf8_len(s, 4, &cp) : 0;
+        unsigned char c = *s;
+        s += n ? n : 1;
+        if (n) /* C1 controls and U+2028/9: escaped, so no terminal or log reads them raw */
+            snprintf(e, sizeof e, "\\u%04x", cp);
+        else if (c == '"' || c == '\\')
+            snprintf(e, sizeof e, "\\%c", c);
+        else if (c == '\n')
+            snprintf(e, sizeof e, "\\n");
+        else if (c == '\t')
+            snprintf(e, sizeof e, "\\t");
+        else if (c == '\r')
+            snprintf(e, sizeof e, "\\r");
+        else if (c < 0x20 || c == 0x7F)
+            snprintf(e, sizeof e, "\\u%04x", c);
+        else
+            snprintf(e, sizeof e, "\\ufffd"); /* not UTF-8 */
+        if (out)
+            fputs(e, out);
+        else
+            amx_strbuf_puts(buf, e);
     }
+}
+
+void amx_json_escape(FILE *out, const char *str)
+{
+    escape(out, NULL, str);
+}
+
+void amx_json_escape_buf(amx_strbuf *buf, const char *str)
+{
+    escape(NULL, buf, str);
 }
 
 void amx_json_key(amx_json *j, const char *key)
 {
     before_value(j);
-    fputc('"', j->out);
-    amx_json_escape(j->out, key);
-    fputs(j->pretty ? "\": " : "\":", j->out);
+    putc_(j, '"');
+    escape(j->out, &j->buf, key);
+    puts_(j, j->pretty ? "\": " : "\":");
     j->after_key = true;
 }
 
@@ -121,15 +172,16 @@ void amx_json_string(amx_json *j, const char *s)
         return;
     }
     before_value(j);
-    fputc('"', j->out);
-    amx_json_escape(j->out, s);
-    fputc('"', j->out);
+    putc_(j, '"');
+    escape(j->out, &j->buf, s);
+    putc_(j, '"');
 }
 
 void amx_json_int(amx_json *j, int64_t v)
 {
     before_value(j);
-    fprintf(j->out, "%" PRId64, v);
+    char t[32];
+    put(j, t, (size_t)snprintf(t, sizeof t, "%" PRId64, v));
 }
 
 void amx_json_number(amx_json *j, double v)
@@ -141,19 +193,20 @@ void amx_json_number(amx_json *j, double v)
     before_value(j);
     if (v == 0)
         v = 0; /* no "-0" */
-    fprintf(j->out, "%.9g", v);
+    char t[40];
+    put(j, t, (size_t)snprintf(t, sizeof t, "%.9g", v));
 }
 
 void amx_json_bool(amx_json *j, bool v)
 {
     before_value(j);
-    fputs(v ? "true" : "false", j->out);
+    puts_(j, v ? "true" : "false");
 }
 
 void amx_json_null(amx_json *j)
 {
     before_value(j);
-    fputs("null", j->out);
+    puts_(j, "null");
 }
 
 void amx_json_kstring(amx_json *j, const char *key, const char *s) { amx_json_key(j, key); amx_json_string(j, s); }
@@ -164,5 +217,5 @@ void amx_json_kbool(amx_json *j, const char *key, bool v) { amx_json_key(j, key)
 void amx_json_raw(amx_json *j, const char *json)
 {
     before_value(j);
-    fputs(json, j->out);
+    puts_(j, json);
 }

@@ -181,7 +181,7 @@ void amx_json_clip_details(amx_json *j, const amx_asset *a, const amx_clip *c)
 
 /* ---- the text lines `show` prints, rendered once when the details are stored ---- */
 
-static void line(amx_json *j, const char *group, const char *fmt, ...) AMX_JSON_PRINTF(3, 4);
+static void line(amx_json *j, const char *group, const char *fmt, ...) AMX_PRINTF(3, 4);
 
 static void line(amx_json *j, const char *group, const char *fmt, ...)
 {
@@ -251,13 +251,8 @@ char *amx_clip_details_string(const amx_asset *a, const amx_clip *c)
 {
     if (!amx_asset_clip_has_details(a, c))
         return NULL;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return NULL;
     amx_json j;
-    amx_json_init(&j, f, false);
+    amx_json_init_buffer(&j, false);
     amx_json_begin_object(&j);
     amx_json_clip_details(&j, a, c);
     amx_json_key(&j, "lines"); /* [group, text] pairs for `show` */
@@ -265,9 +260,5 @@ char *amx_clip_details_string(const amx_asset *a, const amx_clip *c)
     detail_lines(&j, a, c);
     amx_json_end_array(&j);
     amx_json_end_object(&j);
-    if (fclose(f) != 0) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
+    return amx_json_take(&j, NULL);
 }

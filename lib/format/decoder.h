@@ -15,15 +15,14 @@
 #define AMX_DECODER_H
 
 #include "animidx/animidx.h"
+#include "animidx/os.h"
 #include "reader.h"
 
 #include <stdarg.h>
 
 #if defined(__GNUC__)
-#define AMX_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #define AMX_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
-#define AMX_PRINTF(a, b)
 #define AMX_UNLIKELY(x) (x)
 #endif
 

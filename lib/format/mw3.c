@@ -522,7 +522,7 @@ static size_t find_reset(const mw3 *m, size_t def_at, size_t expected, const uin
         return expected;
     size_t best = expected, best_dist = SIZE_MAX;
     for (size_t off = 0; off + SEQ_SIZE <= hi - lo;) {
-        const uint8_t *hit = memmem(base + off, hi - lo - off, copy, SEQ_SIZE);
+        const uint8_t *hit = amx_memmem(base + off, hi - lo - off, copy, SEQ_SIZE);
         if (!hit)
             break;
         size_t pos = lo + (size_t)(hit - base);

@@ -17,9 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
+#include "animidx/os.h"
 
 amx_status amx__db_error(amx_db *db, const char *what, char *err, size_t errlen)
 {
@@ -488,9 +487,9 @@ static char *immutable_uri(const char *path)
 static bool reopen_immutable(amx_db *db, const char *path)
 {
     char wal[4200];
-    struct stat st;
+    amx_os_stat st;
     if (snprintf(wal, sizeof wal, "%s-wal", path) >= (int)sizeof wal ||
-        (stat(wal, &st) == 0 && st.st_size > 0) || access(path, R_OK) != 0)
+        (amx_os_path_stat(wal, &st) == 0 && st.size > 0) || !amx_os_can_read(path))
         return false;
     char *uri = immutable_uri(path);
     sqlite3 *h = NULL;
@@ -550,7 +549,7 @@ amx_status amx_db_open(const char *path, int flags, amx_db **out, char *err, siz
     pthread_once(&configured, configure_sqlite);
     *out = NULL;
     bool ro = (flags & AMX_DB_READONLY) != 0;
-    if (ro && access(path, F_OK) != 0) {
+    if (ro && !amx_os_exists(path)) {
         snprintf(err, errlen, "%s: no index there yet; run 'animidx scan DIR --db %s' first", path,
                  path);
         return AMX_E_DB;
@@ -685,7 +684,7 @@ amx_status amx__db_root_id(amx_db *db, const char *abs_root, const char *role, i
         return amx__db_error(db, "index: looking up the root", err, errlen);
     /* A root inside a game's or mod's Data directory (Mods/X/Data, .../Data/Art/Models): its
      * files are looked up from there (files.lkey "DATA/ART/MODELS/X.ALO") */
-    char prefix[PATH_MAX] = "";
+    char prefix[AMX_PATH_MAX] = "";
     amx__root_lkey_prefix(abs_root, prefix, sizeof prefix);
     sqlite3_bind_text(db->root_add, 1, abs_root, -1, SQLITE_STATIC);
     sqlite3_bind_text(db->root_add, 2, role, -1, SQLITE_STATIC);

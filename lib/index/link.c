@@ -39,7 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
+#include "animidx/os.h"
 
 /* ---- memos ---- */
 
@@ -1557,8 +1557,7 @@ amx_status amx__link(amx_db *db, int threads, uint64_t *linked, char *err, size_
 
 static int cores(void)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
+    return amx_os_cpu_count();
 }
 
 amx_status amx_link(amx_db *db, uint64_t *linked, char *err, size_t errlen)

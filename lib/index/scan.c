@@ -3,7 +3,7 @@
  *
  *   scanning thread (the caller)          worker threads (opts->jobs)
  *   ---------------------------          ----------------------------
- *   walk the tree (fstatat)
+ *   walk the tree (amx_os_dir)
  *   look the file up in the index
  *   unchanged (size, mtime, decoder) -> mark seen
  *   otherwise -> job queue (bounded) --> read, hash (XXH3-64), probe, decode;
@@ -18,18 +18,15 @@
  */
 #include "db_internal.h"
 
-#include <dirent.h>
+#include "animidx/os.h"
+
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 #include <xxhash.h>
 
 #define BATCH_FILES 500
@@ -39,14 +36,7 @@
 
 static int64_t now_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static int64_t mtime_ns_of(const struct stat *st)
-{
-    return (int64_t)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
+    return amx_os_monotonic_ns();
 }
 
 /* ---- jobs and results ---- */
@@ -190,23 +180,6 @@ static void push_failure(scan_ctx *c, job *j, amx_code code, const char *msg, co
     push_result(c, r);
 }
 
-static int read_all(int fd, uint8_t *buf, size_t want, size_t *got)
-{
-    size_t off = 0;
-    while (off < want) {
-        ssize_t n = read(fd, buf + off, want - off);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
-        if (n == 0)
-            break;
-        off += (size_t)n;
-    }
-    *got = off;
-    return 0;
-}
 
 /* Copies the valid entries of an archive, so the archive's asset can go to the writer while
  * the worker decodes the members. Returns the count, or -1 when out of memory. */
@@ -551,19 +524,19 @@ static void release_bytes(scan_ctx *c, uint64_t size)
     pthread_mutex_unlock(&c->mu);
 }
 
-static void decode_file(scan_ctx *c, job *j, int fd, const struct stat *st, const uint8_t *head,
-                        size_t head_len);
+static void decode_file(scan_ctx *c, job *j, amx_os_file *f, const amx_os_stat *st,
+                        const uint8_t *head, size_t head_len);
 
 /* A result that records only the file's size and mtime: ignored (no known format) or touched
  * (same bytes as indexed). */
-static void push_stat_result(scan_ctx *c, job *j, result_kind kind, const struct stat *st,
+static void push_stat_result(scan_ctx *c, job *j, result_kind kind, const amx_os_stat *st,
                              size_t read)
 {
     result *r = new_result(j, kind);
     if (!r)
         return;
-    r->size = (int64_t)st->st_size;
-    r->mtime_ns = mtime_ns_of(st);
+    r->size = st->size;
+    r->mtime_ns = st->mtime_ns;
     r->bytes_read = read;
     push_result(c, r);
 }
@@ -572,63 +545,64 @@ static void process_job(scan_ctx *c, job *j)
 {
     if (worker_cancelled(c)) /* left for the next scan, like the files not walked */
         return;
-    int fd = open(j->abs_path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        if (errno == ENOENT)
+    amx_os_file *f;
+    int rc = amx_os_open_read(j->abs_path, &f);
+    if (rc < 0) {
+        if (rc == -ENOENT)
             push_failure(c, j, AMX_C_FILE_VANISHED, "the file disappeared during the scan", "");
         else
-            push_failure(c, j, AMX_C_IO_ERROR, "cannot open: ", strerror(errno));
+            push_failure(c, j, AMX_C_IO_ERROR, "cannot open: ", strerror(-rc));
         return;
     }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    amx_os_stat st;
+    if (amx_os_file_stat(f, &st) != 0 || st.kind != AMX_OS_FILE) {
         push_failure(c, j, AMX_C_FILE_VANISHED, "the file changed into something else during the scan", "");
-        close(fd);
+        amx_os_close(f);
         return;
     }
-    if (st.st_size > MAX_FILE_BYTES) {
+    if (st.size > MAX_FILE_BYTES) {
         push_failure(c, j, AMX_C_LIMIT_EXCEEDED, "the file is larger than 4 GiB; not decoded", "");
-        close(fd);
+        amx_os_close(f);
         return;
     }
     /* Read a prefix first: most files of other formats are recognised as such from it. */
     uint8_t head[PROBE_BYTES];
-    size_t size = (size_t)st.st_size, got = 0, want = size < PROBE_BYTES ? size : PROBE_BYTES;
-    int rc = read_all(fd, head, want, &got);
+    size_t size = (size_t)st.size, got = 0, want = size < PROBE_BYTES ? size : PROBE_BYTES;
+    rc = amx_os_read(f, head, want, &got);
     if (rc == 0 && amx_probe(head, got) == AMX_FMT_UNKNOWN && !amx_extension_known(j->rel_path)) {
-        close(fd);
+        amx_os_close(f);
         push_stat_result(c, j, R_IGNORED, &st, got);
         return;
     }
     if (rc != 0) {
-        close(fd);
+        amx_os_close(f);
         push_failure(c, j, AMX_C_IO_ERROR, "read failed: ", strerror(-rc));
         return;
     }
     hold_bytes(c, size);
-    decode_file(c, j, fd, &st, head, got);
+    decode_file(c, j, f, &st, head, got);
     release_bytes(c, size);
 }
 
-/* Reads the rest of the file after its prefix `head` (fd is just past it), hashes it, and
+/* Reads the rest of the file after its prefix `head` (f is just past it), hashes it, and
  * decodes it unless the index has the same bytes decoded by the same decoder version. Closes
- * fd. */
-static void decode_file(scan_ctx *c, job *j, int fd, const struct stat *stp, const uint8_t *head,
-                        size_t head_len)
+ * f. */
+static void decode_file(scan_ctx *c, job *j, amx_os_file *f, const amx_os_stat *stp,
+                        const uint8_t *head, size_t head_len)
 {
-    const struct stat st = *stp;
-    size_t size = (size_t)st.st_size;
+    const amx_os_stat st = *stp;
+    size_t size = (size_t)st.size;
     uint8_t *data = malloc(size ? size : 1);
     if (!data) {
         push_failure(c, j, AMX_C_LIMIT_EXCEEDED, "not enough memory to read the file", "");
-        close(fd);
+        amx_os_close(f);
         return;
     }
     memcpy(data, head, head_len);
     size_t got = head_len, more = 0;
-    int rc = got == PROBE_BYTES && size > got ? read_all(fd, data + got, size - got, &more) : 0;
+    int rc = got == PROBE_BYTES && size > got ? amx_os_read(f, data + got, size - got, &more) : 0;
     got += more;
-    close(fd);
+    amx_os_close(f);
     if (rc != 0) {
         push_failure(c, j, AMX_C_IO_ERROR, "read failed: ", strerror(-rc));
         free(data);
@@ -671,7 +645,7 @@ static void decode_file(scan_ctx *c, job *j, int fd, const struct stat *stp, con
     }
     r->size = (int64_t)size;
     bool archive = r->asset->archive != NULL;
-    r->mtime_ns = archive ? -1 : mtime_ns_of(&st); /* archives: completed by R_ARCHIVE_DONE */
+    r->mtime_ns = archive ? -1 : st.mtime_ns; /* archives: completed by R_ARCHIVE_DONE */
     r->has_hash = true;
     r->hash = hash;
     r->bytes_read = size;
@@ -749,13 +723,13 @@ typedef struct scanner {
     size_t batch_files;
     int64_t batch_start;
     int64_t last_progress;
-    dev_t db_dev;
-    ino_t db_ino[3];
+    uint64_t db_dev;              /* the index's files (main, -wal, -shm), never scanned */
+    uint64_t db_ino[3];
     char *err;
     size_t errlen;
     amx_status failed;            /* first database failure; the scan stops */
     /* directories visited (dev, ino), to break symlink loops */
-    struct dir_id { dev_t dev; ino_t ino; } *dirs;
+    struct dir_id { uint64_t dev, ino; } *dirs;
     size_t dir_count, dir_cap;
     sqlite3_stmt *change_ins;     /* scan_changes: what this scan added, changed, removed */
 } scanner;
@@ -1002,20 +976,20 @@ static bool stop_requested(scanner *s)
 /* A regular file: skipped when the index has it (`known`, NULL when it does not) with the same
  * size, mtime and decoder version; otherwise a job for the workers. */
 static void consider_file(scanner *s, const char *dir_abs, const char *name, const char *rel,
-                          const struct stat *st, const amx__file_row *known)
+                          const amx_os_stat *st, const amx__file_row *known)
 {
     if (stop_requested(s))
         return;
     s->stats->files_seen++;
-    if (st->st_dev == s->db_dev &&
-        (st->st_ino == s->db_ino[0] || st->st_ino == s->db_ino[1] || st->st_ino == s->db_ino[2]))
+    if (st->dev == s->db_dev &&
+        (st->ino == s->db_ino[0] || st->ino == s->db_ino[1] || st->ino == s->db_ino[2]))
         return; /* the index itself */
     amx__file_row old = known ? *known : (amx__file_row){ 0 };
     if (old.id) {
         mark_seen(s, old.id);
         amx_format fmt = AMX_FMT_UNKNOWN;
         amx_format_parse(old.format, &fmt);
-        if (old.size == (int64_t)st->st_size && old.mtime_ns == mtime_ns_of(st) &&
+        if (old.size == st->size && old.mtime_ns == st->mtime_ns &&
             old.decoder_version == amx_format_decoder_version(fmt)) {
             s->stats->files_unchanged++;
             report_progress(s, rel, false);
@@ -1035,18 +1009,18 @@ static void consider_file(scanner *s, const char *dir_abs, const char *name, con
         s->failed = AMX_E_NOMEM;
         return;
     }
-    snprintf(j->abs_path, alen, "%s/%s", dir_abs, name);
+    amx_os_path_join(dir_abs, name, j->abs_path, alen);
     j->root_id = s->root_id;
     j->old = old;
-    j->size = (int64_t)st->st_size;
-    j->mtime_ns = mtime_ns_of(st);
+    j->size = st->size;
+    j->mtime_ns = st->mtime_ns;
     submit(s, j);
 }
 
-static bool dir_visited(scanner *s, const struct stat *st)
+static bool dir_visited(scanner *s, const amx_os_stat *st)
 {
     for (size_t i = 0; i < s->dir_count; i++)
-        if (s->dirs[i].dev == st->st_dev && s->dirs[i].ino == st->st_ino)
+        if (s->dirs[i].dev == st->dev && s->dirs[i].ino == st->ino)
             return true;
     if (s->dir_count == s->dir_cap) {
         size_t cap = s->dir_cap ? s->dir_cap * 2 : 64;
@@ -1056,13 +1030,15 @@ static bool dir_visited(scanner *s, const struct stat *st)
         s->dirs = d;
         s->dir_cap = cap;
     }
-    s->dirs[s->dir_count++] = (struct dir_id){ st->st_dev, st->st_ino };
+    s->dirs[s->dir_count++] = (struct dir_id){ st->dev, st->ino };
     return false;
 }
 
 /* A directory entry's name as the file system spells it, and as the index stores it. */
 typedef struct entry_name {
     const char *raw, *stored;
+    amx_os_stat st;               /* links followed (st.link: the entry is one) */
+    int err;                      /* why st could not be read (-errno), or 0 */
 } entry_name;
 
 static int cmp_names(const void *a, const void *b)
@@ -1121,7 +1097,7 @@ static bool dir_rows_load(scanner *s, const char *rel, dir_rows *out)
         s->failed = AMX_E_DB;
         return false;
     }
-    char dir[PATH_MAX];
+    char dir[AMX_PATH_MAX];
     snprintf(dir, sizeof dir, "%s%s", rel, *rel ? "/" : "");
     sqlite3_stmt *q = s->db->dir_rows;
     sqlite3_bind_int64(q, 1, s->root_id);
@@ -1225,8 +1201,8 @@ static void dir_unreadable(scanner *s, const char *rel, int err)
 static const char *inside_root(const char *root, const char *real)
 {
     size_t n = strlen(root);
-    if (strcmp(root, "/") == 0)
-        return real + 1;
+    if (n && root[n - 1] == '/') /* a file system's root: "/", "C:/" */
+        return strncmp(real, root, n) == 0 ? real + n : NULL;
     if (strncmp(real, root, n) != 0 || (real[n] && real[n] != '/'))
         return NULL;
     return real[n] ? real + n + 1 : "";
@@ -1242,13 +1218,15 @@ static void canonical_scope(const char *root, char *scope, size_t size)
         return;
     size_t dlen = (size_t)(slash - scope);
     for (size_t cut = dlen; cut > 0;) {
-        char abs[2 * PATH_MAX], real[PATH_MAX];
-        snprintf(abs, sizeof abs, "%s/%.*s", root, (int)cut, scope);
-        if (realpath(abs, real)) {
+        char abs[2 * AMX_PATH_MAX], real[AMX_PATH_MAX];
+        char part[AMX_PATH_MAX];
+        snprintf(part, sizeof part, "%.*s", (int)cut, scope);
+        amx_os_path_join(root, part, abs, sizeof abs);
+        if (amx_os_canonical(abs, real, sizeof real) == 0) {
             const char *canon = inside_root(root, real);
             if (!canon) /* through a link out of the root: that path is the file's path */
                 return;
-            char out[2 * PATH_MAX];
+            char out[2 * AMX_PATH_MAX];
             int n = snprintf(out, sizeof out, "%s%s%s", canon, *canon ? "/" : "",
                              scope + cut + 1);
             if (n > 0 && (size_t)n < size && (size_t)n < sizeof out)
@@ -1274,16 +1252,17 @@ static void canonical_scope(const char *root, char *scope, size_t size)
 static bool follow_link(scanner *s, const char *abs_dir, const char *name, const char *rel,
                         const char *cur, bool is_dir, bool linked)
 {
-    char path[PATH_MAX], real[PATH_MAX];
-    int n = snprintf(path, sizeof path, "%s/%s", abs_dir, name);
-    if (n < 0 || (size_t)n >= sizeof path || !realpath(path, real)) {
+    char path[AMX_PATH_MAX], real[AMX_PATH_MAX];
+    int jrc = amx_os_path_join(abs_dir, name, path, sizeof path);
+    int crc = jrc ? jrc : amx_os_canonical(path, real, sizeof real);
+    if (crc != 0) {
         char msg[300];
         snprintf(msg, sizeof msg, "cannot resolve the symbolic link: %s",
-                 n < 0 || (size_t)n >= sizeof path ? "path too long" : strerror(errno));
+                 jrc ? "path too long" : strerror(-crc));
         notice(s, rel, AMX_C_IO_ERROR, msg);
         return false;
     }
-    char msg[PATH_MAX + 300];
+    char msg[AMX_PATH_MAX + 300];
     const char *target = inside_root(s->root, real);
     if (target) {
         if (!is_dir)
@@ -1315,8 +1294,8 @@ static bool follow_link(scanner *s, const char *abs_dir, const char *name, const
 }
 
 /* Walks one directory (depth-first, entries sorted so scans are reproducible). rel is "" for
- * the root. Entries are stat'ed relative to the open directory (fstatat), which spares the
- * kernel a full path resolution per file. */
+ * the root. The listing gives each entry's status (amx_os_dir: on POSIX stat'ed relative to the
+ * open directory, on Windows read with the directory's entries). */
 /* rel is the directory's path as stored (amx_path_encode), raw as the file system spells it;
  * linked: the directory was reached through a symbolic link out of the root (follow_link). */
 static void walk(scanner *s, const char *abs, const char *rel, const char *raw, int depth,
@@ -1328,16 +1307,14 @@ static void walk(scanner *s, const char *abs, const char *rel, const char *raw, 
         notice(s, rel, AMX_C_DIRECTORY_LOOP, "directory nesting deeper than 256 levels; not followed");
         return;
     }
-    DIR *d = opendir(abs);
-    if (!d || access(abs, X_OK) != 0) { /* unreadable, or its entries cannot be looked at */
-        int e = errno;
-        if (d)
-            closedir(d);
-        if (e == ENOENT || e == ENOTDIR)
+    amx_os_dir *d;
+    int rc = amx_os_dir_open(abs, &d);
+    if (rc < 0) { /* unreadable, or its entries cannot be looked at */
+        if (rc == -ENOENT || rc == -ENOTDIR)
             notice(s, *rel ? rel : ".", AMX_C_FILE_VANISHED,
                    "the directory disappeared during the scan");
         else
-            dir_unreadable(s, rel, e);
+            dir_unreadable(s, rel, -rc);
         return;
     }
     /* The entry names go into one pool (offsets while it grows, pointers once it is done):
@@ -1346,24 +1323,27 @@ static void walk(scanner *s, const char *abs, const char *rel, const char *raw, 
      * index's rows for the directory (dir_rows_find's cursor). */
     strpool pool = { 0 };
     size_t *offs = NULL; /* pairs: raw, stored */
+    entry_name *names = NULL;
     size_t n = 0, cap = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
+    amx_os_entry e;
+    int lerr;
+    while (amx_os_dir_next(d, &e, &lerr)) {
         if (n == cap) {
             cap = cap ? cap * 2 : 64;
             size_t *grown = realloc(offs, 2 * cap * sizeof *grown);
-            if (!grown)
+            if (grown)
+                offs = grown;
+            entry_name *more = grown ? realloc(names, cap * sizeof *more) : NULL;
+            if (!more)
                 break;
-            offs = grown;
+            names = more;
         }
         size_t at, sat;
-        if (!pool_add(&pool, e->d_name, &at))
+        if (!pool_add(&pool, e.name, &at))
             break;
         sat = at;
-        if (amx_path_needs_encoding(e->d_name)) {
-            char *enc = amx_path_encode(e->d_name);
+        if (amx_path_needs_encoding(e.name)) {
+            char *enc = amx_path_encode(e.name);
             bool ok = enc && pool_add(&pool, enc, &sat);
             free(enc);
             if (!ok)
@@ -1371,20 +1351,19 @@ static void walk(scanner *s, const char *abs, const char *rel, const char *raw, 
         }
         offs[2 * n] = at;
         offs[2 * n + 1] = sat;
+        names[n].st = e.st;
+        names[n].err = e.err;
         n++;
     }
-    entry_name *names = n ? malloc(n * sizeof *names) : NULL;
-    if (n && !names) {
-        s->failed = AMX_E_NOMEM;
-        n = 0;
+    amx_os_dir_close(d);
+    for (size_t i = 0; i < n; i++) {
+        names[i].raw = pool.buf + offs[2 * i];
+        names[i].stored = pool.buf + offs[2 * i + 1];
     }
-    for (size_t i = 0; i < n; i++)
-        names[i] = (entry_name){ pool.buf + offs[2 * i], pool.buf + offs[2 * i + 1] };
     free(offs);
     if (n)
         qsort(names, n, sizeof *names, cmp_names);
-    int dfd = dirfd(d);
-    char r[PATH_MAX], rr[PATH_MAX];
+    char r[AMX_PATH_MAX], rr[AMX_PATH_MAX];
     size_t prefix = strlen(rel); /* r is "rel/" + the stored name, rr "raw/" + the name */
     memcpy(r, rel, prefix);
     if (prefix)
@@ -1397,34 +1376,31 @@ static void walk(scanner *s, const char *abs, const char *rel, const char *raw, 
     dir_rows_load(s, rel, &known); /* on failure s->failed says why, and the loop stops */
     for (size_t i = 0; i < n && !s->failed; i++) {
         const char *name = names[i].raw;
+        const amx_os_stat *st = &names[i].st;
         size_t nl = strlen(name), sl = strlen(names[i].stored);
         if (prefix + sl >= sizeof r || rprefix + nl >= sizeof rr) {
-            notice(s, rel, AMX_C_IO_ERROR, "a path in this directory is longer than PATH_MAX; skipped");
+            notice(s, rel, AMX_C_IO_ERROR, "a path in this directory is longer than AMX_PATH_MAX; skipped");
             continue;
         }
         memcpy(r + prefix, names[i].stored, sl + 1);
         memcpy(rr + rprefix, name, nl + 1);
         if (s->opts->config && amx_config_ignored(s->opts->config, rr))
             continue;
-        /* the entry itself first: one call for everything but a link */
-        struct stat st;
-        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-            if (errno != ENOENT) {
+        if (names[i].err) {
+            if (st->link)
+                notice(s, r, AMX_C_IO_ERROR, "broken symbolic link");
+            else if (names[i].err != -ENOENT) {
                 char msg[300];
-                snprintf(msg, sizeof msg, "cannot stat: %s", strerror(errno));
+                snprintf(msg, sizeof msg, "cannot stat: %s", strerror(-names[i].err));
                 notice(s, r, AMX_C_IO_ERROR, msg);
             }
             continue;
         }
-        bool link = S_ISLNK(st.st_mode);
-        if (link && fstatat(dfd, name, &st, 0) != 0) {
-            notice(s, r, AMX_C_IO_ERROR, "broken symbolic link");
-            continue;
-        }
-        if (S_ISDIR(st.st_mode)) {
+        bool link = st->link;
+        if (st->kind == AMX_OS_DIR) {
             if (s->opts->shallow || (link && !follow_link(s, abs, name, r, raw, true, linked)))
                 continue;
-            if (dir_visited(s, &st)) {
+            if (dir_visited(s, st)) {
                 if (link)
                     notice(s, r, AMX_C_DIRECTORY_LOOP,
                            "symbolic link to a directory that is already scanned; not followed");
@@ -1435,17 +1411,16 @@ static void walk(scanner *s, const char *abs, const char *rel, const char *raw, 
                     s->failed = AMX_E_NOMEM;
                     break;
                 }
-                snprintf(a, alen, "%s/%s", abs, name);
+                amx_os_path_join(abs, name, a, alen);
                 walk(s, a, r, rr, depth + 1, linked || link);
                 free(a);
             }
-        } else if (S_ISREG(st.st_mode)) {
+        } else if (st->kind == AMX_OS_FILE) {
             if (!link || follow_link(s, abs, name, r, raw, false, linked))
-                consider_file(s, abs, name, r, &st, dir_rows_find(&known, r));
+                consider_file(s, abs, name, r, st, dir_rows_find(&known, r));
         }
     }
     dir_rows_free(&known);
-    closedir(d);
     free(names);
     free(pool.buf);
 }
@@ -1454,63 +1429,64 @@ static void walk(scanner *s, const char *abs, const char *rel, const char *raw, 
  * is walked as empty, so the sweep removes its rows. */
 static void walk_scope(scanner *s, const char *root)
 {
-    struct stat rst;
-    if (stat(root, &rst) == 0)
+    amx_os_stat rst;
+    if (amx_os_path_stat(root, &rst) == 0)
         dir_visited(s, &rst); /* a link back to the root is a loop */
     if (!s->scope || !s->scope_raw) {
         walk(s, root, "", "", 0, false);
         return;
     }
     const char *raw = s->scope_raw; /* the file system's spelling; s->scope is the stored one */
-    char abs[PATH_MAX];
-    int n = snprintf(abs, sizeof abs, "%s/%s", root, raw);
-    if (n < 0 || (size_t)n >= sizeof abs) {
-        notice(s, s->scope, AMX_C_IO_ERROR, "path longer than PATH_MAX; not scanned");
+    char abs[AMX_PATH_MAX];
+    if (amx_os_path_join(root, raw, abs, sizeof abs) != 0) {
+        notice(s, s->scope, AMX_C_IO_ERROR, "path longer than AMX_PATH_MAX; not scanned");
         return;
     }
     /* The scope's own components are links the walk would have met: the first one decides,
      * as it would in the walk (a scope inside a link out of the root is not read unless
      * links are followed). */
     bool linked = false;
-    for (size_t end = 1, len = strlen(raw); end <= len && !linked; end++) {
+    size_t len = strlen(raw), n = strlen(abs), rootlen = n - len; /* abs is root/raw */
+    for (size_t end = 1; end <= len && !linked; end++) {
         if (raw[end] != '/' && raw[end] != '\0')
             continue;
-        char part[PATH_MAX], dir[PATH_MAX], parent[PATH_MAX], name[PATH_MAX];
-        struct stat lst, tst;
-        memcpy(part, abs, (size_t)n - (len - end)); /* abs is root/raw: its prefix */
-        part[(size_t)n - (len - end)] = '\0';
-        if (lstat(part, &lst) != 0 || !S_ISLNK(lst.st_mode))
+        char part[AMX_PATH_MAX], dir[AMX_PATH_MAX], parent[AMX_PATH_MAX], name[AMX_PATH_MAX];
+        amx_os_stat lst, tst;
+        memcpy(part, abs, n - (len - end)); /* abs is root/raw: its prefix */
+        part[n - (len - end)] = '\0';
+        if (amx_os_path_lstat(part, &lst) != 0 || !lst.link)
             continue;
-        if (stat(part, &tst) != 0 || (!S_ISDIR(tst.st_mode) && !S_ISREG(tst.st_mode)))
+        if (amx_os_path_stat(part, &tst) != 0 || (tst.kind != AMX_OS_DIR && tst.kind != AMX_OS_FILE))
             break; /* broken, or nothing to index: the scope is walked as empty below */
-        const char *slash = memrchr(raw, '/', end);
-        size_t dlen = slash ? (size_t)(slash - raw) : 0, nstart = slash ? dlen + 1 : 0;
+        size_t nstart = end;
+        while (nstart > 0 && raw[nstart - 1] != '/')
+            nstart--;
+        size_t dlen = nstart ? nstart - 1 : 0;
         memcpy(dir, raw, dlen);
         dir[dlen] = '\0';
         memcpy(name, raw + nstart, end - nstart);
         name[end - nstart] = '\0';
-        size_t plen = strlen(part) - (end - nstart) - 1; /* part without "/name" */
-        memcpy(parent, part, plen);
-        parent[plen] = '\0';
-        char *stored = amx_path_encode(part + strlen(root) + 1);
+        if (amx_os_path_join(root, dir, parent, sizeof parent) != 0)
+            return;
+        char *stored = amx_path_encode(part + rootlen);
         bool follow = stored && follow_link(s, parent, name, stored, dir,
-                                            S_ISDIR(tst.st_mode), false);
+                                            tst.kind == AMX_OS_DIR, false);
         free(stored);
         if (!follow)
             return;
-        char real[PATH_MAX];
-        linked = realpath(part, real) && !inside_root(s->root, real);
+        char real[AMX_PATH_MAX];
+        linked = amx_os_canonical(part, real, sizeof real) == 0 && !inside_root(s->root, real);
     }
-    struct stat st;
-    if (stat(abs, &st) != 0)
+    amx_os_stat st;
+    if (amx_os_path_stat(abs, &st) != 0)
         return;
-    if (S_ISDIR(st.st_mode)) {
+    if (st.kind == AMX_OS_DIR) {
         dir_visited(s, &st);
         walk(s, abs, s->scope, raw, 1, linked);
-    } else if (S_ISREG(st.st_mode)) {
+    } else if (st.kind == AMX_OS_FILE) {
         const char *slash = strrchr(abs, '/');
-        char dir[PATH_MAX];
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - abs), abs);
+        char dir[AMX_PATH_MAX];
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - abs) + (slash == abs), abs); /* "/" */
         amx__file_row old;
         amx_status rc = ensure_tx(s);
         if (!rc)
@@ -1531,7 +1507,7 @@ static amx_status sweep(scanner *s)
         return st;
     /* A scoped scan lists only the rows inside its scope (a range of the path index), so a
      * one-file rescan costs the same whatever the size of the index. */
-    char dir[PATH_MAX];
+    char dir[AMX_PATH_MAX];
     const char *sql = s->scope
                           ? "SELECT id FROM files WHERE root_id = ?1 AND parent_id IS NULL AND "
                             "id <= ?2 AND (path = ?3 OR (path > ?3 || '/' AND path < ?3 || '0'))"
@@ -1620,8 +1596,7 @@ static amx_status sweep(scanner *s)
 
 static int cpu_count(void)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 && n < 256 ? (int)n : 1;
+    return amx_os_cpu_count();
 }
 
 /* Scans one root (no layers): the walk, the decode, the writes, the sweep and the link pass. */
@@ -1637,20 +1612,23 @@ static amx_status scan_root(amx_db *db, const amx_scan_opts *opts, amx_scan_stat
         return AMX_E_INVALID_ARG;
     }
     int64_t t0 = now_ns();
-    char root[PATH_MAX];
-    struct stat rst;
-    if (!realpath(opts->root, root) || stat(root, &rst) != 0) {
-        snprintf(err, errlen, "%s: %s", opts->root, strerror(errno));
+    char root[AMX_PATH_MAX];
+    amx_os_stat rst;
+    int orc = amx_os_canonical(opts->root, root, sizeof root);
+    if (orc == 0)
+        orc = amx_os_path_stat(root, &rst);
+    if (orc != 0) {
+        snprintf(err, errlen, "%s: %s", opts->root, strerror(-orc));
         return AMX_E_IO;
     }
-    if (!S_ISDIR(rst.st_mode)) {
+    if (rst.kind != AMX_OS_DIR) {
         snprintf(err, errlen, "%s: not a directory; give the directory to scan (e.g. the game's Data)",
                  opts->root);
         return AMX_E_IO;
     }
     scanner s = { .db = db, .opts = opts, .stats = stats, .root = root, .err = err,
                   .errlen = errlen };
-    char scope[PATH_MAX], scope_stored[3 * PATH_MAX];
+    char scope[AMX_PATH_MAX], scope_stored[3 * AMX_PATH_MAX];
     if (opts->scope && opts->scope[0]) {
         /* "./a//b/" -> "a/b"; ".." is refused: a scope stays inside its root. */
         size_t k = 0;
@@ -1685,18 +1663,18 @@ static amx_status scan_root(amx_db *db, const amx_scan_opts *opts, amx_scan_stat
             s.scope = scope_stored;
         }
     }
-    struct stat dbst;
+    amx_os_stat dbst;
     const char *dbpath = sqlite3_db_filename(db->db, "main");
-    if (dbpath && stat(dbpath, &dbst) == 0) {
-        s.db_dev = dbst.st_dev;
-        s.db_ino[0] = dbst.st_ino;
-        char side[PATH_MAX];
+    if (dbpath && amx_os_path_stat(dbpath, &dbst) == 0) {
+        s.db_dev = dbst.dev;
+        s.db_ino[0] = dbst.ino;
+        char side[AMX_PATH_MAX];
         snprintf(side, sizeof side, "%s-wal", dbpath);
-        if (stat(side, &dbst) == 0)
-            s.db_ino[1] = dbst.st_ino;
+        if (amx_os_path_stat(side, &dbst) == 0)
+            s.db_ino[1] = dbst.ino;
         snprintf(side, sizeof side, "%s-shm", dbpath);
-        if (stat(side, &dbst) == 0)
-            s.db_ino[2] = dbst.st_ino;
+        if (amx_os_path_stat(side, &dbst) == 0)
+            s.db_ino[2] = dbst.ino;
     }
     amx_status st = amx__db_begin(db, err, errlen);
     if (!st)
@@ -1908,15 +1886,18 @@ static amx_status root_bases(amx_db *db, const amx_scan_opts *opts, const char *
         return AMX_E_INVALID_ARG;
     }
     for (size_t i = 0; i < ngiven; i++) {
-        char real[PATH_MAX];
-        struct stat st;
-        if (!realpath(given[i], real) || stat(real, &st) != 0) {
-            snprintf(err, errlen, "base layer %s: %s", given[i], strerror(errno));
+        char real[AMX_PATH_MAX];
+        amx_os_stat st;
+        int orc = amx_os_canonical(given[i], real, sizeof real);
+        if (orc == 0)
+            orc = amx_os_path_stat(real, &st);
+        if (orc != 0) {
+            snprintf(err, errlen, "base layer %s: %s", given[i], strerror(-orc));
             free_list(paths, *n);
             *n = 0;
             return AMX_E_IO;
         }
-        if (!S_ISDIR(st.st_mode)) {
+        if (st.kind != AMX_OS_DIR) {
             snprintf(err, errlen, "base layer %s: not a directory (give the game's or the "
                      "parent mod's directory)", given[i]);
             free_list(paths, *n);
@@ -1959,8 +1940,8 @@ static amx_status scan_layers(amx_db *db, const amx_scan_opts *opts, amx_scan_st
 {
     if ((opts->scope && opts->scope[0]) || opts->shallow)
         return scan_root(db, opts, stats, err, errlen);
-    char root[PATH_MAX];
-    if (!realpath(opts->root, root))
+    char root[AMX_PATH_MAX];
+    if (amx_os_canonical(opts->root, root, sizeof root) != 0)
         return scan_root(db, opts, stats, err, errlen); /* reports the error */
     char *bases[MAX_BASES];
     size_t n = 0;

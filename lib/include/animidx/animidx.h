@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "animidx/os.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -534,10 +536,6 @@ unsigned char *amx_read_regular(const char *path, uint64_t max, size_t *len, amx
                                 char *err, size_t errlen);
 /* amx_read_regular without a size limit. */
 unsigned char *amx_read_file(const char *path, size_t *len, char *err, size_t errlen);
-
-/* Creates the directories leading to `path` (not path itself), with `mode` for new ones.
- * Returns 0 or -errno. */
-int amx_mkdir_parents(const char *path, unsigned mode);
 
 /* A file being written: every file animidx writes (a baseline, a report) is written to a new
  * temporary file beside its target and renamed over the target once complete, so a reader never

@@ -1,5 +1,6 @@
 /*
- * A small streaming JSON writer to a FILE (the CLI's --json outputs, reports).
+ * A small streaming JSON writer to a FILE (the CLI's --json outputs, reports) or to a buffer of
+ * its own (amx_json_init_buffer, amx_json_take).
  * Numbers that are not finite are written as null; strings are escaped (control characters,
  * C0, DEL and C1, and U+2028/U+2029 as \uXXXX; quotes, backslashes; other UTF-8 passes
  * through, invalid UTF-8 is replaced by U+FFFD).
@@ -12,11 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#if defined(__GNUC__)
-#define AMX_JSON_PRINTF(a, b) __attribute__((format(printf, a, b)))
-#else
-#define AMX_JSON_PRINTF(a, b)
-#endif
+#include "animidx/os.h"
 
 typedef struct amx_json {
     FILE *out;
@@ -24,9 +21,14 @@ typedef struct amx_json {
     bool need_comma[64];
     bool after_key;
     bool pretty;
+    amx_strbuf buf;     /* the output when out is NULL */
 } amx_json;
 
 void amx_json_init(amx_json *j, FILE *out, bool pretty);
+/* A writer to its own buffer; amx_json_take returns what it wrote (malloc'd, NULL when an
+ * allocation failed) and empties it. */
+void amx_json_init_buffer(amx_json *j, bool pretty);
+char *amx_json_take(amx_json *j, size_t *len);
 void amx_json_begin_object(amx_json *j);
 void amx_json_end_object(amx_json *j);
 void amx_json_begin_array(amx_json *j);
@@ -44,6 +46,7 @@ void amx_json_knumber(amx_json *j, const char *key, double v);
 void amx_json_kbool(amx_json *j, const char *key, bool v);
 /* Writes an escaped string body (no quotes) to a FILE, for other writers (HTML, SARIF). */
 void amx_json_escape(FILE *out, const char *s);
+void amx_json_escape_buf(amx_strbuf *buf, const char *s);
 /* Writes an already-serialised JSON value as it is (e.g. a details column from the index). */
 void amx_json_raw(amx_json *j, const char *json);
 

@@ -1,0 +1,909 @@
+/* The portability layer on Windows; see animidx/os.h. Paths come in as UTF-8 with either
+ * separator, and become UTF-16 in the long form (\\?\C:\..., \\?\UNC\server\share\...) only
+ * here, so that non-ASCII names and paths longer than MAX_PATH work; what goes back out is
+ * UTF-8 with '/'. */
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+#include <shellapi.h>
+
+#include "animidx/os.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <io.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- UTF-8 <-> UTF-16 and the long form ---- */
+
+static int error_to_errno(DWORD e)
+{
+    switch (e) {
+    case ERROR_FILE_NOT_FOUND:
+    case ERROR_PATH_NOT_FOUND:
+    case ERROR_INVALID_NAME:
+    case ERROR_INVALID_DRIVE:
+    case ERROR_BAD_NETPATH:
+    case ERROR_BAD_NET_NAME:
+    case ERROR_BAD_PATHNAME:
+    case ERROR_NOT_READY:
+        return ENOENT;
+    case ERROR_ACCESS_DENIED:
+    case ERROR_SHARING_VIOLATION:
+    case ERROR_LOCK_VIOLATION:
+    case ERROR_CANT_ACCESS_FILE:
+        return EACCES;
+    case ERROR_ALREADY_EXISTS:
+    case ERROR_FILE_EXISTS:
+        return EEXIST;
+    case ERROR_DIRECTORY:
+        return ENOTDIR;
+    case ERROR_FILENAME_EXCED_RANGE:
+        return ENAMETOOLONG;
+    case ERROR_NOT_ENOUGH_MEMORY:
+    case ERROR_OUTOFMEMORY:
+        return ENOMEM;
+    case ERROR_DIR_NOT_EMPTY:
+        return ENOTEMPTY;
+    case ERROR_NO_UNICODE_TRANSLATION:
+        return EILSEQ;
+    default:
+        return EIO;
+    }
+}
+
+static int last_error(void)
+{
+    return -error_to_errno(GetLastError());
+}
+
+/* UTF-8 -> UTF-16 (malloc'd), NULL with errno (EILSEQ: not UTF-8). */
+static wchar_t *widen(const char *s)
+{
+    int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, NULL, 0);
+    if (n <= 0) {
+        errno = EILSEQ;
+        return NULL;
+    }
+    wchar_t *w = malloc((size_t)n * sizeof *w);
+    if (!w) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, w, n);
+    return w;
+}
+
+/* UTF-16 (n characters, or -1: NUL-terminated) -> UTF-8 into out; -ENAMETOOLONG when it does
+ * not fit. */
+static int narrow(const wchar_t *w, int n, char *out, size_t size)
+{
+    int len = WideCharToMultiByte(CP_UTF8, 0, w, n, NULL, 0, NULL, NULL);
+    if (len <= 0 && n != 0)
+        return -EILSEQ;
+    size_t need = (size_t)len + (n == -1 ? 0 : 1);
+    if (need > size)
+        return -ENAMETOOLONG;
+    WideCharToMultiByte(CP_UTF8, 0, w, n, out, len, NULL, NULL);
+    if (n != -1)
+        out[len] = '\0';
+    return 0;
+}
+
+/* A path for the system: UTF-16, absolute, in the long form (malloc'd); NULL with errno. Device
+ * names (NUL, CON, \\.\pipe\...) are left as they are. */
+static wchar_t *sys_path(const char *path)
+{
+    if (!*path) {
+        errno = ENOENT;
+        return NULL;
+    }
+    wchar_t *w = widen(path);
+    if (!w)
+        return NULL;
+    for (wchar_t *p = w; *p; p++)
+        if (*p == L'/')
+            *p = L'\\';
+    if (wcsncmp(w, L"\\\\?\\", 4) == 0 || wcsncmp(w, L"\\\\.\\", 4) == 0)
+        return w;
+    DWORD n = GetFullPathNameW(w, 0, NULL, NULL);
+    wchar_t *full = n ? malloc((size_t)n * sizeof *full) : NULL;
+    DWORD got = full ? GetFullPathNameW(w, n, full, NULL) : 0;
+    free(w);
+    if (!got || got >= n) {
+        free(full);
+        errno = n && !full ? ENOMEM : ENOENT;
+        return NULL;
+    }
+    if (wcsncmp(full, L"\\\\.\\", 4) == 0) /* a device: NUL -> \\.\NUL */
+        return full;
+    bool unc = full[0] == L'\\' && full[1] == L'\\';
+    const wchar_t *prefix = unc ? L"\\\\?\\UNC" : L"\\\\?\\";
+    size_t pl = wcslen(prefix), skip = unc ? 1 : 0; /* \\server -> \\?\UNC\server */
+    wchar_t *out = malloc((pl + got - skip + 1) * sizeof *out);
+    if (out) {
+        memcpy(out, prefix, pl * sizeof *out);
+        memcpy(out + pl, full + skip, (got - skip + 1) * sizeof *out);
+    } else {
+        errno = ENOMEM;
+    }
+    free(full);
+    return out;
+}
+
+/* A path from the system (UTF-16) as the program spells it: UTF-8, '/', without the long
+ * form's prefix, the drive letter upper-case. */
+static int program_path(const wchar_t *w, char *out, size_t size)
+{
+    bool unc = false;
+    if (wcsncmp(w, L"\\\\?\\UNC\\", 8) == 0) {
+        w += 8;
+        unc = true;
+    } else if (wcsncmp(w, L"\\\\?\\", 4) == 0) {
+        w += 4;
+    }
+    if (unc) {
+        if (size < 3)
+            return -ENAMETOOLONG;
+        out[0] = out[1] = '/';
+        out += 2;
+        size -= 2;
+    }
+    int rc = narrow(w, -1, out, size);
+    if (rc)
+        return rc;
+    amx_os_path_normalize(out);
+    if (!unc && out[0] >= 'a' && out[0] <= 'z' && out[1] == ':')
+        out[0] = (char)(out[0] - 'a' + 'A');
+    return 0;
+}
+
+/* ---- file status ---- */
+
+/* 100 ns steps since 1601 -> ns since 1970 */
+static int64_t filetime_ns(uint64_t t)
+{
+    return ((int64_t)t - 116444736000000000LL) * 100;
+}
+
+static uint64_t ft64(FILETIME ft)
+{
+    return (uint64_t)ft.dwHighDateTime << 32 | ft.dwLowDateTime;
+}
+
+static int handle_stat(HANDLE h, amx_os_stat *st)
+{
+    BY_HANDLE_FILE_INFORMATION fi;
+    if (GetFileType(h) != FILE_TYPE_DISK) {
+        *st = (amx_os_stat){ .kind = AMX_OS_OTHER };
+        return 0;
+    }
+    if (!GetFileInformationByHandle(h, &fi))
+        return last_error();
+    *st = (amx_os_stat){ 0 };
+    st->kind = fi.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY ? AMX_OS_DIR : AMX_OS_FILE;
+    st->size = (int64_t)((uint64_t)fi.nFileSizeHigh << 32 | fi.nFileSizeLow);
+    st->mtime_ns = filetime_ns(ft64(fi.ftLastWriteTime));
+    st->dev = fi.dwVolumeSerialNumber;
+    st->ino = (uint64_t)fi.nFileIndexHigh << 32 | fi.nFileIndexLow;
+    return 0;
+}
+
+/* A handle for looking at a file or directory (no read access needed). */
+static HANDLE open_meta(const wchar_t *w, bool follow)
+{
+    return CreateFileW(w, FILE_READ_ATTRIBUTES,
+                       FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+                       FILE_FLAG_BACKUP_SEMANTICS | (follow ? 0 : FILE_FLAG_OPEN_REPARSE_POINT),
+                       NULL);
+}
+
+static int stat_w(const wchar_t *w, amx_os_stat *st)
+{
+    HANDLE h = open_meta(w, true);
+    if (h == INVALID_HANDLE_VALUE)
+        return last_error();
+    int rc = handle_stat(h, st);
+    CloseHandle(h);
+    return rc;
+}
+
+/* Symbolic links and junctions are links; other reparse points (cloud placeholders,
+ * deduplicated files) are the files they stand for. */
+static bool is_link_tag(DWORD tag)
+{
+    return tag == IO_REPARSE_TAG_SYMLINK || tag == IO_REPARSE_TAG_MOUNT_POINT;
+}
+
+int amx_os_path_stat(const char *path, amx_os_stat *st)
+{
+    wchar_t *w = sys_path(path);
+    if (!w)
+        return -errno;
+    int rc = stat_w(w, st);
+    free(w);
+    return rc;
+}
+
+int amx_os_path_lstat(const char *path, amx_os_stat *st)
+{
+    wchar_t *w = sys_path(path);
+    if (!w)
+        return -errno;
+    HANDLE h = open_meta(w, false);
+    if (h == INVALID_HANDLE_VALUE) {
+        int rc = last_error();
+        free(w);
+        return rc;
+    }
+    FILE_ATTRIBUTE_TAG_INFO tag = { 0 };
+    bool link = GetFileInformationByHandleEx(h, FileAttributeTagInfo, &tag, sizeof tag) &&
+                (tag.FileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) && is_link_tag(tag.ReparseTag);
+    int rc = handle_stat(h, st);
+    CloseHandle(h);
+    if (rc == 0 && link) {
+        amx_os_stat target;
+        if (stat_w(w, &target) == 0)
+            *st = target;
+        else
+            *st = (amx_os_stat){ .kind = AMX_OS_OTHER };
+        st->link = true;
+    }
+    free(w);
+    return rc;
+}
+
+/* ---- directories: the entries with their status, read from the directory itself ---- */
+
+struct amx_os_dir {
+    HANDLE h;
+    wchar_t *path;              /* the directory, long form, for following links */
+    DWORD volume;
+    bool first, done;
+    union {
+        FILE_ID_BOTH_DIR_INFO align;
+        unsigned char bytes[64 * 1024];
+    } buf;
+    size_t at;                  /* offset of the next entry in buf, or SIZE_MAX: read more */
+    char name[AMX_PATH_MAX];
+};
+
+int amx_os_dir_open(const char *path, amx_os_dir **out)
+{
+    *out = NULL;
+    wchar_t *w = sys_path(path);
+    if (!w)
+        return -errno;
+    HANDLE h = CreateFileW(w, FILE_LIST_DIRECTORY | FILE_READ_ATTRIBUTES,
+                           FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                           OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+    if (h == INVALID_HANDLE_VALUE) {
+        int rc = last_error();
+        free(w);
+        return rc;
+    }
+    BY_HANDLE_FILE_INFORMATION fi;
+    if (!GetFileInformationByHandle(h, &fi)) {
+        int rc = last_error();
+        CloseHandle(h);
+        free(w);
+        return rc;
+    }
+    if (!(fi.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY)) {
+        CloseHandle(h);
+        free(w);
+        return -ENOTDIR;
+    }
+    amx_os_dir *d = malloc(sizeof *d);
+    if (!d) {
+        CloseHandle(h);
+        free(w);
+        return -ENOMEM;
+    }
+    d->h = h;
+    d->path = w;
+    d->volume = fi.dwVolumeSerialNumber;
+    d->first = true;
+    d->done = false;
+    d->at = SIZE_MAX;
+    *out = d;
+    return 0;
+}
+
+bool amx_os_dir_next(amx_os_dir *d, amx_os_entry *e, int *err)
+{
+    *err = 0;
+    for (;;) {
+        if (d->at == SIZE_MAX) {
+            if (d->done)
+                return false;
+            FILE_INFO_BY_HANDLE_CLASS cls = d->first ? FileIdBothDirectoryRestartInfo
+                                                     : FileIdBothDirectoryInfo;
+            d->first = false;
+            if (!GetFileInformationByHandleEx(d->h, cls, d->buf.bytes, sizeof d->buf.bytes)) {
+                DWORD le = GetLastError();
+                d->done = true;
+                if (le != ERROR_NO_MORE_FILES)
+                    *err = -error_to_errno(le);
+                return false;
+            }
+            d->at = 0;
+        }
+        const FILE_ID_BOTH_DIR_INFO *fi = (const FILE_ID_BOTH_DIR_INFO *)(const void *)(d->buf.bytes + d->at);
+        d->at = fi->NextEntryOffset ? d->at + fi->NextEntryOffset : SIZE_MAX;
+        size_t wn = fi->FileNameLength / sizeof(WCHAR);
+        const WCHAR *wname = fi->FileName;
+        if ((wn == 1 && wname[0] == L'.') || (wn == 2 && wname[0] == L'.' && wname[1] == L'.'))
+            continue;
+        if (narrow(wname, (int)wn, d->name, sizeof d->name) != 0)
+            continue; /* a name that is not UTF-16 text (unpaired surrogate): not reachable */
+        e->name = d->name;
+        e->err = 0;
+        e->st = (amx_os_stat){ 0 };
+        DWORD attr = fi->FileAttributes;
+        /* for a reparse point, EaSize holds its tag */
+        if ((attr & FILE_ATTRIBUTE_REPARSE_POINT) && is_link_tag(fi->EaSize)) {
+            size_t dl = wcslen(d->path);
+            wchar_t *full = malloc((dl + wn + 2) * sizeof *full);
+            if (!full) {
+                e->err = -ENOMEM;
+                return true;
+            }
+            memcpy(full, d->path, dl * sizeof *full);
+            if (dl && full[dl - 1] != L'\\')
+                full[dl++] = L'\\';
+            memcpy(full + dl, wname, wn * sizeof *full);
+            full[dl + wn] = 0;
+            int rc = stat_w(full, &e->st);
+            free(full);
+            if (rc)
+                e->err = rc == -EACCES ? rc : -ENOENT; /* a link to nothing */
+            e->st.link = true;
+            return true;
+        }
+        e->st.kind = attr & FILE_ATTRIBUTE_DIRECTORY ? AMX_OS_DIR
+                     : attr & FILE_ATTRIBUTE_DEVICE  ? AMX_OS_OTHER
+                                                     : AMX_OS_FILE;
+        e->st.size = fi->EndOfFile.QuadPart;
+        e->st.mtime_ns = filetime_ns((uint64_t)fi->LastWriteTime.QuadPart);
+        e->st.dev = d->volume;
+        e->st.ino = (uint64_t)fi->FileId.QuadPart;
+        return true;
+    }
+}
+
+void amx_os_dir_close(amx_os_dir *d)
+{
+    if (d) {
+        CloseHandle(d->h);
+        free(d->path);
+        free(d);
+    }
+}
+
+/* ---- files ---- */
+
+struct amx_os_file {
+    HANDLE h;
+};
+
+int amx_os_open_read(const char *path, amx_os_file **out)
+{
+    *out = NULL;
+    wchar_t *w = sys_path(path);
+    if (!w)
+        return -errno;
+    /* not inherited (no security attributes), binary (no C runtime in between) */
+    HANDLE h = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                           NULL, OPEN_EXISTING, FILE_FLAG_SEQUENTIAL_SCAN, NULL);
+    free(w);
+    if (h == INVALID_HANDLE_VALUE)
+        return last_error();
+    amx_os_file *f = malloc(sizeof *f);
+    if (!f) {
+        CloseHandle(h);
+        return -ENOMEM;
+    }
+    f->h = h;
+    *out = f;
+    return 0;
+}
+
+int amx_os_file_stat(amx_os_file *f, amx_os_stat *st)
+{
+    return handle_stat(f->h, st);
+}
+
+int amx_os_read(amx_os_file *f, void *buf, size_t want, size_t *got)
+{
+    size_t off = 0;
+    while (off < want) {
+        DWORD chunk = want - off > (1u << 30) ? (1u << 30) : (DWORD)(want - off), n = 0;
+        if (!ReadFile(f->h, (char *)buf + off, chunk, &n, NULL)) {
+            *got = off;
+            return last_error();
+        }
+        if (n == 0)
+            break;
+        off += n;
+    }
+    *got = off;
+    return 0;
+}
+
+void amx_os_close(amx_os_file *f)
+{
+    if (f) {
+        CloseHandle(f->h);
+        free(f);
+    }
+}
+
+/* A C stream on a handle (binary); closes h on failure. */
+static FILE *stream_of(HANDLE h, int oflags, const char *mode)
+{
+    int fd = _open_osfhandle((intptr_t)h, oflags | _O_BINARY);
+    if (fd < 0) {
+        CloseHandle(h);
+        errno = EMFILE;
+        return NULL;
+    }
+    FILE *f = _fdopen(fd, mode);
+    if (!f) {
+        int e = errno;
+        _close(fd);
+        errno = e;
+    }
+    return f;
+}
+
+FILE *amx_os_fopen(const char *path, const char *mode)
+{
+    bool plus = strchr(mode, '+') != NULL;
+    DWORD access, disp;
+    int oflags;
+    char m[4] = { mode[0], 'b', plus ? '+' : 0, 0 };
+    switch (mode[0]) {
+    case 'r':
+        access = GENERIC_READ | (plus ? GENERIC_WRITE : 0);
+        disp = OPEN_EXISTING;
+        oflags = plus ? _O_RDWR : _O_RDONLY;
+        break;
+    case 'w':
+        access = GENERIC_WRITE | (plus ? GENERIC_READ : 0);
+        disp = CREATE_ALWAYS;
+        oflags = plus ? _O_RDWR : _O_WRONLY;
+        break;
+    case 'a':
+        access = FILE_APPEND_DATA | (plus ? GENERIC_READ : 0);
+        disp = OPEN_ALWAYS;
+        oflags = (plus ? _O_RDWR : _O_WRONLY) | _O_APPEND;
+        break;
+    default:
+        errno = EINVAL;
+        return NULL;
+    }
+    wchar_t *w = sys_path(path);
+    if (!w)
+        return NULL;
+    HANDLE h = CreateFileW(w, access, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                           disp, FILE_ATTRIBUTE_NORMAL, NULL);
+    free(w);
+    if (h == INVALID_HANDLE_VALUE) {
+        errno = -last_error();
+        return NULL;
+    }
+    return stream_of(h, oflags, m);
+}
+
+FILE *amx_os_temp_beside(const char *path, char *tmp, size_t tmplen)
+{
+    static LONG counter;
+    for (int attempt = 0; attempt < 100; attempt++) {
+        unsigned v = (unsigned)GetCurrentProcessId() * 2654435761u ^ (unsigned)GetTickCount() ^
+                     (unsigned)InterlockedIncrement(&counter) * 40503u;
+        int n = snprintf(tmp, tmplen, "%s.tmp.%08x", path, v);
+        if (n < 0 || (size_t)n >= tmplen) {
+            errno = ENAMETOOLONG;
+            return NULL;
+        }
+        wchar_t *w = sys_path(tmp);
+        if (!w)
+            return NULL;
+        /* CREATE_NEW: never an existing file, nor a link planted there */
+        HANDLE h = CreateFileW(w, GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL,
+                               CREATE_NEW, FILE_ATTRIBUTE_NORMAL, NULL);
+        free(w);
+        if (h != INVALID_HANDLE_VALUE)
+            return stream_of(h, _O_WRONLY, "wb");
+        if (GetLastError() != ERROR_FILE_EXISTS && GetLastError() != ERROR_ALREADY_EXISTS) {
+            errno = -last_error();
+            return NULL;
+        }
+    }
+    errno = EEXIST;
+    return NULL;
+}
+
+int amx_os_replace(const char *from, const char *to)
+{
+    wchar_t *wf = sys_path(from), *wt = wf ? sys_path(to) : NULL;
+    int rc = 0;
+    if (!wf || !wt)
+        rc = -errno;
+    else if (!MoveFileExW(wf, wt, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH))
+        rc = last_error();
+    free(wf);
+    free(wt);
+    return rc;
+}
+
+int amx_os_remove(const char *path)
+{
+    wchar_t *w = sys_path(path);
+    if (!w)
+        return -errno;
+    DWORD attr = GetFileAttributesW(w);
+    BOOL ok = attr != INVALID_FILE_ATTRIBUTES && (attr & FILE_ATTRIBUTE_DIRECTORY)
+                  ? RemoveDirectoryW(w)
+                  : DeleteFileW(w);
+    int rc = ok ? 0 : last_error();
+    free(w);
+    return rc;
+}
+
+bool amx_os_exists(const char *path)
+{
+    wchar_t *w = sys_path(path);
+    bool ok = w && GetFileAttributesW(w) != INVALID_FILE_ATTRIBUTES;
+    free(w);
+    return ok;
+}
+
+bool amx_os_can_read(const char *path)
+{
+    wchar_t *w = sys_path(path);
+    if (!w)
+        return false;
+    HANDLE h = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                           NULL, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+    free(w);
+    if (h == INVALID_HANDLE_VALUE)
+        return false;
+    CloseHandle(h);
+    return true;
+}
+
+int amx_mkdir_parents(const char *path, unsigned mode)
+{
+    (void)mode; /* new directories get the user's default access */
+    char buf[AMX_PATH_MAX];
+    if (strlen(path) >= sizeof buf)
+        return -ENAMETOOLONG;
+    strcpy(buf, path);
+    amx_os_path_normalize(buf);
+    size_t root = amx_os_path_root_len(buf);
+    for (char *p = buf + (root ? root : 1); *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        wchar_t *w = sys_path(buf);
+        *p = '/';
+        if (!w)
+            return -errno;
+        BOOL ok = CreateDirectoryW(w, NULL);
+        DWORD le = GetLastError();
+        free(w);
+        if (!ok && le != ERROR_ALREADY_EXISTS && le != ERROR_ACCESS_DENIED)
+            return -error_to_errno(le);
+    }
+    return 0;
+}
+
+/* ---- paths ---- */
+
+int amx_os_canonical(const char *path, char *out, size_t size)
+{
+    wchar_t *w = sys_path(path);
+    if (!w)
+        return -errno;
+    HANDLE h = open_meta(w, true);
+    free(w);
+    if (h == INVALID_HANDLE_VALUE)
+        return last_error();
+    DWORD n = GetFinalPathNameByHandleW(h, NULL, 0, FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
+    wchar_t *final = n ? malloc(((size_t)n + 1) * sizeof *final) : NULL;
+    int rc = 0;
+    if (!final)
+        rc = n ? -ENOMEM : last_error();
+    else if (!GetFinalPathNameByHandleW(h, final, n + 1, FILE_NAME_NORMALIZED | VOLUME_NAME_DOS))
+        rc = last_error();
+    CloseHandle(h);
+    if (rc == 0) {
+        rc = program_path(final, out, size);
+        /* "C:/x/" -> "C:/x"; a drive's root keeps its '/' */
+        size_t len = rc == 0 ? strlen(out) : 0;
+        if (len > amx_os_path_root_len(out) && out[len - 1] == '/')
+            out[len - 1] = '\0';
+    }
+    free(final);
+    return rc;
+}
+
+int amx_os_getcwd(char *out, size_t size)
+{
+    DWORD n = GetCurrentDirectoryW(0, NULL);
+    wchar_t *w = n ? malloc((size_t)n * sizeof *w) : NULL;
+    if (!w)
+        return n ? -ENOMEM : last_error();
+    int rc = GetCurrentDirectoryW(n, w) ? program_path(w, out, size) : last_error();
+    free(w);
+    if (rc == 0) {
+        size_t len = strlen(out);
+        if (len > amx_os_path_root_len(out) && out[len - 1] == '/')
+            out[len - 1] = '\0';
+    }
+    return rc;
+}
+
+static bool sep(char c)
+{
+    return c == '/' || c == '\\';
+}
+
+static bool drive(const char *p)
+{
+    return ((p[0] >= 'A' && p[0] <= 'Z') || (p[0] >= 'a' && p[0] <= 'z')) && p[1] == ':';
+}
+
+bool amx_os_path_is_absolute(const char *path)
+{
+    return (drive(path) && sep(path[2])) || sep(path[0]);
+}
+
+size_t amx_os_path_root_len(const char *p)
+{
+    if (drive(p) && sep(p[2]))
+        return 3;
+    if (sep(p[0]) && sep(p[1])) { /* //server/share/ or //./pipe/ */
+        size_t i = 2;
+        while (p[i] && !sep(p[i]))
+            i++;
+        if (!p[i])
+            return i;
+        i++;
+        while (p[i] && !sep(p[i]))
+            i++;
+        return p[i] ? i + 1 : i;
+    }
+    return sep(p[0]) ? 1 : 0;
+}
+
+void amx_os_path_normalize(char *path)
+{
+    for (char *p = path; *p; p++)
+        if (*p == '\\')
+            *p = '/';
+}
+
+bool amx_os_names_fold_case(void)
+{
+    return true;
+}
+
+char amx_os_separator(void)
+{
+    return '\\';
+}
+
+const char *amx_os_path_display(const char *path, char *out, size_t size)
+{
+    snprintf(out, size, "%s", path);
+    for (char *p = out; *p; p++)
+        if (*p == '/')
+            *p = '\\';
+    return out;
+}
+
+/* ---- the process ---- */
+
+int amx_os_cpu_count(void)
+{
+    DWORD n = GetActiveProcessorCount(ALL_PROCESSOR_GROUPS);
+    return n > 0 && n < 256 ? (int)n : 1;
+}
+
+const char *amx_os_getenv(const char *name)
+{
+    /* one slot per name asked (the program asks a handful) */
+    static struct {
+        char name[64];
+        char *value;
+    } slots[32];
+    static int used;
+    wchar_t *wn = widen(name);
+    if (!wn)
+        return NULL;
+    const wchar_t *wv = _wgetenv(wn);
+    free(wn);
+    int i = 0;
+    while (i < used && strcmp(slots[i].name, name) != 0)
+        i++;
+    if (i == used) {
+        if (used == (int)(sizeof slots / sizeof *slots) || strlen(name) >= sizeof slots[i].name)
+            return NULL;
+        snprintf(slots[i].name, sizeof slots[i].name, "%s", name);
+        used++;
+    }
+    free(slots[i].value);
+    slots[i].value = NULL;
+    if (!wv)
+        return NULL;
+    int len = WideCharToMultiByte(CP_UTF8, 0, wv, -1, NULL, 0, NULL, NULL);
+    slots[i].value = len > 0 ? malloc((size_t)len) : NULL;
+    if (!slots[i].value)
+        return NULL;
+    WideCharToMultiByte(CP_UTF8, 0, wv, -1, slots[i].value, len, NULL, NULL);
+    return slots[i].value;
+}
+
+/* An environment variable naming an absolute directory, with '/' separators. */
+static int env_path(const char *name, const char *suffix, char *out, size_t size)
+{
+    const char *v = amx_os_getenv(name);
+    if (!v || !amx_os_path_is_absolute(v))
+        return -ENOENT;
+    int n = snprintf(out, size, "%s%s", v, suffix);
+    if (n < 0 || (size_t)n >= size)
+        return -ENAMETOOLONG;
+    amx_os_path_normalize(out);
+    return 0;
+}
+
+int amx_os_home_dir(char *out, size_t size)
+{
+    return env_path("USERPROFILE", "", out, size);
+}
+
+int amx_os_config_dir(char *out, size_t size)
+{
+    if (env_path("APPDATA", "", out, size) == 0)
+        return 0;
+    return env_path("USERPROFILE", "/AppData/Roaming", out, size);
+}
+
+int amx_os_state_dir(char *out, size_t size)
+{
+    if (env_path("LOCALAPPDATA", "", out, size) == 0)
+        return 0;
+    return env_path("USERPROFILE", "/AppData/Local", out, size);
+}
+
+int amx_os_cache_dir(char *out, size_t size)
+{
+    return amx_os_state_dir(out, size);
+}
+
+int amx_os_default_socket(char *out, size_t size)
+{
+    const char *user = amx_os_getenv("USERNAME");
+    char safe[64];
+    size_t k = 0;
+    for (const char *p = user ? user : "user"; *p && k + 1 < sizeof safe; p++) {
+        unsigned char c = (unsigned char)*p;
+        safe[k++] = (char)((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                                   (c >= '0' && c <= '9') || c == '-' || c == '_'
+                               ? c
+                               : '_');
+    }
+    safe[k] = '\0';
+    int n = snprintf(out, size, "//./pipe/animidx-%s", safe);
+    return n >= 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
+}
+
+int amx_os_self_path(char *out, size_t size)
+{
+    wchar_t *w = malloc(32768 * sizeof *w);
+    if (!w)
+        return -ENOMEM;
+    DWORD n = GetModuleFileNameW(NULL, w, 32768);
+    int rc = n && n < 32768 ? program_path(w, out, size) : last_error();
+    free(w);
+    return rc;
+}
+
+long amx_os_pid(void)
+{
+    return (long)GetCurrentProcessId();
+}
+
+int64_t amx_os_monotonic_ns(void)
+{
+    static LARGE_INTEGER freq;
+    if (!freq.QuadPart)
+        QueryPerformanceFrequency(&freq);
+    LARGE_INTEGER c;
+    QueryPerformanceCounter(&c);
+    return (int64_t)((double)c.QuadPart * 1e9 / (double)freq.QuadPart);
+}
+
+int64_t amx_os_wall_ns(void)
+{
+    FILETIME ft;
+    GetSystemTimePreciseAsFileTime(&ft);
+    return filetime_ns(ft64(ft));
+}
+
+void amx_os_args_utf8(int *argc, char ***argv)
+{
+    /* The C runtime's argv is in the ANSI code page: names outside it would be lost. */
+    int n = 0;
+    wchar_t **w = CommandLineToArgvW(GetCommandLineW(), &n);
+    if (!w)
+        return;
+    char **out = calloc((size_t)n + 1, sizeof *out);
+    for (int i = 0; out && i < n; i++) {
+        int len = WideCharToMultiByte(CP_UTF8, 0, w[i], -1, NULL, 0, NULL, NULL);
+        out[i] = len > 0 ? malloc((size_t)len) : NULL;
+        if (!out[i]) {
+            LocalFree(w);
+            return; /* keep the runtime's */
+        }
+        WideCharToMultiByte(CP_UTF8, 0, w[i], -1, out[i], len, NULL, NULL);
+    }
+    LocalFree(w);
+    if (!out)
+        return;
+    *argc = n;
+    *argv = out; /* lives as long as the process */
+    /* What the program prints is the same bytes as on other systems: no "\n" -> "\r\n". */
+    _setmode(_fileno(stdout), _O_BINARY);
+    _setmode(_fileno(stderr), _O_BINARY);
+    _setmode(_fileno(stdin), _O_BINARY);
+}
+
+void amx_time_local(int64_t t, amx_tm *tm)
+{
+    __time64_t tt = (__time64_t)t;
+    struct tm b;
+    if (_localtime64_s(&b, &tt) != 0) {
+        amx_time_utc(t, tm);
+        return;
+    }
+    *tm = (amx_tm){ b.tm_year + 1900, b.tm_mon + 1, b.tm_mday, b.tm_hour, b.tm_min, b.tm_sec };
+}
+
+/* ---- the console ---- */
+
+static HANDLE console_of(FILE *f)
+{
+    HANDLE h = (HANDLE)_get_osfhandle(_fileno(f));
+    DWORD mode;
+    /* NUL is a character device too, but not a console */
+    if (h == INVALID_HANDLE_VALUE || GetFileType(h) != FILE_TYPE_CHAR || !GetConsoleMode(h, &mode))
+        return NULL;
+    return h;
+}
+
+bool amx_os_is_terminal(FILE *f)
+{
+    return console_of(f) != NULL;
+}
+
+bool amx_os_console_colour(FILE *f)
+{
+    HANDLE h = console_of(f);
+    if (!h)
+        return false;
+    SetConsoleOutputCP(CP_UTF8); /* the program writes UTF-8 */
+    DWORD mode = 0;
+    GetConsoleMode(h, &mode);
+#ifndef ENABLE_VIRTUAL_TERMINAL_PROCESSING
+#define ENABLE_VIRTUAL_TERMINAL_PROCESSING 0x0004
+#endif
+    /* colours through the console's own escape-sequence mode (Windows 10 and later); an older
+     * console that refuses it gets no colours */
+    return (mode & ENABLE_VIRTUAL_TERMINAL_PROCESSING) ||
+           SetConsoleMode(h, mode | ENABLE_VIRTUAL_TERMINAL_PROCESSING);
+}

@@ -1,0 +1,201 @@
+/*
+ * The portability layer: everything animidx asks of the operating system goes through here
+ * (lib/common/os_posix.c on Linux and the BSDs, lib/common/os_win.c on Windows; meson builds
+ * one of them). Nothing outside lib/common tests which system it is on.
+ *
+ * Paths are UTF-8 inside the program, on every system, and separated by '/': a Windows path is
+ * "C:/Games/Mods/X" or "//server/share/X" once it is in. The Windows layer turns them into
+ * UTF-16 (and the \\?\ form, so that paths longer than 260 characters work) only to call the
+ * system, and accepts either separator on the way in. Functions that fail return a negative
+ * errno value (-ENOENT, -EACCES, ...) on every system, so that callers report with strerror.
+ */
+#ifndef ANIMIDX_OS_H
+#define ANIMIDX_OS_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The longest path the program handles, in bytes of UTF-8, on every system (Windows' own
+ * MAX_PATH of 260 is not a limit: the layer uses the long form). */
+#define AMX_PATH_MAX 4096
+
+/* printf-style checking. mingw-w64's GCC takes plain "printf" for Microsoft's printf (no %zu,
+ * %lld); the program is built with the C99 printf (__USE_MINGW_ANSI_STDIO), which is GNU's. */
+#if defined(__MINGW32__)
+#define AMX_PRINTF(a, b) __attribute__((format(gnu_printf, a, b)))
+#elif defined(__GNUC__)
+#define AMX_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define AMX_PRINTF(a, b)
+#endif
+
+/* ---- file status ---- */
+
+typedef enum { AMX_OS_OTHER, AMX_OS_FILE, AMX_OS_DIR } amx_os_kind;
+
+typedef struct amx_os_stat {
+    amx_os_kind kind;
+    bool link;          /* amx_os_path_lstat, amx_os_dir_next: a symbolic link (Windows: a reparse
+                         * point: symbolic link or junction); kind is then the target's, when
+                         * the link resolves (AMX_OS_OTHER when it does not) */
+    int64_t size;       /* bytes (regular files) */
+    int64_t mtime_ns;   /* last modification, nanoseconds since 1970 (Windows: 100 ns steps) */
+    uint64_t dev, ino;  /* the file's identity: the same file has the same pair, whatever the
+                         * path (POSIX st_dev/st_ino; Windows: volume serial, 64-bit file ID) */
+} amx_os_stat;
+
+int amx_os_path_stat(const char *path, amx_os_stat *st);   /* follows links */
+int amx_os_path_lstat(const char *path, amx_os_stat *st);  /* a link itself: link = true */
+
+/* ---- directory listing ---- */
+
+/* One directory's entries, without "." and "..", in the order the system gives them; each with
+ * its status (links followed: st.link says the entry is one). */
+typedef struct amx_os_dir amx_os_dir;
+typedef struct amx_os_entry {
+    const char *name;   /* valid until the next call */
+    amx_os_stat st;
+    int err;            /* 0, or why the status could not be read (-ENOENT: a broken link) */
+} amx_os_entry;
+
+int amx_os_dir_open(const char *path, amx_os_dir **out);
+/* The next entry; false at the end (or on an error: *err then says which, else 0). */
+bool amx_os_dir_next(amx_os_dir *d, amx_os_entry *e, int *err);
+void amx_os_dir_close(amx_os_dir *d);
+
+/* ---- reading and writing files ---- */
+
+/* A file open for reading: binary, not inherited by child processes. */
+typedef struct amx_os_file amx_os_file;
+int amx_os_open_read(const char *path, amx_os_file **out);
+int amx_os_file_stat(amx_os_file *f, amx_os_stat *st);
+/* Reads up to `want` bytes (fewer only at the end of the file); 0 or -errno. */
+int amx_os_read(amx_os_file *f, void *buf, size_t want, size_t *got);
+void amx_os_close(amx_os_file *f);
+
+/* fopen with a UTF-8 path: always binary (no newline translation), never inherited. */
+FILE *amx_os_fopen(const char *path, const char *mode);
+/* Reads a whole file into a malloc'd buffer (NUL-terminated, not counted in *len); NULL with
+ * errno set. */
+char *amx_os_read_file(const char *path, size_t *len);
+/* A new file next to `path` (same directory, so it can replace it): opened for writing with
+ * exclusive creation (a link planted there is never followed); its name goes to tmp. */
+FILE *amx_os_temp_beside(const char *path, char *tmp, size_t tmplen);
+/* Replaces `to` with `from` in one step (POSIX rename; Windows MoveFileEx with replace). */
+int amx_os_replace(const char *from, const char *to);
+int amx_os_remove(const char *path);
+/* Whether the path exists (as anything), and whether the user may read it. */
+bool amx_os_exists(const char *path);
+bool amx_os_can_read(const char *path);
+/* Creates the directories leading to `path` (not path itself), with `mode` for new ones (POSIX
+ * permissions; Windows: the user's default). Returns 0 or -errno. */
+int amx_mkdir_parents(const char *path, unsigned mode);
+
+/* ---- paths ---- */
+
+/* The absolute canonical path (links resolved, '.' and '..' gone, '/' separators; Windows: the
+ * drive letter upper-case, "C:/" for a drive's root). 0 or -errno (the path must exist). */
+int amx_os_canonical(const char *path, char *out, size_t size);
+/* The current directory, as amx_os_canonical spells paths. */
+int amx_os_getcwd(char *out, size_t size);
+/* "/x" on POSIX; "C:/x", "C:\x", "//server/share", "\\server\share" on Windows. */
+bool amx_os_path_is_absolute(const char *path);
+/* Length of the root part of an absolute path: 1 for "/", 3 for "C:/", 0 for a relative one. */
+size_t amx_os_path_root_len(const char *path);
+/* dir + '/' + name (no doubled '/'; name absolute: name). -ENAMETOOLONG when it does not fit. */
+int amx_os_path_join(const char *dir, const char *name, char *out, size_t size);
+/* Turns the system's separators into '/' in place (Windows '\'; nothing on POSIX). */
+void amx_os_path_normalize(char *path);
+/* True when file names of this system compare without case (Windows). */
+bool amx_os_names_fold_case(void);
+/* The path separator people type on this system, for messages ('/' or '\'). */
+char amx_os_separator(void);
+/* Writes path as people of this system spell it (Windows: '\') into out. */
+const char *amx_os_path_display(const char *path, char *out, size_t size);
+
+/* ---- the process and its environment ---- */
+
+int amx_os_cpu_count(void);
+/* An environment variable (UTF-8 on every system), or NULL. The pointer stays valid until
+ * the next call for the same name. */
+const char *amx_os_getenv(const char *name);
+/* Where the user's configuration and state live: XDG_CONFIG_HOME or ~/.config, XDG_STATE_HOME
+ * or ~/.local/state, XDG_CACHE_HOME or ~/.cache (POSIX); %APPDATA% for configuration and
+ * %LOCALAPPDATA% for state and caches (Windows). 0 or -ENOENT. */
+int amx_os_config_dir(char *out, size_t size);
+int amx_os_state_dir(char *out, size_t size);
+int amx_os_cache_dir(char *out, size_t size);
+/* The user's home directory (HOME; Windows: USERPROFILE), for "~/" in the configuration. */
+int amx_os_home_dir(char *out, size_t size);
+/* The daemon's control socket when the configuration names none: POSIX
+ * $XDG_RUNTIME_DIR/animidx/animidxd.sock, else /tmp/animidx-<uid>/animidxd.sock; Windows the
+ * named pipe //./pipe/animidx-<user> (the daemon adds the index's hash: one per index). */
+int amx_os_default_socket(char *out, size_t size);
+/* The running program's path (for starting its sibling). */
+int amx_os_self_path(char *out, size_t size);
+/* A process id, for messages and lock files. */
+long amx_os_pid(void);
+/* Monotonic and wall clocks, nanoseconds. */
+int64_t amx_os_monotonic_ns(void);
+int64_t amx_os_wall_ns(void);
+/* The program's arguments as UTF-8 (Windows: from the UTF-16 command line; POSIX: as given).
+ * Call once at the start of main; may replace *argv. */
+void amx_os_args_utf8(int *argc, char ***argv);
+
+/* ---- the console ---- */
+
+/* True when the stream is an interactive terminal (Windows: a console; NUL is not one). */
+bool amx_os_is_terminal(FILE *f);
+/* Prepares the console: UTF-8 output and colour sequences (Windows: the console's virtual
+ * terminal mode). Returns true when colour sequences can be shown on stream f. */
+bool amx_os_console_colour(FILE *f);
+
+/* ---- dates (portable: no gmtime_r, timegm or strptime) ---- */
+
+/* Seconds since 1970 (UTC) -> "YYYY-MM-DDTHH:MM:SSZ" (size >= 21). */
+void amx_time_iso8601(int64_t t, char *out, size_t size);
+/* "YYYY-MM-DD" or "YYYY-MM-DD HH:MM:SS" / "...THH:MM:SS" (UTC) -> seconds since 1970; false
+ * when it is not one of those. */
+bool amx_time_parse(const char *s, int64_t *t);
+/* The broken-down UTC time of t. */
+typedef struct amx_tm {
+    int year, month, day, hour, min, sec; /* month 1-12, day 1-31 */
+} amx_tm;
+void amx_time_utc(int64_t t, amx_tm *tm);
+/* Local time (for what people read: the daemon's log, `animidx daemon status`). */
+void amx_time_local(int64_t t, amx_tm *tm);
+
+/* ---- portable string and sort helpers (lib/common/strings.c) ---- */
+
+char *amx_strndup(const char *s, size_t n);
+const void *amx_memmem(const void *hay, size_t hlen, const void *needle, size_t nlen);
+/* strstr ignoring ASCII case. */
+const char *amx_strcasestr(const char *hay, const char *needle);
+/* A stable merge sort with a context argument: the same order on every system (qsort's order
+ * of equal elements differs between C libraries). */
+void amx_sort(void *base, size_t n, size_t size,
+              int (*cmp)(const void *a, const void *b, void *ctx), void *ctx);
+/* Glob matching of a path ('*' '?' '[...]' '\' escapes; '*' matches '/' too, as fnmatch
+ * without FNM_PATHNAME), ASCII case folded when fold_case. */
+bool amx_glob_match(const char *glob, const char *s, bool fold_case);
+
+/* A growing string (the JSON writer's and other writers' buffers). */
+typedef struct amx_strbuf {
+    char *s;
+    size_t len, cap;
+    bool failed;        /* an allocation failed: what was appended since is lost */
+} amx_strbuf;
+void amx_strbuf_add(amx_strbuf *b, const char *s, size_t n);
+void amx_strbuf_puts(amx_strbuf *b, const char *s);
+void amx_strbuf_putc(amx_strbuf *b, char c);
+void amx_strbuf_printf(amx_strbuf *b, const char *fmt, ...) AMX_PRINTF(2, 3);
+void amx_strbuf_vprintf(amx_strbuf *b, const char *fmt, va_list ap);
+/* The string (malloc'd, the caller frees; "" when nothing was added), or NULL when an
+ * allocation failed; the buffer is empty again. */
+char *amx_strbuf_take(amx_strbuf *b, size_t *len);
+void amx_strbuf_free(amx_strbuf *b);
+
+#endif
