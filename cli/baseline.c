@@ -9,7 +9,6 @@
 #include "animidx/json.h"
 
 #include <errno.h>
-#include <fnmatch.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,7 +71,7 @@ void cli_suppressions_apply(cli_suppressions *s, cli_findings *l)
         for (size_t k = 0; k < s->n; k++) {
             cli_suppression *e = &s->v[k];
             if ((strcmp(e->code, "*") == 0 || strcasecmp(e->code, f->code) == 0) &&
-                fnmatch(e->path, f->path, FNM_CASEFOLD) == 0) {
+                amx_glob_match(e->path, f->path, true)) {
                 f->suppressed = true;
                 e->used++;
             }

@@ -148,11 +148,11 @@ size_t cli_name_distance(const char *a, const char *b);
  * argument escaped as \xNN (animidx/text.h), on a terminal and in a pipe alike, so that a
  * record is one line whatever the names in it hold; the format's own text, and the colours of
  * cli_sev_on/cli_color_off, are written as they are. */
-int cli_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-int cli_fprintf(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int cli_vfprintf(FILE *out, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+int cli_printf(const char *fmt, ...) AMX_PRINTF(1, 2);
+int cli_fprintf(FILE *out, const char *fmt, ...) AMX_PRINTF(2, 3);
+int cli_vfprintf(FILE *out, const char *fmt, va_list ap) AMX_PRINTF(2, 0);
 /* Prints "animidx: <msg>" to stderr, as cli_fprintf does. */
-void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_error(const char *fmt, ...) AMX_PRINTF(1, 2);
 /* The progress line of a scan on a terminal (scan and lint): an amx_scan_opts.progress. */
 void cli_scan_progress(const amx_scan_progress *p, void *user);
 /* Writes "scan": {files_seen, files_decoded, ...} (docs/json.md, `scan --json`; lint --format

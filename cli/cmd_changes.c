@@ -40,11 +40,11 @@ static void change_row(const amx_change_row *r, void *user)
     if (strcmp(c->root, r->root) != 0 || c->scan != r->scan_id) {
         snprintf(c->root, sizeof c->root, "%s", r->root);
         c->scan = r->scan_id;
-        struct tm tm;
-        time_t t = (time_t)r->at;
-        char when[32] = "";
-        if (gmtime_r(&t, &tm))
-            strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
+        amx_tm tm;
+        amx_time_utc(r->at, &tm);
+        char when[40];
+        snprintf(when, sizeof when, "%04d-%02d-%02d %02d:%02d:%02d UTC", tm.year, tm.month,
+                 tm.day, tm.hour, tm.min, tm.sec);
         if (r->scan_id >= 0)
             cli_printf("%s, scan %lld (%s):\n", r->root, (long long)r->scan_id, when);
         else
@@ -65,14 +65,7 @@ static bool parse_since(const char *s, int64_t *scan, int64_t *at)
         *scan = v;
         return true;
     }
-    struct tm tm = { 0 };
-    const char *rest = strptime(s, "%Y-%m-%d", &tm);
-    if (rest && *rest == 'T')
-        rest = strptime(rest + 1, "%H:%M:%S", &tm);
-    if (!rest || *rest)
-        return false;
-    *at = (int64_t)timegm(&tm);
-    return true;
+    return amx_time_parse(s, at);
 }
 
 int cmd_changes(cli_opts *o, amx_config *cfg)

@@ -599,8 +599,8 @@ static int dump_one(const char *arg, const amx_config *cfg, bool json, bool samp
         return EXIT_IO;
     }
     /* A [root PATH] game setting that holds the file applies, as it does in a scan. */
-    char real[PATH_MAX];
-    const char *game = realpath(file, real) ? amx_config_game(cfg, real) : NULL;
+    char real[AMX_PATH_MAX];
+    const char *game = amx_os_canonical(file, real, sizeof real) == 0 ? amx_config_game(cfg, real) : NULL;
     amx_decode_opts opts = { .samples = samples, .file_name = file, .game = game,
                              .max_sample_frames = max_frames };
     const unsigned char *span = data;

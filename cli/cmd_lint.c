@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* Findings of one code shown per file before the rest are collapsed into "... and N more". */
 enum { SHOWN_PER_CODE = 3 };
@@ -98,12 +96,10 @@ static char *own_db_path(char **roots, size_t n)
                 break;
         }
     free(sorted);
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    char dir[PATH_MAX];
-    if (xdg && xdg[0] == '/')
-        snprintf(dir, sizeof dir, "%s/animidx", xdg);
-    else
-        snprintf(dir, sizeof dir, "%s/.cache/animidx", home && home[0] ? home : "/tmp");
+    char cache[AMX_PATH_MAX], dir[AMX_PATH_MAX + 16];
+    if (amx_os_cache_dir(cache, sizeof cache) != 0)
+        snprintf(cache, sizeof cache, "%s", "/tmp");
+    snprintf(dir, sizeof dir, "%s/animidx", cache);
     size_t len = strlen(dir) + 32;
     char *path = malloc(len);
     if (path)
@@ -113,17 +109,14 @@ static char *own_db_path(char **roots, size_t n)
 
 char *lint_uri_prefix(const char *root)
 {
-    char cwd[PATH_MAX];
-    if (!getcwd(cwd, sizeof cwd))
+    char cwd[AMX_PATH_MAX];
+    if (amx_os_canonical(".", cwd, sizeof cwd) != 0)
         return NULL;
-    char real[PATH_MAX];
-    if (realpath(cwd, real))
-        snprintf(cwd, sizeof cwd, "%s", real);
     size_t n = strlen(cwd);
     if (strcmp(root, cwd) == 0)
         return strdup("");
-    if (strcmp(cwd, "/") == 0)
-        n = 0;
+    if (n && cwd[n - 1] == '/') /* a file system's root: "/", "C:/" */
+        n--;
     if (strncmp(root, cwd, n) != 0 || root[n] != '/')
         return NULL;
     size_t len = strlen(root + n + 1) + 2;
@@ -458,19 +451,19 @@ static int add_root(lint_run *r, size_t cap, const char *dir, const char *file)
 /* Whether directory `dir` has a subdirectory `name` (any case), written to `out`. */
 static bool child_dir(const char *dir, const char *name, char *out, size_t n)
 {
-    DIR *d = opendir(dir);
-    if (!d)
+    amx_os_dir *d;
+    if (amx_os_dir_open(dir, &d) != 0)
         return false;
     bool found = false;
-    struct dirent *e;
-    while (!found && (e = readdir(d)) != NULL) {
-        struct stat st;
-        if (strcasecmp(e->d_name, name) != 0 ||
-            (size_t)snprintf(out, n, "%s/%s", dir, e->d_name) >= n)
+    amx_os_entry e;
+    int err;
+    while (!found && amx_os_dir_next(d, &e, &err)) {
+        if (strcasecmp(e.name, name) != 0 || e.err != 0 ||
+            amx_os_path_join(dir, e.name, out, n) != 0)
             continue;
-        found = stat(out, &st) == 0 && S_ISDIR(st.st_mode);
+        found = e.st.kind == AMX_OS_DIR;
     }
-    closedir(d);
+    amx_os_dir_close(d);
     return found;
 }
 
@@ -478,7 +471,7 @@ static bool child_dir(const char *dir, const char *name, char *out, size_t n)
  * looks both its INI files and its Art/W3D models up from it (docs/formats/sage-ini.md). */
 static bool is_sage_game_dir(const char *dir)
 {
-    char data[PATH_MAX], ini[PATH_MAX];
+    char data[AMX_PATH_MAX], ini[AMX_PATH_MAX];
     return child_dir(dir, "Data", data, sizeof data) && child_dir(data, "INI", ini, sizeof ini);
 }
 
@@ -497,8 +490,9 @@ static size_t sage_game_root(const char *real, bool is_dir)
     size_t n = strlen(real);
     if (is_dir && is_sage_game_dir(real))
         return n;
-    char dir[PATH_MAX];
-    for (size_t at = n; at > 2; at--) { /* real[at - 1] is the '/' after the directory */
+    char dir[AMX_PATH_MAX];
+    size_t root = amx_os_path_root_len(real);
+    for (size_t at = n; at > root + 1; at--) { /* real[at - 1] is the '/' after the directory */
         const char *below = real + at;
         if (real[at - 1] != '/' || at > sizeof dir ||
             !(starts_with_component(below, "Data") || starts_with_component(below, "Art")))
@@ -526,7 +520,7 @@ static const char *lint_root(char *real, bool is_dir)
     if (sage) {
         real[sage] = '\0';
         char *rel = real + sage + 1;
-        if (is_dir) { /* the buffer has room: PATH_MAX */
+        if (is_dir) { /* the buffer has room: AMX_PATH_MAX */
             size_t k = strlen(rel);
             rel[k] = '/';
             rel[k + 1] = '\0';
@@ -544,7 +538,7 @@ static const char *lint_root(char *real, bool is_dir)
             return NULL; /* the Data directory itself */
         *data = '\0';
         char *rel = data + 1;
-        if (is_dir) { /* "Art/Models" -> "Art/Models/" (the buffer has room: PATH_MAX) */
+        if (is_dir) { /* "Art/Models" -> "Art/Models/" (the buffer has room: AMX_PATH_MAX) */
             size_t k = strlen(rel);
             rel[k] = '/';
             rel[k + 1] = '\0';
@@ -569,21 +563,29 @@ static int resolve_paths(lint_run *r, const char *const *given, size_t n)
     if (!r->roots || !r->uri_prefix || !r->files)
         return EXIT_IO;
     for (size_t i = 0; i < n; i++) {
-        char real[PATH_MAX];
-        struct stat st;
-        if (!realpath(given[i], real) || stat(real, &st) != 0) {
-            cli_error("lint: %s: %s", given[i], strerror(errno));
+        char real[AMX_PATH_MAX];
+        amx_os_stat st;
+        int orc = amx_os_canonical(given[i], real, sizeof real);
+        if (orc == 0)
+            orc = amx_os_path_stat(real, &st);
+        if (orc != 0) {
+            cli_error("lint: %s: %s", given[i], strerror(-orc));
             return EXIT_IO;
         }
         int rc;
-        if (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) {
+        char drive_root[8];
+        if (st.kind == AMX_OS_DIR || st.kind == AMX_OS_FILE) {
             if (strlen(real) + 2 >= sizeof real) {
                 cli_error("lint: %s: the path is too long", given[i]);
                 return EXIT_USAGE;
             }
-            const char *rel = lint_root(real, S_ISDIR(st.st_mode));
+            const char *rel = lint_root(real, st.kind == AMX_OS_DIR);
             char *stored = rel ? amx_path_encode(rel) : NULL; /* as the index spells it */
-            rc = rel && !stored ? EXIT_IO : add_root(r, n, real[0] ? real : "/", stored);
+            /* a file at the top of a file system: its root is "/" or the drive's "C:/" */
+            snprintf(drive_root, sizeof drive_root, "%.2s/", real);
+            rc = rel && !stored ? EXIT_IO
+                 : add_root(r, n, !real[0] ? "/" : !amx_os_path_root_len(real) ? drive_root
+                                                                               : real, stored);
             free(stored);
         } else {
             cli_error("lint: %s: not a file or directory", given[i]);
@@ -627,7 +629,7 @@ static int scan_roots(lint_run *r, const char *const *given, size_t n, const cli
         cli_error("%s", err);
         return EXIT_IO;
     }
-    bool tty = !o->quiet && isatty(STDERR_FILENO);
+    bool tty = !o->quiet && amx_os_console_colour(stderr); /* progress: "\r\033[K" */
     for (size_t i = 0; i < r->nroots; i++) {
         amx_scan_opts so = { .root = r->roots[i], .jobs = cfg->jobs, .config = cfg,
                              .follow_links = cfg->follow_links,
@@ -680,7 +682,7 @@ static int scan_roots(lint_run *r, const char *const *given, size_t n, const cli
             }
             ++*checked;
             if (amx_format_parse(sum.format, &fmt) && amx_format_is_archive(fmt)) {
-                char members[PATH_MAX];
+                char members[AMX_PATH_MAX];
                 snprintf(members, sizeof members, "%s#", name);
                 if (add_root(r, n, r->roots[i], members) != EXIT_OK) {
                     cli_error("out of memory");

@@ -159,7 +159,7 @@ static void near_row(const amx_skeleton_row *r, void *user)
         return;
     }
     size_t d = cli_name_distance(r->skeleton, c->want);
-    bool contains = strcasestr(r->skeleton, c->want) || strcasestr(c->want, r->skeleton);
+    bool contains = amx_strcasestr(r->skeleton, c->want) || amx_strcasestr(c->want, r->skeleton);
     if (contains)
         d = d < 2 ? d : 2;
     if (d > strlen(c->want) / 3 + 2)
@@ -527,7 +527,7 @@ int cmd_issues(cli_opts *o, amx_config *cfg)
     for (size_t k = 0; k <= AMX_CODE_COUNT; k++)
         if (c.code_total[k])
             slots[n++] = k;
-    qsort_r(slots, n, sizeof *slots, cmp_slot, &c);
+    amx_sort(slots, n, sizeof *slots, cmp_slot, &c);
     if (n)
         cli_printf("by code:\n");
     for (size_t i = 0; i < n; i++) {

@@ -5,14 +5,11 @@
 #include "animidx/json.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 static char *dup0(const char *s)
 {
@@ -515,20 +512,15 @@ static void write_json(FILE *out, const report *r)
 /* Creates DIR and its parents (mkdir -p). */
 static int make_dirs(const char *dir)
 {
-    char p[PATH_MAX];
-    if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p) {
+    char p[AMX_PATH_MAX];
+    if (snprintf(p, sizeof p, "%s/", dir) >= (int)sizeof p) { /* "dir/": dir itself too */
         errno = ENAMETOOLONG;
         return -1;
     }
-    for (char *s = p + 1; *s; s++) {
-        if (*s != '/')
-            continue;
-        *s = '\0';
-        if (mkdir(p, 0777) != 0 && errno != EEXIST)
-            return -1;
-        *s = '/';
-    }
-    return mkdir(p, 0777) != 0 && errno != EEXIST ? -1 : 0;
+    int rc = amx_mkdir_parents(p, 0777);
+    if (rc < 0)
+        errno = -rc;
+    return rc < 0 ? -1 : 0;
 }
 
 /* Writes DIR/NAME through a temporary file renamed into place (amx_output), so a reader (or the
@@ -536,8 +528,8 @@ static int make_dirs(const char *dir)
  * never written through. */
 static int write_file(const char *dir, const char *name, const report *r, bool html)
 {
-    char path[PATH_MAX], err[1024];
-    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) {
+    char path[AMX_PATH_MAX], err[1024];
+    if (amx_os_path_join(dir, name, path, sizeof path) != 0) {
         cli_error("report: %s/%s: path too long", dir, name);
         return EXIT_IO;
     }

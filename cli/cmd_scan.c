@@ -4,28 +4,16 @@
 
 #include "animidx/json.h"
 
-#include <limits.h>
-#include <signal.h>
-#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* The first Ctrl-C (or SIGTERM) ends the scan between files, keeping what is written; the
  * handler then restores the default so a second one kills at once. */
-static volatile sig_atomic_t interrupted;
-
-static void on_interrupt(int sig)
-{
-    interrupted = 1;
-    signal(sig, SIG_DFL);
-}
 
 static bool scan_interrupted(void *user)
 {
     (void)user;
-    return interrupted != 0;
+    return amx_os_interrupted();
 }
 
 void cli_scan_progress(const amx_scan_progress *p, void *user)
@@ -40,8 +28,8 @@ void cli_scan_progress(const amx_scan_progress *p, void *user)
 int cli_check_bases(const char *const *roots, size_t n, const cli_opts *o, const amx_config *cfg)
 {
     for (size_t i = 0; i < n; i++) {
-        char real[PATH_MAX], err[PATH_MAX * 3];
-        if (!realpath(roots[i], real)) /* the scan says why */
+        char real[AMX_PATH_MAX], err[AMX_PATH_MAX * 3];
+        if (amx_os_canonical(roots[i], real, sizeof real) != 0) /* the scan says why */
             continue;
         if (amx_config_check_bases(cfg, real, o->bases, (size_t)o->nbases, o->set_bases, err,
                                    sizeof err) != 0) {
@@ -170,8 +158,8 @@ int cmd_scan(cli_opts *o, amx_config *cfg)
         return EXIT_USAGE;
     }
     for (size_t i = 0; i < nroots; i++) {
-        struct stat st;
-        if (stat(roots[i], &st) == 0 && !S_ISDIR(st.st_mode)) {
+        amx_os_stat st;
+        if (amx_os_path_stat(roots[i], &st) == 0 && st.kind != AMX_OS_DIR) {
             cli_error("scan: %s is not a directory; scan takes the directories to index (e.g. "
                       "its Data directory), and 'animidx lint %s' checks one file", roots[i],
                       roots[i]);
@@ -186,14 +174,11 @@ int cmd_scan(cli_opts *o, amx_config *cfg)
         cli_error("%s", err);
         return EXIT_IO;
     }
-    bool tty = !o->quiet && !o->json && isatty(STDERR_FILENO);
+    bool tty = !o->quiet && !o->json && amx_os_console_colour(stderr); /* "\r\033[K" */
     amx_scan_stats total = { 0 };
     int rc = EXIT_OK;
-    struct sigaction sa = { .sa_handler = on_interrupt }, old_int, old_term;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    for (size_t i = 0; i < nroots && !interrupted; i++) {
+    amx_os_interrupt_catch();
+    for (size_t i = 0; i < nroots && !amx_os_interrupted(); i++) {
         amx_scan_opts so = {
             .root = roots[i],
             .jobs = cfg->jobs,
@@ -247,7 +232,6 @@ int cmd_scan(cli_opts *o, amx_config *cfg)
     amx_db_close(db);
     /* Restored only now: a Ctrl-C after the last file (while the summary is printed or the
      * index closed) must not kill the process with the work done; the scan then exits 0. */
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    amx_os_interrupt_restore();
     return rc;
 }

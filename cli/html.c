@@ -53,7 +53,7 @@ static void decoder_drop(decoder *d)
  * the bytes of a name that are not UTF-8: amx_path_decode). False when it does not fit. */
 static bool loose_file(char *buf, size_t size, const char *root, const char *path, size_t n)
 {
-    char *loose = strndup(path, n);
+    char *loose = amx_strndup(path, n);
     char *raw = loose ? amx_path_decode(loose) : NULL;
     int w = raw ? snprintf(buf, size, "%s/%s", root, raw) : -1;
     free(loose);
@@ -679,7 +679,7 @@ static int section_files(FILE *out, const report *r, render *rd)
         g[ng++] = fg;
         i = e;
     }
-    qsort_r(g, ng, sizeof *g, cmp_group, NULL);
+    amx_sort(g, ng, sizeof *g, cmp_group, NULL);
     /* a long list is collapsed as a whole too */
     fprintf(out, "<details%s><summary>%zu files with findings, the most errors first; open one for "
                  "its findings</summary>\n", ng > 50 ? "" : " open", ng);

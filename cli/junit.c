@@ -12,36 +12,34 @@ typedef struct suite {
     const lint_run *r;
     size_t root;
     size_t next;            /* the next finding to look at */
-    FILE *body;             /* the testcases, written before the counts are known */
+    amx_strbuf body;             /* the testcases, written before the counts are known */
     size_t tests, failures;
 } suite;
 
-static void finding_line(FILE *out, const cli_finding *f)
+static void finding_line(amx_strbuf *out, const cli_finding *f)
 {
-    fprintf(out, "%s %s", amx_severity_name(f->severity), f->code);
+    amx_strbuf_printf(out, "%s %s", amx_severity_name(f->severity), f->code);
     if (f->offset >= 0)
-        fprintf(out, " at offset %lld", (long long)f->offset);
+        amx_strbuf_printf(out, " at offset %lld", (long long)f->offset);
     if (f->context[0])
-        fprintf(out, " (%s)", f->context);
-    fputs(": ", out);
+        amx_strbuf_printf(out, " (%s)", f->context);
+    amx_strbuf_puts(out, ": ");
 }
 
-static void write_findings(FILE *out, const cli_finding *v, size_t n, bool at_gate, amx_severity gate)
+static void write_findings(amx_strbuf *out, const cli_finding *v, size_t n, bool at_gate, amx_severity gate)
 {
     for (size_t i = 0; i < n; i++) {
         if (!lint_counts(&v[i]) || (v[i].severity >= gate) != at_gate)
             continue;
-        char *line = NULL;
-        size_t len = 0;
-        FILE *m = open_memstream(&line, &len);
-        if (!m)
+        amx_strbuf line = { 0 };
+        finding_line(&line, &v[i]);
+        amx_strbuf_puts(&line, v[i].message);
+        char *text = amx_strbuf_take(&line, NULL);
+        if (!text)
             continue;
-        finding_line(m, &v[i]);
-        fputs(v[i].message, m);
-        fclose(m);
-        cli_xml_escape(out, line); /* the whole line, escaped once */
-        fputc('\n', out);
-        free(line);
+        cli_xml_escape_buf(out, text); /* the whole line, escaped once */
+        amx_strbuf_putc(out, '\n');
+        free(text);
     }
 }
 
@@ -75,36 +73,36 @@ static void testcase(const char *path, const char *format, void *user)
         }
     }
     s->tests++;
-    FILE *out = s->body;
-    fputs("    <testcase classname=\"", out);
-    cli_xml_escape(out, format);
-    fputs("\" name=\"", out);
-    cli_xml_escape(out, path);
-    fputs("\" time=\"0\"", out);
+    amx_strbuf *out = &s->body;
+    amx_strbuf_puts(out, "    <testcase classname=\"");
+    cli_xml_escape_buf(out, format);
+    amx_strbuf_puts(out, "\" name=\"");
+    cli_xml_escape_buf(out, path);
+    amx_strbuf_puts(out, "\" time=\"0\"");
     if (!failing && !below) {
-        fputs("/>\n", out);
+        amx_strbuf_puts(out, "/>\n");
         return;
     }
-    fputs(">\n", out);
+    amx_strbuf_puts(out, ">\n");
     if (failing) {
         s->failures++;
         char msg[256];
         snprintf(msg, sizeof msg, "%zu finding%s at or above %s", failing, failing == 1 ? "" : "s",
                  amx_severity_name(s->r->gate));
-        fputs("      <failure message=\"", out);
-        cli_xml_escape(out, msg);
-        fputs("\" type=\"", out);
-        cli_xml_escape(out, first_code);
-        fputs("\">", out);
+        amx_strbuf_puts(out, "      <failure message=\"");
+        cli_xml_escape_buf(out, msg);
+        amx_strbuf_puts(out, "\" type=\"");
+        cli_xml_escape_buf(out, first_code);
+        amx_strbuf_puts(out, "\">");
         write_findings(out, v, n, true, s->r->gate);
-        fputs("</failure>\n", out);
+        amx_strbuf_puts(out, "</failure>\n");
     }
     if (below) {
-        fputs("      <system-out>", out);
+        amx_strbuf_puts(out, "      <system-out>");
         write_findings(out, v, n, false, s->r->gate);
-        fputs("</system-out>\n", out);
+        amx_strbuf_puts(out, "</system-out>\n");
     }
-    fputs("    </testcase>\n", out);
+    amx_strbuf_puts(out, "    </testcase>\n");
 }
 
 int lint_write_junit(FILE *out, const lint_run *r)
@@ -112,26 +110,19 @@ int lint_write_junit(FILE *out, const lint_run *r)
     char stamp[32];
     cli_iso_time((int64_t)time(NULL), stamp, sizeof stamp);
     stamp[strcspn(stamp, "Z")] = '\0'; /* JUnit timestamps have no zone */
-    char *all = NULL;
-    size_t all_len = 0, tests = 0, failures = 0;
-    FILE *suites = open_memstream(&all, &all_len);
-    if (!suites)
-        return EXIT_IO;
+    size_t tests = 0, failures = 0;
+    amx_strbuf all = { 0 }, *suites = &all;
     int rc = EXIT_OK;
     for (size_t i = 0; i < r->nroots && rc == EXIT_OK; i++) {
-        char *body = NULL;
-        size_t body_len = 0;
-        suite s = { .r = r, .root = i, .body = open_memstream(&body, &body_len) };
-        if (!s.body) {
-            rc = EXIT_IO;
-            break;
-        }
+        suite s = { .r = r, .root = i };
         char err[1024];
         if (amx_query_files(r->db, r->roots[i], testcase, &s, err, sizeof err) != AMX_OK) {
             cli_error("%s", err);
             rc = EXIT_IO;
         }
-        fclose(s.body);
+        char *body = amx_strbuf_take(&s.body, NULL);
+        if (!body)
+            rc = EXIT_IO;
         /* The suite is the directory as given from the working directory (no checkout path:
          * CI servers compare suites across runs and machines), else its last component. */
         char name[4096];
@@ -142,27 +133,29 @@ int lint_write_junit(FILE *out, const lint_run *r)
         else
             snprintf(name, sizeof name, "%s", strrchr(r->roots[i], '/') && r->roots[i][1]
                                                   ? strrchr(r->roots[i], '/') + 1 : r->roots[i]);
-        fputs("  <testsuite name=\"", suites);
-        cli_xml_escape(suites, "animidx lint ");
-        cli_xml_escape(suites, name);
-        fprintf(suites, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\" time=\"0\" "
+        amx_strbuf_puts(suites, "  <testsuite name=\"");
+        cli_xml_escape_buf(suites, "animidx lint ");
+        cli_xml_escape_buf(suites, name);
+        amx_strbuf_printf(suites, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\" time=\"0\" "
                         "timestamp=\"%s\">\n",
                 s.tests, s.failures, stamp);
-        fputs(body ? body : "", suites);
-        fputs("  </testsuite>\n", suites);
+        amx_strbuf_puts(suites, body ? body : "");
+        amx_strbuf_puts(suites, "  </testsuite>\n");
         free(body);
         tests += s.tests;
         failures += s.failures;
     }
-    fclose(suites);
+    char *text = amx_strbuf_take(&all, NULL);
+    if (!text)
+        rc = EXIT_IO;
     if (rc == EXIT_OK) {
         fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                      "<testsuites name=\"animidx lint\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
                      "time=\"0\">\n",
                 tests, failures);
-        fputs(all ? all : "", out);
+        fputs(text, out);
         fputs("</testsuites>\n", out);
     }
-    free(all);
+    free(text);
     return rc;
 }

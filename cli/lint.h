@@ -97,8 +97,12 @@ int cli_baseline_write(const char *file, const cli_findings *l, char *err, size_
 /* Escapes text for XML and HTML (elements and attribute values): & < > " ', characters XML
  * does not allow and invalid UTF-8 become U+FFFD. The only escaping of XML/HTML output. */
 void cli_xml_escape(FILE *out, const char *s);
+void cli_xml_escape_buf(amx_strbuf *b, const char *s);
 /* Percent-encodes a relative path for a URI ('/' kept). */
-void cli_uri_escape(FILE *out, const char *s);
+void cli_uri_escape(amx_strbuf *out, const char *s);
+/* The file: URI of an absolute path as the program spells it: file:///x, file:///C:/x (the
+ * same form on every system: SARIF viewers and GitHub read it), file://server/share/x. */
+void cli_file_uri(amx_strbuf *out, const char *abs);
 /* "2024-05-01T12:00:00Z" */
 void cli_iso_time(int64_t unix_seconds, char *buf, size_t len);
 /* The severity as a word a reader expects in SARIF ("error", "warning", "note", "none"). */

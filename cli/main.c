@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* Every option of the command line: its name, the value it takes (NULL for a flag) and the
  * help line commands show unless their row gives their own. */
@@ -305,9 +304,9 @@ static const cli_cmd commands[] = {
  * or empty, https://no-color.org). */
 static bool choose_color(const char *when, bool *on)
 {
-    const char *no = getenv("NO_COLOR");
+    const char *no = amx_os_getenv("NO_COLOR");
     if (!when || strcmp(when, "auto") == 0)
-        *on = isatty(STDOUT_FILENO) && !(no && no[0]);
+        *on = !(no && no[0]) && amx_os_console_colour(stdout);
     else if (strcmp(when, "always") == 0)
         *on = true;
     else if (strcmp(when, "never") == 0)
@@ -490,6 +489,7 @@ static int parse_args(const cli_cmd *cmd, int argc, char **argv, cli_opts *o)
 
 int main(int argc, char **argv)
 {
+    amx_os_args_utf8(&argc, &argv); /* Windows: the UTF-16 command line, binary stdout */
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;
@@ -545,7 +545,7 @@ int main(int argc, char **argv)
     }
     char located[4096], err[1024];
     const char *cfg_file = amx_config_locate(o.config_path, located, sizeof located);
-    if (!o.config_path && !o.quiet && access("animidx.ini", F_OK) == 0)
+    if (!o.config_path && !o.quiet && amx_os_exists("animidx.ini"))
         cli_error("note: ./animidx.ini is not read unless given with --config ./animidx.ini "
                   "(using %s)", cfg_file ? cfg_file : "the built-in defaults");
     if (cfg_file && amx_config_load_file(&cfg, cfg_file, err, sizeof err) != 0) {

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 typedef struct root_list {
     char **v;
@@ -51,8 +50,11 @@ static bool case_blind(const char *format)
 /* Normalises an absolute path in place: "//", "/./" and "/x/../" go. */
 static void normalise(char *p)
 {
-    char *out = p;
-    const char *s = p;
+    size_t root = amx_os_path_root_len(p); /* "/", "C:/": kept, without its '/' */
+    if (root)
+        root--;
+    char *start = p + root, *out = start;
+    const char *s = start;
     while (*s) {
         while (*s == '/')
             s++;
@@ -62,7 +64,7 @@ static void normalise(char *p)
             break;
         if (n == 1 && s[0] == '.') {
         } else if (n == 2 && s[0] == '.' && s[1] == '.') {
-            while (out > p && *--out != '/') {
+            while (out > start && *--out != '/') {
             }
         } else {
             *out++ = '/';
@@ -71,14 +73,14 @@ static void normalise(char *p)
         }
         s += n;
     }
-    if (out == p)
+    if (out == start)
         *out++ = '/';
     *out = '\0';
 }
 
 typedef struct cand {
     const char *root;
-    char rel[PATH_MAX];
+    char rel[AMX_PATH_MAX];
     int group;                  /* 0: from the working directory or absolute; 1: root-relative */
 } cand;
 
@@ -230,7 +232,7 @@ static bool on_under(const amx_path_row *f, void *user)
     if (f->member_at || (c->fold && !case_blind(f->format)))
         return false;
     /* the directory as indexed (its case may differ from what was typed) */
-    char dir[PATH_MAX];
+    char dir[AMX_PATH_MAX];
     snprintf(dir, sizeof dir, "%.*s", (int)strlen(c->rel), f->path);
     c->oom |= add_match(c->out, f->root, dir, true) != 0;
     return true; /* one file shows the directory is there */
@@ -255,9 +257,13 @@ int cli_resolve_path(amx_db *db, const char *cmd, const char *typed, bool allow_
         roots_free(&a);
         return EXIT_IO;
     }
-    /* What was typed, without "./" and trailing slashes (a trailing slash: a directory). */
-    char norm[PATH_MAX];
-    const char *t = typed;
+    /* What was typed, without "./" and trailing slashes (a trailing slash: a directory); on
+     * Windows '\' is '/' ("Art\Models\X.ALO", "C:\Games\...", ".\Data"). */
+    char typed_n[AMX_PATH_MAX], norm[AMX_PATH_MAX];
+    snprintf(typed_n, sizeof typed_n, "%s", typed);
+    amx_os_path_normalize(typed_n);
+    bool absolute = amx_os_path_is_absolute(typed_n);
+    const char *t = typed_n;
     while (t[0] == '.' && t[1] == '/')
         for (t += 2; *t == '/'; t++) {
         }
@@ -277,19 +283,17 @@ int cli_resolve_path(amx_db *db, const char *cmd, const char *typed, bool allow_
         roots_free(&a);
         return EXIT_IO;
     }
-    char abs[PATH_MAX * 2], cwd[PATH_MAX];
-    if (typed[0] == '/')
-        snprintf(abs, sizeof abs, "%s", typed);
-    else if (getcwd(cwd, sizeof cwd))
-        snprintf(abs, sizeof abs, "%s/%s", cwd, norm);
-    else
+    char abs[AMX_PATH_MAX * 2], cwd[AMX_PATH_MAX];
+    if (absolute)
+        snprintf(abs, sizeof abs, "%s", typed_n);
+    else if (amx_os_getcwd(cwd, sizeof cwd) != 0 || amx_os_path_join(cwd, norm, abs, sizeof abs))
         abs[0] = '\0';
-    char real_abs[PATH_MAX];
+    char real_abs[AMX_PATH_MAX];
     for (int pass = 0; pass < 2 && abs[0]; pass++) {
         /* the path as written, then with symbolic links resolved */
         const char *p = abs;
         if (pass == 1) {
-            if (!realpath(abs, real_abs))
+            if (amx_os_canonical(abs, real_abs, sizeof real_abs) != 0)
                 break;
             p = real_abs;
         } else {
@@ -307,7 +311,7 @@ int cli_resolve_path(amx_db *db, const char *cmd, const char *typed, bool allow_
         if (nc)
             break;
     }
-    if (typed[0] != '/')
+    if (!absolute)
         for (size_t r = 0; r < a.n && nc < 2 * a.n; r++) {
             snprintf(c[nc].rel, sizeof c[nc].rel, "%s", norm);
             c[nc].group = 1;
@@ -338,7 +342,7 @@ int cli_resolve_path(amx_db *db, const char *cmd, const char *typed, bool allow_
                     st = amx_query_path_under(db, c[k].root, c[k].rel, sc.fold, on_under, &sc,
                                               err, sizeof err);
             }
-        } else if (!want_dir && norm[0] && typed[0] != '/') {
+        } else if (!want_dir && norm[0] && !absolute) {
             /* by the name's stem: the last part of the path ("X#old.ALA" is a loose file's
              * name), and after a '#' (an archive member's name) */
             const char *slash = strrchr(norm, '/');

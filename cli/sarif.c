@@ -122,17 +122,12 @@ static size_t file_len(const cli_finding *f)
 static char *artifact_uri(const lint_run *r, const cli_finding *f)
 {
     const char *prefix = r->uri_prefix[lint_root_of(r, f)];
-    char *uri = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&uri, &len);
-    if (!m)
-        return NULL;
-    cli_uri_escape(m, prefix ? prefix : "");
-    char *file = strndup(f->path, file_len(f));
-    cli_uri_escape(m, file ? file : "");
+    amx_strbuf m = { 0 };
+    cli_uri_escape(&m, prefix ? prefix : "");
+    char *file = amx_strndup(f->path, file_len(f));
+    cli_uri_escape(&m, file ? file : "");
     free(file);
-    fclose(m);
-    return uri;
+    return amx_strbuf_take(&m, NULL);
 }
 
 static void physical_location(amx_json *j, const lint_run *r, const cli_finding *f)
@@ -309,7 +304,7 @@ static int build_items(const lint_run *r, sarif_grouping g, items *out)
         if (lint_counts(&l->v[i]))
             out->idx[n++] = i;
     if (g == SARIF_BY_CODE)
-        qsort_r(out->idx, n, sizeof *out->idx, by_code_then_order, (void *)l->v);
+        amx_sort(out->idx, n, sizeof *out->idx, by_code_then_order, (void *)l->v);
     for (size_t k = 0; k < n;) {
         size_t end = k + 1;
         const cli_finding *head = &l->v[out->idx[k]];
@@ -332,11 +327,11 @@ static int build_items(const lint_run *r, sarif_grouping g, items *out)
             last_root = f->root;
         }
         /* within a group, its most severe members first */
-        qsort_r(out->idx + k, end - k, sizeof *out->idx, by_severity_then_order, (void *)l->v);
+        amx_sort(out->idx + k, end - k, sizeof *out->idx, by_severity_then_order, (void *)l->v);
         out->it[out->n++] = it;
         k = end;
     }
-    qsort_r(out->it, out->n, sizeof *out->it, by_level, NULL);
+    amx_sort(out->it, out->n, sizeof *out->it, by_level, NULL);
     return 0;
 }
 
@@ -351,12 +346,10 @@ static void write_group(amx_json *j, const lint_run *r, const items *in, const i
     amx_json_begin_object(j);
     rule_of(j, first->code);
     amx_json_kstring(j, "level", cli_sarif_level(it->level));
-    char *text = NULL;
-    size_t tlen = 0;
-    FILE *m = open_memstream(&text, &tlen);
-    if (m) {
+    amx_strbuf mb = { 0 }, *m = &mb;
+    {
         if (g == SARIF_BY_FILE) {
-            fprintf(m, "%zu finding%s in this file:", it->count, it->count == 1 ? "" : "s");
+            amx_strbuf_printf(m, "%zu finding%s in this file:", it->count, it->count == 1 ? "" : "s");
             /* the codes with their counts, in order of first appearance */
             for (size_t a = it->first; a < it->first + it->count; a++) {
                 const char *code = in->v[in->idx[a]].code;
@@ -368,18 +361,18 @@ static void write_group(amx_json *j, const lint_run *r, const items *in, const i
                 size_t k = 0;
                 for (size_t b = a; b < it->first + it->count; b++)
                     k += strcmp(in->v[in->idx[b]].code, code) == 0;
-                fprintf(m, "%s %zu %s", a == it->first ? "" : ",", k, code);
+                amx_strbuf_printf(m, "%s %zu %s", a == it->first ? "" : ",", k, code);
             }
         } else {
-            fprintf(m, "%zu finding%s of %s in %zu file%s", it->count, it->count == 1 ? "" : "s",
+            amx_strbuf_printf(m, "%zu finding%s of %s in %zu file%s", it->count, it->count == 1 ? "" : "s",
                     first->code, it->files, it->files == 1 ? "" : "s");
         }
         char one[4096];
         finding_text(first, one, sizeof one);
-        fprintf(m, ". First: %s%s%s", g == SARIF_BY_CODE ? first->path : "",
+        amx_strbuf_printf(m, ". First: %s%s%s", g == SARIF_BY_CODE ? first->path : "",
                 g == SARIF_BY_CODE ? ": " : "", one);
-        fclose(m);
     }
+    char *text = amx_strbuf_take(m, NULL);
     text_object(j, "message", text ? text : "");
     free(text);
     write_location(j, r, first);
@@ -473,16 +466,13 @@ void lint_write_sarif(FILE *out, const lint_run *r, const amx_config *cfg, sarif
         for (size_t i = 0; i < r->nroots; i++) {
             if (r->uri_prefix[i])
                 continue;
-            char id[32], *uri = NULL;
-            size_t len = 0;
+            char id[32];
             snprintf(id, sizeof id, "ROOT%zu", i);
-            FILE *m = open_memstream(&uri, &len);
-            if (m) {
-                fputs("file://", m);
-                cli_uri_escape(m, r->roots[i]);
-                fputc('/', m);
-                fclose(m);
-            }
+            amx_strbuf m = { 0 };
+            cli_file_uri(&m, r->roots[i]);
+            if (m.len && m.s[m.len - 1] != '/') /* a drive's root "C:/" has its '/' */
+                amx_strbuf_putc(&m, '/');
+            char *uri = amx_strbuf_take(&m, NULL);
             amx_json_key(&j, id);
             amx_json_begin_object(&j);
             amx_json_kstring(&j, "uri", uri ? uri : "");

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,7 +14,10 @@
 
 static void from_stat(const struct stat *s, amx_os_stat *st)
 {
-    st->kind = S_ISREG(s->st_mode) ? AMX_OS_FILE : S_ISDIR(s->st_mode) ? AMX_OS_DIR : AMX_OS_OTHER;
+    mode_t m = s->st_mode;
+    st->kind = S_ISREG(m) ? AMX_OS_FILE : S_ISDIR(m) ? AMX_OS_DIR : S_ISFIFO(m) ? AMX_OS_FIFO
+             : S_ISCHR(m) ? AMX_OS_CHARDEV : S_ISBLK(m) ? AMX_OS_BLOCKDEV
+             : S_ISSOCK(m) ? AMX_OS_SOCKET : AMX_OS_OTHER;
     st->size = (int64_t)s->st_size;
 #if defined(__APPLE__)
     st->mtime_ns = (int64_t)s->st_mtimespec.tv_sec * 1000000000LL + s->st_mtimespec.tv_nsec;
@@ -129,9 +133,12 @@ struct amx_os_file {
 int amx_os_open_read(const char *path, amx_os_file **out)
 {
     *out = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
         return -errno;
+    struct stat s;
+    if (fstat(fd, &s) == 0 && S_ISREG(s.st_mode)) /* reads of a file wait for the disk */
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     amx_os_file *f = malloc(sizeof *f);
     if (!f) {
         close(fd);
@@ -188,7 +195,9 @@ FILE *amx_os_fopen(const char *path, const char *mode)
 
 FILE *amx_os_temp_beside(const char *path, char *tmp, size_t tmplen)
 {
-    int n = snprintf(tmp, tmplen, "%s.tmp.XXXXXX", path);
+    const char *slash = strrchr(path, '/');
+    size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
+    int n = snprintf(tmp, tmplen, "%.*s.%s.XXXXXX", (int)dir, path, path + dir);
     if (n < 0 || (size_t)n >= tmplen) {
         errno = ENAMETOOLONG;
         return NULL;
@@ -196,7 +205,10 @@ FILE *amx_os_temp_beside(const char *path, char *tmp, size_t tmplen)
     int fd = mkostemp(tmp, O_CLOEXEC);
     if (fd < 0)
         return NULL;
-    FILE *f = fdopen(fd, "wb");
+    /* the mode of any new file (mkostemp's is 0600) */
+    mode_t mask = umask(0);
+    umask(mask);
+    FILE *f = fchmod(fd, 0666 & ~mask) == 0 ? fdopen(fd, "wb") : NULL;
     if (!f) {
         int e = errno;
         close(fd);
@@ -407,6 +419,37 @@ void amx_time_local(int64_t t, amx_tm *tm)
         return;
     }
     *tm = (amx_tm){ b.tm_year + 1900, b.tm_mon + 1, b.tm_mday, b.tm_hour, b.tm_min, b.tm_sec };
+}
+
+/* ---- interruptions ---- */
+
+static volatile sig_atomic_t interrupted;
+static struct sigaction old_int, old_term;
+
+static void on_interrupt(int sig)
+{
+    interrupted = 1;
+    signal(sig, SIG_DFL); /* the next one kills at once */
+}
+
+bool amx_os_interrupted(void)
+{
+    return interrupted != 0;
+}
+
+void amx_os_interrupt_catch(void)
+{
+    interrupted = 0;
+    struct sigaction sa = { .sa_handler = on_interrupt };
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+}
+
+void amx_os_interrupt_restore(void)
+{
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
 }
 
 /* ---- the console ---- */

@@ -175,8 +175,11 @@ static uint64_t ft64(FILETIME ft)
 static int handle_stat(HANDLE h, amx_os_stat *st)
 {
     BY_HANDLE_FILE_INFORMATION fi;
-    if (GetFileType(h) != FILE_TYPE_DISK) {
-        *st = (amx_os_stat){ .kind = AMX_OS_OTHER };
+    DWORD type = GetFileType(h);
+    if (type != FILE_TYPE_DISK) {
+        *st = (amx_os_stat){ .kind = type == FILE_TYPE_CHAR ? AMX_OS_CHARDEV
+                                     : type == FILE_TYPE_PIPE ? AMX_OS_FIFO
+                                                              : AMX_OS_OTHER };
         return 0;
     }
     if (!GetFileInformationByHandle(h, &fi))
@@ -503,7 +506,9 @@ FILE *amx_os_temp_beside(const char *path, char *tmp, size_t tmplen)
     for (int attempt = 0; attempt < 100; attempt++) {
         unsigned v = (unsigned)GetCurrentProcessId() * 2654435761u ^ (unsigned)GetTickCount() ^
                      (unsigned)InterlockedIncrement(&counter) * 40503u;
-        int n = snprintf(tmp, tmplen, "%s.tmp.%08x", path, v);
+        const char *slash = strrchr(path, '/');
+        size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
+        int n = snprintf(tmp, tmplen, "%.*s.%s.%08x", (int)dir, path, path + dir, v);
         if (n < 0 || (size_t)n >= tmplen) {
             errno = ENAMETOOLONG;
             return NULL;
@@ -872,6 +877,34 @@ void amx_time_local(int64_t t, amx_tm *tm)
         return;
     }
     *tm = (amx_tm){ b.tm_year + 1900, b.tm_mon + 1, b.tm_mday, b.tm_hour, b.tm_min, b.tm_sec };
+}
+
+/* ---- interruptions ---- */
+
+static volatile LONG interrupts;
+
+static BOOL WINAPI on_console_event(DWORD event)
+{
+    (void)event;
+    if (InterlockedIncrement(&interrupts) > 1)
+        return FALSE; /* the default: the process ends */
+    return TRUE;
+}
+
+bool amx_os_interrupted(void)
+{
+    return interrupts > 0;
+}
+
+void amx_os_interrupt_catch(void)
+{
+    interrupts = 0;
+    SetConsoleCtrlHandler(on_console_event, TRUE);
+}
+
+void amx_os_interrupt_restore(void)
+{
+    SetConsoleCtrlHandler(on_console_event, FALSE);
 }
 
 /* ---- the console ---- */

@@ -368,6 +368,20 @@ bool amx_time_parse(const char *s, int64_t *t)
 
 /* ---- what the portability layer does the same way on every system ---- */
 
+const char *amx_os_kind_text(amx_os_kind k)
+{
+    switch (k) {
+    case AMX_OS_FILE: return "a file";
+    case AMX_OS_DIR: return "a directory";
+    case AMX_OS_FIFO: return "a FIFO";
+    case AMX_OS_CHARDEV: return "a character device";
+    case AMX_OS_BLOCKDEV: return "a block device";
+    case AMX_OS_SOCKET: return "a socket";
+    case AMX_OS_OTHER: break;
+    }
+    return "not a regular file";
+}
+
 int amx_os_path_join(const char *dir, const char *name, char *out, size_t size)
 {
     int n;

@@ -34,7 +34,12 @@
 
 /* ---- file status ---- */
 
-typedef enum { AMX_OS_OTHER, AMX_OS_FILE, AMX_OS_DIR } amx_os_kind;
+typedef enum {
+    AMX_OS_OTHER, AMX_OS_FILE, AMX_OS_DIR, AMX_OS_FIFO, AMX_OS_CHARDEV, AMX_OS_BLOCKDEV,
+    AMX_OS_SOCKET
+} amx_os_kind;
+/* "a directory", "a FIFO", ... "not a regular file", for messages */
+const char *amx_os_kind_text(amx_os_kind k);
 
 typedef struct amx_os_stat {
     amx_os_kind kind;
@@ -68,7 +73,8 @@ void amx_os_dir_close(amx_os_dir *d);
 
 /* ---- reading and writing files ---- */
 
-/* A file open for reading: binary, not inherited by child processes. */
+/* A file open for reading: binary, not inherited by child processes; opening never blocks (a
+ * FIFO is opened, not waited on: amx_os_file_stat tells what it is before anything is read). */
 typedef struct amx_os_file amx_os_file;
 int amx_os_open_read(const char *path, amx_os_file **out);
 int amx_os_file_stat(amx_os_file *f, amx_os_stat *st);
@@ -81,8 +87,9 @@ FILE *amx_os_fopen(const char *path, const char *mode);
 /* Reads a whole file into a malloc'd buffer (NUL-terminated, not counted in *len); NULL with
  * errno set. */
 char *amx_os_read_file(const char *path, size_t *len);
-/* A new file next to `path` (same directory, so it can replace it): opened for writing with
- * exclusive creation (a link planted there is never followed); its name goes to tmp. */
+/* A new file next to `path` (same directory, so it can replace it: DIR/.NAME.XXXXXX), opened
+ * for writing with exclusive creation (a link planted there is never followed), with the mode
+ * of a new file; its name goes to tmp. */
 FILE *amx_os_temp_beside(const char *path, char *tmp, size_t tmplen);
 /* Replaces `to` with `from` in one step (POSIX rename; Windows MoveFileEx with replace). */
 int amx_os_replace(const char *from, const char *to);
@@ -144,6 +151,13 @@ int64_t amx_os_wall_ns(void);
 /* The program's arguments as UTF-8 (Windows: from the UTF-16 command line; POSIX: as given).
  * Call once at the start of main; may replace *argv. */
 void amx_os_args_utf8(int *argc, char ***argv);
+
+/* From amx_os_interrupt_catch to amx_os_interrupt_restore, the first Ctrl-C (POSIX: SIGINT or
+ * SIGTERM; Windows: Ctrl-C, Ctrl-Break or the console closing) makes amx_os_interrupted()
+ * true, and the next one ends the program at once. */
+void amx_os_interrupt_catch(void);
+bool amx_os_interrupted(void);
+void amx_os_interrupt_restore(void);
 
 /* ---- the console ---- */
 
