@@ -454,12 +454,20 @@ void amx_os_interrupt_restore(void)
 
 /* ---- the console ---- */
 
+/* The descriptor under a stream; stdout may be the command line's filtering stream (no
+ * descriptor of its own: cli/term.c), which writes to descriptor 1. */
+static int fd_of(FILE *f)
+{
+    int fd = fileno(f);
+    return fd < 0 && f == stdout ? STDOUT_FILENO : fd;
+}
+
 bool amx_os_is_terminal(FILE *f)
 {
-    return isatty(fileno(f));
+    return isatty(fd_of(f));
 }
 
 bool amx_os_console_colour(FILE *f)
 {
-    return isatty(fileno(f));
+    return isatty(fd_of(f));
 }
