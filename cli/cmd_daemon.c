@@ -1,7 +1,8 @@
 /*
  * animidx status / pause / resume / sync / watch: the daemon's side of the command line.
  *
- * The first four send one request over animidxd's Unix socket ([daemon] socket) and print
+ * The first four send one request over animidxd's control socket ([daemon] socket: a Unix
+ * socket; on Windows a named pipe) and print
  * its one-line JSON reply (--json) or a text rendering of it. `watch` runs animidxd itself in
  * the foreground: the daemon next to this binary (the build tree's daemon/animidxd, or the
  * installed one in the same directory), else animidxd from PATH.
@@ -13,11 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <time.h>
-#include <unistd.h>
 
 #define MAX_REPLY (64 * 1024)
 
@@ -178,62 +175,51 @@ void cli_reply_strings(const char *v, void (*fn)(const char *s, void *user), voi
 
 /* ---- the request ---- */
 
-int cli_daemon_connect(const amx_config *cfg, bool quiet)
+amx_os_conn *cli_daemon_connect(const amx_config *cfg, bool quiet)
 {
     const char *path = cfg->socket_path;
-    struct sockaddr_un sa = { .sun_family = AF_UNIX };
-    if (strlen(path) >= sizeof sa.sun_path) {
+    amx_os_conn *c;
+    int rc = amx_os_connect(path, &c);
+    if (rc == 0)
+        return c;
+    if (quiet && (rc == -ENOENT || rc == -ECONNREFUSED))
+        return NULL;
+    if (rc == -ENOENT || rc == -ECONNREFUSED)
+        cli_error("no animidxd is running on %s; start it with 'animidx watch DIR...', "
+                  "'animidxd', or 'systemctl --user start animidxd' (the socket is [daemon] "
+                  "socket in the config)", path);
+    else if (rc == -ENAMETOOLONG)
         cli_error("%s: the socket path is too long for a Unix socket", path);
-        return -1;
-    }
-    memcpy(sa.sun_path, path, strlen(path) + 1);
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) {
-        cli_error("socket: %s", strerror(errno));
-        return -1;
-    }
-    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
-        int e = errno;
-        close(fd);
-        if (quiet && (e == ENOENT || e == ECONNREFUSED))
-            return -1;
-        if (e == ENOENT || e == ECONNREFUSED)
-            cli_error("no animidxd is running on %s; start it with 'animidx watch DIR...', "
-                      "'animidxd', or 'systemctl --user start animidxd' (the socket is [daemon] "
-                      "socket in the config)", path);
-        else
-            cli_error("%s: cannot connect to animidxd: %s", path, strerror(e));
-        return -1;
-    }
-    return fd;
+    else
+        cli_error("%s: cannot connect to animidxd: %s", path, strerror(-rc));
+    return NULL;
 }
 
 /* Sends {"cmd": CMD} and reads the one-line reply into a malloc'd string. */
 static char *request(const amx_config *cfg, const char *cmd)
 {
-    int fd = cli_daemon_connect(cfg, false);
-    if (fd < 0)
+    amx_os_conn *c = cli_daemon_connect(cfg, false);
+    if (!c)
         return NULL;
     char line[64];
     int len = snprintf(line, sizeof line, "{\"cmd\": \"%s\"}\n", cmd);
-    if (send(fd, line, (size_t)len, MSG_NOSIGNAL) != len) {
-        cli_error("%s: sending to animidxd: %s", cfg->socket_path, strerror(errno));
-        close(fd);
+    int rc = amx_os_conn_write(c, line, (size_t)len);
+    if (rc != 0) {
+        cli_error("%s: sending to animidxd: %s", cfg->socket_path, strerror(-rc));
+        amx_os_conn_close(c);
         return NULL;
     }
     char *buf = malloc(MAX_REPLY);
     size_t n = 0;
     while (buf && n < MAX_REPLY - 1) {
-        ssize_t got = recv(fd, buf + n, MAX_REPLY - 1 - n, 0);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
+        size_t got = 0;
+        if (amx_os_conn_read(c, buf + n, MAX_REPLY - 1 - n, &got) != 0 || got == 0)
             break;
-        n += (size_t)got;
-        if (memchr(buf + n - (size_t)got, '\n', (size_t)got))
+        n += got;
+        if (memchr(buf + n - got, '\n', got))
             break;
     }
-    close(fd);
+    amx_os_conn_close(c);
     if (!buf)
         return NULL;
     buf[n] = '\0';
@@ -373,11 +359,14 @@ static void status_text(const char *r, const cli_opts *o)
     if (json_null(err)) {
         cli_printf("  last error:  none\n");
     } else {
-        time_t at = (time_t)json_num(json_get(r, "last_error_at"));
-        struct tm tm;
+        int64_t at = (int64_t)json_num(json_get(r, "last_error_at"));
         t[0] = '\0';
-        if (at && localtime_r(&at, &tm))
-            strftime(t, sizeof t, " (at %Y-%m-%d %H:%M:%S)", &tm);
+        if (at) {
+            amx_tm tm;
+            amx_time_local(at, &tm);
+            snprintf(t, sizeof t, " (at %04d-%02d-%02d %02d:%02d:%02d)", tm.year, tm.month,
+                     tm.day, tm.hour, tm.min, tm.sec);
+        }
         cli_printf("  last error:  %s%s\n", json_str(err, s, sizeof s), t);
     }
 }
@@ -458,17 +447,15 @@ int cmd_sync(cli_opts *o, amx_config *cfg)
 /* The animidxd to run: next to this binary (build tree or install), else from PATH. */
 static const char *find_daemon(char *buf, size_t len)
 {
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n > 0) {
-        self[n] = '\0';
+    char self[AMX_PATH_MAX];
+    if (amx_os_self_path(self, sizeof self) == 0) {
         char *slash = strrchr(self, '/');
         if (slash) {
             *slash = '\0';
             static const char *const rel[] = { "/../daemon/animidxd", "/animidxd" };
             for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-                int k = snprintf(buf, len, "%s%s", self, rel[i]);
-                if (k > 0 && (size_t)k < len && access(buf, X_OK) == 0)
+                int k = snprintf(buf, len, "%s%s%s", self, rel[i], amx_os_exe_suffix());
+                if (k > 0 && (size_t)k < len && amx_os_exists(buf))
                     return buf;
             }
         }
@@ -477,13 +464,14 @@ static const char *find_daemon(char *buf, size_t len)
 }
 
 /* Runs animidxd --foreground on the command's roots (it loads the same config itself: --config
- * is passed on); returns only when it cannot be run. */
-static int exec_daemon(const cli_opts *o)
+ * is passed on): in this process's place (child NULL; returns only when it cannot be run), or
+ * as a child whose standard output is this one's standard error (*child). */
+static int run_daemon(const cli_opts *o, amx_os_child **child)
 {
     const char **argv = calloc((size_t)o->nargs + 2 * (size_t)o->nbases + 15, sizeof *argv);
     if (!argv)
         return EXIT_IO;
-    char path[PATH_MAX + 32], jobs[16];
+    char path[AMX_PATH_MAX + 32], jobs[16];
     const char *exe = find_daemon(path, sizeof path);
     int n = 0;
     argv[n++] = exe ? exe : "animidxd";
@@ -513,24 +501,24 @@ static int exec_daemon(const cli_opts *o)
     for (int i = 0; i < o->nargs; i++)
         argv[n++] = o->args[i];
     argv[n] = NULL;
-    fflush(NULL);
-    if (exe)
-        execv(exe, (char *const *)argv);
-    else
-        execvp("animidxd", (char *const *)argv);
-    cli_error("watch: cannot run %s: %s (build it with ninja, or install animidx)",
-              exe ? exe : "animidxd", strerror(errno));
+    int rc = child ? amx_os_spawn(exe ? exe : "animidxd", argv, true, child)
+                   : amx_os_exec(exe ? exe : "animidxd", argv);
     free(argv);
+    if (rc == 0)
+        return EXIT_OK;
+    cli_error("watch: cannot run %s: %s (build it with ninja, or install animidx)",
+              exe ? exe : "animidxd", strerror(-rc));
     return EXIT_IO;
 }
 
 int cmd_watch(cli_opts *o, amx_config *cfg)
 {
     for (int i = 0; i < o->nargs; i++) {
-        struct stat st;
-        const char *why = stat(o->args[i], &st) != 0 ? strerror(errno)
-                          : !S_ISDIR(st.st_mode)     ? "not a directory"
-                                                     : NULL;
+        amx_os_stat st;
+        int rc = amx_os_path_stat(o->args[i], &st);
+        const char *why = rc != 0                  ? strerror(-rc)
+                          : st.kind != AMX_OS_DIR ? "not a directory"
+                                                  : NULL;
         if (why) {
             cli_error("watch: %s: %s", o->args[i], why);
             return EXIT_USAGE;
@@ -545,22 +533,16 @@ int cmd_watch(cli_opts *o, amx_config *cfg)
         return EXIT_USAGE;
     }
     if (!o->lint)
-        return exec_daemon(o);
+        return run_daemon(o, NULL);
     /* --lint: the daemon runs as a child (its log on stderr, stdout is the findings'), this
      * process follows it */
     follow *f;
     if ((rc = cli_follow_new(o, cfg, &f)) != EXIT_OK)
         return rc;
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        cli_error("watch: fork: %s", strerror(errno));
+    amx_os_child *daemon;
+    if ((rc = run_daemon(o, &daemon)) != EXIT_OK) {
         cli_follow_free(f);
-        return EXIT_IO;
+        return rc;
     }
-    if (pid == 0) {
-        dup2(STDERR_FILENO, STDOUT_FILENO);
-        _exit(exec_daemon(o));
-    }
-    return cli_follow_run(f, (int)pid);
+    return cli_follow_run(f, daemon);
 }

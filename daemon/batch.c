@@ -17,12 +17,10 @@
  */
 #include "core_internal.h"
 
-#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define MAX_TRIES 3 /* scans of a scope that failed on the database */
 
@@ -123,7 +121,7 @@ static size_t parent_len(const char *rel)
     return slash ? (size_t)(slash - rel) : 0;
 }
 
-/* Orders indices of scopes by (root, parent directory); qsort_r with the scopes. */
+/* Orders indices of scopes by (root, parent directory); amx_sort with the scopes. */
 static int cmp_parent(const void *pa, const void *pb, void *arg)
 {
     const scope *sc = arg;
@@ -138,22 +136,16 @@ static int cmp_parent(const void *pa, const void *pb, void *arg)
 /* The number of entries of a directory that are not directories, or -1 (unreadable). */
 static long file_entries(const char *path)
 {
-    DIR *dir = opendir(path);
-    if (!dir)
+    amx_os_dir *dir;
+    if (amx_os_dir_open(path, &dir) != 0)
         return -1;
     long n = 0;
-    struct dirent *e;
-    while ((e = readdir(dir)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        struct stat st;
-        if (e->d_type == DT_DIR || ((e->d_type == DT_UNKNOWN || e->d_type == DT_LNK) &&
-                                    fstatat(dirfd(dir), e->d_name, &st, 0) == 0 &&
-                                    S_ISDIR(st.st_mode)))
-            continue;
-        n++;
-    }
-    closedir(dir);
+    amx_os_entry e;
+    int err;
+    while (amx_os_dir_next(dir, &e, &err))
+        if (e.err || e.st.kind != AMX_OS_DIR)
+            n++;
+    amx_os_dir_close(dir);
     return n;
 }
 
@@ -175,7 +167,7 @@ static void merge_directories(amxd *d, batch *b)
         free(idx);
         return;
     }
-    qsort_r(idx, nfiles, sizeof *idx, cmp_parent, b->scopes);
+    amx_sort(idx, nfiles, sizeof *idx, cmp_parent, b->scopes);
     size_t n_before = b->n;
     for (size_t i = 0, j; i < nfiles; i = j) {
         for (j = i + 1; j < nfiles && cmp_parent(&idx[i], &idx[j], b->scopes) == 0; j++)
@@ -184,7 +176,7 @@ static void merge_directories(amxd *d, batch *b)
         unsigned root = b->scopes[idx[i]].root;
         const char *rel0 = b->scopes[idx[i]].rel;
         size_t plen = parent_len(rel0);
-        char path[PATH_MAX];
+        char path[AMX_PATH_MAX];
         if (k < MIN_MERGE || !amxd_abs_path(d, root, "", path, sizeof path) ||
             strlen(path) + plen + 2 > sizeof path)
             continue;
@@ -193,7 +185,7 @@ static void merge_directories(amxd *d, batch *b)
         long entries = file_entries(path);
         if (entries < 0 || (long)k * SCAN_COST_FILES < entries)
             continue;
-        char *rel = strndup(rel0, plen);
+        char *rel = amx_strndup(rel0, plen);
         scope *grown = rel ? realloc(b->scopes, (b->n + 1) * sizeof *grown) : NULL;
         if (!grown) {
             free(rel);
@@ -317,7 +309,7 @@ static void after_work_cb(uv_work_t *req, int status)
         amxd_log(AMX_LOG_WARNING, "a scan job was cancelled");
     bool stopping = atomic_load(&d->stopping);
     /* The batch's paths: done, unless an event came in while they were being scanned. */
-    for (entry *e = d->lists[E_INFLIGHT].head, *next; e; e = next) {
+    for (entry *e = d->lists[ENTRY_INFLIGHT].head, *next; e; e = next) {
         next = e->next;
         if (e->seq > b->seq_start && !stopping)
             amxd__requeue_pending(d, e);
@@ -390,7 +382,7 @@ static void after_work_cb(uv_work_t *req, int status)
 /* Starts a batch of every ready path, unless one runs, the daemon is paused or stopping. */
 void amxd__kick(amxd *d)
 {
-    elist *ready = &d->lists[E_READY];
+    elist *ready = &d->lists[ENTRY_READY];
     if (d->batch || d->paused || atomic_load(&d->stopping) || !ready->n)
         return;
     batch *b = calloc(1, sizeof *b);
@@ -416,7 +408,7 @@ void amxd__kick(amxd *d)
         sc[n++].tries = e->tries;
     }
     while (ready->head)
-        amxd__set_state(d, ready->head, E_INFLIGHT);
+        amxd__set_state(d, ready->head, ENTRY_INFLIGHT);
     qsort(sc, n, sizeof *sc, cmp_scope);
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
@@ -446,8 +438,8 @@ void amxd__kick(amxd *d)
         amxd_set_error(d, "cannot start a scan: %s", uv_strerror(rc));
         d->renames = b->renames; /* kept for the next batch */
         d->nrenames = d->rename_cap = b->nrenames;
-        for (entry *e = d->lists[E_INFLIGHT].head; e; e = d->lists[E_INFLIGHT].head)
-            amxd__set_state(d, e, E_READY);
+        for (entry *e = d->lists[ENTRY_INFLIGHT].head; e; e = d->lists[ENTRY_INFLIGHT].head)
+            amxd__set_state(d, e, ENTRY_READY);
         for (size_t i = 0; i < k; i++)
             free(sc[i].rel);
         free(sc);

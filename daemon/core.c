@@ -13,20 +13,13 @@
 #include "core_internal.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <time.h>
-#include <unistd.h>
 
 /* ---- small helpers ---- */
 
@@ -35,25 +28,6 @@ static void free_strings(char **v, size_t n)
     for (size_t i = 0; i < n; i++)
         free(v[i]);
     free(v);
-}
-
-/* sd_notify(3) without libsystemd: one datagram to $NOTIFY_SOCKET. */
-static void notify_systemd(const char *state)
-{
-    const char *path = getenv("NOTIFY_SOCKET");
-    struct sockaddr_un sa = { .sun_family = AF_UNIX };
-    size_t len = path ? strlen(path) : 0;
-    if (!path || (path[0] != '/' && path[0] != '@') || len >= sizeof sa.sun_path)
-        return;
-    memcpy(sa.sun_path, path, len);
-    if (path[0] == '@')
-        sa.sun_path[0] = '\0';
-    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return;
-    (void)!sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&sa,
-                  (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len));
-    close(fd);
 }
 
 void amxd_set_error(amxd *d, const char *fmt, ...)
@@ -73,8 +47,7 @@ uv_loop_t *amxd_loop(const amxd *d) { return d->loop; }
 
 bool amxd_abs_path(const amxd *d, unsigned root, const char *rel, char *buf, size_t len)
 {
-    int n = snprintf(buf, len, "%s%s%s", d->roots[root], *rel ? "/" : "", rel);
-    return n >= 0 && (size_t)n < len;
+    return amx_os_path_join(d->roots[root], rel, buf, len) == 0;
 }
 
 bool amxd_skip(amxd *d, const char *rel)
@@ -90,7 +63,7 @@ int amxd_load_config(const amxd_opts *o, amx_config *cfg, char *err, size_t errl
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    char located[PATH_MAX];
+    char located[AMX_PATH_MAX];
     const char *file = amx_config_locate(o->explicit_config, located, sizeof located);
     if ((file && amx_config_load_file(cfg, file, err, errlen) != 0) ||
         (o->db_override && amx_config_set_db(cfg, o->db_override) != 0) ||
@@ -125,11 +98,19 @@ static int resolve_roots(amxd *d, const amx_config *cfg, char ***out, size_t *co
     }
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        char *real = realpath(src[i], NULL);
-        struct stat st;
-        if (!real || stat(real, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            snprintf(err, errlen, "%s: %s", src[i], real ? "not a directory" : strerror(errno));
-            free(real);
+        char canon[AMX_PATH_MAX];
+        amx_os_stat st;
+        int rc = amx_os_canonical(src[i], canon, sizeof canon);
+        if (rc == 0)
+            rc = amx_os_path_stat(canon, &st);
+        if (rc != 0 || st.kind != AMX_OS_DIR) {
+            snprintf(err, errlen, "%s: %s", src[i], rc ? strerror(-rc) : "not a directory");
+            free_strings(roots, k);
+            return -1;
+        }
+        char *real = strdup(canon);
+        if (!real) {
+            snprintf(err, errlen, "out of memory");
             free_strings(roots, k);
             return -1;
         }
@@ -172,24 +153,24 @@ static void ignore_own_files(amxd *d)
     const char *suffixes[] = { "", "-wal", "-shm", "-journal", ".animidxd.lock" };
     size_t n = sizeof suffixes / sizeof suffixes[0];
     for (size_t i = 0; i <= n; i++) {
-        char path[PATH_MAX];
+        char path[AMX_PATH_MAX];
         const char *p = i < n ? path : d->cfg->log_path;
         if (i < n)
             snprintf(path, sizeof path, "%s%s", db, suffixes[i]);
         if (!p)
             continue;
         const char *slash = strrchr(p, '/');
-        char dir[PATH_MAX];
+        char dir[AMX_PATH_MAX];
         snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - p) : 1, slash ? p : ".");
-        char *real = realpath(*dir ? dir : "/", NULL);
-        if (!real)
+        char real[AMX_PATH_MAX];
+        if (amx_os_canonical(*dir ? dir : "/", real, sizeof real) != 0)
             continue;
         for (unsigned r = 0; r < d->root_count; r++) {
             size_t rl = strlen(d->roots[r]);
             if (strncmp(real, d->roots[r], rl) != 0 || (real[rl] != '/' && real[rl] != '\0'))
                 continue;
             /* the path below the root, as a glob: fnmatch's special characters escaped */
-            char rel[PATH_MAX], glob[2 * PATH_MAX];
+            char rel[AMX_PATH_MAX], glob[2 * AMX_PATH_MAX];
             int len = snprintf(rel, sizeof rel, "%s%s%s", real[rl] ? real + rl + 1 : "",
                                real[rl] ? "/" : "", slash ? slash + 1 : p);
             if (len < 0 || (size_t)len >= sizeof rel)
@@ -205,7 +186,6 @@ static void ignore_own_files(amxd *d)
                 amxd_set_error(d, "out of memory");
             break;
         }
-        free(real);
     }
 }
 
@@ -275,14 +255,14 @@ void amxd__apply_reload(amxd *d)
              d->cfg->source ? d->cfg->source : "the defaults",
              roots_changed ? ", roots changed" : "; rescanning every root", d->cfg->settle_ms,
              amx_log_level_name(d->cfg->log_level));
-    notify_systemd("READY=1");
+    amx_os_notify_service("READY=1");
     amxd__arm_settle(d);
     amxd__kick(d);
 }
 
 static void reload(amxd *d)
 {
-    notify_systemd("RELOADING=1");
+    amx_os_notify_service("RELOADING=1");
     amxd_opts o = {
         .explicit_config = d->explicit_config,
         .db_override = d->db_override,
@@ -296,7 +276,7 @@ static void reload(amxd *d)
         amxd_set_error(d, "config reload failed: %s; keeping the current configuration",
                        next ? err : "out of memory");
         free(next);
-        notify_systemd("READY=1");
+        amx_os_notify_service("READY=1");
         return;
     }
     if (d->reload) {
@@ -340,20 +320,25 @@ static void start_timers(amxd *d)
     uv_timer_start(&d->poll_timer, poll_cb, ms, ms);
 }
 
+static const char *signal_name(int signum)
+{
+    return signum == SIGINT ? "SIGINT" : signum == amx_os_sigbreak() ? "Ctrl-Break" : "SIGTERM";
+}
+
 static void signal_cb(uv_signal_t *s, int signum)
 {
     amxd *d = s->data;
-    if (signum == SIGHUP) {
+    if (signum && signum == amx_os_reload_signal()) {
         reload(d);
         return;
     }
     if (atomic_load(&d->stopping)) {
         amxd_log(AMX_LOG_WARNING, "%s: already stopping, waiting for the running scan to end "
                                   "(SIGKILL is safe too: the index stays consistent)",
-                 signum == SIGINT ? "SIGINT" : "SIGTERM");
+                 signal_name(signum));
         return;
     }
-    amxd__begin_stop(d, signum == SIGINT ? "SIGINT" : "SIGTERM");
+    amxd__begin_stop(d, signal_name(signum));
 }
 
 static void close_cb_noop(uv_handle_t *h)
@@ -382,7 +367,7 @@ void amxd__begin_stop(amxd *d, const char *why)
     if (why) {
         amxd_log(AMX_LOG_INFO, "%s: stopping%s", why,
                  d->batch ? " once the files being decoded are written" : "");
-        notify_systemd("STOPPING=1");
+        amx_os_notify_service("STOPPING=1");
     }
     atomic_store(&d->stopping, true);
     amxd__fail_syncs(d, "animidxd is stopping");
@@ -410,23 +395,18 @@ void amxd__begin_stop(amxd *d, const char *why)
 /* One daemon per database: an flock on "<db>.animidxd.lock", which holds our pid. */
 static int take_lock(amxd *d, char *err, size_t errlen)
 {
-    char path[PATH_MAX];
+    char path[AMX_PATH_MAX];
     snprintf(path, sizeof path, "%s.animidxd.lock", d->cfg->db_path);
     int rc = amx_mkdir_parents(path, 0700);
     if (rc) {
         snprintf(err, errlen, "%s: cannot create its directory: %s", path, strerror(-rc));
         return -1;
     }
+    char text[AMX_PATH_MAX + 64], held[256];
+    snprintf(text, sizeof text, "%ld\n%s\n", amx_os_pid(), d->cfg->socket_path);
     /* never through a link planted at that name (the index may live inside a mod) */
-    d->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (d->lock_fd < 0) {
-        snprintf(err, errlen, "%s: cannot open the lock file: %s", path, strerror(errno));
-        return -1;
-    }
-    if (flock(d->lock_fd, LOCK_EX | LOCK_NB) != 0) {
-        char held[256] = "";
-        ssize_t n = pread(d->lock_fd, held, sizeof held - 1, 0);
-        held[n > 0 ? n : 0] = '\0';
+    rc = amx_os_lock_take(path, text, &d->lock, held, sizeof held);
+    if (rc == -EWOULDBLOCK) {
         long pid = strtol(held, NULL, 10);
         const char *sock = strchr(held, '\n');
         char *end = sock ? strchr(sock + 1, '\n') : NULL;
@@ -435,14 +415,14 @@ static int take_lock(amxd *d, char *err, size_t errlen)
         snprintf(err, errlen, "another animidxd (pid %ld, socket %s) is already running on the "
                               "index %s; stop it first, or give this one another database",
                  pid, sock && sock[1] ? sock + 1 : "?", d->cfg->db_path);
-        close(d->lock_fd);
-        d->lock_fd = -1;
         return -1;
     }
-    char text[PATH_MAX + 64];
-    int len = snprintf(text, sizeof text, "%ld\n%s\n", (long)getpid(), d->cfg->socket_path);
-    if (ftruncate(d->lock_fd, 0) != 0 || pwrite(d->lock_fd, text, (size_t)len, 0) != len)
-        amxd_log(AMX_LOG_WARNING, "%s: cannot write the pid: %s", path, strerror(errno));
+    if (rc != 0 && !d->lock) {
+        snprintf(err, errlen, "%s: cannot open the lock file: %s", path, strerror(-rc));
+        return -1;
+    }
+    if (rc != 0)
+        amxd_log(AMX_LOG_WARNING, "%s: cannot write the pid: %s", path, strerror(-rc));
     return 0;
 }
 
@@ -460,7 +440,6 @@ int amxd_create(uv_loop_t *loop, amx_config *cfg, const amxd_opts *opts, amxd **
     *out = d;
     d->loop = loop;
     d->cfg = cfg;
-    d->lock_fd = -1;
     d->start_ns = uv_hrtime();
     d->jobs_override = opts->jobs_override;
     d->follow_links_override = opts->follow_links;
@@ -522,7 +501,10 @@ int amxd_create(uv_loop_t *loop, amx_config *cfg, const amxd_opts *opts, amxd **
     d->handles_started = true;
     uv_signal_start(&d->sig_term, signal_cb, SIGTERM);
     uv_signal_start(&d->sig_int, signal_cb, SIGINT);
-    uv_signal_start(&d->sig_hup, signal_cb, SIGHUP);
+    /* the third: SIGHUP reloads (POSIX); Windows has no such signal, and Ctrl-Break stops */
+    int other = amx_os_reload_signal() ? amx_os_reload_signal() : amx_os_sigbreak();
+    if (other)
+        uv_signal_start(&d->sig_hup, signal_cb, other);
 
     if (amxd_server_start(d, cfg->socket_path, &d->server, err, errlen) != 0) {
         amxd__begin_stop(d, NULL);
@@ -539,7 +521,7 @@ int amxd_create(uv_loop_t *loop, amx_config *cfg, const amxd_opts *opts, amxd **
     for (size_t i = 0; i < d->root_count; i++)
         amxd_log(AMX_LOG_INFO, "root %s", d->roots[i]);
     amxd__queue_roots(d, 0); /* the initial scan: incremental, like 'animidx scan' */
-    notify_systemd("READY=1");
+    amx_os_notify_service("READY=1");
     return 0;
 }
 
@@ -553,8 +535,7 @@ void amxd_destroy(amxd *d)
     amxd__free_renames(d->renames, d->nrenames);
     amx_db_close(d->reader);
     amx_db_close(d->db);
-    if (d->lock_fd >= 0)
-        close(d->lock_fd); /* releases the lock; the file stays (removing it would race) */
+    amx_os_lock_release(d->lock); /* the file stays (removing it would race) */
     free_strings(d->roots, d->root_count);
     free(d->health);
     free_strings(d->arg_roots, d->arg_root_count);

@@ -23,7 +23,7 @@
 /* ---- queue.c: the change queue ---- */
 
 /* The lists a queued path moves through (queue.c explains them). */
-enum { E_NONE = -1, E_PENDING, E_HELD, E_READY, E_INFLIGHT, E_LISTS };
+enum { ENTRY_NONE = -1, ENTRY_PENDING, ENTRY_HELD, ENTRY_READY, ENTRY_INFLIGHT, ENTRY_LISTS };
 
 typedef struct entry {
     struct entry *hnext;          /* hash chain */
@@ -103,7 +103,7 @@ struct amxd {
     size_t root_count;
     amx_db *db;                   /* the writer: used only by the batch job */
     amx_db *reader;               /* read-only, for status */
-    int lock_fd;
+    amx_os_lock *lock;            /* one daemon per index */
     amxd_watch *watch;
     amxd_server *server;
     uv_timer_t settle_timer, reconcile_timer, poll_timer, health_timer;
@@ -113,7 +113,7 @@ struct amxd {
 
     entry **buckets;
     size_t nbuckets, count;
-    elist lists[E_LISTS];
+    elist lists[ENTRY_LISTS];
     batch *batch;
     sync_wait *syncs;
     follower *followers;          /* clients told of every batch (follow) */
@@ -156,7 +156,7 @@ void amxd__queue_path(amxd *d, unsigned root, const char *rel, int flags, uint64
                       int tries);
 /* Queues every root for a rescan now (AMXD_NOW), with the sequence number seq (0 = next). */
 void amxd__queue_roots(amxd *d, uint64_t seq);
-/* Moves an entry to the tail of lists[state] (E_NONE: out of every list). */
+/* Moves an entry to the tail of lists[state] (ENTRY_NONE: out of every list). */
 void amxd__set_state(amxd *d, entry *e, int state);
 /* Back to pending, in order of its last event (which came in while it was being scanned). */
 void amxd__requeue_pending(amxd *d, entry *e);

@@ -40,10 +40,10 @@
 int amxd_log_open(const char *path, amx_log_level level, char *err, size_t errlen);
 void amxd_log_close(void);
 bool amxd_log_enabled(amx_log_level level);
-void amxd_log(amx_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void amxd_log(amx_log_level level, const char *fmt, ...) AMX_PRINTF(2, 3);
 /* fprintf(stderr, ...) with the control characters of every %s argument escaped (the messages
  * of the command line before the log is open). */
-void amxd_eprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void amxd_eprintf(const char *fmt, ...) AMX_PRINTF(1, 2);
 
 /* ---- core.c, queue.c, batch.c, requests.c ---- */
 
@@ -97,7 +97,7 @@ void amxd_lost_watch(amxd *d, unsigned root, const char *rel, const char *why);
 /* The root itself is gone (deleted, moved away, unmounted): its watches are dropped by the
  * watcher, its queued changes here; it is failing until it is back and rescanned (health.c). */
 void amxd_root_gone(amxd *d, unsigned root, const char *why);
-void amxd_set_error(amxd *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void amxd_set_error(amxd *d, const char *fmt, ...) AMX_PRINTF(2, 3);
 /* True for paths the daemon never indexes: the config's ignore globs, to which the daemon
  * adds its own files inside the roots (the index, its -wal/-shm/-journal, the lock, the log). */
 bool amxd_skip(amxd *d, const char *rel);

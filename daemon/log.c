@@ -11,9 +11,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 static uv_once_t once = UV_ONCE_INIT;
 static uv_mutex_t mu;
@@ -31,12 +29,11 @@ int amxd_log_open(const char *path, amx_log_level lvl, char *err, size_t errlen)
     FILE *f = NULL;
     if (path) {
         amx_mkdir_parents(path, 0700);
-        f = fopen(path, "ae");
+        f = amx_os_fopen(path, "a"); /* each line is flushed as it is written */
         if (!f) {
             snprintf(err, errlen, "%s: cannot open the log file: %s", path, strerror(errno));
             return -1;
         }
-        setvbuf(f, NULL, _IOLBF, 0);
     }
     uv_mutex_lock(&mu);
     if (out)
@@ -67,12 +64,12 @@ void amxd_log(amx_log_level lvl, const char *fmt, ...)
     if (!amxd_log_enabled(lvl))
         return;
     uv_once(&once, init_mutex);
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    struct tm tm;
-    localtime_r(&ts.tv_sec, &tm);
-    char stamp[32];
-    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
+    int64_t now = amx_os_wall_ns();
+    amx_tm tm;
+    amx_time_local(now / 1000000000, &tm);
+    char stamp[40];
+    snprintf(stamp, sizeof stamp, "%04d-%02d-%02dT%02d:%02d:%02d", tm.year, tm.month, tm.day,
+             tm.hour, tm.min, tm.sec);
     /* one line per event: the names in it have their control characters escaped */
     char msg[2048];
     va_list ap;
@@ -81,7 +78,7 @@ void amxd_log(amx_log_level lvl, const char *fmt, ...)
     va_end(ap);
     uv_mutex_lock(&mu);
     FILE *f = out ? out : stderr;
-    fprintf(f, "%s.%03ld animidxd[%ld] %s: %s\n", stamp, ts.tv_nsec / 1000000L, (long)getpid(),
+    fprintf(f, "%s.%03ld animidxd[%ld] %s: %s\n", stamp, (long)(now % 1000000000 / 1000000), amx_os_pid(),
             amx_log_level_name(lvl), msg);
     fflush(f);
     uv_mutex_unlock(&mu);

@@ -11,14 +11,13 @@
  */
 #include "daemon.h"
 
+#include "animidx/text.h"
+
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static void usage(FILE *out)
 {
@@ -53,90 +52,25 @@ static void usage(FILE *out)
 /* A path from the command line made absolute (the daemon leaves the current directory). */
 static char *absolute(const char *path)
 {
-    if (path[0] == '/')
-        return strdup(path);
-    char cwd[PATH_MAX];
-    if (!getcwd(cwd, sizeof cwd))
+    char p[AMX_PATH_MAX], cwd[AMX_PATH_MAX], abs[2 * AMX_PATH_MAX];
+    snprintf(p, sizeof p, "%s", path);
+    amx_os_path_normalize(p); /* Windows: "C:\\x" is "C:/x" */
+    if (amx_os_path_is_absolute(p))
+        return strdup(p);
+    int rc = amx_os_getcwd(cwd, sizeof cwd);
+    if (rc == 0)
+        rc = amx_os_path_join(cwd, p, abs, sizeof abs);
+    if (rc != 0) {
+        errno = -rc;
         return NULL;
-    size_t n = strlen(cwd) + strlen(path) + 2;
-    char *s = malloc(n);
-    if (s)
-        snprintf(s, n, "%s/%s", cwd, path);
-    return s;
-}
-
-/* Forks: the parent waits until the child listens (or fails) and exits with its status. */
-static int daemonize(int *ready_fd)
-{
-    int p[2];
-    if (pipe(p) != 0) {
-        amxd_eprintf("animidxd: pipe: %s\n", strerror(errno));
-        return 3;
     }
-    pid_t pid = fork();
-    if (pid < 0) {
-        amxd_eprintf("animidxd: fork: %s\n", strerror(errno));
-        return 3;
-    }
-    if (pid > 0) {
-        close(p[1]);
-        char msg[2048];
-        size_t len = 0;
-        ssize_t n;
-        while (len < sizeof msg - 1 && (n = read(p[0], msg + len, sizeof msg - 1 - len)) != 0) {
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n < 0)
-                break;
-            len += (size_t)n;
-        }
-        msg[len] = '\0';
-        close(p[0]);
-        if (len == 0) {
-            amxd_eprintf("animidxd: the daemon died while starting (see its log)\n");
-            _exit(3);
-        }
-        int code = msg[0] - '0';
-        const char *text = strchr(msg, '\n');
-        if (code == 0)
-            printf("animidxd: started (pid %ld)\n", (long)pid);
-        else
-            amxd_eprintf("animidxd: %s\n", text ? text + 1 : "failed to start");
-        fflush(stdout);
-        _exit(code);
-    }
-    close(p[0]);
-    setsid();
-    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-    if (null >= 0) {
-        dup2(null, STDIN_FILENO);
-        dup2(null, STDOUT_FILENO);
-        dup2(null, STDERR_FILENO);
-        if (null > STDERR_FILENO)
-            close(null);
-    }
-    if (chdir("/") != 0)
-        return 3;
-    *ready_fd = p[1];
-    return 0;
-}
-
-static void report_ready(int *fd, int code, const char *msg)
-{
-    if (*fd < 0)
-        return;
-    char text[2048];
-    int n = snprintf(text, sizeof text, "%d\n%s", code, msg ? msg : "");
-    if (n > (int)sizeof text - 1)
-        n = (int)sizeof text - 1;
-    (void)!write(*fd, text, (size_t)n);
-    close(*fd);
-    *fd = -1;
+    return strdup(abs);
 }
 
 int main(int argc, char **argv)
 {
-    signal(SIGPIPE, SIG_IGN);
+    amx_os_args_utf8(&argc, &argv);
+    amx_os_ignore_broken_pipes();
     amxd_opts o = { .jobs_override = -1 };
     bool foreground = false;
     const char **roots = calloc((size_t)argc, sizeof *roots);
@@ -236,12 +170,13 @@ int main(int argc, char **argv)
             rc = 2;
         }
     }
-    int ready_fd = -1;
+    bool background = false;
     if (rc == 0 && !foreground) {
         if (!cfg->log_path)
             amxd_eprintf("animidxd: note: the log goes to stderr, which is closed in the "
                          "background; set [daemon] log = FILE, or run with --foreground\n");
-        rc = daemonize(&ready_fd);
+        rc = amx_os_background("animidxd");
+        background = rc == 0;
     }
     if (rc != 0) {
         if (cfg) {
@@ -262,11 +197,14 @@ int main(int argc, char **argv)
     rc = amxd_create(&loop, cfg, &o, &d, err, sizeof err); /* takes cfg */
     if (rc) {
         amxd_log(AMX_LOG_ERROR, "cannot start: %s", err);
-        if (ready_fd < 0 && amxd_log_enabled(AMX_LOG_ERROR) && d && amxd_config(d)->log_path)
+        if (!background && amxd_log_enabled(AMX_LOG_ERROR) && d && amxd_config(d)->log_path)
             amxd_eprintf("animidxd: %s\n", err);
-        report_ready(&ready_fd, rc, err);
+        /* the starting process prints it: the names in it escaped */
+        char shown[sizeof err];
+        amx_text_format(shown, sizeof shown, NULL, "%s", err);
+        amx_os_background_ready(rc, shown);
     } else {
-        report_ready(&ready_fd, 0, NULL);
+        amx_os_background_ready(0, NULL);
     }
     uv_run(&loop, UV_RUN_DEFAULT); /* on failure: only the close callbacks */
     int lc = uv_loop_close(&loop);

@@ -55,10 +55,10 @@ static void list_remove(elist *l, entry *e)
 
 void amxd__set_state(amxd *d, entry *e, int state)
 {
-    if (e->state != E_NONE)
+    if (e->state != ENTRY_NONE)
         list_remove(&d->lists[e->state], e);
     e->state = state;
-    if (state != E_NONE)
+    if (state != ENTRY_NONE)
         list_append(&d->lists[state], e);
 }
 
@@ -100,7 +100,7 @@ static bool grow_table(amxd *d)
 
 void amxd__delete_entry(amxd *d, entry *e)
 {
-    amxd__set_state(d, e, E_NONE);
+    amxd__set_state(d, e, ENTRY_NONE);
     entry **p = &d->buckets[e->hash & (d->nbuckets - 1)];
     while (*p != e)
         p = &(*p)->hnext;
@@ -112,12 +112,12 @@ void amxd__delete_entry(amxd *d, entry *e)
 /* Back to pending, in order of its last event (which came in while it was being scanned). */
 void amxd__requeue_pending(amxd *d, entry *e)
 {
-    amxd__set_state(d, e, E_NONE);
-    elist *l = &d->lists[E_PENDING];
+    amxd__set_state(d, e, ENTRY_NONE);
+    elist *l = &d->lists[ENTRY_PENDING];
     entry *at = l->tail;
     while (at && at->last_ns > e->last_ns)
         at = at->prev;
-    e->state = E_PENDING;
+    e->state = ENTRY_PENDING;
     e->prev = at;
     e->next = at ? at->next : l->head;
     if (e->next)
@@ -134,7 +134,7 @@ void amxd__requeue_pending(amxd *d, entry *e)
 size_t amxd__drop_waiting(amxd *d, uint64_t *min_seq)
 {
     size_t dropped = 0;
-    for (int s = E_PENDING; s <= E_READY; s++)
+    for (int s = ENTRY_PENDING; s <= ENTRY_READY; s++)
         while (d->lists[s].head) {
             entry *e = d->lists[s].head;
             if (e->seq < *min_seq)
@@ -149,10 +149,10 @@ size_t amxd__drop_waiting(amxd *d, uint64_t *min_seq)
 void amxd__arm_settle(amxd *d)
 {
     uint64_t settle = (uint64_t)d->cfg->settle_ms * 1000000ULL, due = 0;
-    if (d->lists[E_PENDING].head)
-        due = d->lists[E_PENDING].head->last_ns + settle;
-    if (d->lists[E_HELD].head) {
-        uint64_t h = d->lists[E_HELD].head->last_ns + HOLD_OPEN_NS;
+    if (d->lists[ENTRY_PENDING].head)
+        due = d->lists[ENTRY_PENDING].head->last_ns + settle;
+    if (d->lists[ENTRY_HELD].head) {
+        uint64_t h = d->lists[ENTRY_HELD].head->last_ns + HOLD_OPEN_NS;
         due = due && due < h ? due : h;
     }
     if (!due || atomic_load(&d->stopping)) {
@@ -189,7 +189,7 @@ void amxd__queue_path(amxd *d, unsigned root, const char *rel, int flags, uint64
         /* A rescan of the whole root that has not started yet covers this path too (and its
          * older sequence number keeps a sync waiting for it). */
         entry *whole = find_entry(d, root, "", hash_path(root, ""));
-        if (whole && whole->state != E_INFLIGHT) {
+        if (whole && whole->state != ENTRY_INFLIGHT) {
             ++d->seq;
             return;
         }
@@ -204,7 +204,7 @@ void amxd__queue_path(amxd *d, unsigned root, const char *rel, int flags, uint64
         memcpy(e->rel, rel, len + 1);
         e->root = root;
         e->hash = h;
-        e->state = E_NONE;
+        e->state = ENTRY_NONE;
         e->hnext = d->buckets[h & (d->nbuckets - 1)];
         d->buckets[h & (d->nbuckets - 1)] = e;
         d->count++;
@@ -217,13 +217,13 @@ void amxd__queue_path(amxd *d, unsigned root, const char *rel, int flags, uint64
         e->flags |= AMXD_WRITING;
     if (flags & AMXD_CLOSED)
         e->flags &= ~AMXD_WRITING;
-    if (e->state == E_INFLIGHT)
+    if (e->state == ENTRY_INFLIGHT)
         return; /* back to pending when its batch ends: e->seq is above the batch's start */
     if (flags & AMXD_NOW) {
-        amxd__set_state(d, e, E_READY);
+        amxd__set_state(d, e, ENTRY_READY);
         amxd__kick(d);
     } else {
-        amxd__set_state(d, e, E_PENDING);
+        amxd__set_state(d, e, ENTRY_PENDING);
     }
     if (d->count > MAX_QUEUED)
         collapse(d);
@@ -290,12 +290,12 @@ static void settle_cb(uv_timer_t *t)
     amxd *d = t->data;
     uint64_t now = uv_hrtime(), settle = (uint64_t)d->cfg->settle_ms * 1000000ULL;
     entry *e;
-    while ((e = d->lists[E_PENDING].head) && e->last_ns + settle <= now)
+    while ((e = d->lists[ENTRY_PENDING].head) && e->last_ns + settle <= now)
         amxd__set_state(d, e, (e->flags & AMXD_WRITING) && now - e->last_ns < HOLD_OPEN_NS
-                                  ? E_HELD
-                                  : E_READY);
-    while ((e = d->lists[E_HELD].head) && e->last_ns + HOLD_OPEN_NS <= now)
-        amxd__set_state(d, e, E_READY);
+                                  ? ENTRY_HELD
+                                  : ENTRY_READY);
+    while ((e = d->lists[ENTRY_HELD].head) && e->last_ns + HOLD_OPEN_NS <= now)
+        amxd__set_state(d, e, ENTRY_READY);
     amxd__kick(d);
     amxd__arm_settle(d);
 }

@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define STATUS_SCHEMA 1
 
@@ -47,21 +46,14 @@ static double ms_since(uint64_t t0)
     return (double)(uv_hrtime() - t0) / 1e6;
 }
 
-/* A JSON reply built with amx_json into memory. */
+/* A JSON reply built with amx_json into its buffer. */
 typedef struct reply {
-    FILE *f;
-    char *text;
-    size_t len;
     amx_json j;
 } reply;
 
 static bool reply_begin(reply *r, const char *cmd, bool ok)
 {
-    r->text = NULL;
-    r->f = open_memstream(&r->text, &r->len);
-    if (!r->f)
-        return false;
-    amx_json_init(&r->j, r->f, false);
+    amx_json_init_buffer(&r->j, false);
     amx_json_begin_object(&r->j);
     amx_json_kbool(&r->j, "ok", ok);
     amx_json_kstring(&r->j, "cmd", cmd);
@@ -71,10 +63,10 @@ static bool reply_begin(reply *r, const char *cmd, bool ok)
 static void reply_send(reply *r, amxd_client *c)
 {
     amx_json_end_object(&r->j);
-    fclose(r->f);
-    if (r->text)
-        amxd_client_send(c, r->text);
-    free(r->text);
+    char *text = amx_json_take(&r->j, NULL);
+    if (text)
+        amxd_client_send(c, text);
+    free(text);
 }
 
 static void reply_error(amxd_client *c, const char *cmd, const char *msg)
@@ -99,8 +91,8 @@ static const char *state_name(const amxd *d)
 
 static size_t queue_depth(const amxd *d)
 {
-    return d->lists[E_PENDING].n + d->lists[E_HELD].n + d->lists[E_READY].n +
-           d->lists[E_INFLIGHT].n;
+    return d->lists[ENTRY_PENDING].n + d->lists[ENTRY_HELD].n + d->lists[ENTRY_READY].n +
+           d->lists[ENTRY_INFLIGHT].n;
 }
 
 static void send_status(amxd *d, amxd_client *c)
@@ -136,7 +128,7 @@ static void send_status(amxd *d, amxd_client *c)
         amx_json_null(j);
     }
     amx_json_kint(j, "queue", (int64_t)queue_depth(d));
-    amx_json_kint(j, "in_flight", (int64_t)d->lists[E_INFLIGHT].n);
+    amx_json_kint(j, "in_flight", (int64_t)d->lists[ENTRY_INFLIGHT].n);
     double rate = d->last_rate;
     if (d->batch) {
         uv_mutex_lock(&d->pmu);
@@ -266,7 +258,7 @@ void amxd__check_syncs(amxd *d)
     if (!d->syncs)
         return;
     uint64_t min = UINT64_MAX;
-    for (int s = E_PENDING; s < E_LISTS; s++)
+    for (int s = ENTRY_PENDING; s < ENTRY_LISTS; s++)
         for (entry *e = d->lists[s].head; e; e = e->next)
             if (e->seq < min)
                 min = e->seq;
@@ -319,9 +311,9 @@ static void start_sync(amxd *d, amxd_client *c)
     amxd_watch_poll_unwatched(d->watch);
     w->target = d->seq;
     /* No settle wait for what the caller is waiting for. */
-    for (int s = E_PENDING; s <= E_HELD; s++)
+    for (int s = ENTRY_PENDING; s <= ENTRY_HELD; s++)
         while (d->lists[s].head)
-            amxd__set_state(d, d->lists[s].head, E_READY);
+            amxd__set_state(d, d->lists[s].head, ENTRY_READY);
     w->next = d->syncs;
     d->syncs = w;
     amxd__arm_settle(d);

@@ -18,10 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <unistd.h>
 
 #define MAX_REQUEST 4096
 #define OUT_HIGH (64 * 1024)      /* queued reply bytes past which a client is not read */
@@ -382,68 +378,6 @@ static void connection_cb(uv_stream_t *listener, int status)
         client_close(c);
 }
 
-/* The socket's directory must be ours: in a shared directory such as /tmp, another user could
- * replace the socket. */
-static int check_dir(const char *path, char *err, size_t errlen)
-{
-    char dir[AMX_SOCKET_PATH_MAX + 1];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (!slash)
-        return 0;
-    if (slash == dir)
-        slash[1] = '\0';
-    else
-        *slash = '\0';
-    struct stat st;
-    if (lstat(dir, &st) != 0) {
-        snprintf(err, errlen, "%s: %s", dir, strerror(errno));
-        return -1;
-    }
-    if (!S_ISDIR(st.st_mode) || (st.st_uid != getuid() && st.st_uid != 0) ||
-        ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))) {
-        snprintf(err, errlen, "%s: the socket's directory must be a directory of this user that "
-                              "others cannot write to; set [daemon] socket elsewhere", dir);
-        return -1;
-    }
-    return 0;
-}
-
-/* A socket file left by a daemon that died: refuse if something still answers on it. */
-static int check_stale(const char *path, char *err, size_t errlen)
-{
-    struct stat st;
-    if (lstat(path, &st) != 0)
-        return 0;
-    if (!S_ISSOCK(st.st_mode)) {
-        snprintf(err, errlen, "%s exists and is not a socket; set [daemon] socket to another "
-                              "path", path);
-        return -1;
-    }
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) {
-        snprintf(err, errlen, "socket: %s", strerror(errno));
-        return -1;
-    }
-    struct sockaddr_un sa = { .sun_family = AF_UNIX };
-    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
-    int rc = connect(fd, (struct sockaddr *)&sa, sizeof sa);
-    int e = errno;
-    close(fd);
-    if (rc == 0) {
-        snprintf(err, errlen, "another animidxd is already listening on %s ('animidx status' "
-                              "shows which); stop it, or set [daemon] socket to another path",
-                 path);
-        return -1;
-    }
-    if (e == ECONNREFUSED || e == ENOENT) {
-        unlink(path);
-        return 0;
-    }
-    snprintf(err, errlen, "%s: cannot check the existing socket: %s", path, strerror(e));
-    return -1;
-}
-
 static void server_free_cb(uv_handle_t *h)
 {
     amxd_server *s = h->data;
@@ -456,12 +390,7 @@ static void server_free_cb(uv_handle_t *h)
 int amxd_server_start(amxd *d, const char *path, amxd_server **out, char *err, size_t errlen)
 {
     *out = NULL;
-    int rc = amx_mkdir_parents(path, 0700);
-    if (rc) {
-        snprintf(err, errlen, "%s: cannot create its directory: %s", path, strerror(-rc));
-        return -1;
-    }
-    if (check_dir(path, err, errlen) != 0 || check_stale(path, err, errlen) != 0)
+    if (amx_os_endpoint_prepare(path, err, errlen) != 0)
         return -1;
     amxd_server *s = calloc(1, sizeof *s);
     if (!s || !(s->path = strdup(path))) {
@@ -477,9 +406,9 @@ int amxd_server_start(amxd *d, const char *path, amxd_server **out, char *err, s
     uv_idle_init(amxd_loop(d), &s->idle);
     uv_timer_init(amxd_loop(d), &s->stall);
     s->open_handles = 3;
-    mode_t old = umask(0177); /* the socket: 0600 */
-    rc = uv_pipe_bind(&s->pipe, path);
-    umask(old);
+    unsigned old = amx_os_umask(0177); /* the socket: 0600 */
+    int rc = uv_pipe_bind(&s->pipe, path);
+    amx_os_umask(old);
     if (rc == 0)
         rc = uv_listen((uv_stream_t *)&s->pipe, 16, connection_cb);
     if (rc) {
@@ -499,7 +428,7 @@ void amxd_server_close(amxd_server *s)
 {
     if (!s)
         return;
-    unlink(s->path);
+    amx_os_endpoint_remove(s->path);
     while (s->clients) {
         amxd_client *c = s->clients;
         uv_read_stop((uv_stream_t *)&c->pipe);

@@ -6,14 +6,19 @@ usage: man.py animidx1 ANIMIDX OUT          animidx(1): the overview and every c
        man.py bash ANIMIDX OUT              bash completion: commands and each one's options
        man.py zsh ANIMIDX OUT               zsh completion
 
-Run by meson at build time (standard library only); meson installs the results.
+Run by meson at build time (standard library only); meson installs the results. In a cross
+build (Windows), AMX_EXE_WRAPPER names the program that runs the binaries (wine).
 """
+import os
 import re
 import subprocess
 import sys
 
 
 def run(*argv):
+    wrapper = os.environ.get("AMX_EXE_WRAPPER")
+    if wrapper:
+        argv = (wrapper,) + argv
     return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           universal_newlines=True, check=True).stdout
 

@@ -6,9 +6,13 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -450,6 +454,311 @@ void amx_os_interrupt_restore(void)
 {
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
+}
+
+/* ---- the daemon's needs ---- */
+
+struct amx_os_lock {
+    int fd;
+};
+
+int amx_os_lock_take(const char *path, const char *text, amx_os_lock **out, char *held,
+                     size_t heldlen)
+{
+    *out = NULL;
+    if (heldlen)
+        held[0] = '\0';
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0)
+        return -errno;
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno == EWOULDBLOCK ? EWOULDBLOCK : errno;
+        ssize_t n = heldlen ? pread(fd, held, heldlen - 1, 0) : 0;
+        if (heldlen)
+            held[n > 0 ? n : 0] = '\0';
+        close(fd);
+        return -e;
+    }
+    amx_os_lock *l = malloc(sizeof *l);
+    if (!l) {
+        close(fd);
+        return -ENOMEM;
+    }
+    l->fd = fd;
+    *out = l;
+    size_t len = strlen(text);
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, text, len, 0) != (ssize_t)len)
+        return -errno; /* held all the same; the caller may warn */
+    return 0;
+}
+
+void amx_os_lock_release(amx_os_lock *l)
+{
+    if (l) {
+        close(l->fd); /* releases the lock; the file stays (removing it would race) */
+        free(l);
+    }
+}
+
+static int unix_address(const char *path, struct sockaddr_un *sa)
+{
+    *sa = (struct sockaddr_un){ .sun_family = AF_UNIX };
+    size_t len = strlen(path);
+    if (len >= sizeof sa->sun_path)
+        return -ENAMETOOLONG;
+    memcpy(sa->sun_path, path, len + 1);
+    return 0;
+}
+
+int amx_os_endpoint_prepare(const char *path, char *err, size_t errlen)
+{
+    int rc = amx_mkdir_parents(path, 0700);
+    if (rc) {
+        snprintf(err, errlen, "%s: cannot create its directory: %s", path, strerror(-rc));
+        return -1;
+    }
+    /* The socket's directory must be ours: in a shared directory such as /tmp, another user
+     * could replace the socket. */
+    char dir[AMX_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash) {
+        if (slash == dir)
+            slash[1] = '\0';
+        else
+            *slash = '\0';
+        struct stat st;
+        if (lstat(dir, &st) != 0) {
+            snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+            return -1;
+        }
+        if (!S_ISDIR(st.st_mode) || (st.st_uid != getuid() && st.st_uid != 0) ||
+            ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))) {
+            snprintf(err, errlen, "%s: the socket's directory must be a directory of this user "
+                                  "that others cannot write to; set [daemon] socket elsewhere",
+                     dir);
+            return -1;
+        }
+    }
+    /* A socket file left by a daemon that died: refused if something still answers on it. */
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return 0;
+    if (!S_ISSOCK(st.st_mode)) {
+        snprintf(err, errlen, "%s exists and is not a socket; set [daemon] socket to another "
+                              "path", path);
+        return -1;
+    }
+    amx_os_conn *c;
+    rc = amx_os_connect(path, &c);
+    if (rc == 0) {
+        amx_os_conn_close(c);
+        snprintf(err, errlen, "another animidxd is already listening on %s ('animidx status' "
+                              "shows which); stop it, or set [daemon] socket to another path",
+                 path);
+        return -1;
+    }
+    if (rc == -ECONNREFUSED || rc == -ENOENT) {
+        unlink(path);
+        return 0;
+    }
+    snprintf(err, errlen, "%s: cannot check the existing socket: %s", path, strerror(-rc));
+    return -1;
+}
+
+void amx_os_endpoint_remove(const char *path)
+{
+    unlink(path);
+}
+
+unsigned amx_os_umask(unsigned mask)
+{
+    return (unsigned)umask((mode_t)mask);
+}
+
+struct amx_os_conn {
+    int fd;
+};
+
+int amx_os_connect(const char *path, amx_os_conn **out)
+{
+    *out = NULL;
+    struct sockaddr_un sa;
+    int rc = unix_address(path, &sa);
+    if (rc)
+        return rc;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+        int e = errno;
+        close(fd);
+        return -e;
+    }
+    amx_os_conn *c = malloc(sizeof *c);
+    if (!c) {
+        close(fd);
+        return -ENOMEM;
+    }
+    c->fd = fd;
+    *out = c;
+    return 0;
+}
+
+int amx_os_conn_write(amx_os_conn *c, const void *buf, size_t n)
+{
+    size_t off = 0;
+    while (off < n) {
+        ssize_t k = send(c->fd, (const char *)buf + off, n - off, MSG_NOSIGNAL);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            return -errno;
+        off += (size_t)k;
+    }
+    return 0;
+}
+
+int amx_os_conn_read(amx_os_conn *c, void *buf, size_t n, size_t *got)
+{
+    for (;;) {
+        ssize_t k = recv(c->fd, buf, n, 0);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            *got = 0;
+            return -errno;
+        }
+        *got = (size_t)k;
+        return 0;
+    }
+}
+
+void amx_os_conn_close(amx_os_conn *c)
+{
+    if (c) {
+        close(c->fd);
+        free(c);
+    }
+}
+
+static int ready_fd = -1;
+
+int amx_os_background(const char *name)
+{
+    int p[2];
+    if (pipe(p) != 0) {
+        fprintf(stderr, "%s: pipe: %s\n", name, strerror(errno));
+        return 3;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "%s: fork: %s\n", name, strerror(errno));
+        return 3;
+    }
+    if (pid > 0) { /* waits until the child listens (or fails) and exits with its status */
+        close(p[1]);
+        char msg[2048];
+        size_t len = 0;
+        ssize_t n;
+        while (len < sizeof msg - 1 && (n = read(p[0], msg + len, sizeof msg - 1 - len)) != 0) {
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0)
+                break;
+            len += (size_t)n;
+        }
+        msg[len] = '\0';
+        close(p[0]);
+        if (len == 0) {
+            fprintf(stderr, "%s: the daemon died while starting (see its log)\n", name);
+            _exit(3);
+        }
+        int code = msg[0] - '0';
+        const char *text = strchr(msg, '\n');
+        if (code == 0)
+            printf("%s: started (pid %ld)\n", name, (long)pid);
+        else
+            fprintf(stderr, "%s: %s\n", name, text ? text + 1 : "failed to start");
+        fflush(stdout);
+        _exit(code);
+    }
+    close(p[0]);
+    setsid();
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null >= 0) {
+        dup2(null, STDIN_FILENO);
+        dup2(null, STDOUT_FILENO);
+        dup2(null, STDERR_FILENO);
+        if (null > STDERR_FILENO)
+            close(null);
+    }
+    if (chdir("/") != 0)
+        return 3;
+    ready_fd = p[1];
+    return 0;
+}
+
+void amx_os_background_ready(int code, const char *msg)
+{
+    if (ready_fd < 0)
+        return;
+    char text[2048];
+    int n = snprintf(text, sizeof text, "%d\n%s", code, msg ? msg : "");
+    if (n > (int)sizeof text - 1)
+        n = (int)sizeof text - 1;
+    (void)!write(ready_fd, text, (size_t)n);
+    close(ready_fd);
+    ready_fd = -1;
+}
+
+/* sd_notify(3) without libsystemd: one datagram to $NOTIFY_SOCKET. */
+void amx_os_notify_service(const char *state)
+{
+    const char *path = getenv("NOTIFY_SOCKET");
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    size_t len = path ? strlen(path) : 0;
+    if (!path || (path[0] != '/' && path[0] != '@') || len >= sizeof sa.sun_path)
+        return;
+    memcpy(sa.sun_path, path, len);
+    if (path[0] == '@')
+        sa.sun_path[0] = '\0';
+    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return;
+    (void)!sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&sa,
+                  (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len));
+    close(fd);
+}
+
+int amx_os_sigbreak(void)
+{
+    return 0;
+}
+
+int amx_os_reload_signal(void)
+{
+    return SIGHUP;
+}
+
+void amx_os_ignore_broken_pipes(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+}
+
+int amx_os_exec(const char *exe, const char *const *argv)
+{
+    fflush(NULL);
+    if (strchr(exe, '/'))
+        execv(exe, (char *const *)argv);
+    else
+        execvp(exe, (char *const *)argv);
+    return -errno;
+}
+
+const char *amx_os_exe_suffix(void)
+{
+    return "";
 }
 
 /* ---- the console ---- */

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <io.h>
 #include <stdlib.h>
 #include <string.h>
@@ -877,6 +878,358 @@ void amx_time_local(int64_t t, amx_tm *tm)
         return;
     }
     *tm = (amx_tm){ b.tm_year + 1900, b.tm_mon + 1, b.tm_mday, b.tm_hour, b.tm_min, b.tm_sec };
+}
+
+/* ---- the daemon's needs ---- */
+
+struct amx_os_lock {
+    HANDLE h;
+};
+
+/* The locked byte: far past any text, so that reading the text is never refused. */
+#define LOCK_OFFSET_HIGH 0x40000000u
+
+int amx_os_lock_take(const char *path, const char *text, amx_os_lock **out, char *held,
+                     size_t heldlen)
+{
+    *out = NULL;
+    if (heldlen)
+        held[0] = '\0';
+    wchar_t *w = sys_path(path);
+    if (!w)
+        return -errno;
+    HANDLE h = CreateFileW(w, GENERIC_READ | GENERIC_WRITE,
+                           FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                           OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT,
+                           NULL);
+    free(w);
+    if (h == INVALID_HANDLE_VALUE)
+        return last_error();
+    BY_HANDLE_FILE_INFORMATION fi;
+    if (GetFileInformationByHandle(h, &fi) && (fi.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT)) {
+        CloseHandle(h); /* never through a link planted at that name */
+        return -ELOOP;
+    }
+    OVERLAPPED ov = { .OffsetHigh = LOCK_OFFSET_HIGH };
+    if (!LockFileEx(h, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &ov)) {
+        DWORD le = GetLastError();
+        DWORD n = 0;
+        if (heldlen && ReadFile(h, held, (DWORD)(heldlen - 1), &n, NULL))
+            held[n] = '\0';
+        CloseHandle(h);
+        return le == ERROR_LOCK_VIOLATION || le == ERROR_IO_PENDING ? -EWOULDBLOCK
+                                                                     : -error_to_errno(le);
+    }
+    amx_os_lock *l = malloc(sizeof *l);
+    if (!l) {
+        CloseHandle(h);
+        return -ENOMEM;
+    }
+    l->h = h;
+    *out = l;
+    DWORD len = (DWORD)strlen(text), n = 0;
+    if (!SetEndOfFile(h) || !WriteFile(h, text, len, &n, NULL) || n != len)
+        return last_error(); /* held all the same */
+    return 0;
+}
+
+void amx_os_lock_release(amx_os_lock *l)
+{
+    if (l) {
+        CloseHandle(l->h); /* releases the lock */
+        free(l);
+    }
+}
+
+int amx_os_endpoint_prepare(const char *path, char *err, size_t errlen)
+{
+    /* a named pipe: nothing on disk to prepare; one that answers is another daemon's */
+    amx_os_conn *c;
+    if (amx_os_connect(path, &c) == 0) {
+        amx_os_conn_close(c);
+        snprintf(err, errlen, "another animidxd is already listening on %s ('animidx status' "
+                              "shows which); stop it, or set [daemon] socket to another pipe "
+                              "name", path);
+        return -1;
+    }
+    return 0;
+}
+
+void amx_os_endpoint_remove(const char *path)
+{
+    (void)path; /* a named pipe goes with its last handle */
+}
+
+unsigned amx_os_umask(unsigned mask)
+{
+    (void)mask;
+    return 0;
+}
+
+struct amx_os_conn {
+    HANDLE h;
+};
+
+int amx_os_connect(const char *path, amx_os_conn **out)
+{
+    *out = NULL;
+    wchar_t *w = widen(path);
+    if (!w)
+        return -errno;
+    for (wchar_t *p = w; *p; p++)
+        if (*p == L'/')
+            *p = L'\\';
+    HANDLE h = INVALID_HANDLE_VALUE;
+    for (int attempt = 0; attempt < 50; attempt++) {
+        h = CreateFileW(w, GENERIC_READ | GENERIC_WRITE, 0, NULL, OPEN_EXISTING, 0, NULL);
+        if (h != INVALID_HANDLE_VALUE || GetLastError() != ERROR_PIPE_BUSY)
+            break;
+        WaitNamedPipeW(w, 200); /* every instance busy: wait for one */
+    }
+    DWORD le = GetLastError();
+    free(w);
+    if (h == INVALID_HANDLE_VALUE)
+        return le == ERROR_FILE_NOT_FOUND || le == ERROR_PATH_NOT_FOUND ? -ENOENT
+               : le == ERROR_PIPE_BUSY                                 ? -ECONNREFUSED
+                                                                       : -error_to_errno(le);
+    amx_os_conn *c = malloc(sizeof *c);
+    if (!c) {
+        CloseHandle(h);
+        return -ENOMEM;
+    }
+    c->h = h;
+    *out = c;
+    return 0;
+}
+
+int amx_os_conn_write(amx_os_conn *c, const void *buf, size_t n)
+{
+    size_t off = 0;
+    while (off < n) {
+        DWORD k = 0;
+        if (!WriteFile(c->h, (const char *)buf + off, (DWORD)(n - off), &k, NULL))
+            return last_error();
+        off += k;
+    }
+    return 0;
+}
+
+int amx_os_conn_read(amx_os_conn *c, void *buf, size_t n, size_t *got)
+{
+    DWORD k = 0;
+    *got = 0;
+    if (!ReadFile(c->h, buf, (DWORD)n, &k, NULL)) {
+        DWORD le = GetLastError();
+        if (le == ERROR_BROKEN_PIPE || le == ERROR_PIPE_NOT_CONNECTED)
+            return 0; /* closed */
+        if (le != ERROR_MORE_DATA)
+            return -error_to_errno(le);
+    }
+    *got = k;
+    return 0;
+}
+
+void amx_os_conn_close(amx_os_conn *c)
+{
+    if (c) {
+        CloseHandle(c->h);
+        free(c);
+    }
+}
+
+/* The background process is this program again, started detached with the same command
+ * line; it finds the write end of the parent's pipe in this variable. */
+#define READY_VAR L"ANIMIDX_BACKGROUND_READY"
+static HANDLE ready_pipe;
+
+int amx_os_background(const char *name)
+{
+    wchar_t value[32];
+    DWORD vl = GetEnvironmentVariableW(READY_VAR, value, 32);
+    if (vl > 0 && vl < 32) { /* the background process */
+        ready_pipe = (HANDLE)(uintptr_t)_wcstoui64(value, NULL, 10);
+        SetEnvironmentVariableW(READY_VAR, NULL);
+        SetHandleInformation(ready_pipe, HANDLE_FLAG_INHERIT, 0);
+        freopen("NUL", "rb", stdin);
+        freopen("NUL", "wb", stdout);
+        freopen("NUL", "wb", stderr);
+        SetCurrentDirectoryW(L"\\"); /* hold no directory of the user's */
+        return 0;
+    }
+    SECURITY_ATTRIBUTES sa = { .nLength = sizeof sa, .bInheritHandle = TRUE };
+    HANDLE rd, wr;
+    if (!CreatePipe(&rd, &wr, &sa, 0)) {
+        fprintf(stderr, "%s: cannot create a pipe: error %lu\n", name, GetLastError());
+        return 3;
+    }
+    SetHandleInformation(rd, HANDLE_FLAG_INHERIT, 0);
+    swprintf(value, 32, L"%llu", (unsigned long long)(uintptr_t)wr);
+    SetEnvironmentVariableW(READY_VAR, value);
+    static wchar_t self[32768];
+    DWORD sl = GetModuleFileNameW(NULL, self, 32768);
+    wchar_t *cmd = _wcsdup(GetCommandLineW());
+    /* The background process inherits the pipe's write end and nothing else: not this
+     * process's standard streams (a caller reading them to their end would wait for the
+     * daemon to stop), so it starts with none. */
+    static const DWORD std_ids[] = { STD_INPUT_HANDLE, STD_OUTPUT_HANDLE, STD_ERROR_HANDLE };
+    for (size_t i = 0; i < 3; i++) {
+        HANDLE sh = GetStdHandle(std_ids[i]);
+        if (sh && sh != INVALID_HANDLE_VALUE)
+            SetHandleInformation(sh, HANDLE_FLAG_INHERIT, 0);
+    }
+    SIZE_T asize = 0;
+    InitializeProcThreadAttributeList(NULL, 1, 0, &asize);
+    LPPROC_THREAD_ATTRIBUTE_LIST attrs = malloc(asize);
+    STARTUPINFOEXW si = { .StartupInfo = { .cb = sizeof si, .dwFlags = STARTF_USESTDHANDLES } };
+    if (attrs && InitializeProcThreadAttributeList(attrs, 1, 0, &asize) &&
+        UpdateProcThreadAttribute(attrs, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST, &wr, sizeof wr,
+                                  NULL, NULL))
+        si.lpAttributeList = attrs;
+    PROCESS_INFORMATION pi;
+    BOOL ok = sl && sl < 32768 && cmd &&
+              CreateProcessW(self, cmd, NULL, NULL, TRUE,
+                             DETACHED_PROCESS | CREATE_NEW_PROCESS_GROUP |
+                                 (si.lpAttributeList ? EXTENDED_STARTUPINFO_PRESENT : 0),
+                             NULL, NULL, &si.StartupInfo, &pi);
+    DWORD le = GetLastError();
+    if (si.lpAttributeList)
+        DeleteProcThreadAttributeList(attrs);
+    free(attrs);
+    free(cmd);
+    SetEnvironmentVariableW(READY_VAR, NULL);
+    CloseHandle(wr);
+    if (!ok) {
+        CloseHandle(rd);
+        fprintf(stderr, "%s: cannot start the background process: error %lu\n", name, le);
+        return 3;
+    }
+    CloseHandle(pi.hThread);
+    char msg[2048];
+    DWORD len = 0, n;
+    while (len < sizeof msg - 1 && ReadFile(rd, msg + len, (DWORD)(sizeof msg - 1 - len), &n, NULL) && n)
+        len += n;
+    msg[len] = '\0';
+    CloseHandle(rd);
+    if (len == 0) {
+        fprintf(stderr, "%s: the daemon died while starting (see its log)\n", name);
+        exit(3);
+    }
+    int code = msg[0] - '0';
+    const char *text = strchr(msg, '\n');
+    if (code == 0)
+        printf("%s: started (pid %lu)\n", name, (unsigned long)pi.dwProcessId);
+    else
+        fprintf(stderr, "%s: %s\n", name, text ? text + 1 : "failed to start");
+    CloseHandle(pi.hProcess);
+    fflush(stdout);
+    exit(code);
+}
+
+void amx_os_background_ready(int code, const char *msg)
+{
+    if (!ready_pipe)
+        return;
+    char text[2048];
+    int n = snprintf(text, sizeof text, "%d\n%s", code, msg ? msg : "");
+    if (n > (int)sizeof text - 1)
+        n = (int)sizeof text - 1;
+    DWORD w;
+    WriteFile(ready_pipe, text, (DWORD)n, &w, NULL);
+    CloseHandle(ready_pipe);
+    ready_pipe = NULL;
+}
+
+void amx_os_notify_service(const char *state)
+{
+    (void)state; /* no service manager protocol (a Windows service would be its own work) */
+}
+
+int amx_os_sigbreak(void)
+{
+    return SIGBREAK;
+}
+
+int amx_os_reload_signal(void)
+{
+    return 0;
+}
+
+void amx_os_ignore_broken_pipes(void)
+{
+    /* no SIGPIPE: a write to a closed pipe fails with an error */
+}
+
+/* One argument quoted for CommandLineToArgvW and the C runtime. */
+static void quote_arg(amx_strbuf *b, const char *a)
+{
+    if (*a && !strpbrk(a, " \t\n\v\"")) {
+        amx_strbuf_puts(b, a);
+        return;
+    }
+    amx_strbuf_putc(b, '"');
+    for (const char *p = a;; p++) {
+        size_t bs = 0;
+        while (*p == '\\') {
+            p++;
+            bs++;
+        }
+        if (!*p) {
+            for (size_t i = 0; i < 2 * bs; i++)
+                amx_strbuf_putc(b, '\\');
+            break;
+        }
+        for (size_t i = 0; i < (*p == '"' ? 2 * bs + 1 : bs); i++)
+            amx_strbuf_putc(b, '\\');
+        amx_strbuf_putc(b, *p);
+    }
+    amx_strbuf_putc(b, '"');
+}
+
+int amx_os_exec(const char *exe, const char *const *argv)
+{
+    fflush(NULL);
+    amx_strbuf line = { 0 };
+    for (size_t i = 0; argv[i]; i++) {
+        if (i)
+            amx_strbuf_putc(&line, ' ');
+        quote_arg(&line, argv[i]);
+    }
+    char *cmd = amx_strbuf_take(&line, NULL);
+    wchar_t *wcmd = cmd ? widen(cmd) : NULL;
+    free(cmd);
+    wchar_t *wexe = NULL;
+    if (strchr(exe, '/') || strchr(exe, '\\')) {
+        wexe = sys_path(exe);
+        if (!wexe) {
+            free(wcmd);
+            return -errno;
+        }
+    }
+    if (!wcmd) {
+        free(wexe);
+        return -ENOMEM;
+    }
+    STARTUPINFOW si = { .cb = sizeof si };
+    PROCESS_INFORMATION pi;
+    BOOL ok = CreateProcessW(wexe, wcmd, NULL, NULL, FALSE, 0, NULL, NULL, &si, &pi);
+    DWORD le = GetLastError();
+    free(wexe);
+    free(wcmd);
+    if (!ok)
+        return -error_to_errno(le);
+    /* Ctrl-C goes to the program; this one waits for it to end */
+    SetConsoleCtrlHandler(NULL, TRUE);
+    WaitForSingleObject(pi.hProcess, INFINITE);
+    DWORD code = 1;
+    GetExitCodeProcess(pi.hProcess, &code);
+    CloseHandle(pi.hProcess);
+    CloseHandle(pi.hThread);
+    exit((int)code);
+}
+
+const char *amx_os_exe_suffix(void)
+{
+    return ".exe";
 }
 
 /* ---- interruptions ---- */

@@ -159,6 +159,60 @@ void amx_os_interrupt_catch(void);
 bool amx_os_interrupted(void);
 void amx_os_interrupt_restore(void);
 
+/* ---- the daemon's needs: one instance, a control endpoint, the background ---- */
+
+/* Takes the lock file `path` (created when missing; never through a link planted at that name:
+ * -ELOOP) for this process, without waiting, and
+ * writes `text` (the pid, the socket) into it for whoever finds it held: 0; -EWOULDBLOCK when
+ * another process holds it (its text goes to held); -errno. Released by amx_os_lock_release
+ * or when the process ends. POSIX flock; Windows LockFileEx (on a byte past the text, so the
+ * text stays readable). */
+typedef struct amx_os_lock amx_os_lock;
+int amx_os_lock_take(const char *path, const char *text, amx_os_lock **out, char *held,
+                     size_t heldlen);
+void amx_os_lock_release(amx_os_lock *l);
+
+/* The daemon's control endpoint: a Unix socket path (POSIX), a named pipe //./pipe/NAME
+ * (Windows); libuv's uv_pipe_bind takes either as it is. Before binding, prepare: the socket's
+ * directory (created, and refused when others may write to it), and a socket left by a daemon
+ * that died removed (an endpoint something answers on: an error). */
+int amx_os_endpoint_prepare(const char *path, char *err, size_t errlen);
+void amx_os_endpoint_remove(const char *path);
+/* Sets the file mode creation mask (POSIX umask; nothing on Windows); returns the old one. */
+unsigned amx_os_umask(unsigned mask);
+/* A client's connection to an endpoint: -ENOENT or -ECONNREFUSED when nothing listens. */
+typedef struct amx_os_conn amx_os_conn;
+int amx_os_connect(const char *path, amx_os_conn **out);
+int amx_os_conn_write(amx_os_conn *c, const void *buf, size_t n);
+/* Reads what is there (at least one byte, waiting for it); *got 0: the other end closed. */
+int amx_os_conn_read(amx_os_conn *c, void *buf, size_t n, size_t *got);
+void amx_os_conn_close(amx_os_conn *c);
+
+/* Going to the background: this process starts the background one (POSIX: a fork; Windows:
+ * the program again, detached, with the same command line) and waits until that one calls
+ * amx_os_background_ready (or dies), then exits with its status, printing "started (pid N)" or
+ * its error. Returns 0 in the background process (its standard streams on the null device),
+ * an exit status when it could not start. `name` prefixes the messages. */
+int amx_os_background(const char *name);
+void amx_os_background_ready(int code, const char *msg);
+/* Tells a service manager the daemon's state (systemd's sd_notify "READY=1", "STOPPING=1";
+ * nothing where there is none). */
+void amx_os_notify_service(const char *state);
+/* Ctrl-Break's signal number for uv_signal (Windows), 0 where there is none; the signal that
+ * asks a daemon to reload its configuration (SIGHUP), 0 where there is none (Windows: libuv's
+ * SIGHUP is the console closing). */
+int amx_os_sigbreak(void);
+int amx_os_reload_signal(void);
+/* Ignores SIGPIPE (a client that went away is an error of the write, not the end). */
+void amx_os_ignore_broken_pipes(void);
+
+/* Runs another program in this one's place: POSIX exec (argv[0] looked up in PATH when it has
+ * no '/'); Windows: started with the same console, waited for, and its exit status becomes
+ * this one's. Returns only on failure (-errno). */
+int amx_os_exec(const char *exe, const char *const *argv);
+/* ".exe" on Windows, "" elsewhere: the file name of a program. */
+const char *amx_os_exe_suffix(void);
+
 /* ---- the console ---- */
 
 /* True when the stream is an interactive terminal (Windows: a console; NUL is not one). */

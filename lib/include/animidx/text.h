@@ -20,11 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#if defined(__GNUC__)
-#define AMX_TEXT_PRINTF(a, b) __attribute__((format(printf, a, b)))
-#else
-#define AMX_TEXT_PRINTF(a, b)
-#endif
+#include "animidx/os.h"
 
 /* The length of the valid UTF-8 sequence at s[0, n) (n >= 1), or 0 when it is not one (a stray
  * continuation byte, an overlong form, a surrogate, a sequence cut by n). The code point goes to
@@ -45,6 +41,6 @@ size_t amx_text_escape(const char *s, size_t n, char *out);
 int amx_text_vformat(char *buf, size_t len, bool (*keep)(const char *s), const char *fmt,
                      va_list ap);
 int amx_text_format(char *buf, size_t len, bool (*keep)(const char *s), const char *fmt, ...)
-    AMX_TEXT_PRINTF(4, 5);
+    AMX_PRINTF(4, 5);
 
 #endif
