@@ -260,12 +260,9 @@ int cmd_clips(cli_opts *o, amx_config *cfg)
     if (!st && skel && !near.exact) {
         /* clips may still target a name no skeleton has (they are listed unbound) */
         clips_ctx probe = { .db = db, .cfg = cfg, .o.json = true };
-        FILE *null = fopen("/dev/null", "w");
-        if (null) {
-            amx_json_init(&probe.o.j, null, false);
-            st = amx_query_clips(db, skel, clip_row, &probe, err, sizeof err);
-            fclose(null);
-        }
+        amx_json_init_buffer(&probe.o.j, false); /* counted, not printed */
+        st = amx_query_clips(db, skel, clip_row, &probe, err, sizeof err);
+        free(amx_json_take(&probe.o.j, NULL));
         if (!st && probe.o.count == 0) {
             /* said on stderr; the (empty) list follows as usual, exit 0 (the JSON contract) */
             cli_error("clips: no skeleton '%s' in the index, and no clip targets it%s", skel,
