@@ -22,6 +22,24 @@ void test_run(const char *name, void (*fn)(void))
     fflush(stdout);
 }
 
+void test_run_posix(const char *name, void (*fn)(void), const char *why)
+{
+    if (amx_os_separator() == '/') {
+        test_run(name, fn);
+        return;
+    }
+    test_number++;
+    printf("ok %d - %s # SKIP on Windows: %s\n", test_number, name, why);
+    fflush(stdout);
+}
+
+int test_mkdir(const char *path)
+{
+    char p[AMX_PATH_MAX];
+    snprintf(p, sizeof p, "%s/", path);
+    return amx_mkdir_parents(p, 0700);
+}
+
 int test_done(void)
 {
     printf("1..%d\n", test_number);
@@ -95,4 +113,22 @@ void test_remove_tree(const char *path)
         }
     }
     amx_os_remove(path);
+}
+
+void test_remove_index(const char *tree, const char *db)
+{
+    if (tree)
+        test_remove_tree(tree);
+    static const char *const sides[] = { "", "-wal", "-shm" };
+    for (size_t i = 0; db && i < 3; i++) {
+        char p[AMX_PATH_MAX];
+        snprintf(p, sizeof p, "%s%s", db, sides[i]);
+        amx_os_remove(p);
+    }
+}
+
+int test_move(const char *from, const char *to)
+{
+    int rc = amx_mkdir_parents(to, 0777);
+    return rc ? rc : amx_os_replace(from, to);
 }

@@ -56,8 +56,13 @@ extern int test_failures;
     } while (0)
 
 #define RUN(fn) test_run(#fn, fn)
+/* A test of what only POSIX systems do: skipped on Windows, with the reason. */
+#define RUN_POSIX(fn, why) test_run_posix(#fn, fn, why)
 
 void test_run(const char *name, void (*fn)(void));
+void test_run_posix(const char *name, void (*fn)(void), const char *why);
+/* mkdir of one directory (its parents too); 0 or -errno. */
+int test_mkdir(const char *path);
 int test_done(void); /* prints the TAP plan; returns the exit status */
 
 /* The directory of the shared corpus (../shared/corpus from the source tree), from the
@@ -67,5 +72,9 @@ const char *test_corpus_dir(void);
 unsigned char *test_read_file(const char *path, size_t *len);
 /* Removes a file or a directory tree (what a test made), through the portability layer. */
 void test_remove_tree(const char *path);
+/* Removes a test's tree (when not NULL) and its index with the index's -wal and -shm. */
+void test_remove_index(const char *tree, const char *db);
+/* Moves a file, making the destination's directories (mkdir -p, mv). */
+int test_move(const char *from, const char *to);
 
 #endif

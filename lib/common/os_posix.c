@@ -358,6 +358,36 @@ int amx_os_cache_dir(char *out, size_t size)
     return xdg_dir("XDG_CACHE_HOME", ".cache", out, size);
 }
 
+int amx_os_setenv(const char *name, const char *value)
+{
+    int rc = value ? setenv(name, value, 1) : unsetenv(name);
+    return rc == 0 ? 0 : -errno;
+}
+
+int amx_os_mkdtemp(char *templ)
+{
+    return mkdtemp(templ) ? 0 : -errno;
+}
+
+int amx_os_temp_dir(char *out, size_t size)
+{
+    const char *t = getenv("TMPDIR");
+    int n = snprintf(out, size, "%s", t && t[0] == '/' ? t : "/tmp");
+    return n >= 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
+}
+
+int amx_os_mkfifo(const char *path)
+{
+    return mkfifo(path, 0600) == 0 ? 0 : -errno;
+}
+
+int amx_os_set_mtime(const char *path, int64_t ns)
+{
+    struct timespec t[2] = { { .tv_sec = (time_t)(ns / 1000000000), .tv_nsec = (long)(ns % 1000000000) },
+                             { .tv_sec = (time_t)(ns / 1000000000), .tv_nsec = (long)(ns % 1000000000) } };
+    return utimensat(AT_FDCWD, path, t, 0) == 0 ? 0 : -errno;
+}
+
 int amx_os_home_dir(char *out, size_t size)
 {
     const char *home = getenv("HOME");

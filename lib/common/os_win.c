@@ -399,8 +399,10 @@ int amx_os_open_read(const char *path, amx_os_file **out)
     if (!w)
         return -errno;
     /* not inherited (no security attributes), binary (no C runtime in between) */
+    /* (a directory opens too: amx_os_file_stat then says what it is) */
     HANDLE h = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
-                           NULL, OPEN_EXISTING, FILE_FLAG_SEQUENTIAL_SCAN, NULL);
+                           NULL, OPEN_EXISTING, FILE_FLAG_SEQUENTIAL_SCAN | FILE_FLAG_BACKUP_SEMANTICS,
+                           NULL);
     free(w);
     if (h == INVALID_HANDLE_VALUE)
         return last_error();
@@ -615,16 +617,20 @@ int amx_os_canonical(const char *path, char *out, size_t size)
     if (!w)
         return -errno;
     HANDLE h = open_meta(w, true);
-    free(w);
-    if (h == INVALID_HANDLE_VALUE)
+    if (h == INVALID_HANDLE_VALUE) {
+        free(w);
         return last_error();
+    }
     DWORD n = GetFinalPathNameByHandleW(h, NULL, 0, FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
     wchar_t *final = n ? malloc(((size_t)n + 1) * sizeof *final) : NULL;
     int rc = 0;
-    if (!final)
-        rc = n ? -ENOMEM : last_error();
-    else if (!GetFinalPathNameByHandleW(h, final, n + 1, FILE_NAME_NORMALIZED | VOLUME_NAME_DOS))
-        rc = last_error();
+    if (!final || !GetFinalPathNameByHandleW(h, final, n + 1, FILE_NAME_NORMALIZED | VOLUME_NAME_DOS)) {
+        /* the system cannot say (wine past MAX_PATH): the full path, as it was spelt */
+        free(final);
+        final = w;
+        w = NULL;
+    }
+    free(w);
     CloseHandle(h);
     if (rc == 0) {
         rc = program_path(final, out, size);
@@ -765,6 +771,81 @@ static int env_path(const char *name, const char *suffix, char *out, size_t size
         return -ENAMETOOLONG;
     amx_os_path_normalize(out);
     return 0;
+}
+
+int amx_os_setenv(const char *name, const char *value)
+{
+    wchar_t *wn = widen(name), *wv = value ? widen(value) : NULL;
+    int rc = 0;
+    if (!wn || (value && !wv))
+        rc = -EINVAL;
+    else if (_wputenv_s(wn, wv ? wv : L"") != 0) /* "" removes it */
+        rc = -EINVAL;
+    free(wn);
+    free(wv);
+    return rc;
+}
+
+int amx_os_mkdtemp(char *templ)
+{
+    size_t n = strlen(templ);
+    if (n < 6 || strcmp(templ + n - 6, "XXXXXX") != 0)
+        return -EINVAL;
+    static LONG counter;
+    for (int attempt = 0; attempt < 100; attempt++) {
+        unsigned v = (unsigned)GetCurrentProcessId() * 2654435761u ^ (unsigned)GetTickCount() ^
+                     (unsigned)InterlockedIncrement(&counter) * 40503u;
+        static const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+        for (int i = 0; i < 6; i++, v /= 36)
+            templ[n - 6 + i] = digits[v % 36];
+        wchar_t *w = sys_path(templ);
+        if (!w)
+            return -errno;
+        BOOL ok = CreateDirectoryW(w, NULL);
+        DWORD le = GetLastError();
+        free(w);
+        if (ok)
+            return 0;
+        if (le != ERROR_ALREADY_EXISTS)
+            return -error_to_errno(le);
+    }
+    return -EEXIST;
+}
+
+int amx_os_temp_dir(char *out, size_t size)
+{
+    wchar_t w[MAX_PATH + 2];
+    DWORD n = GetTempPathW(MAX_PATH + 2, w);
+    if (!n || n > MAX_PATH + 1)
+        return last_error();
+    int rc = program_path(w, out, size);
+    size_t len = rc == 0 ? strlen(out) : 0;
+    if (len > amx_os_path_root_len(out) && out[len - 1] == '/')
+        out[len - 1] = '\0';
+    return rc;
+}
+
+int amx_os_mkfifo(const char *path)
+{
+    (void)path;
+    return -ENOSYS;
+}
+
+int amx_os_set_mtime(const char *path, int64_t ns)
+{
+    wchar_t *w = sys_path(path);
+    if (!w)
+        return -errno;
+    HANDLE h = CreateFileW(w, FILE_WRITE_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                           NULL, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+    free(w);
+    if (h == INVALID_HANDLE_VALUE)
+        return last_error();
+    uint64_t t = (uint64_t)(ns / 100 + 116444736000000000LL);
+    FILETIME ft = { (DWORD)t, (DWORD)(t >> 32) };
+    int rc = SetFileTime(h, NULL, NULL, &ft) ? 0 : last_error();
+    CloseHandle(h);
+    return rc;
 }
 
 int amx_os_home_dir(char *out, size_t size)

@@ -1,6 +1,7 @@
 /* Unit tests for the configuration (lib/common/config.c, config/animidx.ini). */
 #include "test.h"
 #include "animidx/config.h"
+#include "animidx/os.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -12,7 +13,7 @@ static char tmp_root[256]; /* a fresh directory for the files the tests write */
 
 static void write_file(const char *path, const char *text)
 {
-    FILE *f = fopen(path, "w");
+    FILE *f = amx_os_fopen(path, "w");
     CHECK(f != NULL);
     if (f) {
         fputs(text, f);
@@ -54,8 +55,8 @@ static const char *padded(int n, const char *tail)
 static void test_defaults(void)
 {
     amx_config c;
-    unsetenv("XDG_STATE_HOME");
-    setenv("HOME", "/u/t", 1);
+    amx_os_setenv("XDG_STATE_HOME", NULL);
+    amx_os_setenv("HOME", "/u/t");
     CHECK_EQ(amx_config_init(&c), 0);
     CHECK_STR(c.db_path, "/u/t/.local/state/animidx/index.db");
     CHECK_EQ(c.jobs, 0);
@@ -74,24 +75,24 @@ static void test_defaults(void)
     CHECK(c.db_path == NULL);
     amx_config_finish(&c); /* a zeroed struct is a no-op */
 
-    setenv("XDG_STATE_HOME", "/state", 1);
+    amx_os_setenv("XDG_STATE_HOME", "/state");
     CHECK_EQ(amx_config_init(&c), 0);
     CHECK_STR(c.db_path, "/state/animidx/index.db");
     amx_config_finish(&c);
 
-    setenv("XDG_STATE_HOME", "relative/state", 1); /* not absolute: ignored, as XDG says */
+    amx_os_setenv("XDG_STATE_HOME", "relative/state"); /* not absolute: ignored, as XDG says */
     CHECK_EQ(amx_config_init(&c), 0);
     CHECK_STR(c.db_path, "/u/t/.local/state/animidx/index.db");
     amx_config_finish(&c);
 
-    unsetenv("XDG_STATE_HOME");
-    unsetenv("HOME");
+    amx_os_setenv("XDG_STATE_HOME", NULL);
+    amx_os_setenv("HOME", NULL);
     CHECK_EQ(amx_config_init(&c), 0);
     CHECK_STR(c.db_path, "./animidx.db");
     CHECK_EQ(amx_config_set_db(&c, "/other.db"), 0);
     CHECK_STR(c.db_path, "/other.db");
     amx_config_finish(&c);
-    setenv("HOME", "/u/t", 1);
+    amx_os_setenv("HOME", "/u/t");
 }
 
 static void test_keys(void)
@@ -302,18 +303,8 @@ static void test_file_errors(void)
     snprintf(want, sizeof want, "%s: a directory, not a regular file; a configuration is a text "
                                 "file of at most 1 MiB", tmp_root);
     CHECK_STR(err, want);
-    /* A FIFO is refused at once (it used to block for a writer), a device unread (/dev/zero
-     * was read until memory ran out), a file over 1 MiB before it is read. */
-    CHECK_EQ(mkfifo(tmp_path("fifo.ini"), 0600), 0);
-    CHECK_EQ(amx_config_load_file(&c, tmp_path("fifo.ini"), err, sizeof err), -1);
-    snprintf(want, sizeof want, "%s: a FIFO, not a regular file; a configuration is a text "
-                                "file of at most 1 MiB", tmp_path("fifo.ini"));
-    CHECK_STR(err, want);
-    remove(tmp_path("fifo.ini"));
-    CHECK_EQ(amx_config_load_file(&c, "/dev/zero", err, sizeof err), -1);
-    CHECK_STR(err, "/dev/zero: a character device, not a regular file; a configuration is a "
-                   "text file of at most 1 MiB");
-    FILE *big = fopen(tmp_path("big.ini"), "w");
+    /* A file over 1 MiB is refused before it is read (FIFOs and devices: test_special_files). */
+    FILE *big = amx_os_fopen(tmp_path("big.ini"), "w");
     CHECK(big != NULL);
     if (big) {
         fputs("[scan]\n", big);
@@ -335,6 +326,25 @@ static void test_file_errors(void)
              tmp_path("bad.ini"));
     CHECK_STR(err, want);
     remove(tmp_path("bad.ini"));
+    amx_config_finish(&c);
+}
+
+/* A FIFO is refused at once (it used to block for a writer), a device unread (/dev/zero was
+ * read until memory ran out). */
+static void test_special_files(void)
+{
+    amx_config c;
+    char err[512], want[1024];
+    CHECK_EQ(amx_config_init(&c), 0);
+    CHECK_EQ(amx_os_mkfifo(tmp_path("fifo.ini")), 0);
+    CHECK_EQ(amx_config_load_file(&c, tmp_path("fifo.ini"), err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s: a FIFO, not a regular file; a configuration is a text "
+                                "file of at most 1 MiB", tmp_path("fifo.ini"));
+    CHECK_STR(err, want);
+    remove(tmp_path("fifo.ini"));
+    CHECK_EQ(amx_config_load_file(&c, "/dev/zero", err, sizeof err), -1);
+    CHECK_STR(err, "/dev/zero: a character device, not a regular file; a configuration is a "
+                   "text file of at most 1 MiB");
     amx_config_finish(&c);
 }
 
@@ -376,7 +386,7 @@ static void test_paths(void)
     CHECK_EQ(amx_config_init(&c), 0);
 
     /* ~ is $HOME; a relative path in a string is taken from the current directory */
-    setenv("HOME", "/u/t", 1);
+    amx_os_setenv("HOME", "/u/t");
     CHECK_EQ(amx_config_load_string(&c, "[index]\ndatabase = ~/idx.db\n[scan]\n"
                                         "roots = ~, ~/games, rel/dir, ./dot, /abs, ~x\n",
                                     "s.ini", err, sizeof err), 0);
@@ -396,15 +406,15 @@ static void test_paths(void)
     }
     amx_config_finish(&c);
 
-    unsetenv("HOME");
+    amx_os_setenv("HOME", NULL);
     CHECK_EQ(amx_config_init(&c), 0);
     CHECK_EQ(amx_config_load_string(&c, "[scan]\nroots = ~/x\n", "h.ini", err, sizeof err), -1);
     CHECK_STR(err, "h.ini:2: cannot expand '~' in roots: HOME is not set");
     amx_config_finish(&c);
-    setenv("HOME", "/u/t", 1);
+    amx_os_setenv("HOME", "/u/t");
 
     /* in a file: relative to the file's directory, given absolute or relative */
-    CHECK_EQ(mkdir(tmp_path("conf"), 0700), 0);
+    CHECK_EQ(test_mkdir(tmp_path("conf")), 0);
     write_file(tmp_path("conf/animidx.ini"),
                "[index]\ndatabase = idx.db\n[scan]\nroots = data, ../other\n");
     CHECK_EQ(amx_config_init(&c), 0);
@@ -442,18 +452,18 @@ static void test_locate(void)
 {
     char cwd[PATH_MAX], buf[PATH_MAX], want[PATH_MAX + 100];
     CHECK(getcwd(cwd, sizeof cwd) != NULL);
-    CHECK_EQ(mkdir(tmp_path("work"), 0700), 0);
-    CHECK_EQ(mkdir(tmp_path("xdg"), 0700), 0);
-    CHECK_EQ(mkdir(tmp_path("xdg/animidx"), 0700), 0);
-    CHECK_EQ(mkdir(tmp_path("home"), 0700), 0);
-    CHECK_EQ(mkdir(tmp_path("home/.config"), 0700), 0);
-    CHECK_EQ(mkdir(tmp_path("home/.config/animidx"), 0700), 0);
+    CHECK_EQ(test_mkdir(tmp_path("work")), 0);
+    CHECK_EQ(test_mkdir(tmp_path("xdg")), 0);
+    CHECK_EQ(test_mkdir(tmp_path("xdg/animidx")), 0);
+    CHECK_EQ(test_mkdir(tmp_path("home")), 0);
+    CHECK_EQ(test_mkdir(tmp_path("home/.config")), 0);
+    CHECK_EQ(test_mkdir(tmp_path("home/.config/animidx")), 0);
     char xdg[512], home[512];
     snprintf(xdg, sizeof xdg, "%s", tmp_path("xdg"));
     snprintf(home, sizeof home, "%s", tmp_path("home"));
     CHECK_EQ(chdir(tmp_path("work")), 0);
-    setenv("XDG_CONFIG_HOME", xdg, 1);
-    setenv("HOME", home, 1);
+    amx_os_setenv("XDG_CONFIG_HOME", xdg);
+    amx_os_setenv("HOME", home);
 
     /* explicit: returned even when it does not exist */
     CHECK_STR(amx_config_locate("nope.ini", buf, sizeof buf), "nope.ini");
@@ -463,10 +473,10 @@ static void test_locate(void)
     /* ~/.config is used only without XDG_CONFIG_HOME */
     write_file(tmp_path("home/.config/animidx/animidx.ini"), "");
     CHECK(amx_config_locate(NULL, buf, sizeof buf) == NULL);
-    unsetenv("XDG_CONFIG_HOME");
+    amx_os_setenv("XDG_CONFIG_HOME", NULL);
     snprintf(want, sizeof want, "%s/.config/animidx/animidx.ini", home);
     CHECK_STR(amx_config_locate(NULL, buf, sizeof buf), want);
-    setenv("XDG_CONFIG_HOME", xdg, 1);
+    amx_os_setenv("XDG_CONFIG_HOME", xdg);
     /* the XDG one */
     write_file(tmp_path("xdg/animidx/animidx.ini"), "");
     snprintf(want, sizeof want, "%s/animidx/animidx.ini", xdg);
@@ -475,16 +485,16 @@ static void test_locate(void)
      * only when given explicitly */
     write_file("animidx.ini", "");
     CHECK_STR(amx_config_locate(NULL, buf, sizeof buf), want);
-    unsetenv("XDG_CONFIG_HOME");
+    amx_os_setenv("XDG_CONFIG_HOME", NULL);
     remove(tmp_path("home/.config/animidx/animidx.ini"));
     CHECK(amx_config_locate(NULL, buf, sizeof buf) == NULL);
-    setenv("XDG_CONFIG_HOME", xdg, 1);
+    amx_os_setenv("XDG_CONFIG_HOME", xdg);
     CHECK_STR(amx_config_locate("./animidx.ini", buf, sizeof buf), "./animidx.ini");
     CHECK_STR(amx_config_locate("other.ini", buf, sizeof buf), "other.ini");
 
     CHECK_EQ(chdir(cwd), 0);
-    unsetenv("XDG_CONFIG_HOME");
-    setenv("HOME", "/u/t", 1);
+    amx_os_setenv("XDG_CONFIG_HOME", NULL);
+    amx_os_setenv("HOME", "/u/t");
     remove(tmp_path("work/animidx.ini"));
     remove(tmp_path("xdg/animidx/animidx.ini"));
     remove(tmp_path("home/.config/animidx/animidx.ini"));
@@ -553,9 +563,10 @@ static void test_daemon_keys(void)
 {
     amx_config c;
     char err[512] = "", want[PATH_MAX + 100];
-    setenv("XDG_RUNTIME_DIR", "/run/user/7", 1);
+    amx_os_setenv("XDG_RUNTIME_DIR", "/run/user/7");
     CHECK_EQ(amx_config_init(&c), 0);
-    CHECK_STR(c.socket_path, "/run/user/7/animidx/animidxd.sock");
+    if (amx_os_separator() == '/') /* Windows: a named pipe (below) */
+        CHECK_STR(c.socket_path, "/run/user/7/animidx/animidxd.sock");
     CHECK_EQ(c.settle_ms, 50);
     CHECK_EQ(c.reconcile_s, 3600);
     CHECK_EQ(c.poll_s, 30);
@@ -563,10 +574,15 @@ static void test_daemon_keys(void)
     CHECK(c.log_path == NULL);
     CHECK_EQ(c.log_level, AMX_LOG_INFO);
     amx_config_finish(&c);
-    unsetenv("XDG_RUNTIME_DIR");
+    amx_os_setenv("XDG_RUNTIME_DIR", NULL);
     CHECK_EQ(amx_config_init(&c), 0);
-    snprintf(want, sizeof want, "/tmp/animidx-%lu/animidxd.sock", (unsigned long)getuid());
+    CHECK_EQ(amx_os_default_socket(want, sizeof want), 0);
     CHECK_STR(c.socket_path, want);
+    if (amx_os_separator() == '/') /* /tmp/animidx-UID/animidxd.sock */
+        CHECK(strncmp(c.socket_path, "/tmp/animidx-", 13) == 0 &&
+              strcmp(c.socket_path + strlen(c.socket_path) - 14, "/animidxd.sock") == 0);
+    else /* a named pipe of the user */
+        CHECK(strncmp(c.socket_path, "//./pipe/animidx-", 17) == 0);
     amx_config_finish(&c);
 
     CHECK_EQ(amx_config_init(&c), 0);
@@ -612,7 +628,7 @@ static void test_daemon_keys(void)
     amx_config_finish(&c);
 
     /* relative paths are taken from the config file's directory, like the database */
-    CHECK_EQ(mkdir(tmp_path("dconf"), 0700), 0);
+    CHECK_EQ(test_mkdir(tmp_path("dconf")), 0);
     write_file(tmp_path("dconf/animidx.ini"), "[daemon]\nsocket = run/s.sock\nlog = d.log\n");
     CHECK_EQ(amx_config_init(&c), 0);
     CHECK_EQ(amx_config_load_file(&c, tmp_path("dconf/animidx.ini"), err, sizeof err), 0);
@@ -793,7 +809,8 @@ static void test_shipped_config(void)
         CHECK_EQ(amx_config_init(&c), 0);
         CHECK_EQ(amx_config_load_string(&c, out, "uncommented", err, sizeof err), 0);
         CHECK_STR(err, "");
-        CHECK_STR(c.db_path, "/u/t/.local/state/animidx/index.db");
+        if (amx_os_separator() == '/') /* '~' is $HOME (Windows: %USERPROFILE%) */
+            CHECK_STR(c.db_path, "/u/t/.local/state/animidx/index.db");
         CHECK_EQ(c.root_count, 2);
         CHECK_EQ(c.ignore_count, 4);
         CHECK(c.severity_set[AMX_C_BONE_NOT_IN_SKELETON]);
@@ -815,32 +832,35 @@ static void test_shipped_config(void)
 
 int main(void)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(tmp_root, sizeof tmp_root, "%s/amx-config-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(tmp_root)) {
+    char tmp[200];
+    if (amx_os_temp_dir(tmp, sizeof tmp) != 0)
+        snprintf(tmp, sizeof tmp, "/tmp");
+    snprintf(tmp_root, sizeof tmp_root, "%s/amx-config-XXXXXX", tmp);
+    if (amx_os_mkdtemp(tmp_root) != 0) {
         perror("mkdtemp");
         return 1;
     }
-    unsetenv("XDG_STATE_HOME");
-    unsetenv("XDG_CONFIG_HOME");
-    setenv("HOME", "/u/t", 1);
+    amx_os_setenv("XDG_STATE_HOME", NULL);
+    amx_os_setenv("XDG_CONFIG_HOME", NULL);
+    amx_os_setenv("HOME", "/u/t");
 
-    RUN(test_defaults);
+    RUN_POSIX(test_defaults, "the XDG directories and $HOME are POSIX's; on Windows %APPDATA% and %LOCALAPPDATA% (test_os)");
     RUN(test_keys);
     RUN(test_lists);
     RUN(test_severity);
     RUN(test_error_messages);
     RUN(test_long_lines);
     RUN(test_file_errors);
-    RUN(test_error_keeps_config);
-    RUN(test_paths);
-    RUN(test_locate);
+    RUN_POSIX(test_special_files, "FIFOs and /dev/zero are POSIX's");
+    RUN_POSIX(test_error_keeps_config, "$HOME's default index");
+    RUN_POSIX(test_paths, "'~' is $HOME, and relative paths are checked against POSIX spellings");
+    RUN_POSIX(test_locate, "the XDG directories and $HOME are POSIX's; on Windows %APPDATA% and %LOCALAPPDATA% (test_os)");
     RUN(test_ignored);
     RUN(test_daemon_keys);
     RUN(test_root_game);
     RUN(test_shipped_config);
     RUN(test_base_nesting);
 
-    rmdir(tmp_root);
+    test_remove_tree(tmp_root);
     return test_done();
 }

@@ -2,6 +2,7 @@
  * keeps the most severe findings, PAK archives have an unpack budget and never inflate the same
  * bytes twice, the scan bounds what its archives unpack together. */
 #include "test.h"
+#include "animidx/os.h"
 
 #include "check_asset.h"
 #include "decoder.h"
@@ -202,11 +203,9 @@ static char root[256], dbpath[300];
 
 static void fresh_tree(const char *tag)
 {
-    snprintf(root, sizeof root, "/tmp/amx_hostile_%s_%d", tag, (int)getpid());
+    snprintf(root, sizeof root, "/tmp/amx_hostile_%s_%d", tag, (int)amx_os_pid());
     snprintf(dbpath, sizeof dbpath, "%s.db", root);
-    char cmd[1400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' '%s-wal' '%s-shm'", root, dbpath, dbpath, dbpath);
-    CHECK(system(cmd) == 0);
+    test_remove_index(root, dbpath);
 }
 
 static void put(const char *rel, amxw_buf *b)
@@ -268,7 +267,7 @@ static void test_scan_unpack_budget(void)
 static const char *load_text(const char *text, size_t len, amx_config *c, char *err, size_t n)
 {
     char path[256];
-    snprintf(path, sizeof path, "/tmp/amx_hostile_cfg_%d.ini", (int)getpid());
+    snprintf(path, sizeof path, "/tmp/amx_hostile_cfg_%d.ini", (int)amx_os_pid());
     FILE *f = fopen(path, "wb");
     CHECK(f != NULL);
     if (!f)

@@ -1,6 +1,7 @@
 /* The index through the library API: migrations, incremental scans, decoder-version bumps,
  * recovery of an interrupted archive, and the link pass following models as they come and go. */
 #include "test.h"
+#include "animidx/os.h"
 
 #include "ala_writer.h"
 #include "alo_writer.h"
@@ -16,18 +17,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 static char root[256], dbpath[300];
 
 static void make_tree(void)
 {
-    snprintf(root, sizeof root, "/tmp/amx_index_test_%d", (int)getpid());
+    snprintf(root, sizeof root, "/tmp/amx_index_test_%d", (int)amx_os_pid());
     snprintf(dbpath, sizeof dbpath, "%s.db", root);
-    char cmd[1400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' '%s-wal' '%s-shm'", root, dbpath, dbpath, dbpath);
-    CHECK(system(cmd) == 0);
+    test_remove_index(root, dbpath);
 }
 
 static void put(const char *rel, amxw_buf *b)
@@ -163,9 +161,11 @@ static void test_migrations(void)
         fputs("this is not a database, it is a text file that is long enough to look like one....", f);
         fclose(f);
     }
-    char cmd[1400];
-    snprintf(cmd, sizeof cmd, "rm -f '%s-wal' '%s-shm'", dbpath, dbpath);
-    CHECK(system(cmd) == 0);
+    char wal[1400], shm[1400];
+    snprintf(wal, sizeof wal, "%s-wal", dbpath);
+    snprintf(shm, sizeof shm, "%s-shm", dbpath);
+    amx_os_remove(wal);
+    amx_os_remove(shm);
     CHECK_EQ(amx_db_open(dbpath, 0, &db, err, sizeof err), AMX_E_DB);
     CHECK(db == NULL);
 }
@@ -206,8 +206,7 @@ static void test_decoder_version_bump(void)
     /* Same content, new mtime: re-hashed, not re-decoded. */
     char path[1400];
     snprintf(path, sizeof path, "%s/Data/Art/Models/UM_X.ALO", root);
-    struct timespec times[2] = { { .tv_sec = 1000000000 }, { .tv_sec = 1000000000 } };
-    CHECK(utimensat(AT_FDCWD, path, times, 0) == 0);
+    CHECK_EQ(amx_os_set_mtime(path, 1000000000LL * 1000000000LL), 0);
     st = scan(db);
     CHECK_EQ(st.files_decoded, 0);
     CHECK_EQ(st.files_rehashed, 1);
@@ -454,9 +453,7 @@ static void move(const char *from, const char *to)
     char a[1400], b[1400];
     snprintf(a, sizeof a, "%s/%s", root, from);
     snprintf(b, sizeof b, "%s/%s", root, to);
-    char cmd[4400];
-    snprintf(cmd, sizeof cmd, "mkdir -p \"$(dirname '%s')\" && mv '%s' '%s'", b, a, b);
-    CHECK(system(cmd) == 0);
+    CHECK_EQ(test_move(a, b), 0);
 }
 
 static int64_t id_of(amx_db *db, const char *path)
@@ -468,8 +465,8 @@ static int64_t id_of(amx_db *db, const char *path)
 
 static amx_status rename_rel(amx_db *db, const char *from, const char *to, uint64_t *moved)
 {
-    char real[PATH_MAX], err[512] = "";
-    CHECK(realpath(root, real) != NULL);
+    char real[AMX_PATH_MAX], err[512] = "";
+    CHECK_EQ(amx_os_canonical(root, real, sizeof real), 0);
     amx_status st = amx_index_rename(db, real, from, to, moved, err, sizeof err);
     if (st)
         printf("# rename failed: %s\n", err);
@@ -717,8 +714,8 @@ static void test_memory_budget(void)
 
 static int64_t size_of(const char *path)
 {
-    struct stat st;
-    return stat(path, &st) == 0 ? (int64_t)st.st_size : 0;
+    amx_os_stat st;
+    return amx_os_path_stat(path, &st) == 0 ? st.size : 0;
 }
 
 /* The write-ahead log is checkpointed while the writer goes on (lib/index/checkpoint.c), and it
@@ -812,9 +809,7 @@ static void test_link_helpers(void)
     uint64_t digest[2];
     int64_t rows[2];
     for (int run = 0; run < 2; run++) {
-        char cmd[1000];
-        snprintf(cmd, sizeof cmd, "rm -f '%s' '%s-wal' '%s-shm'", dbpath, dbpath, dbpath);
-        CHECK(system(cmd) == 0);
+        test_remove_index(NULL, dbpath);
         amx_db *db = open_index(0);
         char err[512] = "";
         amx_scan_stats st = { 0 };

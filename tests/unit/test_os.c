@@ -352,6 +352,26 @@ static void test_process(void)
     char dir[AMX_PATH_MAX];
     CHECK_EQ(amx_os_default_socket(dir, sizeof dir), 0);
     CHECK(strstr(dir, "animidx") != NULL);
+    /* the per-user folders: %APPDATA% and %LOCALAPPDATA% on Windows, XDG on POSIX */
+    char out[AMX_PATH_MAX];
+    if (windows()) {
+        CHECK_EQ(amx_os_setenv("APPDATA", "C:\\Users\\m\\AppData\\Roaming"), 0);
+        CHECK_EQ(amx_os_setenv("LOCALAPPDATA", "C:\\Users\\m\\AppData\\Local"), 0);
+        CHECK_EQ(amx_os_config_dir(out, sizeof out), 0);
+        CHECK_STR(out, "C:/Users/m/AppData/Roaming");
+        CHECK_EQ(amx_os_state_dir(out, sizeof out), 0);
+        CHECK_STR(out, "C:/Users/m/AppData/Local");
+        CHECK_EQ(amx_os_setenv("APPDATA", NULL), 0);
+        CHECK(amx_os_getenv("APPDATA") == NULL);
+    } else {
+        CHECK_EQ(amx_os_setenv("XDG_CONFIG_HOME", "/cfg"), 0);
+        CHECK_EQ(amx_os_config_dir(out, sizeof out), 0);
+        CHECK_STR(out, "/cfg");
+        CHECK_EQ(amx_os_setenv("XDG_CONFIG_HOME", NULL), 0);
+        CHECK_EQ(amx_os_setenv("HOME", "/u/t"), 0);
+        CHECK_EQ(amx_os_state_dir(out, sizeof out), 0);
+        CHECK_STR(out, "/u/t/.local/state");
+    }
     /* not a terminal: the test's output goes to a pipe or file */
     CHECK(!amx_os_is_terminal(stdout));
 }

@@ -3,6 +3,7 @@
  * TGA (W3D), loose files before archive contents, base layers, a CRC-32 collision in MEGs, and
  * resolution done again when a missing file appears and when it goes. */
 #include "test.h"
+#include "animidx/os.h"
 
 #include "ala_writer.h"
 #include "alo_writer.h"
@@ -24,11 +25,9 @@ static char top[256], dbpath[300];
 
 static void fresh(void)
 {
-    snprintf(top, sizeof top, "/tmp/amx_refs_test_%d", (int)getpid());
+    snprintf(top, sizeof top, "/tmp/amx_refs_test_%d", (int)amx_os_pid());
     snprintf(dbpath, sizeof dbpath, "%s.db", top);
-    char cmd[1400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' '%s-wal' '%s-shm'", top, dbpath, dbpath, dbpath);
-    CHECK(system(cmd) == 0);
+    test_remove_index(top, dbpath);
 }
 
 static const char *at(const char *rel)

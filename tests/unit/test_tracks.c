@@ -2,6 +2,7 @@
  * never read out of bounds, the SQL functions, and the migration that packed the rows of the
  * old per-track table of an existing index. */
 #include "test.h"
+#include "animidx/os.h"
 
 #include "db_internal.h"
 
@@ -135,7 +136,7 @@ static int64_t q_int(sqlite3 *db, const char *sql)
  * in place: every clip's rows become its blob, in idx order, channels from their text. */
 static void test_migration(void)
 {
-    snprintf(dbpath, sizeof dbpath, "/tmp/amx_tracks_test_%d.db", (int)getpid());
+    snprintf(dbpath, sizeof dbpath, "/tmp/amx_tracks_test_%d.db", (int)amx_os_pid());
     unlink(dbpath);
     sqlite3 *raw = NULL;
     CHECK(sqlite3_open(dbpath, &raw) == SQLITE_OK);
@@ -205,9 +206,7 @@ static void test_migration(void)
     CHECK(sqlite3_exec(h, "DELETE FROM clips WHERE id = 7", NULL, NULL, NULL) == SQLITE_OK);
     CHECK_EQ(q_int(h, "SELECT count(*) FROM clip_tracks"), 0);
     amx_db_close(db);
-    char cmd[1000];
-    snprintf(cmd, sizeof cmd, "rm -f '%s' '%s-wal' '%s-shm'", dbpath, dbpath, dbpath);
-    CHECK(system(cmd) == 0);
+    test_remove_index(NULL, dbpath);
 }
 
 int main(void)

@@ -1,13 +1,12 @@
 /* Test-side byte writer; see buf.h. Aborts on out-of-memory: it only runs in tests and tools. */
 #include "buf.h"
 
+#include "animidx/os.h"
+
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 void amxw_buf_free(amxw_buf *b)
 {
@@ -167,43 +166,17 @@ void amxw_chunk_str(amxw_buf *b, uint32_t type, const char *s)
     amxw_chunk_end(b, c);
 }
 
-static int mkdirs(char *path)
-{
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        int rc = mkdir(path, 0777);
-        *p = '/';
-        if (rc != 0 && errno != EEXIST)
-            return -errno;
-    }
-    return 0;
-}
-
 int amxw_write_file(const amxw_buf *b, const char *path)
 {
-    char tmp[4096];
-    if (strlen(path) >= sizeof tmp)
-        return -ENAMETOOLONG;
-    strcpy(tmp, path);
-    int rc = mkdirs(tmp);
+    int rc = amx_mkdir_parents(path, 0777);
     if (rc)
         return rc;
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0)
+    FILE *f = amx_os_fopen(path, "w"); /* binary on every system */
+    if (!f)
         return -errno;
-    size_t off = 0;
-    while (off < b->len) {
-        ssize_t n = write(fd, b->data + off, b->len - off);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            rc = -errno;
-            close(fd);
-            return rc;
-        }
-        off += (size_t)n;
-    }
-    return close(fd) == 0 ? 0 : -errno;
+    size_t n = fwrite(b->data, 1, b->len, f);
+    rc = n == b->len ? 0 : -errno;
+    if (fclose(f) != 0 && !rc)
+        rc = -errno;
+    return rc ? rc : 0;
 }

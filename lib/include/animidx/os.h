@@ -141,6 +141,16 @@ int amx_os_home_dir(char *out, size_t size);
  * $XDG_RUNTIME_DIR/animidx/animidxd.sock, else /tmp/animidx-<uid>/animidxd.sock; Windows the
  * named pipe //./pipe/animidx-<user> (the daemon adds the index's hash: one per index). */
 int amx_os_default_socket(char *out, size_t size);
+/* Sets (value NULL: removes) an environment variable of this process; 0 or -errno. */
+int amx_os_setenv(const char *name, const char *value);
+/* A new directory "<prefix>XXXXXX" (the X's replaced, in place); 0 or -errno. */
+int amx_os_mkdtemp(char *templ);
+/* The system's directory for temporary files (TMPDIR or /tmp; Windows: GetTempPath). */
+int amx_os_temp_dir(char *out, size_t size);
+/* Makes a FIFO (tests of what must never block); -ENOSYS where there are none (Windows). */
+int amx_os_mkfifo(const char *path);
+/* Sets a file's modification time (nanoseconds since 1970). */
+int amx_os_set_mtime(const char *path, int64_t ns);
 /* The running program's path (for starting its sibling). */
 int amx_os_self_path(char *out, size_t size);
 /* A process id, for messages and lock files. */
