@@ -84,10 +84,23 @@ static void list_free(char **items, size_t count)
 /* The daemon's control socket (amx_os_default_socket): on POSIX
  * $XDG_RUNTIME_DIR/animidx/animidxd.sock, else /tmp/animidx-<uid>/animidxd.sock (the daemon
  * creates the directory, mode 0700); on Windows a named pipe of the user. */
-static char *default_socket(void)
+static char *default_socket(const char *db)
 {
     char path[AMX_PATH_MAX];
-    return amx_os_default_socket(path, sizeof path) == 0 ? strdup(path) : NULL;
+    return amx_os_default_socket(db, path, sizeof path) == 0 ? strdup(path) : NULL;
+}
+
+/* The index changed: a default socket follows it (Windows names one per index). */
+static int follow_db(amx_config *c)
+{
+    if (c->socket_set)
+        return 0;
+    char *s = default_socket(c->db_path);
+    if (!s)
+        return -ENOMEM;
+    free(c->socket_path);
+    c->socket_path = s;
+    return 0;
 }
 
 int amx_config_init(amx_config *c)
@@ -98,7 +111,7 @@ int amx_config_init(amx_config *c)
         c->db_path = concat3(state, "/animidx/index.db", "");
     else
         c->db_path = strdup("./animidx.db");
-    c->socket_path = default_socket();
+    c->socket_path = default_socket(c->db_path);
     c->settle_ms = 50;
     c->memory_mb = 1024;
     c->reconcile_s = 3600;
@@ -183,11 +196,13 @@ static int replace_string(char **slot, const char *value)
 
 int amx_config_set_db(amx_config *c, const char *path)
 {
-    return replace_string(&c->db_path, path);
+    int rc = replace_string(&c->db_path, path);
+    return rc ? rc : follow_db(c);
 }
 
 int amx_config_set_socket(amx_config *c, const char *path)
 {
+    c->socket_set = true;
     return replace_string(&c->socket_path, path);
 }
 
@@ -420,6 +435,7 @@ static int daemon_key(load_state *st, const char *name, const char *value)
         }
         free(c->socket_path);
         c->socket_path = path;
+        c->socket_set = true;
         return 1;
     }
     if (strcasecmp(name, "settle_ms") == 0)
@@ -552,6 +568,8 @@ static int handler(void *user, const char *section, const char *name, const char
             return 0;
         free(c->db_path);
         c->db_path = path;
+        if (follow_db(c) != 0)
+            return fail(st, "out of memory");
         return 1;
     }
     if (sec == SEC_SCAN && strcasecmp(name, "roots") == 0)

@@ -397,8 +397,9 @@ int amx_os_home_dir(char *out, size_t size)
     return n >= 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
 }
 
-int amx_os_default_socket(char *out, size_t size)
+int amx_os_default_socket(const char *db, char *out, size_t size)
 {
+    (void)db; /* one socket per user: the lock file beside the index keeps one daemon each */
     const char *run = getenv("XDG_RUNTIME_DIR");
     int n;
     if (run && run[0] == '/')

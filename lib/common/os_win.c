@@ -872,8 +872,14 @@ int amx_os_cache_dir(char *out, size_t size)
     return amx_os_state_dir(out, size);
 }
 
-int amx_os_default_socket(char *out, size_t size)
+int amx_os_default_socket(const char *db, char *out, size_t size)
 {
+    /* FNV-1a of the index's path as Windows compares paths (either separator, any case) */
+    uint32_t h = 2166136261u;
+    for (const unsigned char *p = (const unsigned char *)(db ? db : ""); *p; p++) {
+        unsigned c = *p == '\\' ? '/' : (*p >= 'A' && *p <= 'Z') ? *p + 32u : *p;
+        h = (h ^ c) * 16777619u;
+    }
     const char *user = amx_os_getenv("USERNAME");
     char safe[64];
     size_t k = 0;
@@ -885,7 +891,7 @@ int amx_os_default_socket(char *out, size_t size)
                                : '_');
     }
     safe[k] = '\0';
-    int n = snprintf(out, size, "//./pipe/animidx-%s", safe);
+    int n = snprintf(out, size, "//./pipe/animidx-%s-%08x", safe, (unsigned)h);
     return n >= 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
 }
 

@@ -576,7 +576,7 @@ static void test_daemon_keys(void)
     amx_config_finish(&c);
     amx_os_setenv("XDG_RUNTIME_DIR", NULL);
     CHECK_EQ(amx_config_init(&c), 0);
-    CHECK_EQ(amx_os_default_socket(want, sizeof want), 0);
+    CHECK_EQ(amx_os_default_socket(c.db_path, want, sizeof want), 0);
     CHECK_STR(c.socket_path, want);
     if (amx_os_separator() == '/') /* /tmp/animidx-UID/animidxd.sock */
         CHECK(strncmp(c.socket_path, "/tmp/animidx-", 13) == 0 &&

@@ -350,8 +350,16 @@ static void test_process(void)
     CHECK_EQ(amx_os_self_path(self, sizeof self), 0);
     CHECK(strstr(self, "test_os") != NULL);
     char dir[AMX_PATH_MAX];
-    CHECK_EQ(amx_os_default_socket(dir, sizeof dir), 0);
+    CHECK_EQ(amx_os_default_socket("C:/Users/m/AppData/Local/animidx/index.db", dir, sizeof dir), 0);
     CHECK(strstr(dir, "animidx") != NULL);
+    if (windows()) { /* one pipe per user and index; the index as Windows compares paths */
+        char same[AMX_PATH_MAX], other[AMX_PATH_MAX];
+        CHECK_EQ(amx_os_default_socket("c:\\users\\M\\AppData\\Local\\animidx\\INDEX.db", same, sizeof same), 0);
+        CHECK_EQ(amx_os_default_socket("C:/Mods/X/index.db", other, sizeof other), 0);
+        CHECK_STR(same, dir);
+        CHECK(strcmp(other, dir) != 0);
+        CHECK(strncmp(dir, "//./pipe/animidx-", 17) == 0);
+    }
     /* the per-user folders: %APPDATA% and %LOCALAPPDATA% on Windows, XDG on POSIX */
     char out[AMX_PATH_MAX];
     if (windows()) {

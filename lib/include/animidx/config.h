@@ -78,7 +78,10 @@ typedef struct amx_config {
     size_t root_bases_count;
     /* [daemon] */
     char *socket_path;                      /* owned; default: $XDG_RUNTIME_DIR/animidx/animidxd.sock,
-                                             * else /tmp/animidx-<uid>/animidxd.sock */
+                                             * else /tmp/animidx-<uid>/animidxd.sock; Windows:
+                                             * //./pipe/animidx-<user>-<index hash> */
+    bool socket_set;                        /* set by the config or a flag (else it follows
+                                             * the index, where the default names it) */
     int settle_ms;                          /* default 50 */
     int reconcile_s;                        /* default 3600; 0 = never */
     int poll_s;                             /* default 30 */

@@ -139,8 +139,8 @@ int amx_os_cache_dir(char *out, size_t size);
 int amx_os_home_dir(char *out, size_t size);
 /* The daemon's control socket when the configuration names none: POSIX
  * $XDG_RUNTIME_DIR/animidx/animidxd.sock, else /tmp/animidx-<uid>/animidxd.sock; Windows the
- * named pipe //./pipe/animidx-<user> (the daemon adds the index's hash: one per index). */
-int amx_os_default_socket(char *out, size_t size);
+ * named pipe //./pipe/animidx-<user>-<hash of the index's path>: one per user and index. */
+int amx_os_default_socket(const char *db, char *out, size_t size);
 /* Sets (value NULL: removes) an environment variable of this process; 0 or -errno. */
 int amx_os_setenv(const char *name, const char *value);
 /* A new directory "<prefix>XXXXXX" (the X's replaced, in place); 0 or -errno. */
