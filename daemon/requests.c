@@ -103,7 +103,7 @@ static void send_status(amxd *d, amxd_client *c)
     amx_json *j = &r.j;
     amx_json_kint(j, "schema", STATUS_SCHEMA);
     amx_json_kstring(j, "version", AMX_VERSION_STRING);
-    amx_json_kint(j, "pid", (int64_t)getpid());
+    amx_json_kint(j, "pid", (int64_t)amx_os_pid());
     amx_json_kstring(j, "state", state_name(d));
     amx_json_kstring(j, "database", d->cfg->db_path);
     amx_json_kstring(j, "config", d->cfg->source);
