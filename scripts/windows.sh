@@ -67,9 +67,14 @@ fi
 
 # ---- the build: build-win/cli/animidx.exe and build-win/daemon/animidxd.exe, static ----
 export WINEDEBUG=-all WINEPREFIX=${WINEPREFIX:-$cache/wine}
+# a build made against other dependencies (the recipe changed) starts over
+if [ -f build-win/build.ninja ] && [ "$(cat build-win/.deps-key 2>/dev/null)" != "$key" ]; then
+    rm -rf build-win
+fi
 if [ ! -f build-win/build.ninja ]; then
     meson setup build-win --cross-file build-win-deps/cross.ini >build-win-deps/setup.log 2>&1 ||
         { cat build-win-deps/setup.log; echo "windows.sh: meson setup failed"; exit 1; }
+    echo "$key" > build-win/.deps-key
 fi
 # wine runs the man page and completion generators: one wine server for the whole run
 wineserver -p 2>/dev/null
