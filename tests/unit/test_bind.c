@@ -72,7 +72,7 @@ static void clip(const char *rel, const char *const *bones)
     put(rel, &b);
 }
 
-__attribute__((format(printf, 2, 3)))
+AMX_PRINTF(2, 3)
 static int64_t q_int(amx_db *db, const char *fmt, ...)
 {
     char sql[2048];

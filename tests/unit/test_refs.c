@@ -75,7 +75,7 @@ static void particle(const char *rel, const char *name)
     put(rel, &b);
 }
 
-__attribute__((format(printf, 2, 3)))
+AMX_PRINTF(2, 3)
 static int64_t q_int(amx_db *db, const char *fmt, ...)
 {
     char sql[2048];

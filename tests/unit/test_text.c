@@ -80,7 +80,7 @@ static void test_format(void)
 }
 
 /* Every other conversion gives what vsnprintf gives. */
-__attribute__((format(printf, 1, 2))) static void same(const char *fmt, ...)
+AMX_PRINTF(1, 2) static void same(const char *fmt, ...)
 {
     char a[512], b[512];
     va_list ap, aq;
