@@ -15,30 +15,17 @@
 #include "animidx/json.h"
 
 #include <errno.h>
-#include <limits.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #define MAX_LINE (64 * 1024)      /* a daemon line is far shorter */
 #define POLL_MS 250               /* how often a watch looks whether its daemon is still there */
 
-static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-    stop_signal = sig;
-}
-
 struct follow {
     cli_opts *o;
     amx_config *cfg;
-    int daemon;                   /* the animidxd watch started (0: status --follow) */
+    amx_os_child *daemon;         /* the animidxd watch started (NULL: status --follow) */
     amx_severity gate;
     cli_suppressions supp;
     cli_findings base;
@@ -47,7 +34,7 @@ struct follow {
     size_t nroots;
     amx_db *db;
     cli_findings now;             /* the findings that count, as last read */
-    int fd;
+    amx_os_conn *conn;
     char buf[MAX_LINE];
     size_t len;
 };
@@ -73,31 +60,28 @@ static wait_result next_line(follow *f, char *line, size_t cap)
         }
         if (f->len == sizeof f->buf)
             return GONE; /* a line longer than any the daemon writes */
-        if (stop_signal)
+        int r = amx_os_conn_wait(f->conn, POLL_MS);
+        if (r == -EINTR || amx_os_interrupted())
             return SIGNAL;
-        struct pollfd p = { .fd = f->fd, .events = POLLIN };
-        int r = poll(&p, 1, POLL_MS);
-        if (r < 0 && errno == EINTR)
-            continue;
         if (r == 0)
             return QUIET;
-        ssize_t got = r > 0 ? recv(f->fd, f->buf + f->len, sizeof f->buf - f->len, 0) : -1;
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
+        size_t got = 0;
+        if (r < 0 || amx_os_conn_read(f->conn, f->buf + f->len, sizeof f->buf - f->len, &got) != 0 ||
+            got == 0)
             return GONE;
-        f->len += (size_t)got;
+        f->len += got;
     }
 }
 
 /* True when the animidxd this watch started has exited (its status in *status). */
 static bool daemon_exited(follow *f, int *status)
 {
-    int st;
-    if (!f->daemon || waitpid(f->daemon, &st, WNOHANG) != f->daemon)
+    if (!f->daemon || !amx_os_child_ended(f->daemon, false, status))
         return false;
-    *status = WIFEXITED(st) ? WEXITSTATUS(st) : EXIT_IO;
-    f->daemon = 0;
+    if (*status < 0)
+        *status = EXIT_IO;
+    amx_os_child_free(f->daemon);
+    f->daemon = NULL;
     return true;
 }
 
@@ -107,20 +91,21 @@ static int connect_and_follow(follow *f)
 {
     for (;;) {
         int status;
-        f->fd = cli_daemon_connect(f->cfg, f->daemon != 0);
-        if (f->fd >= 0)
+        f->conn = cli_daemon_connect(f->cfg, f->daemon != NULL);
+        if (f->conn)
             break;
         if (!f->daemon)
             return EXIT_IO;
         if (daemon_exited(f, &status))
             return status ? status : EXIT_IO; /* it said why */
-        if (stop_signal)
+        if (amx_os_interrupted())
             return EXIT_OK;
-        usleep(50 * 1000);
+        amx_os_sleep_ms(50);
     }
     static const char req[] = "{\"cmd\": \"follow\"}\n";
-    if (send(f->fd, req, sizeof req - 1, MSG_NOSIGNAL) != (ssize_t)(sizeof req - 1)) {
-        cli_error("%s: sending to animidxd: %s", f->cfg->socket_path, strerror(errno));
+    int rc = amx_os_conn_write(f->conn, req, sizeof req - 1);
+    if (rc != 0) {
+        cli_error("%s: sending to animidxd: %s", f->cfg->socket_path, strerror(-rc));
         return EXIT_IO;
     }
     return EXIT_OK;
@@ -268,7 +253,7 @@ static void add_root(const char *root, void *user)
  * first scan is done. */
 static int start(follow *f, const char *reply, bool *ready)
 {
-    char s[PATH_MAX], err[1024];
+    char s[AMX_PATH_MAX], err[1024];
     if (!cli_reply_true(cli_reply_get(reply, "ok"))) {
         cli_error("follow: %s", cli_reply_str(cli_reply_get(reply, "error"), s, sizeof s));
         return EXIT_IO;
@@ -300,31 +285,30 @@ static int begin(follow *f)
 }
 
 /* Ends a watch's daemon and waits for it; its exit status. Ctrl-C on a terminal reaches both
- * processes: after a SIGINT the daemon has a second to go by itself before it gets a SIGTERM
- * (a second signal would only make it say it is stopping already). */
+ * processes: after one the daemon has a second to go by itself before it is stopped (a second
+ * Ctrl-C would only make it say it is stopping already). */
 static int end_daemon(follow *f)
 {
     int status;
     if (!f->daemon)
         return EXIT_OK;
-    for (int i = 0; stop_signal == SIGINT && i < 20; i++) {
+    for (int i = 0; amx_os_interrupt_from_terminal() && i < 20; i++) {
         if (daemon_exited(f, &status))
             return status;
-        usleep(50 * 1000);
+        amx_os_sleep_ms(50);
     }
-    kill(f->daemon, SIGTERM);
-    int st;
-    while (waitpid(f->daemon, &st, 0) < 0 && errno == EINTR)
-        ;
-    f->daemon = 0;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : EXIT_OK;
+    amx_os_child_stop(f->daemon);
+    amx_os_child_ended(f->daemon, true, &status);
+    amx_os_child_free(f->daemon);
+    f->daemon = NULL;
+    return status < 0 ? EXIT_OK : status;
 }
 
 /* Follows the daemon until it goes or a signal comes. */
 static int session(follow *f)
 {
     int rc = connect_and_follow(f);
-    if (rc != EXIT_OK || f->fd < 0)
+    if (rc != EXIT_OK || !f->conn)
         return rc;
     char line[MAX_LINE];
     bool started = false, ready = false, begun = false;
@@ -363,8 +347,7 @@ static int session(follow *f)
 
 void cli_follow_free(follow *f)
 {
-    if (f->fd >= 0)
-        close(f->fd);
+    amx_os_conn_close(f->conn);
     for (size_t i = 0; i < f->nroots; i++) {
         free(f->roots[i]);
         free(f->prefix[i]);
@@ -388,7 +371,7 @@ int cli_follow_new(cli_opts *o, amx_config *cfg, follow **out)
         cli_error("out of memory");
         return EXIT_IO;
     }
-    *f = (follow){ .o = o, .cfg = cfg, .fd = -1, .gate = AMX_SEV_ERROR };
+    *f = (follow){ .o = o, .cfg = cfg, .gate = AMX_SEV_ERROR };
     if (o->fail_on && (!amx_severity_parse(o->fail_on, &f->gate) || f->gate == AMX_SEV_OFF)) {
         cli_error("--fail-on: expected error, warning or info, got '%s'", o->fail_on);
         rc = EXIT_USAGE;
@@ -411,14 +394,11 @@ int cli_follow_new(cli_opts *o, amx_config *cfg, follow **out)
     return EXIT_OK;
 }
 
-int cli_follow_run(follow *f, int daemon)
+int cli_follow_run(follow *f, amx_os_child *daemon)
 {
-    bool watch = daemon != 0;
+    bool watch = daemon != NULL;
     f->daemon = daemon;
-    struct sigaction sa = { .sa_handler = on_signal }; /* no SA_RESTART: poll returns */
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    amx_os_interrupt_catch();
     int rc = session(f);
     if (f->daemon) { /* stopped by a signal, or the session failed: the daemon goes too */
         int st = end_daemon(f);
@@ -426,7 +406,7 @@ int cli_follow_run(follow *f, int daemon)
             rc = st;
     }
     /* the verdict, as lint's: on a signal, or when the watch's daemon ended well */
-    if (rc == EXIT_OK && (stop_signal || watch)) {
+    if (rc == EXIT_OK && (amx_os_interrupted() || watch)) {
         uint64_t t[3];
         cli_findings_totals(&f->now, t);
         rc = failing(f, t) ? EXIT_FINDINGS : EXIT_OK;

@@ -5,7 +5,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -458,12 +461,13 @@ void amx_time_local(int64_t t, amx_tm *tm)
 
 /* ---- interruptions ---- */
 
-static volatile sig_atomic_t interrupted;
+static volatile sig_atomic_t interrupted, from_terminal;
 static struct sigaction old_int, old_term;
 
 static void on_interrupt(int sig)
 {
     interrupted = 1;
+    from_terminal = sig == SIGINT;
     signal(sig, SIG_DFL); /* the next one kills at once */
 }
 
@@ -472,9 +476,14 @@ bool amx_os_interrupted(void)
     return interrupted != 0;
 }
 
+bool amx_os_interrupt_from_terminal(void)
+{
+    return from_terminal != 0;
+}
+
 void amx_os_interrupt_catch(void)
 {
-    interrupted = 0;
+    interrupted = from_terminal = 0;
     struct sigaction sa = { .sa_handler = on_interrupt };
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);
@@ -665,6 +674,15 @@ int amx_os_conn_read(amx_os_conn *c, void *buf, size_t n, size_t *got)
     }
 }
 
+int amx_os_conn_wait(amx_os_conn *c, int ms)
+{
+    if (interrupted)
+        return -EINTR;
+    struct pollfd p = { .fd = c->fd, .events = POLLIN };
+    int r = poll(&p, 1, ms);
+    return r < 0 ? -errno : r > 0;
+}
+
 void amx_os_conn_close(amx_os_conn *c)
 {
     if (c) {
@@ -785,6 +803,63 @@ int amx_os_exec(const char *exe, const char *const *argv)
     else
         execvp(exe, (char *const *)argv);
     return -errno;
+}
+
+struct amx_os_child {
+    pid_t pid;
+};
+
+extern char **environ;
+
+int amx_os_spawn(const char *exe, const char *const *argv, bool out_to_err, amx_os_child **out)
+{
+    *out = NULL;
+    amx_os_child *c = malloc(sizeof *c);
+    if (!c)
+        return -ENOMEM;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    if (out_to_err)
+        posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO, STDOUT_FILENO);
+    fflush(NULL);
+    int rc = strchr(exe, '/') ? posix_spawn(&c->pid, exe, &fa, NULL, (char *const *)argv, environ)
+                              : posix_spawnp(&c->pid, exe, &fa, NULL, (char *const *)argv,
+                                             environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) {
+        free(c);
+        return -rc;
+    }
+    *out = c;
+    return 0;
+}
+
+bool amx_os_child_ended(amx_os_child *c, bool wait, int *status)
+{
+    int st;
+    pid_t r;
+    while ((r = waitpid(c->pid, &st, wait ? 0 : WNOHANG)) < 0 && errno == EINTR)
+        ;
+    if (r != c->pid)
+        return false;
+    *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return true;
+}
+
+void amx_os_child_stop(amx_os_child *c)
+{
+    kill(c->pid, SIGTERM);
+}
+
+void amx_os_child_free(amx_os_child *c)
+{
+    free(c);
+}
+
+void amx_os_sleep_ms(int ms)
+{
+    struct timespec t = { ms / 1000, (long)(ms % 1000) * 1000000L };
+    nanosleep(&t, NULL);
 }
 
 const char *amx_os_exe_suffix(void)

@@ -1116,6 +1116,24 @@ int amx_os_conn_read(amx_os_conn *c, void *buf, size_t n, size_t *got)
     return 0;
 }
 
+int amx_os_conn_wait(amx_os_conn *c, int ms)
+{
+    /* a named pipe cannot be waited on together with a timeout without overlapped I/O: look
+     * every 10 ms */
+    for (int waited = 0;; waited += 10) {
+        if (amx_os_interrupted())
+            return -EINTR;
+        DWORD avail = 0;
+        if (!PeekNamedPipe(c->h, NULL, 0, NULL, &avail, NULL))
+            return 1; /* closed: the read says so */
+        if (avail)
+            return 1;
+        if (waited >= ms)
+            return 0;
+        Sleep(10);
+    }
+}
+
 void amx_os_conn_close(amx_os_conn *c)
 {
     if (c) {
@@ -1272,7 +1290,11 @@ static void quote_arg(amx_strbuf *b, const char *a)
     amx_strbuf_putc(b, '"');
 }
 
-int amx_os_exec(const char *exe, const char *const *argv)
+/* Starts exe with argv (exe without a separator: looked up in PATH, as CreateProcess does
+ * with the command line's first word); handles holds the child's standard streams, or NULL for
+ * this one's. */
+static int start_process(const char *exe, const char *const *argv, HANDLE *handles,
+                         PROCESS_INFORMATION *pi)
 {
     fflush(NULL);
     amx_strbuf line = { 0 };
@@ -1297,13 +1319,25 @@ int amx_os_exec(const char *exe, const char *const *argv)
         return -ENOMEM;
     }
     STARTUPINFOW si = { .cb = sizeof si };
-    PROCESS_INFORMATION pi;
-    BOOL ok = CreateProcessW(wexe, wcmd, NULL, NULL, FALSE, 0, NULL, NULL, &si, &pi);
+    if (handles) {
+        si.dwFlags = STARTF_USESTDHANDLES;
+        si.hStdInput = handles[0];
+        si.hStdOutput = handles[1];
+        si.hStdError = handles[2];
+    }
+    BOOL ok = CreateProcessW(wexe, wcmd, NULL, NULL, handles != NULL, 0, NULL, NULL, &si, pi);
     DWORD le = GetLastError();
     free(wexe);
     free(wcmd);
-    if (!ok)
-        return -error_to_errno(le);
+    return ok ? 0 : -error_to_errno(le);
+}
+
+int amx_os_exec(const char *exe, const char *const *argv)
+{
+    PROCESS_INFORMATION pi;
+    int rc = start_process(exe, argv, NULL, &pi);
+    if (rc)
+        return rc;
     /* Ctrl-C goes to the program; this one waits for it to end */
     SetConsoleCtrlHandler(NULL, TRUE);
     WaitForSingleObject(pi.hProcess, INFINITE);
@@ -1314,6 +1348,75 @@ int amx_os_exec(const char *exe, const char *const *argv)
     exit((int)code);
 }
 
+struct amx_os_child {
+    HANDLE process;
+};
+
+/* An inheritable copy of one of this process's standard handles (NULL when it has none). */
+static HANDLE inheritable(DWORD which)
+{
+    HANDLE h = GetStdHandle(which), dup = NULL;
+    if (h && h != INVALID_HANDLE_VALUE &&
+        !DuplicateHandle(GetCurrentProcess(), h, GetCurrentProcess(), &dup, 0, TRUE,
+                         DUPLICATE_SAME_ACCESS))
+        dup = NULL;
+    return dup;
+}
+
+int amx_os_spawn(const char *exe, const char *const *argv, bool out_to_err, amx_os_child **out)
+{
+    *out = NULL;
+    amx_os_child *c = malloc(sizeof *c);
+    if (!c)
+        return -ENOMEM;
+    HANDLE h[3] = { inheritable(STD_INPUT_HANDLE),
+                    inheritable(out_to_err ? STD_ERROR_HANDLE : STD_OUTPUT_HANDLE),
+                    inheritable(STD_ERROR_HANDLE) };
+    PROCESS_INFORMATION pi;
+    int rc = start_process(exe, argv, h, &pi);
+    for (int i = 0; i < 3; i++)
+        if (h[i])
+            CloseHandle(h[i]);
+    if (rc) {
+        free(c);
+        return rc;
+    }
+    CloseHandle(pi.hThread);
+    c->process = pi.hProcess;
+    *out = c;
+    return 0;
+}
+
+bool amx_os_child_ended(amx_os_child *c, bool wait, int *status)
+{
+    if (WaitForSingleObject(c->process, wait ? INFINITE : 0) != WAIT_OBJECT_0)
+        return false;
+    DWORD code = 1;
+    GetExitCodeProcess(c->process, &code);
+    *status = (int)code;
+    return true;
+}
+
+void amx_os_child_stop(amx_os_child *c)
+{
+    /* a console program has no signal of its own to be sent (Ctrl-C and Ctrl-Break go to every
+     * program on the console); what the daemon writes is transactional */
+    TerminateProcess(c->process, 1);
+}
+
+void amx_os_child_free(amx_os_child *c)
+{
+    if (c) {
+        CloseHandle(c->process);
+        free(c);
+    }
+}
+
+void amx_os_sleep_ms(int ms)
+{
+    Sleep((DWORD)ms);
+}
+
 const char *amx_os_exe_suffix(void)
 {
     return ".exe";
@@ -1321,11 +1424,12 @@ const char *amx_os_exe_suffix(void)
 
 /* ---- interruptions ---- */
 
-static volatile LONG interrupts;
+static volatile LONG interrupts, from_terminal;
 
 static BOOL WINAPI on_console_event(DWORD event)
 {
-    (void)event;
+    if (event == CTRL_C_EVENT || event == CTRL_BREAK_EVENT)
+        from_terminal = 1;
     if (InterlockedIncrement(&interrupts) > 1)
         return FALSE; /* the default: the process ends */
     return TRUE;
@@ -1336,9 +1440,14 @@ bool amx_os_interrupted(void)
     return interrupts > 0;
 }
 
+bool amx_os_interrupt_from_terminal(void)
+{
+    return from_terminal != 0;
+}
+
 void amx_os_interrupt_catch(void)
 {
-    interrupts = 0;
+    interrupts = from_terminal = 0;
     SetConsoleCtrlHandler(on_console_event, TRUE);
 }
 

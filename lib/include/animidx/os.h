@@ -167,6 +167,9 @@ void amx_os_args_utf8(int *argc, char ***argv);
  * true, and the next one ends the program at once. */
 void amx_os_interrupt_catch(void);
 bool amx_os_interrupted(void);
+/* True when the interruption came from the terminal (POSIX SIGINT; Windows Ctrl-C or
+ * Ctrl-Break): it reached the child processes on the same terminal too. */
+bool amx_os_interrupt_from_terminal(void);
 void amx_os_interrupt_restore(void);
 
 /* ---- the daemon's needs: one instance, a control endpoint, the background ---- */
@@ -196,6 +199,10 @@ int amx_os_connect(const char *path, amx_os_conn **out);
 int amx_os_conn_write(amx_os_conn *c, const void *buf, size_t n);
 /* Reads what is there (at least one byte, waiting for it); *got 0: the other end closed. */
 int amx_os_conn_read(amx_os_conn *c, void *buf, size_t n, size_t *got);
+/* Waits up to `ms` milliseconds for something to read on c (or for the other end to close):
+ * 1 when there is, 0 when nothing came, -EINTR when an interruption (amx_os_interrupt_catch)
+ * came, -errno. */
+int amx_os_conn_wait(amx_os_conn *c, int ms);
 void amx_os_conn_close(amx_os_conn *c);
 
 /* Going to the background: this process starts the background one (POSIX: a fork; Windows:
@@ -220,6 +227,20 @@ void amx_os_ignore_broken_pipes(void);
  * no '/'); Windows: started with the same console, waited for, and its exit status becomes
  * this one's. Returns only on failure (-errno). */
 int amx_os_exec(const char *exe, const char *const *argv);
+/* A child process: exe started with argv (exe looked up as amx_os_exec does), its standard
+ * output on this one's standard error when out_to_err. 0 or -errno (exe cannot be run). */
+typedef struct amx_os_child amx_os_child;
+int amx_os_spawn(const char *exe, const char *const *argv, bool out_to_err, amx_os_child **out);
+/* Whether the child has ended (waiting for it when `wait`): true, with its exit status in
+ * *status (-1 when a signal ended it). */
+bool amx_os_child_ended(amx_os_child *c, bool wait, int *status);
+/* Asks the child to stop (POSIX: SIGTERM; Windows: it is ended at once). */
+void amx_os_child_stop(amx_os_child *c);
+/* Forgets the child (it goes on if it has not ended). */
+void amx_os_child_free(amx_os_child *c);
+/* Sleeps `ms` milliseconds (returning early on a signal). */
+void amx_os_sleep_ms(int ms);
+
 /* ".exe" on Windows, "" elsewhere: the file name of a program. */
 const char *amx_os_exe_suffix(void);
 
