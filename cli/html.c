@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 static const char *const sev_color[] = { "#2874a6", "#b9770e", "#c0392b" };
 
@@ -69,14 +68,14 @@ static amx_asset *decode_clip(decoder *d, const char *root, const char *path)
      * is the part before a '#' */
     char file[8192];
     size_t flen = strlen(path);
-    struct stat st;
+    amx_os_stat st;
     if (!loose_file(file, sizeof file, root, path, flen))
         return NULL;
-    if (stat(file, &st) != 0 || !S_ISREG(st.st_mode))
+    if (amx_os_path_stat(file, &st) != 0 || st.kind != AMX_OS_FILE)
         for (const char *h = strchr(path, '#'); h; h = strchr(h + 1, '#')) {
             flen = (size_t)(h - path);
-            if (loose_file(file, sizeof file, root, path, flen) && stat(file, &st) == 0 &&
-                S_ISREG(st.st_mode))
+            if (loose_file(file, sizeof file, root, path, flen) &&
+                amx_os_path_stat(file, &st) == 0 && st.kind == AMX_OS_FILE)
                 break;
             flen = strlen(path);
         }

@@ -960,7 +960,7 @@ static void on_define(ini_state *s)
         if (strlen(s->defines[i].name) == s->t[1].n &&
             strncasecmp(s->defines[i].name, s->t[1].p, s->t[1].n) == 0) {
             /* redefined: the last one holds (as OpenSAGE) */
-            char *v = strndup(s->t[2].p, s->t[2].n);
+            char *v = amx_strndup(s->t[2].p, s->t[2].n);
             if (!v) {
                 s->oom = true;
                 return;
@@ -974,8 +974,8 @@ static void on_define(ini_state *s)
         return;
     }
     define *d = &s->defines[s->n_defines];
-    d->name = strndup(s->t[1].p, s->t[1].n);
-    d->value = strndup(s->t[2].p, s->t[2].n);
+    d->name = amx_strndup(s->t[1].p, s->t[1].n);
+    d->value = amx_strndup(s->t[2].p, s->t[2].n);
     if (!d->name || !d->value) {
         free(d->name);
         free(d->value);
@@ -1173,7 +1173,7 @@ static bool bfme_dialect(const uint8_t *data, size_t len)
                                          "ModelConditionState", "W3DScriptedModelDraw",
                                          "W3DHordeModelDraw" };
     for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++)
-        if (len >= strlen(marks[i]) && memmem(data, len, marks[i], strlen(marks[i])))
+        if (len >= strlen(marks[i]) && amx_memmem(data, len, marks[i], strlen(marks[i])))
             return true;
     return false;
 }

@@ -19,7 +19,7 @@
 #include "link_internal.h"
 #include "resolve/resolve.h"
 
-#include "animidx/json.h" /* AMX_JSON_PRINTF */
+#include "animidx/os.h" /* AMX_PRINTF */
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -301,13 +301,13 @@ static void context(const ref_row *r, char *out, size_t n)
 }
 
 static int finding(linker *l, int64_t file_id, amx_code code, amx_severity sev, const ref_row *r,
-                   const char *fmt, ...) AMX_JSON_PRINTF(6, 7);
+                   const char *fmt, ...) AMX_PRINTF(6, 7);
 /* A finding of the reference, past link_finding_dropped (the caller asked it). */
 static int finding_kept(linker *l, int64_t file_id, amx_code code, amx_severity sev,
-                        const ref_row *r, const char *fmt, ...) AMX_JSON_PRINTF(6, 7);
+                        const ref_row *r, const char *fmt, ...) AMX_PRINTF(6, 7);
 
 static int vfinding(linker *l, int64_t file_id, amx_code code, amx_severity sev,
-                    const ref_row *r, const char *fmt, va_list ap) AMX_JSON_PRINTF(6, 0);
+                    const ref_row *r, const char *fmt, va_list ap) AMX_PRINTF(6, 0);
 static int vfinding(linker *l, int64_t file_id, amx_code code, amx_severity sev,
                     const ref_row *r, const char *fmt, va_list ap)
 {
