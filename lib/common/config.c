@@ -818,8 +818,8 @@ int amx_config_check_bases(const amx_config *c, const char *abs_root, const char
     else
         snprintf(from, sizeof from, "--base");
     for (size_t i = 0; i < n; i++) {
-        char real[4096];
-        if (!bases[i] || !realpath(bases[i], real))
+        char real[AMX_PATH_MAX];
+        if (!bases[i] || amx_os_canonical(bases[i], real, sizeof real) != 0)
             continue;
         const char *what = NULL;
         if (strcmp(real, abs_root) == 0)
