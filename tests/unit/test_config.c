@@ -712,10 +712,10 @@ static void test_base_nesting(void)
     snprintf(mod, sizeof mod, "%s/Mod", tmp_root);
     snprintf(inner, sizeof inner, "%s/Mod/Game", tmp_root);
     snprintf(sib, sizeof sib, "%s/ModGame", tmp_root);
-    CHECK_EQ(mkdir(mod, 0755), 0);
-    CHECK_EQ(mkdir(inner, 0755), 0);
-    CHECK_EQ(mkdir(sib, 0755), 0);
-    CHECK(realpath(mod, real_mod) != NULL);
+    CHECK_EQ(test_mkdir(mod), 0);
+    CHECK_EQ(test_mkdir(inner), 0);
+    CHECK_EQ(test_mkdir(sib), 0);
+    CHECK_EQ(amx_os_canonical(mod, real_mod, sizeof real_mod), 0);
     amx_config c;
     CHECK_EQ(amx_config_init(&c), 0);
     char err[PATH_MAX * 3] = "";
