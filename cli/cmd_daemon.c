@@ -162,7 +162,7 @@ bool cli_reply_true(const char *v)
 /* The string elements of the array at v, each passed to fn. */
 void cli_reply_strings(const char *v, void (*fn)(const char *s, void *user), void *user)
 {
-    char s[PATH_MAX];
+    char s[AMX_PATH_MAX];
     if (!v || *v != '[')
         return;
     for (const char *p = skip_ws(v + 1); *p == '"';) {
@@ -284,10 +284,12 @@ static void problems_text(FILE *out, const char *r, const char *indent)
         char root[1024], reason[2048], t[64] = "";
         json_str(json_get(p, "root"), root, sizeof root);
         json_str(json_get(p, "reason"), reason, sizeof reason);
-        time_t since = (time_t)json_num(json_get(p, "since"));
-        struct tm tm;
-        if (since && localtime_r(&since, &tm))
-            strftime(t, sizeof t, "%H:%M:%S", &tm);
+        int64_t since = (int64_t)json_num(json_get(p, "since"));
+        if (since) {
+            amx_tm tm;
+            amx_time_local(since, &tm);
+            snprintf(t, sizeof t, "%02d:%02d:%02d", tm.hour, tm.min, tm.sec);
+        }
         const char *next = json_get(p, "next_retry_s");
         double retries = json_num(json_get(p, "retries"));
         cli_fprintf(out, "%s%s: %s (since %s, %.0f retr%s", indent, root, reason, t, retries,

@@ -4,7 +4,6 @@
 
 #include "animidx/json.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>

@@ -190,7 +190,7 @@ bool amxd__healthy(const amxd *d);
 /* A root is failing: logged once per kind and cause (what: the path it hit, "" for the root),
  * retried with back-off. */
 void amxd__health_fail(amxd *d, unsigned root, amxd_problem kind, const char *what,
-                       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+                       const char *fmt, ...) AMX_PRINTF(5, 6);
 /* A scan of the whole root succeeded: the root is in sync (logged when it was failing). */
 void amxd__health_ok(amxd *d, unsigned root);
 /* Retries every failing root now (a sync, a reload). */

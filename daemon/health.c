@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define RETRY_FIRST_MS 1000
 #define RETRY_MAX_MS 60000
@@ -37,8 +36,8 @@ static void arm(amxd *d);
 
 bool amxd__root_exists(const amxd *d, unsigned root)
 {
-    struct stat st;
-    return stat(d->roots[root], &st) == 0 && S_ISDIR(st.st_mode);
+    amx_os_stat st;
+    return amx_os_path_stat(d->roots[root], &st) == 0 && st.kind == AMX_OS_DIR;
 }
 
 bool amxd__healthy(const amxd *d)

@@ -267,7 +267,7 @@ void amxd_lost_watch(amxd *d, unsigned root, const char *rel, const char *why)
 
 void amxd__drop_root(amxd *d, unsigned root)
 {
-    for (int s = E_PENDING; s <= E_READY; s++)
+    for (int s = ENTRY_PENDING; s <= ENTRY_READY; s++)
         for (entry *e = d->lists[s].head, *next; e; e = next) {
             next = e->next;
             if (e->root == root)

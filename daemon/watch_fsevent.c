@@ -7,11 +7,9 @@
 #include "daemon.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 typedef struct root_watch {
     uv_fs_event_t h;
@@ -42,17 +40,17 @@ static void event_cb(uv_fs_event_t *h, const char *filename, int events, int sta
         amxd_touch(d, rw->root, "", AMXD_DIR);
         return;
     }
-    char rel[PATH_MAX];
+    char rel[AMX_PATH_MAX];
     snprintf(rel, sizeof rel, "%s", filename);
     for (char *p = rel; *p; p++)
         if (*p == '\\')
             *p = '/';
     if (amxd_skip(d, rel))
         return;
-    char path[PATH_MAX];
-    struct stat st;
-    bool dir = amxd_abs_path(d, rw->root, rel, path, sizeof path) && stat(path, &st) == 0 &&
-               S_ISDIR(st.st_mode);
+    char path[AMX_PATH_MAX];
+    amx_os_stat st;
+    bool dir = amxd_abs_path(d, rw->root, rel, path, sizeof path) &&
+               amx_os_path_stat(path, &st) == 0 && st.kind == AMX_OS_DIR;
     amxd_touch(d, rw->root, rel, dir ? AMXD_DIR : 0);
 }
 

@@ -384,6 +384,11 @@ int amx_os_mkfifo(const char *path)
     return mkfifo(path, 0600) == 0 ? 0 : -errno;
 }
 
+int amx_os_symlink(const char *target, const char *path)
+{
+    return symlink(target, path) == 0 ? 0 : -errno;
+}
+
 int amx_os_set_mtime(const char *path, int64_t ns)
 {
     struct timespec t[2] = { { .tv_sec = (time_t)(ns / 1000000000), .tv_nsec = (long)(ns % 1000000000) },

@@ -831,6 +831,22 @@ int amx_os_mkfifo(const char *path)
     return -ENOSYS;
 }
 
+int amx_os_symlink(const char *target, const char *path)
+{
+    amx_os_stat st;
+    bool dir = amx_os_path_stat(target, &st) == 0 && st.kind == AMX_OS_DIR;
+    wchar_t *t = sys_path(target), *p = t ? sys_path(path) : NULL;
+    int rc = 0;
+    if (!t || !p)
+        rc = -errno;
+    else if (!CreateSymbolicLinkW(p, t, (dir ? SYMBOLIC_LINK_FLAG_DIRECTORY : 0) |
+                                            SYMBOLIC_LINK_FLAG_ALLOW_UNPRIVILEGED_CREATE))
+        rc = last_error();
+    free(t);
+    free(p);
+    return rc;
+}
+
 int amx_os_set_mtime(const char *path, int64_t ns)
 {
     wchar_t *w = sys_path(path);

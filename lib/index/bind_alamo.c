@@ -27,7 +27,7 @@
 #include <strings.h>
 
 /* A key for the pass's memos, formatted (malloc'd: names from files have any length). */
-__attribute__((format(printf, 1, 2)))
+static char *memo_key(const char *fmt, ...) AMX_PRINTF(1, 2);
 static char *memo_key(const char *fmt, ...)
 {
     va_list ap;

@@ -413,17 +413,18 @@ static void test_scope_through_link(void)
 {
     make_tree();
     write_model("A/UM_C.ALO");
-    char outside[400], path[1400], cmd[3000];
+    char outside[400], path[1400];
     snprintf(outside, sizeof outside, "%s.outside", root);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s/sub'", outside, outside);
-    CHECK(system(cmd) == 0);
+    test_remove_tree(outside);
+    snprintf(path, sizeof path, "%s/sub", outside);
+    CHECK_EQ(test_mkdir(path), 0);
     amxw_buf b = { 0 };
     amxw_ala_simple(&b, 2, 10, 30.0f, 3, bones, idx, 2);
     snprintf(path, sizeof path, "%s/sub/UM_C_IDLE_00.ALA", outside);
     CHECK_EQ(amxw_write_file(&b, path), 0);
     amxw_buf_free(&b);
     snprintf(path, sizeof path, "%s/A/out", root);
-    CHECK(symlink(outside, path) == 0);
+    CHECK_EQ(amx_os_symlink(outside, path), 0);
     amx_db *db = open_index(0);
     char err[512] = "";
     amx_scan_stats st = { 0 };
@@ -444,8 +445,7 @@ static void test_scope_through_link(void)
     CHECK_EQ(amx_scan(db, &o, &st, err, sizeof err), AMX_OK);
     CHECK_EQ(st.files_seen, 0);
     amx_db_close(db);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", outside);
-    CHECK(system(cmd) == 0);
+    test_remove_tree(outside);
 }
 
 static void move(const char *from, const char *to)
