@@ -174,7 +174,7 @@ int amxw_write_file(const amxw_buf *b, const char *path)
     FILE *f = amx_os_fopen(path, "w"); /* binary on every system */
     if (!f)
         return -errno;
-    size_t n = fwrite(b->data, 1, b->len, f);
+    size_t n = b->len ? fwrite(b->data, 1, b->len, f) : 0; /* an empty buffer has no data */
     rc = n == b->len ? 0 : -errno;
     if (fclose(f) != 0 && !rc)
         rc = -errno;

@@ -294,7 +294,7 @@ void amx_strbuf_add(amx_strbuf *b, const char *s, size_t n);
 void amx_strbuf_puts(amx_strbuf *b, const char *s);
 void amx_strbuf_putc(amx_strbuf *b, char c);
 void amx_strbuf_printf(amx_strbuf *b, const char *fmt, ...) AMX_PRINTF(2, 3);
-void amx_strbuf_vprintf(amx_strbuf *b, const char *fmt, va_list ap);
+void amx_strbuf_vprintf(amx_strbuf *b, const char *fmt, va_list ap) AMX_PRINTF(2, 0);
 /* The string (malloc'd, the caller frees; "" when nothing was added), or NULL when an
  * allocation failed; the buffer is empty again. */
 char *amx_strbuf_take(amx_strbuf *b, size_t *len);
