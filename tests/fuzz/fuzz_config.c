@@ -21,6 +21,13 @@ static void check(bool cond)
         abort();
 }
 
+/* The games a root's `game =` names: Empire at War, Forces of Corruption, Metroid Prime 1, 2. */
+static bool known_game(const char *g)
+{
+    return strcmp(g, "eaw") == 0 || strcmp(g, "foc") == 0 || strcmp(g, "mp1") == 0 ||
+           strcmp(g, "mp2") == 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *text = malloc(size + 1);
@@ -43,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (size_t i = 0; i < c.ignore_count; i++)
             check(c.ignore[i] != NULL);
         for (size_t i = 0; i < c.game_count; i++)
-            check(strcmp(c.games[i], "mp1") == 0 || strcmp(c.games[i], "mp2") == 0);
+            check(known_game(c.games[i]));
         for (int k = 0; k < AMX_CODE_COUNT; k++)
             check((unsigned)c.severity[k] <= AMX_SEV_OFF);
         static const char *const paths[] = { "Data/Art/Models/X.ALO", ".git/config", "a",
@@ -51,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
             (void)amx_config_ignored(&c, paths[i]);
         const char *game = amx_config_game(&c, "/games/Metroid/Data");
-        check(!game || strcmp(game, "mp1") == 0 || strcmp(game, "mp2") == 0);
+        check(!game || known_game(game));
         const amx_root_bases *b = amx_config_bases(&c, "/games/Mods/MyMod/Data");
         for (size_t i = 0; b && i < b->count; i++)
             check(b->bases[i] && b->bases[i][0] == '/');
