@@ -193,27 +193,36 @@ static void read_object(sqlite3_stmt *s, amx_object_row *o)
                            .tag = col(s, 6), .value = col(s, 7) };
 }
 
-/* An XML file's game objects, each with the files it names. */
-static amx_status show_objects(amx_db *db, int64_t file_id, const amx_show_callbacks *cb,
-                               void *user, char *err, size_t errlen)
+/* Runs `sql` (one parameter: `id`, columns as read_object reads them) and hands each row to
+ * `fn`. */
+static amx_status each_object(amx_db *db, const char *sql, int64_t id,
+                              void (*fn)(const amx_object_row *o, void *user), void *user,
+                              char *err, size_t errlen)
 {
     sqlite3_stmt *s = NULL;
-    amx_status st = prep(db,
-                         "SELECT o.type, o.name, o.variant, r.path, f.path, coalesce(x.line, o.line), "
-                         "x.tag, x.name FROM game_objects o JOIN files f ON f.id = o.file_id "
-                         "JOIN roots r ON r.id = f.root_id LEFT JOIN refs x ON x.object_id = o.id "
-                         "WHERE o.file_id = ?1 ORDER BY o.id, x.id",
-                         &s, err, errlen);
+    amx_status st = prep(db, sql, &s, err, errlen);
     if (st)
         return st;
-    sqlite3_bind_int64(s, 1, file_id);
+    sqlite3_bind_int64(s, 1, id);
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         amx_object_row o;
         read_object(s, &o);
-        cb->object(&o, user);
+        fn(&o, user);
     }
     return finish(db, s, rc, err, errlen);
+}
+
+/* An XML file's game objects, each with the files it names. */
+static amx_status show_objects(amx_db *db, int64_t file_id, const amx_show_callbacks *cb,
+                               void *user, char *err, size_t errlen)
+{
+    return each_object(db,
+                       "SELECT o.type, o.name, o.variant, r.path, f.path, coalesce(x.line, o.line), "
+                       "x.tag, x.name FROM game_objects o JOIN files f ON f.id = o.file_id "
+                       "JOIN roots r ON r.id = f.root_id LEFT JOIN refs x ON x.object_id = o.id "
+                       "WHERE o.file_id = ?1 ORDER BY o.id, x.id",
+                       file_id, cb->object, user, err, errlen);
 }
 
 /* The game objects whose model tags name this model: the tag's value found at the model's
@@ -254,25 +263,16 @@ static amx_status show_used_by(amx_db *db, int64_t file_id, const amx_show_callb
     if (st)
         return st;
     /* SAGE INI: the objects whose draw states' Model finds this W3D file */
-    st = prep(db,
+    st = each_object(db,
               "SELECT o.type, o.name, o.variant, r.path, f.path, x.line, x.tag, x.name FROM refs x "
               "JOIN game_objects o ON o.id = x.object_id JOIN files f ON f.id = x.file_id "
               "JOIN roots r ON r.id = f.root_id WHERE x.target_id = ?1 AND x.kind = 'w3d-model' "
               "AND x.resolution = 'found' ORDER BY r.path, f.path, x.line",
-              &s, err, errlen);
-    if (st)
-        return st;
-    sqlite3_bind_int64(s, 1, file_id);
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        amx_object_row o;
-        read_object(s, &o);
-        cb->used_by(&o, user);
-    }
-    st = finish(db, s, rc, err, errlen);
+              file_id, cb->used_by, user, err, errlen);
     if (st)
         return st;
     /* and the ObjectReskin / ChildObject copies of those that draw nothing of their own */
-    st = prep(db,
+    st = each_object(db,
               "WITH RECURSIVE d(id, depth) AS (SELECT DISTINCT object_id, 0 FROM refs WHERE "
               "target_id = ?1 AND kind = 'w3d-model' AND resolution = 'found' AND object_id IS NOT "
               "NULL UNION SELECT c.id, d.depth + 1 FROM d JOIN game_objects p ON p.id = d.id "
@@ -281,16 +281,8 @@ static amx_status show_used_by(amx_db *db, int64_t file_id, const amx_show_callb
               "SELECT o.type, o.name, o.variant, r.path, f.path, o.line, o.type, o.variant FROM d "
               "JOIN game_objects o ON o.id = d.id JOIN files f ON f.id = o.file_id JOIN roots r ON "
               "r.id = f.root_id WHERE d.depth > 0 ORDER BY r.path, f.path, o.line LIMIT 10000",
-              &s, err, errlen);
-    if (st)
-        return st;
-    sqlite3_bind_int64(s, 1, file_id);
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        amx_object_row o;
-        read_object(s, &o);
-        cb->used_by(&o, user);
-    }
-    return finish(db, s, rc, err, errlen);
+              file_id, cb->used_by, user, err, errlen);
+    return st;
 }
 
 /* The text lines of a clip's details (rendered when the clip was indexed). */
