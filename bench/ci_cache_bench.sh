@@ -30,55 +30,32 @@ usage: bench/ci_cache_bench.sh [--models N] [--tree DIR] [--runs R] [--seed S]
 EOF
 }
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here/.." && pwd)
+bench=ci_cache_bench
+# shellcheck source=bench/args.sh
+. "$(dirname "${BASH_SOURCE[0]}")/args.sh"
 
 models=300
 given_tree=
 runs=5
 seed=1
-keep=0
-build=1
-tmp_base=${SCAN_BENCH_TMPDIR:-${TMPDIR:-/tmp}}
-build_dir=${SCAN_BENCH_BUILD_DIR:-$repo/build-bench}
 
-need_arg() { [[ $# -ge 2 && -n $2 ]] || { echo "ci_cache_bench: $1 needs a value" >&2; exit 2; }; }
 while [[ $# -gt 0 ]]; do
     case $1 in
         --models)    need_arg "$@"; models=$2; shift 2 ;;
         --tree)      need_arg "$@"; given_tree=$2; shift 2 ;;
-        --runs)      need_arg "$@"; runs=$2; shift 2 ;;
-        --seed)      need_arg "$@"; seed=$2; shift 2 ;;
-        --tmpdir)    need_arg "$@"; tmp_base=$2; shift 2 ;;
-        --build-dir) need_arg "$@"; build_dir=$2; shift 2 ;;
-        --keep)      keep=1; shift ;;
-        --no-build)  build=0; shift ;;
-        -h|--help)   usage; exit 0 ;;
-        *) echo "ci_cache_bench: unknown option: $1" >&2; usage >&2; exit 2 ;;
+        *) shared_option "$@"; shift "$taken" ;;
     esac
 done
-for v in models runs seed; do
-    [[ ${!v} =~ ^[0-9]+$ && ${!v} -ge 1 ]] || { echo "ci_cache_bench: --$v must be a positive integer" >&2; exit 2; }
-done
+positive models runs seed
 if [[ -n $given_tree && ! -d $given_tree ]]; then
     echo "ci_cache_bench: --tree $given_tree is not a directory" >&2
     exit 2
 fi
 
-log() { printf '[ci_cache_bench] %s\n' "$*" >&2; }
 
-if (( build )); then
-    if [[ ! -f $build_dir/build.ninja ]]; then
-        log "configuring release build in $build_dir"
-        meson setup "$build_dir" "$repo" --buildtype=release -Db_ndebug=true >/dev/null
-    fi
-    log "building animidx and amxgen (ninja -C $build_dir)"
-    ninja -C "$build_dir" cli/animidx tests/amxgen >/dev/null
-fi
-build_dir=$(cd "$build_dir" && pwd)
+release_build cli/animidx tests/amxgen
 animidx=$build_dir/cli/animidx
 amxgen=$build_dir/tests/amxgen
-[[ -x $animidx && -x $amxgen ]] || { echo "ci_cache_bench: binaries missing in $build_dir" >&2; exit 1; }
 
 # shellcheck source=bench/lib.sh
 . "$here/lib.sh"

@@ -27,47 +27,28 @@ usage: bench/query_bench.sh [--models N] [--clips K] [--runs R] [--db FILE]
 EOF
 }
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here/.." && pwd)
+bench=query_bench
+# shellcheck source=bench/args.sh
+. "$(dirname "${BASH_SOURCE[0]}")/args.sh"
 models=100000
 clips=10
 runs=21
 db=
-keep=0
-build=1
 tmp_base=${TMPDIR:-/tmp}
-build_dir=${SCAN_BENCH_BUILD_DIR:-$repo/build-bench}
 
-need_arg() { [[ $# -ge 2 && -n $2 ]] || { echo "query_bench: $1 needs a value" >&2; exit 2; }; }
 while [[ $# -gt 0 ]]; do
     case $1 in
         --models)    need_arg "$@"; models=$2; shift 2 ;;
         --clips)     need_arg "$@"; clips=$2; shift 2 ;;
-        --runs)      need_arg "$@"; runs=$2; shift 2 ;;
         --db)        need_arg "$@"; db=$2; shift 2 ;;
-        --tmpdir)    need_arg "$@"; tmp_base=$2; shift 2 ;;
-        --build-dir) need_arg "$@"; build_dir=$2; shift 2 ;;
-        --keep)      keep=1; shift ;;
-        --no-build)  build=0; shift ;;
-        -h|--help)   usage; exit 0 ;;
-        *) echo "query_bench: unknown option: $1" >&2; usage >&2; exit 2 ;;
+        *) shared_option "$@"; shift "$taken" ;;
     esac
 done
-for v in models clips runs; do
-    [[ ${!v} =~ ^[0-9]+$ && ${!v} -ge 1 ]] || { echo "query_bench: --$v must be a positive integer" >&2; exit 2; }
-done
-log() { printf '[query_bench] %s\n' "$*" >&2; }
+positive models clips runs
 
-if (( build )); then
-    if [[ ! -f $build_dir/build.ninja ]]; then
-        log "configuring release build in $build_dir"
-        meson setup "$build_dir" "$repo" --buildtype=release -Db_ndebug=true >/dev/null
-    fi
-    ninja -C "$build_dir" cli/animidx bench/make_index >/dev/null
-fi
+release_build cli/animidx bench/make_index
 animidx=$build_dir/cli/animidx
 make_index=$build_dir/bench/make_index
-[[ -x $animidx && -x $make_index ]] || { echo "query_bench: binaries missing in $build_dir" >&2; exit 1; }
 # shellcheck source=bench/lib.sh
 . "$here/lib.sh"
 

@@ -30,56 +30,33 @@ output says so.
 EOF
 }
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here/.." && pwd)
+bench=scan_bench
+# shellcheck source=bench/args.sh
+. "$(dirname "${BASH_SOURCE[0]}")/args.sh"
 
 models=1500
 vertices=300
 jobs=$(nproc)
 runs=3
 seed=1
-keep=0
-build=1
-tmp_base=${SCAN_BENCH_TMPDIR:-${TMPDIR:-/tmp}}
-build_dir=${SCAN_BENCH_BUILD_DIR:-$repo/build-bench}
 
-need_arg() { [[ $# -ge 2 && -n $2 ]] || { echo "scan_bench: $1 needs a value" >&2; exit 2; }; }
 while [[ $# -gt 0 ]]; do
     case $1 in
         --models)    need_arg "$@"; models=$2; shift 2 ;;
         --vertices)  need_arg "$@"; vertices=$2; shift 2 ;;
         --jobs)      need_arg "$@"; jobs=$2; shift 2 ;;
-        --runs)      need_arg "$@"; runs=$2; shift 2 ;;
-        --seed)      need_arg "$@"; seed=$2; shift 2 ;;
-        --tmpdir)    need_arg "$@"; tmp_base=$2; shift 2 ;;
-        --build-dir) need_arg "$@"; build_dir=$2; shift 2 ;;
-        --keep)      keep=1; shift ;;
-        --no-build)  build=0; shift ;;
-        -h|--help)   usage; exit 0 ;;
-        *) echo "scan_bench: unknown option: $1" >&2; usage >&2; exit 2 ;;
+        *) shared_option "$@"; shift "$taken" ;;
     esac
 done
-for v in models vertices jobs runs seed; do
-    [[ ${!v} =~ ^[0-9]+$ && ${!v} -ge 1 ]] || { echo "scan_bench: --$v must be a positive integer" >&2; exit 2; }
-done
+positive models vertices jobs runs seed
 quarter_models=$(( models / 4 ))
 (( quarter_models >= 1 )) || { echo "scan_bench: --models must be at least 4" >&2; exit 2; }
 
-log() { printf '[scan_bench] %s\n' "$*" >&2; }
 
 # ---- 1. release binaries ----
-if (( build )); then
-    if [[ ! -f $build_dir/build.ninja ]]; then
-        log "configuring release build in $build_dir"
-        meson setup "$build_dir" "$repo" --buildtype=release -Db_ndebug=true >/dev/null
-    fi
-    log "building animidx and amxgen (ninja -C $build_dir)"
-    # Only the two binaries: other targets being edited elsewhere must not break the benchmark.
-    ninja -C "$build_dir" cli/animidx tests/amxgen >/dev/null
-fi
+release_build cli/animidx tests/amxgen
 animidx=$build_dir/cli/animidx
 amxgen=$build_dir/tests/amxgen
-[[ -x $animidx && -x $amxgen ]] || { echo "scan_bench: binaries missing in $build_dir" >&2; exit 1; }
 
 # ---- temp area ----
 mkdir -p "$tmp_base"
