@@ -184,14 +184,19 @@ amx_os_conn *cli_daemon_connect(const amx_config *cfg, bool quiet)
         return c;
     if (quiet && (rc == -ENOENT || rc == -ECONNREFUSED))
         return NULL;
+    char shown[AMX_PATH_MAX];
+    amx_os_path_display(path, shown, sizeof shown); /* Windows: \\.\pipe\... */
     if (rc == -ENOENT || rc == -ECONNREFUSED)
-        cli_error("no animidxd is running on %s; start it with 'animidx watch DIR...', "
-                  "'animidxd', or 'systemctl --user start animidxd' (the socket is [daemon] "
-                  "socket in the config)", path);
+        cli_error("no animidxd is running on %s; start it with 'animidx watch DIR...'%s "
+                  "(the %s is [daemon] socket in the config)", shown,
+                  amx_os_pick(", 'animidxd', or 'systemctl --user start animidxd'",
+                              " or 'animidxd'"),
+                  amx_os_pick("socket", "named pipe"));
     else if (rc == -ENAMETOOLONG)
-        cli_error("%s: the socket path is too long for a Unix socket", path);
+        cli_error("%s: the %s", shown, amx_os_pick("socket path is too long for a Unix socket",
+                                                   "named pipe's name is too long"));
     else
-        cli_error("%s: cannot connect to animidxd: %s", path, strerror(-rc));
+        cli_error("%s: cannot connect to animidxd: %s", shown, strerror(-rc));
     return NULL;
 }
 
@@ -317,7 +322,8 @@ static void status_text(const char *r, const cli_opts *o)
                json_str(json_get(r, "state"), s, sizeof s), failing(r) ? ", NOT IN SYNC" : "");
     if (failing(r)) {
         cli_printf("  not in sync: 'animidx sync' fails (exit 3) until a scan of each root below "
-                   "succeeds;\n  animidxd retries by itself, and at once on a sync or SIGHUP:\n");
+                   "succeeds;\n  animidxd retries by itself, and at once on a sync%s:\n",
+                   amx_os_pick(" or SIGHUP", ""));
         problems_text(stdout, r, "    ");
     }
     cli_printf("  index:       %s\n", json_str(json_get(r, "database"), s, sizeof s));
@@ -442,6 +448,50 @@ static void sync_text(const char *r, const cli_opts *o)
 int cmd_sync(cli_opts *o, amx_config *cfg)
 {
     return run(o, cfg, "sync", sync_text);
+}
+
+/* ---- stop ---- */
+
+#define STOP_WAIT_S 60
+
+/* Asks the daemon to stop (as SIGTERM or Ctrl-C does), then waits until it has: until the lock
+ * beside the index its reply names is released, which the daemon does after closing the index
+ * (the last thing before it exits). */
+int cmd_stop(cli_opts *o, amx_config *cfg)
+{
+    char *reply = request(cfg, "stop");
+    if (!reply)
+        return EXIT_IO;
+    if (!json_true(json_get(reply, "ok"))) {
+        int rc = run_reply(o, "stop", reply, NULL);
+        free(reply);
+        return rc;
+    }
+    char db[AMX_PATH_MAX], lock[AMX_PATH_MAX + 32];
+    json_str(json_get(reply, "database"), db, sizeof db);
+    double pid = json_num(json_get(reply, "pid"));
+    snprintf(lock, sizeof lock, "%s.animidxd.lock", db);
+    int64_t until = amx_os_monotonic_ns() + (int64_t)STOP_WAIT_S * 1000000000;
+    int held;
+    while ((held = amx_os_lock_held(lock)) == 1 && amx_os_monotonic_ns() < until)
+        amx_os_sleep_ms(20);
+    int rc = EXIT_OK;
+    if (held == 1) {
+        cli_error("stop: animidxd (pid %.0f) is still stopping after %d s (it first writes the "
+                  "files being decoded); 'animidx status' fails once it is gone",
+                  pid, STOP_WAIT_S);
+        rc = EXIT_IO;
+    } else if (held < 0) {
+        cli_error("stop: animidxd (pid %.0f) was asked to stop, but its lock %s cannot be read "
+                  "to see that it has: %s", pid, lock, strerror(-held));
+        rc = EXIT_IO;
+    } else if (o->json) {
+        cli_printf("%s\n", reply);
+    } else if (!o->quiet) {
+        cli_printf("animidxd (pid %.0f) stopped\n", pid);
+    }
+    free(reply);
+    return rc;
 }
 
 /* ---- watch ---- */

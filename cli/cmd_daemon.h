@@ -12,6 +12,9 @@ int cmd_status(cli_opts *o, amx_config *cfg);
 int cmd_pause(cli_opts *o, amx_config *cfg);
 int cmd_resume(cli_opts *o, amx_config *cfg);
 int cmd_sync(cli_opts *o, amx_config *cfg);
+/* stop: asks the daemon to stop and waits until it has (its index closed). Exit 0, or 3 when
+ * no daemon answers, or it has not stopped within a minute. */
+int cmd_stop(cli_opts *o, amx_config *cfg);
 /* watch DIR...: runs animidxd in the foreground on DIR... (returns only when that fails); with
  * --lint, runs it as a child and follows it (cmd_follow.c). */
 int cmd_watch(cli_opts *o, amx_config *cfg);

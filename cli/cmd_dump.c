@@ -667,7 +667,8 @@ static int dump_one(const char *arg, const amx_config *cfg, bool json, bool samp
 int cmd_dump(cli_opts *o, amx_config *cfg)
 {
     if (o->nargs == 0) {
-        cli_error("dump: give one or more files, e.g. 'animidx dump Data/Art/Models/X.ALO'");
+        cli_error("dump: give one or more files, e.g. 'animidx dump %s'",
+                  amx_os_pick("Data/Art/Models/X.ALO", "Data\\Art\\Models\\X.ALO"));
         return EXIT_USAGE;
     }
     int worst = EXIT_OK;

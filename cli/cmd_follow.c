@@ -325,7 +325,8 @@ static int session(follow *f)
         if (w == GONE) {
             if (f->daemon)
                 return end_daemon(f);
-            cli_error("animidxd stopped (the socket %s closed)", f->cfg->socket_path);
+            cli_error("animidxd stopped (the %s %s closed)", amx_os_pick("socket", "named pipe"),
+                      f->cfg->socket_path);
             return EXIT_IO;
         }
         if (!started) {

@@ -79,7 +79,8 @@ static size_t not_found_without_bases(const lint_run *r)
 }
 
 /* lint keeps its own index per set of roots (unless --db is given), so linting one tree never
- * binds its clips to another tree's models: $XDG_CACHE_HOME/animidx/lint-HASH.db. */
+ * binds its clips to another tree's models: CACHE/animidx/lint-HASH.db (amx_os_cache_dir; the
+ * temporary directory when there is none). */
 static char *own_db_path(char **roots, size_t n)
 {
     char **sorted = malloc(n * sizeof *sorted);
@@ -96,8 +97,8 @@ static char *own_db_path(char **roots, size_t n)
         }
     free(sorted);
     char cache[AMX_PATH_MAX], dir[AMX_PATH_MAX + 16];
-    if (amx_os_cache_dir(cache, sizeof cache) != 0)
-        snprintf(cache, sizeof cache, "%s", "/tmp");
+    if (amx_os_cache_dir(cache, sizeof cache) != 0 && amx_os_temp_dir(cache, sizeof cache) != 0)
+        snprintf(cache, sizeof cache, "%s", ".");
     snprintf(dir, sizeof dir, "%s/animidx", cache);
     size_t len = strlen(dir) + 32;
     char *path = malloc(len);
@@ -768,8 +769,8 @@ int cmd_lint(cli_opts *o, amx_config *cfg)
         ngiven = cfg->root_count;
     }
     if (ngiven == 0) {
-        cli_error("lint: give the directory to check (e.g. 'animidx lint ./Data') or set "
-                  "[scan] roots in the config");
+        cli_error("lint: give the directory to check (e.g. 'animidx lint %s') or set "
+                  "[scan] roots in the config", amx_os_pick("./Data", ".\\Data"));
         return EXIT_USAGE;
     }
     lint_run r = { .gate = gate };

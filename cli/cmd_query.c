@@ -998,7 +998,8 @@ static void show_end(void *user)
 int cmd_show(cli_opts *o, amx_config *cfg)
 {
     if (o->nargs != 1) {
-        cli_error("show: give one path, e.g. 'animidx show Art/Models/VSF_AUREK.ALO' (or just its file name)");
+        cli_error("show: give one path, e.g. 'animidx show %s' (or just its file name)",
+                  amx_os_pick("Art/Models/VSF_AUREK.ALO", "Art\\Models\\VSF_AUREK.ALO"));
         return EXIT_USAGE;
     }
     amx_db *db = cli_open_db_readonly(cfg);

@@ -153,8 +153,8 @@ int cmd_scan(cli_opts *o, amx_config *cfg)
         nroots = cfg->root_count;
     }
     if (nroots == 0) {
-        cli_error("scan: give the directory to scan (e.g. 'animidx scan ./Data') or set "
-                  "[scan] roots in the config");
+        cli_error("scan: give the directory to scan (e.g. 'animidx scan %s') or set "
+                  "[scan] roots in the config", amx_os_pick("./Data", ".\\Data"));
         return EXIT_USAGE;
     }
     for (size_t i = 0; i < nroots; i++) {

@@ -6,6 +6,8 @@
 #include "cli.h"
 #include "cmd_daemon.h"
 
+#include "animidx/text.h"
+
 #include <errno.h>
 #include <stddef.h>
 #include <stdarg.h>
@@ -140,7 +142,7 @@ static const cli_cmd commands[] = {
       "list findings in the index, grouped by file",
       "Lists findings at or above severity S (info, warning, error), of code C, under PATH (a\n"
       "file or directory, as you would type it: relative to the current directory or to the\n"
-      "scanned root, absolute, with ./ or a trailing slash). Findings are grouped by file;\n"
+      "scanned root, absolute, with {{./}} or a trailing {{/}}). Findings are grouped by file;\n"
       "when a file has more than three of one code the rest are counted in one line. The last\n"
       "lines count the findings per code. Severity overrides from the config apply. Roots\n"
       "scanned only as base layers (scan --base) are left out unless --include-base.\n",
@@ -193,7 +195,8 @@ static const cli_cmd commands[] = {
       "Scans each DIR (the configured roots when none is given) like 'scan', then watches the\n"
       "trees and indexes every change a settle period ([daemon] settle_ms) after the file was\n"
       "written. Runs animidxd --foreground (next to this binary, else from PATH); stop it with\n"
-      "Ctrl-C. 'animidx status', 'pause', 'resume' and 'sync' talk to it.\n"
+      "Ctrl-C, or 'animidx stop' from another {{terminal|window}}. 'animidx status', 'pause',\n"
+      "'resume' and 'sync' talk to it.\n"
       "With --lint, once the first scan is done, prints after each batch of changes one line\n"
       "per finding that appeared (+) or went (-), counted as lint counts them, and exits as\n"
       "lint would on Ctrl-C: 0, or 1 when findings at or above --fail-on remain. See\n"
@@ -215,7 +218,7 @@ static const cli_cmd commands[] = {
       "what the watcher daemon (animidxd) is doing",
       "Prints the daemon's state (scanning, watching, paused), the files indexed, the queue,\n"
       "files/s, overflows and the last error. Exit status 3 when no daemon answers on the\n"
-      "socket ([daemon] socket), and when its index is not in sync (NOT IN SYNC, with each\n"
+      "{{socket|named pipe}} ([daemon] socket), and when its index is not in sync (NOT IN SYNC, with each\n"
       "root's reason, as 'sync' says it).\n"
       "With --follow, prints what 'watch --lint' prints, for a daemon already running, until\n"
       "Ctrl-C (exit 0, or 1 when findings at or above --fail-on remain) or the daemon stops\n"
@@ -244,6 +247,13 @@ static const cli_cmd commands[] = {
       "(each reason printed, until a scan of the root succeeds; a sync retries such a root at\n"
       "once).\n",
       cmd_sync, { { "--json", "print the daemon's reply (JSON)" }, { "--quiet", NULL } } },
+    { "stop", "stop [--json] [--quiet]", "stop the daemon and wait until it has",
+      "Asks animidxd to stop, as {{SIGTERM|Ctrl-C in its window}} does: the running scan ends\n"
+      "after the files being decoded (what was decoded is written), and the daemon exits 0.\n"
+      "Returns once it has exited: its index is closed and another daemon may start on it.\n"
+      "Exit status 3 when no daemon answers, or when it is still stopping after 60 s.\n",
+      cmd_stop, { { "--json", "print the daemon's reply (JSON), once it has stopped" },
+                  { "--quiet", NULL } } },
     { "lint", "lint [PATH...] [--base DIR]... [--include-base] [--db FILE] [--fail-on error|warning|info]\n"
               "              [--format text|json|sarif|junit] [--max-results N] [--group-by file|code]\n"
               "              [--baseline FILE | --write-baseline FILE] [--suppressions FILE]\n"
@@ -253,10 +263,11 @@ static const cli_cmd commands[] = {
       "findings, grouped by file, then one line per code with its counts and, last, the verdict\n"
       "with the reason it failed. A PATH (a file or a directory) is scanned in the tree the\n"
       "game looks its assets up in (the Data directory it is in; for Generals and BFME, the\n"
-      "directory holding Data/INI and Art), so that clips bind to their models and references\n"
+      "directory holding {{Data/INI}} and Art), so that clips bind to their models and references\n"
       "resolve, and only the findings under PATH are reported. Without\n"
-      "--db, lint keeps its own index per set of paths in $XDG_CACHE_HOME/animidx\n"
-      "(~/.cache/animidx), so repeated runs only re-read changed files. Severity overrides and\n"
+      "--db, lint keeps its own index per set of paths in {{CACHE/animidx}}\n"
+      "{{($XDG_CACHE_HOME/animidx when set)|}}, so repeated runs only re-read changed files.\n"
+      "Severity overrides and\n"
       "ignore globs from the config apply. See docs/lint.md.\n"
       "Exit status: 0 nothing at or above the gate, 1 something is, 2 usage or config error\n"
       "(including a malformed baseline or suppression file), 3 I/O or database error.\n",
@@ -285,9 +296,9 @@ static const cli_cmd commands[] = {
         { "--color", NULL } } },
     { "report", "report [--db FILE] [--out DIR] [--previous FILE] [--plots WHICH] [--include-base]",
       "write report.json and a self-contained report.html of the index",
-      "Writes DIR/report.json (every finding, totals per format and severity, tool and decoder\n"
+      "Writes {{DIR/report.json}} (every finding, totals per format and severity, tool and decoder\n"
       "versions, the effective config, scan times; schema in docs/report.schema.json) and\n"
-      "DIR/report.html, a page with no external assets: a table of contents, totals, findings\n"
+      "{{DIR/report.html}}, a page with no external assets: a table of contents, totals, findings\n"
       "by code and by file (with counts; long sections collapsed), each skeleton with its\n"
       "clips, their compatibility, a plot of the channels of the clips with findings and the\n"
       "bone hierarchy with the bones a clip does not match marked. Clips are decoded again\n"
@@ -318,6 +329,16 @@ static bool choose_color(const char *when, bool *on)
 
 /* ---- help ---- */
 
+/* Writes a help text in this system's words: "{{...}}" as amx_text_for_system says. */
+static void put_help(FILE *out, const char *text)
+{
+    amx_strbuf b = { 0 };
+    amx_text_for_system(&b, text);
+    char *s = amx_strbuf_take(&b, NULL);
+    fputs(s ? s : text, out);
+    free(s);
+}
+
 static void usage(FILE *out)
 {
     fputs("animidx " AMX_VERSION_STRING
@@ -327,15 +348,21 @@ static void usage(FILE *out)
           out);
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fputs("\nevery command takes:\n"
-          "  --config FILE  config file (default: ~/.config/animidx/animidx.ini; a project's\n"
-          "                 ./animidx.ini is read only when given: --config ./animidx.ini)\n"
+    put_help(out,
+          "\nevery command takes:\n"
+          "  --config FILE  config file (default: {{CONFIG/animidx/animidx.ini}}; a project's\n"
+          "                 {{./animidx.ini}} is read only when given: --config {{./animidx.ini}})\n"
           "  --help         the command's usage and every option it takes: animidx COMMAND --help\n"
           "\n  --version      print the version\n"
           "\nexit status: 0 ok, 1 findings at or above the gate, 2 usage or config error,\n"
           "3 I/O or database error\n"
-          "\nmanual: man animidx (docs: README.md, docs/lint.md, docs/json.md, docs/rules.md)\n",
-          out);
+          "\nfiles (their folders: {{$XDG_CONFIG_HOME, $XDG_STATE_HOME, $XDG_CACHE_HOME when set|"
+          "%APPDATA% and %LOCALAPPDATA%}}):\n"
+          "  {{CONFIG/animidx/animidx.ini}}    the configuration\n"
+          "  {{STATE/animidx/index.db}}  the index, unless the config or --db names another\n"
+          "  {{CACHE/animidx/lint-*.db}}{{       | }}lint's own indexes (without --db)\n"
+          "\nmanual: {{man animidx|animidx.1.txt beside animidx.exe}} (docs: README.md, "
+          "{{docs/lint.md}}, {{docs/json.md}},\n{{docs/rules.md}})\n");
 }
 
 static const opt_def *find_option(const char *name)
@@ -360,24 +387,30 @@ static void option_line(const char *name, const char *value, const char *help)
     char left[40];
     snprintf(left, sizeof left, "%s%s%s", name, value ? " " : "", value ? value : "");
     printf("  %-22s ", left);
-    for (const char *p = help; *p; p++) {
+    amx_strbuf b = { 0 };
+    amx_text_for_system(&b, help);
+    char *text = amx_strbuf_take(&b, NULL);
+    for (const char *p = text ? text : help; *p; p++) {
         putchar(*p);
         if (*p == '\n' && p[1])
             printf("  %-22s ", "");
     }
     putchar('\n');
+    free(text);
 }
 
 static void command_help(const cli_cmd *c)
 {
-    printf("usage: animidx %s\n\n%s.\n\n%s\noptions:\n", c->usage, c->summary, c->help);
+    printf("usage: animidx %s\n\n%s.\n\n", c->usage, c->summary);
+    put_help(stdout, c->help);
+    printf("\noptions:\n");
     for (size_t k = 0; k < CLI_MAX_OPTS && c->opts[k].name; k++) {
         const opt_def *d = find_option(c->opts[k].name);
         if (d)
             option_line(d->name, d->value, c->opts[k].help ? c->opts[k].help : d->help);
     }
-    option_line("--config", "FILE", "config file (default: ~/.config/animidx/animidx.ini; a "
-                                     "project's ./animidx.ini only when given)");
+    option_line("--config", "FILE", "config file (default: {{CONFIG/animidx/animidx.ini}}; a "
+                                     "project's {{./animidx.ini}} only when given)");
     option_line("--help", NULL, "this help");
 }
 
@@ -546,8 +579,10 @@ int main(int argc, char **argv)
     char located[4096], err[1024];
     const char *cfg_file = amx_config_locate(o.config_path, located, sizeof located);
     if (!o.config_path && !o.quiet && amx_os_exists("animidx.ini"))
-        cli_error("note: ./animidx.ini is not read unless given with --config ./animidx.ini "
-                  "(using %s)", cfg_file ? cfg_file : "the built-in defaults");
+        cli_error("note: %s is not read unless given with --config %s (using %s)",
+                  amx_os_pick("./animidx.ini", ".\\animidx.ini"),
+                  amx_os_pick("./animidx.ini", ".\\animidx.ini"),
+                  cfg_file ? cfg_file : "the built-in defaults");
     if (cfg_file && amx_config_load_file(&cfg, cfg_file, err, sizeof err) != 0) {
         cli_error("%s", err);
         rc = EXIT_USAGE;

@@ -334,8 +334,8 @@ static void signal_cb(uv_signal_t *s, int signum)
     }
     if (atomic_load(&d->stopping)) {
         amxd_log(AMX_LOG_WARNING, "%s: already stopping, waiting for the running scan to end "
-                                  "(SIGKILL is safe too: the index stays consistent)",
-                 signal_name(signum));
+                                  "(%s is safe too: the index stays consistent)",
+                 signal_name(signum), amx_os_pick("SIGKILL", "taskkill /F"));
         return;
     }
     amxd__begin_stop(d, signal_name(signum));
@@ -477,9 +477,9 @@ int amxd_create(uv_loop_t *loop, amx_config *cfg, const amxd_opts *opts, amxd **
         return 3;
     }
     if (strlen(cfg->socket_path) > AMX_SOCKET_PATH_MAX) {
-        snprintf(err, errlen, "%s: the socket path is too long for a Unix socket (at most %d "
-                              "bytes); set [daemon] socket to a shorter one",
-                 cfg->socket_path, AMX_SOCKET_PATH_MAX);
+        snprintf(err, errlen, "%s: the %s is too long (at most %d bytes); set [daemon] socket "
+                              "to a shorter one", cfg->socket_path,
+                 amx_os_pick("socket path", "named pipe's name"), AMX_SOCKET_PATH_MAX);
         return 2;
     }
     if (take_lock(d, err, errlen) != 0)

@@ -6,7 +6,7 @@
  *                     timers and signals, reload, shutdown
  *   queue.c           the change queue: settle, held writes, sequence numbers
  *   batch.c           the one writer job at a time: coalescing, renames, the scan on the pool
- *   requests.c        status, pause/resume, sync barriers, followers (told of every batch)
+ *   requests.c        status, pause/resume, sync barriers, followers (told of every batch), stop
  *   health.c          the roots' health (failing until a scan succeeds), retries, back-off
  *   core_internal.h   the struct and functions those four share
  *   watch_inotify.c   Linux: one inotify descriptor polled with uv_poll_t (recursive, overflow,

@@ -126,8 +126,8 @@ void amxd__health_fail(amxd *d, unsigned root, amxd_problem kind, const char *wh
     } else {
         amxd_log(AMX_LOG_ERROR, "%s: not in sync: %s; 'animidx sync' and 'status' say so until a "
                                 "scan of the whole root succeeds (retried with back-off, at once "
-                                "on a sync or SIGHUP)",
-                 d->roots[root], text);
+                                "on a sync%s)",
+                 d->roots[root], text, amx_os_pick(" or SIGHUP", ""));
     }
     arm(d);
 }

@@ -21,32 +21,45 @@
 
 static void usage(FILE *out)
 {
-    fputs("usage: animidxd [--config FILE] [--foreground] [--db FILE] [--socket PATH] "
-          "[--jobs N] [--base DIR]... [--no-base] [--follow-links] [DIR...]\n\n"
-          "Scans the roots (the DIRs, else [scan] roots of the config) into the index, then\n"
-          "watches them and indexes every change within the settle period ([daemon] settle_ms).\n"
-          "'animidx status', 'pause', 'resume' and 'sync' talk to it over its socket.\n"
-          "When the index is not in sync (a scan failed, changes could not be written, a root\n"
-          "is gone, a watch was lost), 'status' and 'sync' say why and exit 3 until a scan of\n"
-          "that root succeeds; the daemon retries after 1 s, 2 s, 4 s ... 60 s, at once on a\n"
-          "sync or SIGHUP, and rescans a root that is back.\n\n"
-          "  --config FILE   config file (default: $XDG_CONFIG_HOME/animidx/animidx.ini;\n"
-          "                  ./animidx.ini only when given); SIGHUP reloads it\n"
-          "                  and rescans every root\n"
-          "  --foreground    stay in the foreground (systemd, 'animidx watch')\n"
-          "  --db FILE       the index (default: the config's [index] database)\n"
-          "  --socket PATH   the control socket (default: the config's [daemon] socket)\n"
-          "  --jobs N        threads that decode and link files (default: the config's [scan] jobs)\n"
-          "  --base DIR      a base layer of every root (a mod's game), repeatable; base layers\n"
-          "                  are scanned with every whole-root scan (start, reconcile, SIGHUP)\n"
-          "                  and not watched (default: [root PATH] base, else the index's record)\n"
-          "  --no-base       the roots sit on nothing\n"
-          "  --follow-links  follow symbolic links that lead out of a root, one level (default:\n"
-          "                  [scan] follow_links; else they are LINK_NOT_FOLLOWED findings)\n"
-          "  --help, --version\n\n"
-          "exit status: 0 clean stop, 2 usage or config error, 3 I/O or database error\n"
-          "(or another animidxd already runs on the index)\n",
-          out);
+    static const char text[] =
+        "usage: animidxd [--config FILE] [--foreground] [--db FILE] [--socket PATH] "
+        "[--jobs N] [--base DIR]... [--no-base] [--follow-links] [DIR...]\n\n"
+        "Scans the roots (the DIRs, else [scan] roots of the config) into the index, then\n"
+        "watches them and indexes every change within the settle period ([daemon] settle_ms).\n"
+        "'animidx status', 'pause', 'resume', 'sync' and 'stop' talk to it over its\n"
+        "{{socket|named pipe}}. When the index is not in sync (a scan failed, changes could not\n"
+        "be written, a root is gone, a watch was lost), 'status' and 'sync' say why and exit 3\n"
+        "until a scan of that root succeeds; the daemon retries after 1 s, 2 s, 4 s ... 60 s,\n"
+        "at once on a sync{{ or SIGHUP|}}, and rescans a root that is back.\n\n"
+        "  --config FILE   config file (default: {{CONFIG/animidx/animidx.ini}};\n"
+        "                  {{./animidx.ini}} only when given); {{SIGHUP reloads it\n"
+        "                  and rescans every root|read again on a restart}}\n"
+        "  --foreground    stay in the foreground ({{systemd|a console window}}, 'animidx watch')\n"
+        "  --db FILE       the index (default: the config's [index] database)\n"
+        "  --socket PATH   the control {{socket|named pipe, \\\\.\\pipe\\NAME}} (default: the "
+        "config's\n"
+        "                  [daemon] socket)\n"
+        "  --jobs N        threads that decode and link files (default: the config's [scan] jobs)\n"
+        "  --base DIR      a base layer of every root (a mod's game), repeatable; base layers\n"
+        "                  are scanned with every whole-root scan (start, reconcile{{, SIGHUP|}})\n"
+        "                  and not watched (default: [root PATH] base, else the index's record)\n"
+        "  --no-base       the roots sit on nothing\n"
+        "  --follow-links  follow symbolic links that lead out of a root, one level (default:\n"
+        "                  [scan] follow_links; else they are LINK_NOT_FOLLOWED findings)\n"
+        "  --help, --version\n\n"
+        "stopping and reloading:\n"
+        "  {{SIGTERM, SIGINT   |Ctrl-C, Ctrl-Break}}  stop between files (what was decoded is "
+        "written), exit 0;\n"
+        "                      'animidx stop' does the same from anywhere and waits for it\n"
+        "  {{SIGHUP              reload the configuration and rescan every root|"
+        "a restart           reloads the configuration: 'animidx stop', then animidxd}}\n\n"
+        "exit status: 0 clean stop, 2 usage or config error, 3 I/O or database error\n"
+        "(or another animidxd already runs on the index)\n";
+    amx_strbuf b = { 0 };
+    amx_text_for_system(&b, text);
+    char *s = amx_strbuf_take(&b, NULL);
+    fputs(s ? s : text, out);
+    free(s);
 }
 
 /* A path from the command line made absolute (the daemon leaves the current directory). */

@@ -323,6 +323,19 @@ static void start_sync(amxd *d, amxd_client *c)
 
 void amxd_request(amxd *d, amxd_client *c, const char *cmd)
 {
+    if (strcmp(cmd, "stop") == 0) {
+        /* the reply first (the server sends what is queued before it closes), then the stop
+         * SIGTERM makes; 'animidx stop' waits for the index's lock to be released */
+        reply r;
+        if (reply_begin(&r, cmd, true)) {
+            amx_json_kint(&r.j, "pid", (int64_t)amx_os_pid());
+            amx_json_kstring(&r.j, "database", d->cfg->db_path);
+            reply_send(&r, c);
+        }
+        if (!atomic_load(&d->stopping))
+            amxd__begin_stop(d, "'animidx stop'");
+        return;
+    }
     if (atomic_load(&d->stopping)) {
         reply_error(c, cmd, "animidxd is stopping");
         return;
@@ -350,11 +363,11 @@ void amxd_request(amxd *d, amxd_client *c, const char *cmd)
         amxd__kick(d);
     } else if (!*cmd) {
         reply_error(c, cmd, "bad request: send one JSON object per line, such as {\"cmd\": "
-                            "\"status\"} (commands: status, pause, resume, sync, follow)");
+                            "\"status\"} (commands: status, pause, resume, sync, follow, stop)");
     } else {
         char msg[160];
         snprintf(msg, sizeof msg,
-                 "unknown command '%.40s' (known: status, pause, resume, sync, follow)", cmd);
+                 "unknown command '%.40s' (known: status, pause, resume, sync, follow, stop)", cmd);
         reply_error(c, cmd, msg);
     }
 }

@@ -58,6 +58,24 @@ def esc(text):
     return "\n".join(("\\&" + l) if l[:1] in (".", "'") else l for l in text.split("\n"))
 
 
+def files_of(top):
+    """('VAR, VAR', [(path, what)]) from the 'files (their folders: ...):' section of --help."""
+    variables, files, on = "", [], False
+    for line in top.splitlines():
+        m = re.match(r"^files \(their folders: (.*)\):$", line)
+        if m:
+            variables = re.sub(r" when set$", "", m.group(1))
+            variables = re.sub(r"[$%]", "", variables).replace(" and ", ", ")
+            on = True
+            continue
+        if on and not line.strip():
+            break
+        m = re.match(r"^  (\S+)\s+(.*)$", line) if on else None
+        if m:
+            files.append((m.group(1), m.group(2)))
+    return variables, files
+
+
 def version(exe):
     return run(exe, "--version").split()[1]
 
@@ -110,15 +128,17 @@ def page_animidx(exe):
             "the scan is incomplete); status, pause, resume, sync: no daemon answers",
             ".TP", "130", "scan stopped by Ctrl\\-C or SIGTERM",
             ".SH ENVIRONMENT",
-            ".TP", "NO_COLOR", esc("when set and not empty, no colours (as --color=never)"),
-            ".TP", "XDG_CONFIG_HOME, XDG_STATE_HOME, XDG_CACHE_HOME",
-            esc("where the config (animidx/animidx.ini), the index (animidx/index.db) and lint's "
-                "own indexes (animidx/lint-*.db) are"),
-            ".SH FILES", ".TP", esc("~/.config/animidx/animidx.ini"),
-            esc("the configuration (config/animidx.ini in the sources documents every key); a "
-                "project's ./animidx.ini is read only when given with --config"),
-            ".SH SEE ALSO", "\\fBanimidxd\\fR(8); README.md, docs/lint.md, docs/json.md and docs/rules.md "
-            "(installed under share/doc/animidx)"]
+            ".TP", "NO_COLOR", esc("when set and not empty, no colours (as --color=never)")]
+    # the files and the variables that move them, as this system says them (animidx --help)
+    variables, files = files_of(top)
+    out += [".TP", esc(variables),
+            esc("where the config, the index and lint's own indexes are (FILES)"),
+            ".SH FILES"]
+    for path, what in files:
+        out += [".TP", esc(path), esc(what)]
+    windows = "APPDATA" in variables  # the Windows build: the zip holds the docs
+    out += [".SH SEE ALSO", "\\fBanimidxd\\fR(8); README.md, docs/lint.md, docs/json.md and docs/rules.md " +
+            ("(in the zip, beside animidx.exe)" if windows else "(installed under share/doc/animidx)")]
     return "\n".join(out) + "\n"
 
 
@@ -129,16 +149,21 @@ def page_animidxd(exe):
            ".SH NAME", "animidxd \\- keep the animidx index current while files change",
            ".SH SYNOPSIS", ".B animidxd", esc(lines[0][len("usage: animidxd "):]),
            ".SH DESCRIPTION"]
-    para, opts, tail, section = [], [], [], "para"
+    para, opts, tail, signals, section = [], [], [], [], "para"
     for line in lines[2:]:
         if re.match(r"^  --", line):
             section = "opts"
-        elif section == "opts" and line and not line.startswith(" "):
+        elif line.startswith("stopping and reloading:"):
+            section = "signals"
+            continue
+        elif section in ("opts", "signals") and line and not line.startswith(" "):
             section = "tail"
         if section == "para":
             para.append(line.strip())
         elif section == "opts":
             opts.append(line)
+        elif section == "signals":
+            signals.append(line)
         else:
             tail.append(line.strip())
     out.append(esc(" ".join(l for l in para if l)))
@@ -150,9 +175,17 @@ def page_animidxd(exe):
         elif line.strip():
             out.append(esc(line.strip()))
     out += [".SH EXIT STATUS", esc(" ".join(l for l in tail if l).replace("exit status: ", "")),
-            ".SH SIGNALS", ".TP", "SIGHUP", "reload the configuration",
-            ".TP", "SIGTERM, SIGINT", esc("stop between files: what was decoded is written, exit 0"),
-            ".SH SEE ALSO", "\\fBanimidx\\fR(1); config/animidxd.service (a systemd user unit)"]
+            ".SH STOPPING AND RELOADING"]
+    # "  SIGTERM, SIGINT   stop ..." (POSIX) or "  Ctrl-C, Ctrl-Break  stop ..." (Windows)
+    for line in signals:
+        m = re.match(r"^  (\S.*?)\s{2,}(.*)$", line)
+        if m:
+            out += [".TP", esc(m.group(1)), esc(m.group(2))]
+        elif line.strip():
+            out.append(esc(line.strip()))
+    windows = any("Ctrl-Break" in line for line in signals)
+    out += [".SH SEE ALSO", "\\fBanimidx\\fR(1)" + ("" if windows else
+                                                 "; config/animidxd.service (a systemd user unit)")]
     return "\n".join(out) + "\n"
 
 

@@ -428,8 +428,10 @@ static int daemon_key(load_state *st, const char *name, const char *value)
         if (!path)
             return 0;
         if (strlen(path) > AMX_SOCKET_PATH_MAX) {
-            fail(st, "bad value '%s' for socket: the path is %zu bytes long, a Unix socket "
-                     "path can have at most %d", value, strlen(path), AMX_SOCKET_PATH_MAX);
+            fail(st, "bad value '%s' for socket: the path is %zu bytes long, %s can have at "
+                     "most %d", value, strlen(path),
+                 amx_os_pick("a Unix socket path", "animidx's named pipe name"),
+                 AMX_SOCKET_PATH_MAX);
             free(path);
             return 0;
         }

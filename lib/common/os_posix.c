@@ -316,6 +316,26 @@ const char *amx_os_path_display(const char *path, char *out, size_t size)
     return out;
 }
 
+/* ---- what people read ---- */
+
+const char *amx_os_pick(const char *posix, const char *windows)
+{
+    (void)windows;
+    return posix;
+}
+
+const char *amx_os_user_dir_text(amx_os_user_dir which)
+{
+    return which == AMX_OS_CONFIG_DIR  ? "~/.config"
+           : which == AMX_OS_STATE_DIR ? "~/.local/state"
+                                       : "~/.cache";
+}
+
+const char *amx_os_user_dir_variables(void)
+{
+    return "XDG_CONFIG_HOME, XDG_STATE_HOME, XDG_CACHE_HOME";
+}
+
 /* ---- the process ---- */
 
 int amx_os_cpu_count(void)
@@ -506,6 +526,18 @@ void amx_os_interrupt_restore(void)
 struct amx_os_lock {
     int fd;
 };
+
+int amx_os_lock_held(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return errno == ENOENT ? 0 : -errno;
+    int rc = 0;
+    if (flock(fd, LOCK_SH | LOCK_NB) != 0)
+        rc = errno == EWOULDBLOCK ? 1 : -errno;
+    close(fd); /* releases the shared lock when it was taken */
+    return rc;
+}
 
 int amx_os_lock_take(const char *path, const char *text, amx_os_lock **out, char *held,
                      size_t heldlen)

@@ -718,6 +718,24 @@ const char *amx_os_path_display(const char *path, char *out, size_t size)
     return out;
 }
 
+/* ---- what people read ---- */
+
+const char *amx_os_pick(const char *posix, const char *windows)
+{
+    (void)posix;
+    return windows;
+}
+
+const char *amx_os_user_dir_text(amx_os_user_dir which)
+{
+    return which == AMX_OS_CONFIG_DIR ? "%APPDATA%" : "%LOCALAPPDATA%";
+}
+
+const char *amx_os_user_dir_variables(void)
+{
+    return "APPDATA, LOCALAPPDATA";
+}
+
 /* ---- the process ---- */
 
 int amx_os_cpu_count(void)
@@ -991,6 +1009,31 @@ struct amx_os_lock {
 
 /* The locked byte: far past any text, so that reading the text is never refused. */
 #define LOCK_OFFSET_HIGH 0x40000000u
+
+int amx_os_lock_held(const char *path)
+{
+    wchar_t *w = sys_path(path);
+    if (!w)
+        return -errno;
+    HANDLE h = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                           NULL, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+    free(w);
+    if (h == INVALID_HANDLE_VALUE) {
+        DWORD le = GetLastError();
+        return le == ERROR_FILE_NOT_FOUND || le == ERROR_PATH_NOT_FOUND ? 0 : -error_to_errno(le);
+    }
+    /* a shared lock of the daemon's byte: refused while the daemon holds it exclusively */
+    OVERLAPPED ov = { .OffsetHigh = LOCK_OFFSET_HIGH };
+    int rc = 0;
+    if (LockFileEx(h, LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &ov)) {
+        UnlockFileEx(h, 0, 1, 0, &ov);
+    } else {
+        DWORD le = GetLastError();
+        rc = le == ERROR_LOCK_VIOLATION || le == ERROR_IO_PENDING ? 1 : -error_to_errno(le);
+    }
+    CloseHandle(h);
+    return rc;
+}
 
 int amx_os_lock_take(const char *path, const char *text, amx_os_lock **out, char *held,
                      size_t heldlen)

@@ -330,3 +330,49 @@ int amx_text_format(char *buf, size_t len, bool (*keep)(const char *s), const ch
     va_end(ap);
     return n;
 }
+
+/* ---- texts in this system's words ---- */
+
+static void system_path(amx_strbuf *b, const char *p, size_t n)
+{
+    static const struct {
+        const char *name;
+        amx_os_user_dir dir;
+    } dirs[] = { { "CONFIG", AMX_OS_CONFIG_DIR }, { "STATE", AMX_OS_STATE_DIR },
+                 { "CACHE", AMX_OS_CACHE_DIR } };
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        size_t k = strlen(dirs[i].name);
+        if (n >= k && memcmp(p, dirs[i].name, k) == 0 && (n == k || p[k] == '/')) {
+            amx_strbuf_puts(b, amx_os_user_dir_text(dirs[i].dir));
+            p += k;
+            n -= k;
+            break;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        amx_strbuf_putc(b, p[i] == '/' ? amx_os_separator() : p[i]);
+}
+
+void amx_text_for_system(amx_strbuf *b, const char *text)
+{
+    const char *p = text;
+    for (;;) {
+        const char *open = strstr(p, "{{");
+        const char *close = open ? strstr(open + 2, "}}") : NULL;
+        if (!close) {
+            amx_strbuf_puts(b, p);
+            return;
+        }
+        amx_strbuf_add(b, p, (size_t)(open - p));
+        const char *in = open + 2;
+        size_t n = (size_t)(close - in);
+        const char *bar = memchr(in, '|', n);
+        if (bar) {
+            const char *posix = amx_os_pick(in, bar + 1);
+            amx_strbuf_add(b, posix, posix == in ? (size_t)(bar - in) : (size_t)(close - bar - 1));
+        } else {
+            system_path(b, in, n);
+        }
+        p = close + 2;
+    }
+}

@@ -719,6 +719,37 @@ def test_stop_main():
         MAIN.check_clean_stop(c)
 
 
+def test_stop_command():
+    with case(tap, "animidx stop: the daemon stops cleanly and stop returns once it has exited; "
+                   "a second stop finds none (exit 3)") as c:
+        root = os.path.join(TMP, "tree-stop")
+        amxgen("demo", root)
+        d = Daemon("stop", [root]).start()
+        d.sync()
+        pid = d.proc.pid
+        p = d.cli("stop")
+        c.eq(p.stdout.strip(), "animidxd (pid %d) stopped" % pid, "stop's line")
+        # the lock is released after the index is closed, the last step before exit
+        c.that(wait_for(lambda: d.proc.poll() is not None, 5), "animidxd still runs after stop")
+        rc = d.stop()  # collects the exit status (no signal: it has exited)
+        c.eq(rc, 0, "exit status after 'animidx stop'")
+        log = d.log()
+        c.that("'animidx stop': stopping" in log and CLEAN_EXIT in log,
+               "the log says why and that it closed everything:\n" + log[-2000:])
+        c.that(not os.path.exists(d.sock), "the socket file is left behind")
+        again = d.cli("stop", rc=3)
+        c.that("no animidxd is running on " + d.sock in again.stderr, again.stderr)
+        # --json: the daemon's reply, printed once it has stopped; the index can be opened again
+        d.start()
+        d.sync()
+        pid = d.proc.pid
+        reply = json.loads(d.cli("stop", "--json").stdout)
+        c.eq((reply.get("ok"), reply.get("cmd"), reply.get("pid"), reply.get("database")),
+             (True, "stop", pid, d.db), "the JSON reply")
+        c.that(wait_for(lambda: d.proc.poll() is not None, 5), "animidxd still runs after stop")
+        c.eq(d.stop(), 0, "exit status after 'animidx stop --json'")
+
+
 def test_sigterm_during_burst():
     with case(tap, "SIGTERM during a burst: clean exit; a restart converges with no duplicate "
                    "or lost rows") as c:
@@ -938,7 +969,7 @@ def main():
     tap.diag("animidx %s, animidxd %s, daemon commands in the CLI: %s" % (ANIMIDX, ANIMIDXD, HAVE_CLI))
     tests = [test_start, test_cli_commands_registered, test_create_modify, test_rename_move_delete,
              test_deep_trees, test_pause_resume, test_burst, test_overflow, test_second_instance,
-             test_reload, test_stop_main, test_sigterm_during_burst, test_watch_limit,
+             test_reload, test_stop_main, test_stop_command, test_sigterm_during_burst, test_watch_limit,
              test_index_inside_root, test_watch_command, test_references, test_sage_ini]
     try:
         for t in tests:

@@ -114,10 +114,51 @@ static void test_conversions(void)
     same("%5.1f%%", 99.5);
 }
 
+/* The text of amx_text_for_system (freed by the next call). */
+static const char *for_system(const char *text)
+{
+    static char *last;
+    free(last);
+    amx_strbuf b = { 0 };
+    amx_text_for_system(&b, text);
+    last = amx_strbuf_take(&b, NULL);
+    return last;
+}
+
+/* Help and messages in this system's words (issue 23): the Windows build, under wine too, says
+ * %APPDATA%, '\' and no SIGHUP; the POSIX build ~/.config and '/'. */
+static void test_system_words(void)
+{
+    bool win = amx_os_separator() == '\\';
+    CHECK_STR(for_system("{{CONFIG/animidx/animidx.ini}}"),
+                 win ? "%APPDATA%\\animidx\\animidx.ini" : "~/.config/animidx/animidx.ini");
+    CHECK_STR(for_system("in {{STATE/animidx/index.db}}."),
+                 win ? "in %LOCALAPPDATA%\\animidx\\index.db." : "in ~/.local/state/animidx/index.db.");
+    CHECK_STR(for_system("{{CACHE/animidx}}"),
+                 win ? "%LOCALAPPDATA%\\animidx" : "~/.cache/animidx");
+    CHECK_STR(for_system("{{CACHE}}"), win ? "%LOCALAPPDATA%" : "~/.cache");
+    CHECK_STR(for_system("'animidx scan {{./Data}}'"),
+                 win ? "'animidx scan .\\Data'" : "'animidx scan ./Data'");
+    /* a name only as a whole first component */
+    CHECK_STR(for_system("{{CONFIGS/x}} {{Data/CONFIG}}"),
+                 win ? "CONFIGS\\x Data\\CONFIG" : "CONFIGS/x Data/CONFIG");
+    /* the words of each system, either side may be empty */
+    CHECK_STR(for_system("on a sync{{ or SIGHUP|}}; {{SIGTERM|Ctrl-C}}, {{|taskkill}}"),
+                 win ? "on a sync; Ctrl-C, taskkill" : "on a sync or SIGHUP; SIGTERM, ");
+    /* everything else as it is: single braces, an unclosed "{{", backslashes */
+    CHECK_STR(for_system("{code, path glob} {\"cmd\": 1} a\\b {{open"),
+                 "{code, path glob} {\"cmd\": 1} a\\b {{open");
+    CHECK_STR(for_system(""), "");
+    CHECK_STR(amx_os_user_dir_variables(),
+                 win ? "APPDATA, LOCALAPPDATA" : "XDG_CONFIG_HOME, XDG_STATE_HOME, XDG_CACHE_HOME");
+    CHECK_STR(amx_os_pick("posix", "windows"), win ? "windows" : "posix");
+}
+
 int main(void)
 {
     RUN(test_escape);
     RUN(test_format);
     RUN(test_conversions);
+    RUN(test_system_words);
     return test_done();
 }

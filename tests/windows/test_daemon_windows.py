@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """animidxd on Windows, under wine (scripts/windows.sh): the watcher (uv_fs_event, recursive),
-the control socket as a named pipe of the user and index, sync, a rename, and a clean stop on
-Ctrl-C. TAP on stdout.
+the control socket as a named pipe of the user and index, sync, a rename, a clean stop on
+Ctrl-C and by 'animidx stop' over the pipe; and --help and errors in Windows terms. TAP on
+stdout.
 
   test_daemon_windows.py ANIMIDX_EXE ANIMIDXD_EXE AMXGEN_EXE
 
@@ -65,6 +66,28 @@ def indexed(rel):
     text = json.dumps(out)
     return rel in text
 
+
+# --help and errors in Windows terms: %APPDATA%, '\\', no XDG, no SIGHUP, no systemd
+top = wine(cli, "--help").stdout
+scan_help = wine(cli, "issues", "--help").stdout
+lint_help = wine(cli, "lint", "--help").stdout
+dhelp = wine(daemon, "--help").stdout
+posix_words = ("~/", "XDG", ".config", ".local/state", "SIGHUP", "systemd", "systemctl", "/tmp",
+               "Unix socket", "man animidx")
+said = [w for w in posix_words for t in (top, scan_help, lint_help, dhelp) if w in t]
+check("--help says Windows paths: %APPDATA%\\animidx\\animidx.ini, %LOCALAPPDATA%, .\\; no "
+      "POSIX path or signal",
+      "config file (default: %APPDATA%\\animidx\\animidx.ini" in top and
+      "%LOCALAPPDATA%\\animidx\\index.db" in top and "%LOCALAPPDATA%\\animidx\\lint-*.db" in top and
+      "--config .\\animidx.ini" in top and "with .\\ or a trailing \\" in scan_help and
+      "%LOCALAPPDATA%\\animidx" in lint_help and "default: %APPDATA%\\animidx\\animidx.ini" in dhelp and
+      "Ctrl-C, Ctrl-Break" in dhelp and "'animidx stop', then animidxd" in dhelp and not said,
+      "POSIX words: %s\n%s\n%s" % (said, top, dhelp))
+noroot = os.path.join(tmp, "empty.ini")
+open(noroot, "w").close()
+e = wine(cli, "scan", "--config", noroot)
+check("errors say Windows paths: 'animidx scan .\\Data'",
+      e.returncode == 2 and "'animidx scan .\\Data'" in e.stderr, "exit %d: %s" % (e.returncode, e.stderr))
 
 log = open(os.path.join(tmp, "stderr.txt"), "w")
 proc = subprocess.Popen(["wine", daemon, "--foreground", "--config", cfg, tree], env=env,
@@ -137,6 +160,44 @@ try:
         text = f.read()
     check("shutdown: Ctrl-C stops animidxd cleanly (exit 0, every handle closed)",
           rc == 0 and "every handle closed" in text, "exit %s\n%s" % (rc, text[-2000:]))
+
+    # 'animidx stop' over the named pipe: the same exit codes and messages as over a Unix socket
+    log.close()
+    log = open(os.path.join(tmp, "stderr.txt"), "w")
+    proc = subprocess.Popen(["wine", daemon, "--foreground", "--config", cfg, tree], env=env,
+                            stdout=log, stderr=log)
+    up = False
+    for _ in range(120):
+        if proc.poll() is not None:
+            break
+        if wine(cli, "status", "--json", "--config", cfg).returncode == 0:
+            up = True
+            break
+        time.sleep(1)
+    pid = json.loads(ax("status", "--json")).get("pid") if up else None
+    p = wine(cli, "stop", "--json", "--config", cfg)
+    reply = json.loads(p.stdout) if p.returncode == 0 and p.stdout.strip() else {}
+    ended = False
+    try:
+        proc.wait(10)  # stop returned once the index was closed: the exit follows at once
+        ended = True
+    except subprocess.TimeoutExpired:
+        pass
+    with open(os.path.join(tmp, "animidxd.log"), errors="replace") as f:
+        text = f.read()
+    check("'animidx stop' over the named pipe: exit 0 once animidxd has stopped, which exits 0 "
+          "with every handle closed",
+          up and p.returncode == 0 and reply.get("cmd") == "stop" and reply.get("pid") == pid and
+          reply.get("database", "").endswith("/index.db") and ended and proc.returncode == 0 and
+          "'animidx stop': stopping" in text and text.rstrip().endswith(
+              "stopped: every handle closed, the loop is empty"),
+          "up %s, stop exit %d: %s%s\nended %s (exit %s)\n%s" % (
+              up, p.returncode, p.stdout, p.stderr, ended, proc.returncode, text[-1500:]))
+    again = wine(cli, "stop", "--config", cfg)
+    check("'animidx stop' with no daemon: exit 3, names the pipe the Windows way, no systemctl",
+          again.returncode == 3 and "no animidxd is running on " + pipe.replace("/", "\\") in
+          again.stderr and "systemctl" not in again.stderr and "socket is" not in again.stderr,
+          "exit %d: %s" % (again.returncode, again.stderr))
 finally:
     if proc.poll() is None:
         proc.kill()

@@ -187,6 +187,9 @@ typedef struct amx_os_lock amx_os_lock;
 int amx_os_lock_take(const char *path, const char *text, amx_os_lock **out, char *held,
                      size_t heldlen);
 void amx_os_lock_release(amx_os_lock *l);
+/* Whether another process holds the lock file `path` (a daemon still running): 1 held, 0 not
+ * (or no such file), -errno. Looks without taking it and without writing. */
+int amx_os_lock_held(const char *path);
 
 /* The daemon's control endpoint: a Unix socket path (POSIX), a named pipe //./pipe/NAME
  * (Windows); libuv's uv_pipe_bind takes either as it is. Before binding, prepare: the socket's
@@ -254,6 +257,20 @@ bool amx_os_is_terminal(FILE *f);
 /* Prepares the console: UTF-8 output and colour sequences (Windows: the console's virtual
  * terminal mode). Returns true when colour sequences can be shown on stream f. */
 bool amx_os_console_colour(FILE *f);
+
+/* ---- what people read: this system's words for paths and ways ---- */
+
+/* For texts only (help, messages, man pages): `posix` on Linux and the BSDs, `windows` on
+ * Windows. What the program does never depends on it: that goes through the functions above. */
+const char *amx_os_pick(const char *posix, const char *windows);
+/* Where the per-user folders are, as people of this system write them (not expanded): POSIX
+ * "~/.config", "~/.local/state", "~/.cache" (the XDG defaults); Windows "%APPDATA%",
+ * "%LOCALAPPDATA%", "%LOCALAPPDATA%" (amx_os_config_dir, _state_dir, _cache_dir). */
+typedef enum { AMX_OS_CONFIG_DIR, AMX_OS_STATE_DIR, AMX_OS_CACHE_DIR } amx_os_user_dir;
+const char *amx_os_user_dir_text(amx_os_user_dir which);
+/* The environment variables that move those folders: "XDG_CONFIG_HOME, XDG_STATE_HOME,
+ * XDG_CACHE_HOME" (POSIX), "APPDATA, LOCALAPPDATA" (Windows). */
+const char *amx_os_user_dir_variables(void);
 
 /* ---- dates (portable: no gmtime_r, timegm or strptime) ---- */
 

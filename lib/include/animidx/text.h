@@ -43,4 +43,14 @@ int amx_text_vformat(char *buf, size_t len, bool (*keep)(const char *s), const c
 int amx_text_format(char *buf, size_t len, bool (*keep)(const char *s), const char *fmt, ...)
     AMX_PRINTF(4, 5);
 
+/* A help text or message in this system's words (amx_os_pick), appended to b. The text is
+ * copied as it is, except each "{{...}}":
+ *   {{POSIX|WINDOWS}}    the words of this system: "{{SIGHUP reloads it|a restart reads it}}"
+ *   {{CONFIG/animidx}}   a path: a leading CONFIG, STATE or CACHE is where that per-user folder
+ *                        is (amx_os_user_dir_text), and '/' is this system's separator, so
+ *                        "~/.config/animidx" or "%APPDATA%\animidx"; "{{./Data}}" is ".\Data"
+ *                        on Windows.
+ * A "{{" without its "}}" is copied as it is. */
+void amx_text_for_system(amx_strbuf *b, const char *text);
+
 #endif
