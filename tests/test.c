@@ -2,6 +2,7 @@
 
 #include "animidx/os.h"
 
+#include <errno.h>
 #include <stdlib.h>
 
 int test_failed_checks;
@@ -31,6 +32,48 @@ void test_run_posix(const char *name, void (*fn)(void), const char *why)
     test_number++;
     printf("ok %d - %s # SKIP on Windows: %s\n", test_number, name, why);
     fflush(stdout);
+}
+
+void test_run_if(const char *name, void (*fn)(void), bool can, const char *why)
+{
+    if (can) {
+        test_run(name, fn);
+        return;
+    }
+    test_number++;
+    printf("ok %d - %s # SKIP %s\n", test_number, name, why);
+    fflush(stdout);
+}
+
+bool test_links_work(char *why, size_t len)
+{
+    char dir[AMX_PATH_MAX], target[AMX_PATH_MAX + 8], link[AMX_PATH_MAX + 8];
+    if (amx_os_temp_dir(dir, sizeof dir) != 0)
+        snprintf(dir, sizeof dir, ".");
+    size_t n = strlen(dir);
+    snprintf(dir + n, sizeof dir - n, "/amx_links_XXXXXX");
+    int rc = amx_os_mkdtemp(dir);
+    if (rc != 0) {
+        snprintf(why, len, "no temporary directory: %s", strerror(-rc));
+        return false;
+    }
+    snprintf(target, sizeof target, "%s/t", dir);
+    snprintf(link, sizeof link, "%s/l", dir);
+    amx_os_stat st = { 0 };
+    bool ok = false;
+    if (test_mkdir(target) != 0)
+        snprintf(why, len, "cannot make %s", target);
+    else if ((rc = amx_os_symlink(target, link)) != 0)
+        snprintf(why, len, "this system makes no symbolic link here (%s)%s", strerror(-rc),
+                 rc == -ENOSYS ? ": under wine 8, CreateSymbolicLinkW is a stub that makes "
+                                 "nothing, and junctions (FSCTL_SET_REPARSE_POINT) are not "
+                                 "supported" : "");
+    else if (amx_os_path_lstat(link, &st) != 0 || !st.link || st.kind != AMX_OS_DIR)
+        snprintf(why, len, "a symbolic link made here is not seen as one");
+    else
+        ok = true;
+    test_remove_tree(dir);
+    return ok;
 }
 
 int test_mkdir(const char *path)

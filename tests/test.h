@@ -11,6 +11,8 @@
 #define AMX_TEST_H
 
 #include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -61,6 +63,12 @@ extern int test_failures;
 
 void test_run(const char *name, void (*fn)(void));
 void test_run_posix(const char *name, void (*fn)(void), const char *why);
+/* A test that needs what this system may not give: run when `can`, else SKIP with `why`. */
+#define RUN_IF(can, fn, why) test_run_if(#fn, fn, can, why)
+void test_run_if(const char *name, void (*fn)(void), bool can, const char *why);
+/* Whether this system makes symbolic links that amx_os_path_lstat sees as links (POSIX; Windows
+ * with the right to make them; not wine 8); when not, why (for RUN_IF). */
+bool test_links_work(char *why, size_t len);
 /* mkdir of one directory (its parents too); 0 or -errno. */
 int test_mkdir(const char *path);
 int test_done(void); /* prints the TAP plan; returns the exit status */

@@ -341,7 +341,8 @@ static char *resolve_path(load_state *st, const char *key, const char *value)
     if (value[0] == '~' && (value[1] == '/' || value[1] == '\0')) {
         const char *home = env_home();
         if (!home) {
-            fail(st, "cannot expand '~' in %s: HOME is not set", key);
+            fail(st, "cannot expand '~' in %s: %s is not set", key,
+                 amx_os_pick("HOME", "USERPROFILE"));
             return NULL;
         }
         path = concat3(home, value + 1, "");

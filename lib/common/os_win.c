@@ -860,6 +860,8 @@ int amx_os_symlink(const char *target, const char *path)
     else if (!CreateSymbolicLinkW(p, t, (dir ? SYMBOLIC_LINK_FLAG_DIRECTORY : 0) |
                                             SYMBOLIC_LINK_FLAG_ALLOW_UNPRIVILEGED_CREATE))
         rc = last_error();
+    else if (GetFileAttributesW(p) == INVALID_FILE_ATTRIBUTES)
+        rc = -ENOSYS; /* said done, made nothing: wine 8's CreateSymbolicLinkW is a stub */
     free(t);
     free(p);
     return rc;

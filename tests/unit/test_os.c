@@ -384,6 +384,64 @@ static void test_process(void)
     CHECK(!amx_os_is_terminal(stdout));
 }
 
+/* Symbolic links (Windows: reparse points of the symlink kind): lstat sees the link and the kind
+ * of what it leads to, stat and the listing go through it, a broken one is a link to nothing. */
+static void test_links(void)
+{
+    CHECK_EQ(amx_mkdir_parents(in_tmp("links/target/x"), 0755), 0);
+    write_file(in_tmp("links/target/f.txt"), "abc");
+    write_file(in_tmp("links/gone.txt"), "x");
+    CHECK_EQ(amx_os_symlink(in_tmp("links/target"), in_tmp("links/dir")), 0);
+    CHECK_EQ(amx_os_symlink(in_tmp("links/target/f.txt"), in_tmp("links/file")), 0);
+    CHECK_EQ(amx_os_symlink(in_tmp("links/gone.txt"), in_tmp("links/broken")), 0);
+    CHECK_EQ(amx_os_remove(in_tmp("links/gone.txt")), 0);
+    amx_os_stat st, real;
+    CHECK_EQ(amx_os_path_lstat(in_tmp("links/dir"), &st), 0);
+    CHECK(st.link);
+    CHECK_EQ(st.kind, AMX_OS_DIR);
+    CHECK_EQ(amx_os_path_lstat(in_tmp("links/file"), &st), 0);
+    CHECK(st.link);
+    CHECK_EQ(st.kind, AMX_OS_FILE);
+    CHECK_EQ(st.size, 3);
+    CHECK_EQ(amx_os_path_lstat(in_tmp("links/broken"), &st), 0);
+    CHECK(st.link);
+    CHECK_EQ(st.kind, AMX_OS_OTHER);
+    CHECK_EQ(amx_os_path_lstat(in_tmp("links/target"), &st), 0);
+    CHECK(!st.link);
+    /* stat follows: the target's identity */
+    CHECK_EQ(amx_os_path_stat(in_tmp("links/dir"), &st), 0);
+    CHECK_EQ(amx_os_path_stat(in_tmp("links/target"), &real), 0);
+    CHECK(!st.link && st.kind == AMX_OS_DIR && st.dev == real.dev && st.ino == real.ino);
+    CHECK_EQ(amx_os_path_stat(in_tmp("links/broken"), &st), -ENOENT);
+    /* the listing says which entries are links */
+    amx_os_dir *d;
+    CHECK_EQ(amx_os_dir_open(in_tmp("links"), &d), 0);
+    amx_os_entry e;
+    int err, seen = 0;
+    while (d && amx_os_dir_next(d, &e, &err)) {
+        if (strcmp(e.name, "dir") == 0) {
+            CHECK(e.st.link && e.st.kind == AMX_OS_DIR);
+            seen |= 1;
+        } else if (strcmp(e.name, "file") == 0) {
+            CHECK(e.st.link && e.st.kind == AMX_OS_FILE);
+            seen |= 2;
+        } else if (strcmp(e.name, "broken") == 0) {
+            CHECK(e.st.link);
+            CHECK_EQ(e.err, -ENOENT);
+            seen |= 4;
+        } else if (strcmp(e.name, "target") == 0) {
+            CHECK(!e.st.link && e.st.kind == AMX_OS_DIR);
+            seen |= 8;
+        }
+    }
+    CHECK_EQ(seen, 15);
+    amx_os_dir_close(d);
+    /* removing the tree removes the links, not what they lead to */
+    test_remove_tree(in_tmp("links/dir"));
+    CHECK(amx_os_exists(in_tmp("links/target/f.txt")));
+    test_remove_tree(in_tmp("links"));
+}
+
 int main(int argc, char **argv)
 {
     amx_os_args_utf8(&argc, &argv);
@@ -405,6 +463,9 @@ int main(int argc, char **argv)
     RUN(test_files_and_listing);
     RUN(test_long_paths);
     RUN(test_process);
+    char why[300];
+    bool links = test_links_work(why, sizeof why);
+    RUN_IF(links, test_links, why);
     test_remove_tree(base);
     return test_done();
 }

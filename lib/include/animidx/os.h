@@ -150,7 +150,8 @@ int amx_os_temp_dir(char *out, size_t size);
 /* Makes a FIFO (tests of what must never block); -ENOSYS where there are none (Windows). */
 int amx_os_mkfifo(const char *path);
 /* Makes a symbolic link at `path` to `target` (tests of links out of a tree; Windows: to a
- * directory or file as the target is, without elevation where the system allows it). */
+ * directory or file as the target is, without elevation where the system allows it). -ENOSYS
+ * where the system makes none (wine: CreateSymbolicLinkW says it did and makes nothing). */
 int amx_os_symlink(const char *target, const char *path);
 /* Sets a file's modification time (nanoseconds since 1970). */
 int amx_os_set_mtime(const char *path, int64_t ns);
