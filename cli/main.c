@@ -329,16 +329,6 @@ static bool choose_color(const char *when, bool *on)
 
 /* ---- help ---- */
 
-/* Writes a help text in this system's words: "{{...}}" as amx_text_for_system says. */
-static void put_help(FILE *out, const char *text)
-{
-    amx_strbuf b = { 0 };
-    amx_text_for_system(&b, text);
-    char *s = amx_strbuf_take(&b, NULL);
-    fputs(s ? s : text, out);
-    free(s);
-}
-
 static void usage(FILE *out)
 {
     fputs("animidx " AMX_VERSION_STRING
@@ -348,7 +338,7 @@ static void usage(FILE *out)
           out);
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    put_help(out,
+    amx_text_put_for_system(out,
           "\nevery command takes:\n"
           "  --config FILE  config file (default: {{CONFIG/animidx/animidx.ini}}; a project's\n"
           "                 {{./animidx.ini}} is read only when given: --config {{./animidx.ini}})\n"
@@ -362,7 +352,7 @@ static void usage(FILE *out)
           "  {{STATE/animidx/index.db}}  the index, unless the config or --db names another\n"
           "  {{CACHE/animidx/lint-*.db}}{{       | }}lint's own indexes (without --db)\n"
           "\nmanual: {{man animidx|animidx.1.txt beside animidx.exe}} (docs: README.md, "
-          "{{docs/lint.md}}, {{docs/json.md}},\n{{docs/rules.md}})\n");
+          "{{docs/lint.md}}, {{docs/json.md}},\n{{docs/rules.md}})\n", 0);
 }
 
 static const opt_def *find_option(const char *name)
@@ -387,22 +377,14 @@ static void option_line(const char *name, const char *value, const char *help)
     char left[40];
     snprintf(left, sizeof left, "%s%s%s", name, value ? " " : "", value ? value : "");
     printf("  %-22s ", left);
-    amx_strbuf b = { 0 };
-    amx_text_for_system(&b, help);
-    char *text = amx_strbuf_take(&b, NULL);
-    for (const char *p = text ? text : help; *p; p++) {
-        putchar(*p);
-        if (*p == '\n' && p[1])
-            printf("  %-22s ", "");
-    }
+    amx_text_put_for_system(stdout, help, 25); /* the help's further lines under its first */
     putchar('\n');
-    free(text);
 }
 
 static void command_help(const cli_cmd *c)
 {
     printf("usage: animidx %s\n\n%s.\n\n", c->usage, c->summary);
-    put_help(stdout, c->help);
+    amx_text_put_for_system(stdout, c->help, 0);
     printf("\noptions:\n");
     for (size_t k = 0; k < CLI_MAX_OPTS && c->opts[k].name; k++) {
         const opt_def *d = find_option(c->opts[k].name);

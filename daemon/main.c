@@ -55,11 +55,7 @@ static void usage(FILE *out)
         "a restart           reloads the configuration: 'animidx stop', then animidxd}}\n\n"
         "exit status: 0 clean stop, 2 usage or config error, 3 I/O or database error\n"
         "(or another animidxd already runs on the index)\n";
-    amx_strbuf b = { 0 };
-    amx_text_for_system(&b, text);
-    char *s = amx_strbuf_take(&b, NULL);
-    fputs(s ? s : text, out);
-    free(s);
+    amx_text_put_for_system(out, text, 0);
 }
 
 /* A path from the command line made absolute (the daemon leaves the current directory). */

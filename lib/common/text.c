@@ -353,6 +353,19 @@ static void system_path(amx_strbuf *b, const char *p, size_t n)
         amx_strbuf_putc(b, p[i] == '/' ? amx_os_separator() : p[i]);
 }
 
+void amx_text_put_for_system(FILE *out, const char *text, int indent)
+{
+    amx_strbuf b = { 0 };
+    amx_text_for_system(&b, text);
+    char *s = amx_strbuf_take(&b, NULL);
+    for (const char *p = s ? s : text; *p; p++) {
+        fputc(*p, out);
+        if (*p == '\n' && p[1] && indent > 0)
+            fprintf(out, "%*s", indent, "");
+    }
+    free(s);
+}
+
 void amx_text_for_system(amx_strbuf *b, const char *text)
 {
     const char *p = text;

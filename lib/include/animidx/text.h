@@ -52,5 +52,8 @@ int amx_text_format(char *buf, size_t len, bool (*keep)(const char *s), const ch
  *                        on Windows.
  * A "{{" without its "}}" is copied as it is. */
 void amx_text_for_system(amx_strbuf *b, const char *text);
+/* The same, written to out (help texts); each line after the first indented by `indent`
+ * spaces (0: none). */
+void amx_text_put_for_system(FILE *out, const char *text, int indent);
 
 #endif
