@@ -667,8 +667,9 @@ static void test_daemon_keys(void)
     value[120] = '\0';
     snprintf(text, sizeof text, "[daemon]\nsocket = /%s\n", value);
     snprintf(want, sizeof want,
-             "animidx.ini:2: bad value '/%s' for socket: the path is 121 bytes long, a Unix "
-             "socket path can have at most 107", value);
+             "animidx.ini:2: bad value '/%s' for socket: the path is 121 bytes long, %s can "
+             "have at most 107", value,
+             amx_os_separator() == '/' ? "a Unix socket path" : "animidx's named pipe name");
     CHECK_STR(load_err(text), want);
 }
 
