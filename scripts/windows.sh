@@ -1,24 +1,30 @@
 #!/usr/bin/env bash
 # The Windows build: cross-builds animidx.exe and animidxd.exe with Debian's mingw-w64 and runs
 # the Windows suites under wine (README "Windows").
-#   scripts/windows.sh            build the dependencies (cached), build-win/, run the suites
-#   scripts/windows.sh --no-test  build only
+#   scripts/windows.sh             build the dependencies (cached), build-win/, run the suites
+#   scripts/windows.sh --no-test   build only
+#   scripts/windows.sh --deps-only install the packages and build the dependencies, no more
+#   scripts/windows.sh --packages  print the Debian packages it installs (.ci/run installs
+#                                  them with the Linux suites' in one apt-get)
 # The dependencies are built from Debian's source packages and kept in
 # ${AMX_WIN_CACHE:-~/.cache/animidx-windows}/deps-HASH (HASH: of scripts/windows/build-deps.sh),
 # so the next run on the same machine reuses them. Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
-test=1
+test=1 build=1
+packages=(mingw-w64 libz-mingw-w64-dev libgpg-error-mingw-w64-dev wine wine64 cmake tcl dpkg-dev
+          zip groff-base python3)
 for a in "$@"; do
     case $a in
         --no-test) test=0 ;;
-        -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --deps-only) test=0 build=0 ;;
+        --packages) echo "${packages[*]}"; exit 0 ;;
+        -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "windows.sh: unknown option $a (try --help)" >&2; exit 2 ;;
     esac
 done
 
-scripts/deps.sh mingw-w64 libz-mingw-w64-dev wine wine64 cmake tcl dpkg-dev zip groff-base \
-    python3 || exit 1
+scripts/deps.sh "${packages[@]}" || exit 1
 
 cache=${AMX_WIN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/animidx-windows}
 key=$(cat scripts/windows/build-deps.sh scripts/windows/cross.ini.in | sha256sum | cut -c1-16)
@@ -64,6 +70,7 @@ if [ ! -f "$prefix/done" ]; then
 else
     echo "windows.sh: dependencies from the cache ($prefix)"
 fi
+[ $build = 1 ] || exit 0
 
 # ---- the build: build-win/cli/animidx.exe and build-win/daemon/animidxd.exe, static ----
 export WINEDEBUG=-all WINEPREFIX=${WINEPREFIX:-$cache/wine}
