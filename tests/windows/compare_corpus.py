@@ -63,6 +63,34 @@ for i in range(0, len(files), batch):
 check("dump --json of each of the %d files of the corpus: the same bytes on both builds "
       "(%d equal)" % (len(files), same), not differ and same == len(files), "\n".join(differ))
 
+# XML in the encodings Windows mods are written in, and bad bytes in them: libxml2 converts
+# through iconv on both (glibc's on Linux, Windows' code pages on Windows), so what is read up to
+# the bad bytes, the findings and their offsets must be the same
+ENCODINGS = {
+    "sjis.xml": '<?xml version="1.0" encoding="Shift_JIS"?>\n<Units>\n<U Name="\u6226\u95d8\u6a5f">'
+                '<Text>\u30c6\u30b9\u30c8</Text></U>\n</Units>\n'.encode("shift_jis"),
+    "sjis-bad.xml": b'<?xml version="1.0" encoding="Shift_JIS"?>\n<Units>\n<U Name="ok"/>\n'
+                    b'<U Name="\x93\xfa\x96\x7b\x81\xff"/>\n<U Name="after"/>\n</Units>\n',
+    "cp1252.xml": '<?xml version="1.0" encoding="windows-1252"?>\n<Units><U Name="Caf\u00e9 \u20ac'
+                  '\u2019"/></Units>\n'.encode("cp1252"),
+    "latin1.xml": '<?xml version="1.0" encoding="ISO-8859-1"?>\n<Units><U Name="\u00e9\u00df"/>'
+                  '</Units>\n'.encode("latin-1"),
+    "utf16-bad.xml": b"\xff\xfe" + '<?xml version="1.0" encoding="UTF-16"?>\n<Units><U Name="'
+                     .encode("utf-16-le") + b"\x00\xd8" + '"/></Units>\n'.encode("utf-16-le"),
+    "unknown.xml": b'<?xml version="1.0" encoding="x-no-such-charset"?>\n<Units><U Name="a"/></Units>\n',
+}
+with tempfile.TemporaryDirectory(prefix="animidx-windows-encodings-") as tmp:
+    for name, data in ENCODINGS.items():
+        with open(os.path.join(tmp, name), "wb") as f:
+            f.write(data)
+    names = sorted(ENCODINGS)
+    rl, ol = run(linux, ["dump", "--json"] + names, tmp)
+    rw, ow = run(windows, ["dump", "--json"] + names, tmp)
+    ol, ow = ol.decode("utf-8", "replace"), ow.decode("utf-8", "replace")
+    check("dump --json of XML in Shift_JIS, windows-1252, Latin-1 and UTF-16, with bad bytes: "
+          "the same bytes on both builds (exit %d)" % rl, rl == rw and ol == ow and
+          ol.count("\n") == len(names), "exit %d / %d\n" % (rl, rw) + first_difference(ol, ow))
+
 with tempfile.TemporaryDirectory(prefix="animidx-windows-corpus-") as tmp:
     dbs = {"linux": os.path.join(tmp, "linux.db"), "windows": os.path.join(tmp, "windows.db")}
     out = {}
