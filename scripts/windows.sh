@@ -83,9 +83,15 @@ if [ ! -f build-win/build.ninja ]; then
         { cat build-win-deps/setup.log; echo "windows.sh: meson setup failed"; exit 1; }
     echo "$key" > build-win/.deps-key
 fi
-# wine runs the man page and completion generators: one wine server for the whole run
+# wine runs the man page and completion generators: one wine server for the whole run. A new
+# prefix is made at wine's first start, whose services stay: started by a generator or a test,
+# they would hold its output pipe open and the reader would wait for ever (a fresh machine, as
+# CI's, has no prefix). So wine starts here, with nothing of ours to inherit.
 wineserver -p 2>/dev/null
 trap 'wineserver -k 2>/dev/null' EXIT
+t=$SECONDS
+wine wineboot --init </dev/null >/dev/null 2>&1
+echo "windows.sh: wine ready in $((SECONDS - t)) s"
 ninja -C build-win >/dev/null || { ninja -C build-win; echo "windows.sh: the build failed"; exit 1; }
 
 # The zip: the programs, the README and docs, the man pages as text (CRLF: Notepad's).
