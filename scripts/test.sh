@@ -3,6 +3,7 @@
 # suite in a release build, and, when clang is there, every libFuzzer harness for
 # AMX_FUZZ_SECONDS (default 20) in an ASan + UBSan fuzzing build (the fuzz suite).
 # Ends with a line "N passed, N failed" (one count per test program and build).
+# (--packages: print the Debian packages it installs besides scripts/deps.sh's, and stop.)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,8 +11,12 @@ cd "$(dirname "$0")/.."
 # libxml2-utils (xmllint) and python3-jsonschema: the lint test validates JUnit and SARIF;
 # groff-base: the cli test checks the man pages; python3-yaml: the action test reads action.yml;
 # pre-commit and git: the hook test runs pre-commit on a generated repository.
-scripts/deps.sh chromium libxml2-utils python3-jsonschema groff-base python3-yaml pre-commit git ||
-    exit 1
+packages=(chromium libxml2-utils python3-jsonschema groff-base python3-yaml pre-commit git)
+if [ "${1:-}" = --packages ]; then
+    echo "${packages[*]}"
+    exit 0
+fi
+scripts/deps.sh "${packages[@]}" || exit 1
 # The SARIF multitool and the SARIF 2.1.0 schema (npm), into build-tools/.
 scripts/test-tools.sh >/dev/null || exit 1
 
