@@ -12,8 +12,10 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 test=1 build=1
-packages=(mingw-w64 libz-mingw-w64-dev libgpg-error-mingw-w64-dev wine wine64 cmake tcl dpkg-dev
-          zip groff-base python3)
+# gcc-mingw-w64-x86-64-win32: the one cross compiler the build uses (the mingw-w64 package would
+# add the C++, 32-bit and POSIX-thread compilers: 188 MB more to fetch, 837 MB to unpack)
+packages=(gcc-mingw-w64-x86-64-win32 libz-mingw-w64-dev libgpg-error-mingw-w64-dev wine wine64
+          cmake tcl dpkg-dev zip groff-base python3)
 for a in "$@"; do
     case $a in
         --no-test) test=0 ;;
