@@ -1253,7 +1253,9 @@ amx_status amx_query_missing(amx_db *db, const amx_config *cfg, bool include_bas
              "coalesce(nullif(amx_ref_file(r.kind, r.name, f.format), ''), "
              "'|' || r.kind || '|' || upper(trim(r.name))) AS w "
              "FROM refs r JOIN files f ON f.id = r.file_id JOIN roots rt ON rt.id = f.root_id "
-             "WHERE r.resolution IN ('missing', 'wrong-kind', 'unusable') %s), "
+             /* the partial index refs_unresolved's WHERE, as written there (0015) */
+             "WHERE (r.resolution = 'missing' OR r.resolution = 'wrong-kind' OR "
+             "r.resolution = 'unusable') %s), "
              "n AS (SELECT w, resolution, count(*) AS c FROM m GROUP BY w, resolution) "
              "SELECT m.kind, m.w, m.resolution, rt.path, f.path, r.tag, r.name, o.name, "
              "coalesce(r.line, 0), coalesce(r.offset, -1), f.id, "
