@@ -713,8 +713,6 @@ int bind_sage_refs(linker *l, int64_t file_id, int64_t root)
     struct sage_stmts *g = stmts(l);
     if (!g)
         return -1;
-    if (!l->first_pass && link_record(l, W_DEL_REF_FINDINGS, "i", file_id))
-        return -1;
     char file_lkey[AMX_LKEY_MAX] = "", file_path[1024] = "";
     sqlite3_stmt *s = g->file_lkey;
     sqlite3_bind_int64(s, 1, file_id);
@@ -758,6 +756,14 @@ int bind_sage_refs(linker *l, int64_t file_id, int64_t root)
     }
     sqlite3_reset(s);
     if (err || (rc != SQLITE_DONE && rc != SQLITE_ROW)) {
+        free(rows);
+        return -1;
+    }
+    /* no references: no reference findings to replace either (they change only when the file
+     * is written again, with its findings) */
+    if (!n)
+        return 0;
+    if (!l->first_pass && link_record(l, W_DEL_REF_FINDINGS, "i", file_id)) {
         free(rows);
         return -1;
     }

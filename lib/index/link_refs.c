@@ -421,6 +421,9 @@ int link_asset_refs(linker *l, int64_t file_id)
     sqlite3_reset(fi);
     if (frc != SQLITE_ROW && frc != SQLITE_DONE)
         return -1;
+    if (ini) /* SAGE INI: its own rules (bind_sage.c), its own read of the references (this
+              * query sorts them all by the file each stands for, only to see one) */
+        return bind_sage_refs(l, file_id, root);
     sqlite3_stmt *s = l->asset_refs;
     sqlite3_bind_int64(s, 1, file_id);
     sqlite3_bind_text(s, 2, w3d ? "w3d" : "", -1, SQLITE_STATIC);
@@ -430,10 +433,6 @@ int link_asset_refs(linker *l, int64_t file_id)
          * references of a file only change when it is written again, with its findings */
         sqlite3_reset(s);
         return rc == SQLITE_DONE ? 0 : -1;
-    }
-    if (ini) { /* SAGE INI: its own rules (bind_sage.c) */
-        sqlite3_reset(s);
-        return bind_sage_refs(l, file_id, root);
     }
     file_group *g = calloc(1, sizeof *g);
     resolution *r = malloc(sizeof *r);
