@@ -233,6 +233,12 @@ static int prepare(amx_db *db, sqlite3_stmt **stmt, const char *sql)
 /* The write statements. Those a scan needs to find what changed are prepared when the index is
  * opened; the others (what a change writes) on the first change (amx__db_writes): a rescan
  * that finds nothing changed, or a query, never parses them. */
+/* the rows of ins_refs_batch: REF_BATCH times REF_COLUMNS parameters, numbered in order */
+enum { REF_COLUMNS = 11, REF_BATCH = 16 };
+#define REF_ROW "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+#define REF_ROWS_4 REF_ROW ", " REF_ROW ", " REF_ROW ", " REF_ROW
+#define REF_ROWS_16 REF_ROWS_4 ", " REF_ROWS_4 ", " REF_ROWS_4 ", " REF_ROWS_4
+
 static const struct { size_t off; bool core; const char *sql; } write_stmts[] = {
 #define S(field, sql) { offsetof(amx_db, field), false, sql }
 #define CORE(field, sql) { offsetof(amx_db, field), true, sql }
@@ -326,6 +332,11 @@ static const struct { size_t off; bool core; const char *sql; } write_stmts[] = 
         S(ins_ref, "INSERT INTO refs(file_id, object_id, kind, tag, name, key, line, offset, "
                    "state_id, model, model_key) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
                    "?11)"),
+        /* REF_BATCH references at once: a statement opens and closes a cursor on the table and
+         * on each of its nine indexes, which cost as much as writing the row (a SAGE INI file
+         * names thousands) */
+        S(ins_refs_batch, "INSERT INTO refs(file_id, object_id, kind, tag, name, key, line, "
+                          "offset, state_id, model, model_key) VALUES " REF_ROWS_16),
         /* SAGE INI draw states, and the render objects of W3D files (docs/formats/sage-ini.md) */
         S(ins_state, "INSERT INTO object_states(file_id, object_id, module, kind, flags, model, "
                      "model_key, line) VALUES (?1, ?2, ?3, ?4, ?5, ?6, upper(?6), ?7)"),
@@ -1179,8 +1190,12 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a,
         sqlite3_bind_text(db->mark_refs_keyed, 1, key, -1, SQLITE_TRANSIENT);
         rc = amx__db_run(db->mark_refs_keyed);
     }
-    for (uint32_t i = 0; rc == SQLITE_OK && i < a->ref_count; i++) {
+    /* the references, REF_BATCH to a statement while that many are left, then one by one */
+    for (uint32_t i = 0, batched = 0; rc == SQLITE_OK && i < a->ref_count; i++) {
         const amx_ref *r = &a->refs[i];
+        bool in_batch = i - i % REF_BATCH + REF_BATCH <= a->ref_count;
+        sqlite3_stmt *s = in_batch ? db->ins_refs_batch : db->ins_ref;
+        int at = in_batch ? (int)(i % REF_BATCH) * REF_COLUMNS : 0;
         char key[AMX_REF_KEY_MAX], model_key[AMX_REF_KEY_MAX] = "";
         if (r->model) /* an INI animation or bone: the stem of its model's file */
             amx__ref_key(AMX_REF_W3D_MODEL, r->model, model_key, sizeof model_key);
@@ -1189,31 +1204,35 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a,
             snprintf(key, sizeof key, "%s", model_key);
         else
             amx__ref_key(r->kind, r->name, key, sizeof key);
-        sqlite3_stmt *s = db->ins_ref;
-        sqlite3_bind_int64(s, 1, file_id);
+        sqlite3_bind_int64(s, at + 1, file_id);
         if (r->object >= 0 && (uint32_t)r->object < a->object_count)
-            sqlite3_bind_int64(s, 2, object_ids[r->object]);
+            sqlite3_bind_int64(s, at + 2, object_ids[r->object]);
         else
-            sqlite3_bind_null(s, 2);
-        sqlite3_bind_text(s, 3, amx_ref_kind_name(r->kind), -1, SQLITE_STATIC);
-        sqlite3_bind_text(s, 4, r->tag, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(s, 5, r->name, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(s, 6, key, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_null(s, at + 2);
+        sqlite3_bind_text(s, at + 3, amx_ref_kind_name(r->kind), -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, at + 4, r->tag, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, at + 5, r->name, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, at + 6, key, -1, SQLITE_TRANSIENT);
         if (r->line)
-            sqlite3_bind_int64(s, 7, r->line);
+            sqlite3_bind_int64(s, at + 7, r->line);
         else
-            sqlite3_bind_null(s, 7);
+            sqlite3_bind_null(s, at + 7);
         if (r->offset >= 0)
-            sqlite3_bind_int64(s, 8, r->offset);
+            sqlite3_bind_int64(s, at + 8, r->offset);
         else
-            sqlite3_bind_null(s, 8);
+            sqlite3_bind_null(s, at + 8);
         if (r->state >= 0 && (uint32_t)r->state < a->state_count)
-            sqlite3_bind_int64(s, 9, state_ids[r->state]);
+            sqlite3_bind_int64(s, at + 9, state_ids[r->state]);
         else
-            sqlite3_bind_null(s, 9);
-        bind_text_or_null(s, 10, r->model);
-        bind_text_or_null(s, 11, r->model ? model_key : NULL);
-        rc = amx__db_run(s);
+            sqlite3_bind_null(s, at + 9);
+        bind_text_or_null(s, at + 10, r->model);
+        bind_text_or_null(s, at + 11, r->model ? model_key : NULL);
+        if (!in_batch)
+            rc = amx__db_run(s);
+        else if (++batched == REF_BATCH) {
+            batched = 0;
+            rc = amx__db_run(s);
+        }
         /* an override names a model's animation set: its clips bind anew */
         if (rc == SQLITE_OK && r->kind == AMX_REF_ANIM_OVERRIDE && key[0]) {
             sqlite3_bind_text(db->mark_clips_prefix, 1, key, -1, SQLITE_TRANSIENT);

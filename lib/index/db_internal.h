@@ -43,7 +43,7 @@ struct amx_db {
     sqlite3_stmt *overrides_for_model, *overrides_of_file;
     sqlite3_stmt *ins_state, *del_states, *ins_w3d_object, *del_w3d_objects, *mark_refs_model_keyed,
         *mark_refs_via_keyed, *objects_of_file;
-    sqlite3_stmt *ins_object, *del_objects, *ins_ref, *del_refs, *names_of_file, *mark_refs_keyed,
+    sqlite3_stmt *ins_object, *del_objects, *ins_ref, *ins_refs_batch, *del_refs, *names_of_file, *mark_refs_keyed,
         *mark_asset_refs_of_file, *mark_clips_squashed, *mark_clips_fitting,
         *mark_clips_fitting_file;
     amx__tracks_buf packed;    /* reused for each clip's tracks */
