@@ -417,12 +417,33 @@ static bool too_long(ini_state *s, const char *what, const char *name, const cha
 }
 
 /* Records a reference of the current object and state, once per (kind, name, model). */
+/* `n` bytes at most of `a`, upper-cased, at out; returns the bytes written */
+static size_t upper_n(char *out, const char *a, size_t n)
+{
+    size_t i = 0;
+    for (; a && a[i] && i < n; i++)
+        out[i] = a[i] >= 'a' && a[i] <= 'z' ? (char)(a[i] - 32) : a[i];
+    return i;
+}
+
 static void ref(ini_state *s, amx_ref_kind kind, const char *name, const char *tag,
                 uint32_t line, const char *model)
 {
+    /* "KIND\x1fNAME\x1fMODEL", upper-cased, each name cut at 580 bytes (built by hand: the
+     * decoder makes one per name of every state, a printf each cost a tenth of the decode) */
     char key[1200];
-    snprintf(key, sizeof key, "%d\x1f%.580s\x1f%.580s", (int)kind, name, model ? model : "");
-    upper_into(key, sizeof key, key);
+    size_t at = 0;
+    char digits[12];
+    int nd = 0;
+    for (unsigned v = (unsigned)kind; nd == 0 || v; v /= 10)
+        digits[nd++] = (char)('0' + v % 10);
+    while (nd)
+        key[at++] = digits[--nd];
+    key[at++] = '\x1f';
+    at += upper_n(key + at, name, 580);
+    key[at++] = '\x1f';
+    at += upper_n(key + at, model, 580);
+    key[at] = '\0';
     if (!first_time(s, key))
         return;
     uint32_t before = s->d->asset->ref_count;
