@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # sage_ini_bench.sh: how fast `animidx scan` indexes a SAGE game's INI tree (Generals, Zero Hour,
 # BFME: Data/INI and Art/W3D), against `cat` of the same files, page cache warm, on one thread
-# and on all cores (issue 24: at most 2x cat).
+# and on all cores (issue 24: at most 2x cat); CPU seconds too, and the same with the page cache
+# dropped where it can be (root).
 #
 #   index build, warm, --jobs 1      vs  cat of every file (warm)   target: <= 2x
 #   index build, warm, --jobs nproc  vs  cat of every file (warm)   target: <= 2x
@@ -83,17 +84,32 @@ files=$(find "$tree" -type f | wc -l)
 bytes=$(find "$tree" -type f -printf '%s\n' | awk '{ s += $1 } END { printf "%d", s }')
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 find "$tree" -type f -print0 | xargs -0 cat > /dev/null # warm-up
-cat_t=(); one_t=(); all_t=()
+check_drop $(( bytes / 1048576 )) # cold runs too, where the page cache can be dropped
+# each measurement: wall times in NAME_t, CPU seconds (user + sys) in NAME_c
+cat_t=(); cat_c=(); one_t=(); one_c=(); all_t=(); all_c=()
+ccat_t=(); ccat_c=(); cone_t=(); cone_c=(); call_t=(); call_c=()
+cat_all() { timed "$work/use" bash -c 'find "$1" -type f -print0 | xargs -0 cat > /dev/null' _ "$tree"; }
 for (( i = 1; i <= runs; i++ )); do
     log "run $i/$runs"
-    cat_t+=("$(timed "$work/cat.use" bash -c 'find "$1" -type f -print0 | xargs -0 cat > /dev/null' _ "$tree")")
-    one_t+=("$(scan "$work/one.db" 1 "$work/one.json")")
-    all_t+=("$(scan "$work/all.db" "$cores" "$work/all.json")")
+    cat_t+=("$(cat_all)"); cat_c+=("$(usage_cpu "$work/use")")
+    one_t+=("$(scan "$work/one.db" 1 "$work/one.json")"); one_c+=("$(usage_cpu "$work/use")")
+    all_t+=("$(scan "$work/all.db" "$cores" "$work/all.json")"); all_c+=("$(usage_cpu "$work/use")")
+    if (( drop_ok )); then
+        drop_caches; ccat_t+=("$(cat_all)"); ccat_c+=("$(usage_cpu "$work/use")")
+        drop_caches; cone_t+=("$(scan "$work/one.db" 1 "$work/one.json")"); cone_c+=("$(usage_cpu "$work/use")")
+        drop_caches; call_t+=("$(scan "$work/all.db" "$cores" "$work/all.json")"); call_c+=("$(usage_cpu "$work/use")")
+        cat_all > /dev/null # warm again
+    fi
 done
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 cat_m=$(median "${cat_t[@]}"); one_m=$(median "${one_t[@]}"); all_m=$(median "${all_t[@]}")
 r1=$(ratio "$one_m" "$cat_m"); rn=$(ratio "$all_m" "$cat_m")
 verdict() { if le "$1" 2; then echo PASS; else echo MISS; fi; }
+row() { # LABEL WALL_ARRAY CPU_ARRAY: a table row, medians
+    local -n w=$2 c=$3
+    (( ${#w[@]} )) || return 0
+    printf '| %s | %s | %s | %s |\n' "$1" "$(median "${w[@]}")" "$(median "${c[@]}")" "${w[*]}"
+}
 counts=$(python3 - "$work/all.db" <<'PY' 2>/dev/null || echo "(python3 missing)"
 import sqlite3, sys
 c = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
@@ -106,15 +122,18 @@ PY
 cat <<REPORT
 # SAGE INI scan benchmark ($(date -u '+%Y-%m-%d %H:%M UTC'), nproc=$cores, load $load_start -> $load_end)
 tree: $tree ($files files, $(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1048576 }') MB; $counts)
-page cache: warm; runs: $runs (median)
+runs: $runs (median); page cache dropped for the cold rows: $drop_note
 
-| measurement | wall s (median) | runs |
-| --- | ---: | --- |
-| cat of every file (warm) | $cat_m | ${cat_t[*]} |
-| index build, --jobs 1 (warm) | $one_m | ${one_t[*]} |
-| index build, --jobs $cores (warm) | $all_m | ${all_t[*]} |
+| measurement | wall s (median) | cpu s (median) | wall s, runs |
+| --- | ---: | ---: | --- |
+$(row "cat of every file (warm)" cat_t cat_c)
+$(row "index build, --jobs 1 (warm)" one_t one_c)
+$(row "index build, --jobs $cores (warm)" all_t all_c)
+$(row "cat of every file (cold)" ccat_t ccat_c)
+$(row "index build, --jobs 1 (cold)" cone_t cone_c)
+$(row "index build, --jobs $cores (cold)" call_t call_c)
 
-| target | value | result |
+| target (warm, wall) | value | result |
 | --- | ---: | --- |
 | index build --jobs 1 / cat | ${r1}x | $(verdict "$r1") (<= 2x) |
 | index build --jobs $cores / cat | ${rn}x | $(verdict "$rn") (<= 2x) |
