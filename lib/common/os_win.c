@@ -92,8 +92,24 @@ static int narrow(const wchar_t *w, int n, char *out, size_t size)
     return 0;
 }
 
+/* GetFullPathNameW's answer for w (malloc'd, its length in *len); NULL with errno. */
+static wchar_t *full_path(const wchar_t *w, DWORD *len)
+{
+    DWORD n = GetFullPathNameW(w, 0, NULL, NULL);
+    wchar_t *full = n ? malloc((size_t)n * sizeof *full) : NULL;
+    DWORD got = full ? GetFullPathNameW(w, n, full, NULL) : 0;
+    if (!got || got >= n) {
+        free(full);
+        errno = n && !full ? ENOMEM : ENOENT;
+        return NULL;
+    }
+    *len = got;
+    return full;
+}
+
 /* A path for the system: UTF-16, absolute, in the long form (malloc'd); NULL with errno. Device
- * names (NUL, CON, \\.\pipe\...) are left as they are. */
+ * names (NUL, CON, \\.\pipe\...) are left as they are; a file whose name only begins like one
+ * (NUL.xml, con.ini: a device to GetFullPathName before Windows 11, and to wine) is that file. */
 static wchar_t *sys_path(const char *path)
 {
     if (!*path) {
@@ -108,17 +124,54 @@ static wchar_t *sys_path(const char *path)
             *p = L'\\';
     if (wcsncmp(w, L"\\\\?\\", 4) == 0 || wcsncmp(w, L"\\\\.\\", 4) == 0)
         return w;
-    DWORD n = GetFullPathNameW(w, 0, NULL, NULL);
-    wchar_t *full = n ? malloc((size_t)n * sizeof *full) : NULL;
-    DWORD got = full ? GetFullPathNameW(w, n, full, NULL) : 0;
-    free(w);
-    if (!got || got >= n) {
+    DWORD got = 0;
+    wchar_t *full = full_path(w, &got);
+    if (full && wcsncmp(full, L"\\\\.\\", 4) == 0) { /* a device: NUL -> \\.\NUL */
+        const wchar_t *last = w;
+        for (const wchar_t *p = w; *p; p++)
+            if (*p == L'\\' || *p == L':')
+                last = p + 1;
+        if (_wcsicmp(last, full + 4) == 0) { /* the device's own name */
+            free(w);
+            return full;
+        }
+        /* a file of that name: the folder's full path, then the name as it is */
         free(full);
-        errno = n && !full ? ENOMEM : ENOENT;
-        return NULL;
+        size_t dl = (size_t)(last - w);
+        wchar_t *dir = malloc((dl + 3) * sizeof *dir);
+        if (!dir) {
+            free(w);
+            errno = ENOMEM;
+            return NULL;
+        }
+        if (dl)
+            memcpy(dir, w, dl * sizeof *dir);
+        else
+            wcscpy(dir, L".\\"), dl = 2;
+        dir[dl] = L'\0';
+        DWORD dlen = 0;
+        wchar_t *dfull = full_path(dir, &dlen);
+        free(dir);
+        full = NULL;
+        if (dfull) {
+            bool sep = dlen && dfull[dlen - 1] == L'\\';
+            size_t ll = wcslen(last);
+            full = malloc((dlen + 1 + ll + 1) * sizeof *full);
+            if (full) {
+                memcpy(full, dfull, dlen * sizeof *full);
+                if (!sep)
+                    full[dlen++] = L'\\';
+                memcpy(full + dlen, last, (ll + 1) * sizeof *full);
+                got = dlen + (DWORD)ll;
+            } else {
+                errno = ENOMEM;
+            }
+            free(dfull);
+        }
     }
-    if (wcsncmp(full, L"\\\\.\\", 4) == 0) /* a device: NUL -> \\.\NUL */
-        return full;
+    free(w);
+    if (!full)
+        return NULL;
     bool unc = full[0] == L'\\' && full[1] == L'\\';
     const wchar_t *prefix = unc ? L"\\\\?\\UNC" : L"\\\\?\\";
     size_t pl = wcslen(prefix), skip = unc ? 1 : 0; /* \\server -> \\?\UNC\server */

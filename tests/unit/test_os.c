@@ -313,6 +313,23 @@ static void test_files_and_listing(void)
     CHECK(!amx_os_exists(tmp));
     CHECK_EQ(amx_os_remove(in_tmp("b.bin")), 0);
     CHECK(!amx_os_exists(in_tmp("b.bin")));
+
+    /* a file whose name begins like a device's (NUL.xml, con.ini: devices to Windows before 11
+     * and to wine) is that file, not the device */
+    const char *devlike[] = { "Nul.xml", "con.ini", "AUX.w3d" };
+    for (size_t i = 0; i < sizeof devlike / sizeof *devlike; i++) {
+        write_file(in_tmp(devlike[i]), "<u/>\n");
+        CHECK_EQ(amx_os_path_stat(in_tmp(devlike[i]), &st2), 0);
+        CHECK_EQ(st2.kind, AMX_OS_FILE);
+        CHECK_EQ(st2.size, 5);
+        CHECK_EQ(amx_os_open_read(in_tmp(devlike[i]), &f), 0);
+        if (f) {
+            CHECK_EQ(amx_os_file_stat(f, &st2), 0);
+            CHECK_EQ(st2.kind, AMX_OS_FILE);
+            amx_os_close(f);
+        }
+        CHECK_EQ(amx_os_remove(in_tmp(devlike[i])), 0);
+    }
 }
 
 /* Paths longer than Windows' MAX_PATH (260) work: directories, a file, its listing. */
