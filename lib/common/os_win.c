@@ -562,8 +562,11 @@ FILE *amx_os_temp_beside(const char *path, char *tmp, size_t tmplen)
     for (int attempt = 0; attempt < 100; attempt++) {
         unsigned v = (unsigned)GetCurrentProcessId() * 2654435761u ^ (unsigned)GetTickCount() ^
                      (unsigned)InterlockedIncrement(&counter) * 40503u;
-        const char *slash = strrchr(path, '/');
-        size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
+        /* the folder: up to the last separator, either one (or a drive's "C:") */
+        size_t dir = 0;
+        for (size_t i = 0; path[i]; i++)
+            if (path[i] == '/' || path[i] == '\\' || (i == 1 && path[i] == ':'))
+                dir = i + 1;
         int n = snprintf(tmp, tmplen, "%.*s.%s.%08x", (int)dir, path, path + dir, v);
         if (n < 0 || (size_t)n >= tmplen) {
             errno = ENAMETOOLONG;

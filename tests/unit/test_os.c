@@ -311,6 +311,23 @@ static void test_files_and_listing(void)
     CHECK_STR(text, "new\n");
     free(text);
     CHECK(!amx_os_exists(tmp));
+    if (windows()) { /* a path as the user typed it: '\\' separators */
+        char back[AMX_PATH_MAX];
+        snprintf(back, sizeof back, "%s", in_tmp("a.txt"));
+        for (char *p = back; *p; p++)
+            if (*p == '/')
+                *p = '\\';
+        t = amx_os_temp_beside(back, tmp, sizeof tmp);
+        CHECK(t != NULL);
+        if (t) {
+            fputs("back\n", t);
+            CHECK_EQ(fclose(t), 0);
+            CHECK_EQ(amx_os_replace(tmp, back), 0);
+        }
+        text = amx_os_read_file(in_tmp("a.txt"), &len);
+        CHECK_STR(text, "back\n");
+        free(text);
+    }
     CHECK_EQ(amx_os_remove(in_tmp("b.bin")), 0);
     CHECK(!amx_os_exists(in_tmp("b.bin")));
 
