@@ -5,9 +5,129 @@ lines, then the plan "1..N") and exit non-zero when any test failed.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import traceback
+
+# ---- the Windows build under wine (tests/windows/run_e2e.py) ----
+# AMX_TEST_WINE names the program that runs a Windows .exe here (wine). The suites are the same;
+# a program ending in .exe is started through it (command()), the arguments that are paths of
+# this machine go in as Windows paths (Z:\tmp\...), as a Windows user would type them, and the
+# configuration, state and cache folders the tests set (XDG_*) become %APPDATA% and
+# %LOCALAPPDATA%. What cannot apply on Windows is skipped with the reason (posix_only()).
+WINE = os.environ.get("AMX_TEST_WINE") or None
+WINDOWS = WINE is not None
+WIN_DRIVE = "Z:"  # wine's drive of the Unix root
+
+
+def win_path(path):
+    """The Windows path of a path of this machine: /tmp/x -> Z:\\tmp\\x (wine's Z: is /)."""
+    return WIN_DRIVE + os.path.abspath(path).replace("/", "\\")
+
+
+def shown_path(path):
+    """An absolute path as the program under test prints it: as given on POSIX; on Windows the
+    drive and '/' separators (the program keeps '/' inside: Z:/tmp/x)."""
+    return WIN_DRIVE + path if WINDOWS and path.startswith("/") else path
+
+
+def host_path(text):
+    """A path the program printed, as this machine names it (Z:/tmp/x or Z:\\tmp\\x -> /tmp/x)."""
+    if WINDOWS and len(text) > 2 and text[:2].upper() == WIN_DRIVE and text[2] in "/\\":
+        return text[2:].replace("\\", "/")
+    return text
+
+
+# a Windows path of this machine in a program's output: Z: then separators ('/', '\\', or the
+# '\\\\' of a JSON string) and names
+_WIN_PATH = re.compile(r'(?i)\bZ:((?:(?:\\\\|\\|/)[^\s\\/"\'<>|:*?]*)+)')
+
+
+def host_text(text):
+    """A program's output with the Windows paths of this machine in it written as this machine
+    names them (Z:\\tmp\\x and Z:/tmp/x -> /tmp/x), so the tests' expectations hold on both
+    systems. Unchanged on POSIX."""
+    if not WINDOWS or text is None:
+        return text
+    if isinstance(text, bytes):
+        return host_text(text.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
+    return _WIN_PATH.sub(lambda m: re.sub(r'\\\\|\\', "/", m.group(1)), text)
+
+
+def _win_arg(a):
+    """An argument: a path of this machine (absolute, its first directory exists) becomes a
+    Windows path, also after --option=; anything else is passed as it is."""
+    head, eq, tail = a.partition("=") if a.startswith("--") else ("", "", a)
+    if tail.startswith("/") and len(tail) > 1 and os.path.exists("/" + tail[1:].split("/")[0]):
+        return head + eq + win_path(tail)
+    return a
+
+
+def command(exe, args=()):
+    """The argv that runs exe with args here (through wine for a .exe)."""
+    args = [str(a) for a in args]
+    if WINE and exe.lower().endswith(".exe"):
+        return [WINE, exe] + [_win_arg(a) for a in args]
+    return [exe] + args
+
+
+def environment(env):
+    """The environment for a program under test: on Windows, %APPDATA% and %LOCALAPPDATA% from
+    the XDG folders the test chose (so no folder of the wine prefix is used)."""
+    if not WINDOWS:
+        return env
+    env = dict(env)
+    env.setdefault("WINEDEBUG", "-all")
+    if env.get("XDG_CONFIG_HOME"):
+        env["APPDATA"] = win_path(env["XDG_CONFIG_HOME"])
+    local = env.get("XDG_CACHE_HOME") or env.get("XDG_STATE_HOME")
+    if local:
+        env["LOCALAPPDATA"] = win_path(local)
+    if env.get("HOME"):
+        env["USERPROFILE"] = win_path(env["HOME"])
+    return env
+
+
+def run(exe, args, **kw):
+    """subprocess.run of a program under test (through wine for a .exe, its output with host
+    paths: host_text); the keywords are subprocess.run's."""
+    if "env" in kw:
+        kw["env"] = environment(kw["env"])
+    p = subprocess.run(command(exe, args), **kw)
+    if WINDOWS:
+        p.stdout, p.stderr = host_text(p.stdout), host_text(p.stderr)
+    return p
+
+
+def popen(exe, args, **kw):
+    """subprocess.Popen of a program under test (through wine for a .exe)."""
+    if "env" in kw:
+        kw["env"] = environment(kw["env"])
+    return subprocess.Popen(command(exe, args), **kw)
+
+
+_local_app_data = []
+
+
+def cache_dir(env):
+    """Where the program under test keeps its caches (lint's own index): XDG_CACHE_HOME on
+    POSIX; on Windows %LOCALAPPDATA%, which wine sets from its prefix (not from the caller's
+    environment), as this machine names it."""
+    if not WINDOWS:
+        return env["XDG_CACHE_HOME"]
+    if not _local_app_data:
+        p = subprocess.run([WINE, "cmd", "/c", "echo %LOCALAPPDATA%"], env=environment(env),
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, universal_newlines=True)
+        q = subprocess.run(["winepath", "-u", p.stdout.strip()], env=environment(env),
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, universal_newlines=True)
+        _local_app_data.append(q.stdout.strip())
+    return _local_app_data[0]
+
+
+def posix_only(why):
+    """The reason to skip a test that cannot apply on Windows, or None (POSIX: it runs)."""
+    return ("not on Windows: " + why) if WINDOWS else None
 
 
 class Tap:
@@ -48,6 +168,10 @@ class Tap:
         return 1 if self.failed else 0
 
 
+class _SkipCase(Exception):
+    """Ends a test point that Check.skip_on_windows skipped."""
+
+
 class Check:
     """Collects the failures of one test point; `with tap.case(name) as c:` reports it."""
 
@@ -75,11 +199,25 @@ class Check:
     def skip(self, why):
         self.skipped = why
 
+    def skip_on_windows(self, why):
+        """On Windows: skips the rest of this test point, saying why it cannot apply there (the
+        `with` block ends here). Nothing on POSIX."""
+        if WINDOWS:
+            self.skip("not on Windows: " + why)
+            raise _SkipCase()
+
+    def posix_only(self, why):
+        """On Windows: skips this test point, saying why it cannot apply there (the caller then
+        returns from it); True then. On POSIX: False."""
+        if WINDOWS:
+            self.skip("not on Windows: " + why)
+        return WINDOWS
+
     def __enter__(self):
         return self
 
     def __exit__(self, et, ev, tb):
-        if et is not None:
+        if et is not None and not issubclass(et, _SkipCase):
             self.problems.append("exception: %s" % "".join(traceback.format_exception(et, ev, tb)).rstrip())
         if self.skipped is not None and not self.problems:
             self.tap.skip(self.name, self.skipped)
@@ -112,13 +250,13 @@ class Cli:
         })
 
     def run(self, *args, timeout=180, cwd=None, **kw):
-        return subprocess.run([self.exe] + [str(a) for a in args], cwd=cwd or self.home,
+        return run(self.exe, args, cwd=cwd or self.home,
                               env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               universal_newlines=True, timeout=timeout, **kw)
 
     def popen(self, *args, cwd=None):
-        return subprocess.Popen([self.exe] + [str(a) for a in args], cwd=cwd or self.home,
-                                env=self.env, stdout=subprocess.DEVNULL,
+        return subprocess.Popen(command(self.exe, args), cwd=cwd or self.home,
+                                env=environment(self.env), stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
 
     def json(self, *args, want_rc=0, **kw):

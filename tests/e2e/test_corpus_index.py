@@ -17,7 +17,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tap import Tap, Cli, case, canon, short  # noqa: E402
+from tap import Tap, Cli, case, canon, short, run as tap_run  # noqa: E402
 
 if len(sys.argv) < 2:
     sys.stderr.write("usage: test_corpus_index.py ANIMIDX\n")
@@ -168,9 +168,9 @@ def test_w3d(manifest):
         os.makedirs(os.path.join(broot, "Data"))
         names = ["bp_052816c_auelladan_skl.w3d", "bp_052816c_auelladan_runa.w3d", "ow3d_waymid.w3d"]
         members = ["art\\w3d\\" + n for n in names]
-        p = subprocess.run([AMXGEN, "big", os.path.join(broot, "Data", "W3DZH.big")] +
-                           ["%s=%s" % (m, os.path.join(root, n)) for m, n in zip(members, names)],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+        p = tap_run(AMXGEN, ["big", os.path.join(broot, "Data", "W3DZH.big")] +
+                    ["%s=%s" % (m, os.path.join(root, n)) for m, n in zip(members, names)],
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
         c.eq(p.returncode, 0, "amxgen big: " + p.stderr.strip())
         bdb = os.path.join(TMP, "big.db")
         s = scan(broot, bdb)

@@ -22,7 +22,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "tools"))
-from tap import Tap, Cli, case, short  # noqa: E402
+from tap import (Tap, Cli, case, short, run as tap_run, popen as tap_popen,  # noqa: E402
+                 host_text, WINDOWS)
 import bombs  # noqa: E402
 
 if len(sys.argv) < 3:
@@ -38,7 +39,9 @@ gen = Cli(AMXGEN, TMP)
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 # Sanitizer builds are slower: time bounds are scaled by this.
 with open(ANIMIDX, "rb") as _fh:
-    SLOW = 4 if b"__asan_init" in _fh.read() else 1
+    SANITIZED = b"__asan_init" in _fh.read()
+# under wine, process starts, the file system and the report measured 2-3x slower
+SLOW = 4 if SANITIZED else 3 if WINDOWS else 1
 
 
 def must(p, what, rc=0):
@@ -224,6 +227,8 @@ def test_findings_cap():
 
 def test_symlink_ancestor():
     with case(tap, "ln -s .. a/up: files keep their own path, the link is a DIRECTORY_LOOP") as c:
+        if c.posix_only("Unix symbolic links (wine shows a link as its target and cannot make Windows ones)"):
+            return
         root = fresh("uplink")
         amxgen("clip", os.path.join(root, "z", "X_IDLE_00.ALA"), "--bones", "a,b")
         amxgen("model", os.path.join(root, "z", "X.ALO"), "--bones", "a,b")
@@ -259,6 +264,8 @@ def test_links_out_of_root():
     db = os.path.join(d, "index.db")
     with case(tap, "links out of the root are not followed: LINK_NOT_FOLLOWED (info) names where "
                    "each leads; /proc/self does not explode") as c:
+        if c.posix_only("Unix symbolic links (wine shows a link as its target and cannot make Windows ones)"):
+            return
         p, secs = timed("scan", root, "--db", db, "--quiet", timeout=60)
         c.eq(p.returncode, 0, "scan exit status (stderr %r)" % p.stderr[:300])
         c.that(secs < 5 * SLOW, "scan took %.1f s" % secs)
@@ -282,6 +289,8 @@ def test_links_out_of_root():
         c.eq(ax.run("rules", "LINK_NOT_FOLLOWED").returncode, 0, "animidx rules LINK_NOT_FOLLOWED")
     with case(tap, "--follow-links (and [scan] follow_links = true) follows them one level; a "
                    "rescan without it removes what they led to") as c:
+        if c.posix_only("Unix symbolic links (wine shows a link as its target and cannot make Windows ones)"):
+            return
         p, secs = timed("scan", root, "--db", db, "--quiet", "--follow-links", timeout=120)
         c.eq(p.returncode, 0, "scan --follow-links exit status (stderr %r)" % p.stderr[:300])
         c.that(secs < 20 * SLOW, "scan --follow-links took %.1f s" % secs)
@@ -314,6 +323,8 @@ def test_links_out_of_root():
 def test_unreadable_dir():
     with case(tap, "a directory that becomes unreadable keeps its rows, gets one IO_ERROR, and "
                    "the scan exits 3 (incomplete)") as c:
+        if c.posix_only("chmod 000 and running as another user are POSIX; Windows has ACLs"):
+            return
         base = tempfile.mkdtemp(prefix="animidx-hostile-nobody-")
         try:
             os.chmod(base, 0o777)
@@ -451,6 +462,8 @@ def test_foreign_database():
 
 def test_readonly_index():
     with case(tap, "a read-only index (0444 in a directory the user cannot write) can be queried") as c:
+        if c.posix_only("chmod modes and running as another user are POSIX; Windows has ACLs"):
+            return
         base = tempfile.mkdtemp(prefix="animidx-hostile-ro-")
         try:
             os.chmod(base, 0o755)
@@ -587,6 +600,8 @@ def test_side_files():
                 c.that(secs < 5 * SLOW, "%s %s took %.1f s" % (opt, path, secs))
     with case(tap, "--write-baseline through a planted link: the link is replaced by the file, the "
                    "file it pointed at is untouched; report.html likewise") as c:
+        if c.posix_only("a planted Unix symbolic link (wine shows it as its target and cannot make Windows ones)"):
+            return
         victim = os.path.join(d, "victim")
         write(victim, "precious\n")
         link = os.path.join(d, "base.json")
@@ -622,6 +637,8 @@ def test_side_files():
 def test_names_not_text():
     with case(tap, "names that are not UTF-8 are stored escaped (%XX), losslessly: two files "
                    "never look alike, and lint of one file finds it") as c:
+        if c.posix_only("Windows file names are UTF-16: a name of bytes that are not UTF-8 cannot exist there"):
+            return
         root = fresh("names").encode()
         names = [b"A\xff_IDLE_00.ALA", b"A\xfe_IDLE_00.ALA", b"A%FF_IDLE_00.ALA",
                  b"caf\xc3\xa9_IDLE_00.ALA"]
@@ -649,6 +666,8 @@ def test_names_not_text():
         c.that("the file could not be decoded again" not in html, "a clip's file was not found again")
 
     with case(tap, "control characters in names are escaped on a terminal") as c:
+        if c.posix_only("Windows file names cannot hold control characters, and its console is not a POSIX terminal (pty)"):
+            return
         import pty
         root = fresh("ctrl")
         evil = "X\x1b]0;pwned\x07\x1b[2J_IDLE_00.ALA"
@@ -677,7 +696,6 @@ def test_names_not_text():
         c.that(b"\x1b" not in out and b"\x07" not in out, "raw control bytes on the terminal: %r" % out[:300])
         c.that(b"X\\x1B]0;pwned\\x07\\x1B[2J_IDLE_00.ALA" in out, "escaped name: %r" % out[:300])
 
-    test_forged_lines()
 
 
 FORGED = bombs.FORGED
@@ -692,6 +710,13 @@ def forged_lines(text):
 
 def test_forged_lines():
     """Issue 21 (5): a name that holds LF, CR, ESC forges no line in any text output, piped."""
+    if WINDOWS:
+        why = "not on Windows: its file names cannot hold control characters (LF, CR, ESC)"
+        tap.skip("a name holding '\\n::error ...\\nlint: ... passed\\x1b[2K' forges no line in "
+                 "lint, issues, show, refs, changes, clips, skeletons, dump (piped)", why)
+        tap.skip("the same names in JSON, SARIF and JUnit: escaped by their formats' rules, read "
+                 "back as they are", why)
+        return
     root = fresh("forged")
     clipname = FORGED + "_IDLE_00.ALA"
     # a model and a clip whose names (and a bone's) hold the forged lines; the clip names a
@@ -870,8 +895,8 @@ def test_xml_stop_and_memory():
     with case(tap, "issue 21/1: SIGTERM stops a scan within a second while a 40 MB XML file is "
                    "decoding; nothing of the file is written, the scan says it was interrupted") as c:
         db = os.path.join(TMP, "xmlstop.db")
-        p = subprocess.Popen([ANIMIDX, "scan", root, "--db", db], env=ax.env,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+        p = tap_popen(ANIMIDX, ["scan", root, "--db", db], env=ax.env,
+                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
         # the scan records its root before it walks (and handles signals by then); the file
         # is read a moment later, and its decode takes seconds
         deadline = time.time() + 60 * SLOW
@@ -884,7 +909,8 @@ def test_xml_stop_and_memory():
             time.sleep(0.02)
         time.sleep(0.3)
         t0 = time.time()
-        p.send_signal(signal.SIGTERM)
+        # Windows has no SIGTERM: its stop is Ctrl-C (wine turns SIGINT into it)
+        p.send_signal(signal.SIGINT if WINDOWS else signal.SIGTERM)
         out, err = p.communicate(timeout=300)
         secs = time.time() - t0
         c.eq(p.returncode, 130, "exit status (interrupted)")
@@ -895,8 +921,8 @@ def test_xml_stop_and_memory():
     with case(tap, "issue 21/14: a 40 MB single-line XML file is read within its size and a "
                    "little more (libxml2's tree held 1.96 GB for 200 MB)") as c:
         db = os.path.join(TMP, "xmlmem.db")
-        p = subprocess.Popen([ANIMIDX, "scan", root, "--db", db, "--quiet"], env=ax.env,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        p = tap_popen(ANIMIDX, ["scan", root, "--db", db, "--quiet"], env=ax.env,
+                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         _, status, usage = os.wait4(p.pid, 0)
         p.returncode = os.waitstatus_to_exitcode(status)
         err = p.stderr.read().decode(errors="replace")
@@ -906,7 +932,7 @@ def test_xml_stop_and_memory():
         c.eq(paths(db), ["XML/Big.xml"], "files indexed")
         peak = usage.ru_maxrss * 1024
         c.note("peak memory %.0f MB for a file of %.0f MB" % (peak / 1e6, size / 1e6))
-        if SLOW == 1:  # a sanitizer's shadow memory is not the reader's
+        if not SANITIZED:  # a sanitizer's shadow memory is not the reader's
             c.that(peak < 3 * size + (100 << 20), "peak memory %.0f MB" % (peak / 1e6))
     shutil.rmtree(os.path.dirname(root), ignore_errors=True)
 
@@ -969,17 +995,18 @@ def test_base_nesting():
         p = ax.run("watch", mod, "--base", inner, "--db", db, timeout=60)
         c.eq(p.returncode, 2, "watch --base inside: exit status (%r)" % p.stderr[-300:])
         c.that("lies inside the tree" in p.stderr, "watch: %r" % p.stderr[-300:])
-        daemon = os.path.join(os.path.dirname(ANIMIDX), "..", "daemon", "animidxd")
+        daemon = os.path.join(os.path.dirname(ANIMIDX), "..", "daemon",
+                              "animidxd.exe" if WINDOWS else "animidxd")
         if os.path.exists(daemon):
-            sock = os.path.join(top, "d.sock")
-            p = subprocess.run([daemon, mod, "--config", cfg, "--socket", sock], env=ax.env,
+            sock = "//./pipe/animidx-test-nest-%d" % os.getpid() if WINDOWS else os.path.join(top, "d.sock")
+            p = tap_run(daemon, [mod, "--config", cfg, "--socket", sock], env=ax.env,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                universal_newlines=True, timeout=60)
             c.eq(p.returncode, 2, "animidxd with the config's base: exit status (%r)" %
                  p.stderr[-300:])
             c.that("holds the tree" in p.stderr, "animidxd: %r" % p.stderr[-300:])
         must(ax.run("scan", mod, "--base", sibling, "--db", db, "--quiet"), "scan, sibling base")
-        c.eq(query(db, "SELECT path FROM roots ORDER BY path"),
+        c.eq([(host_text(r),) for r, in query(db, "SELECT path FROM roots ORDER BY path")],
              sorted([(real(mod),), (real(sibling),)]), "roots")
 
 
@@ -1019,8 +1046,8 @@ def test_exit_with_reader():
 def output_size(args, limit):
     """Bytes a command writes to stdout, read as they come; past `limit` the command is
     stopped (the size returned is then more than the limit)."""
-    p = subprocess.Popen([ANIMIDX] + [str(a) for a in args], env=ax.env, cwd=TMP,
-                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    p = tap_popen(ANIMIDX, args, env=ax.env, cwd=TMP,
+                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     n = 0
     head = b""
     while True:
@@ -1079,7 +1106,7 @@ def main():
              test_links_out_of_root, test_unreadable_dir,
              test_foreign_database, test_readonly_index, test_config_location, test_report_links,
              test_side_files,
-             test_names_not_text, test_dump_fifo, test_samples_linear, test_xml_entities,
+             test_names_not_text, test_forged_lines, test_dump_fifo, test_samples_linear, test_xml_entities,
              test_xml_stop_and_memory, test_xml_messages, test_base_nesting,
              test_exit_with_reader, test_output_proportion]
     only = os.environ.get("AMX_ONLY")  # e.g. AMX_ONLY=test_side_files: those tests alone

@@ -18,7 +18,7 @@ import xml.etree.ElementTree as ET
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
-from tap import Tap, Cli, case, short  # noqa: E402
+from tap import Tap, Cli, case, short, cache_dir  # noqa: E402
 
 if len(sys.argv) < 3:
     sys.stderr.write("usage: test_lint.py ANIMIDX AMXGEN\n")
@@ -232,9 +232,9 @@ with case(tap, "lint is incremental: the second run re-decodes nothing") as c:
     lint(DEMO, "--db", db, rc=1)
     scan = json.loads(must(ax.run("scan", "Data", "--db", db, "--json", cwd=DEMO), "scan").stdout)
     c.eq(scan["scan"]["files_decoded"], 0, "files decoded by a scan after lint")
-    own = os.listdir(os.path.join(TMP, "xdg-cache", "animidx"))
+    own = os.listdir(os.path.join(cache_dir(ax.env), "animidx"))
     c.that(any(n.startswith("lint-") and n.endswith(".db") for n in own),
-           "lint keeps its own index in XDG_CACHE_HOME: %s" % own)
+           "lint keeps its own index in XDG_CACHE_HOME (Windows: %%LOCALAPPDATA%%): %s" % own)
 
 def fresh_checkout(tree):
     """What a CI checkout does to a tree: every file written anew (new inodes, modification
