@@ -22,7 +22,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
-from tap import Tap, Cli, case, canon, diff_rows, short  # noqa: E402
+from tap import (Tap, Cli, case, canon, diff_rows, short, command, environment,  # noqa: E402
+                 run as tap_run, WINDOWS)
 
 if len(sys.argv) < 4:
     sys.stderr.write("usage: test_daemon.py ANIMIDX ANIMIDXD AMXGEN\n")
@@ -40,6 +41,13 @@ gen = Cli(AMXGEN, TMP)
 SLOW = 3  # timeouts are scaled for sanitizer builds
 DAEMONS = []  # every daemon started, killed at the end if a test left it running
 CLEAN_EXIT = "stopped: every handle closed, the loop is empty"
+# Windows has no SIGTERM: the daemon stops on Ctrl-C, which wine makes of SIGINT
+STOP = signal.SIGINT if WINDOWS else signal.SIGTERM
+# inotify pairs a rename's two names (its cookie): the row moves, keeping its id. uv_fs_event
+# on Windows reports the two names unpaired: each is rescanned, the file is indexed again under
+# its new name (paths and findings are checked; the row id is not kept)
+RENAME_ID = ("the row id after a rename: not checked on Windows (uv_fs_event does not pair a "
+             "rename's names; the file is indexed again under its new name)")
 
 WALKER = ["Root", "Body", "Head", "Gun"]
 
@@ -114,7 +122,9 @@ class Daemon:
         os.makedirs(self.dir, exist_ok=True)
         self.roots = roots
         self.db = db or os.path.join(self.dir, "index.db")
-        self.sock = os.path.join(self.dir, "d.sock")
+        # Windows: a named pipe (the endpoint of animidxd there), one per test run and daemon
+        self.sock = ("//./pipe/amxd-%d-%s" % (os.getpid(), name) if WINDOWS
+                     else os.path.join(self.dir, "d.sock"))
         self.log_path = daemon_keys.get("log", os.path.join(self.dir, "daemon.log"))
         self.cfg = os.path.join(self.dir, "animidx.ini")
         self.keys = {"socket": self.sock, "settle_ms": 50, "log_level": "debug",
@@ -136,8 +146,11 @@ class Daemon:
         self.log_offset = os.path.getsize(self.log_path) if os.path.exists(self.log_path) else 0
         cmd = exe or [ANIMIDXD, "--config", self.cfg, "--foreground"]
         self.stderr = open(os.path.join(self.dir, "stderr.txt"), "ab")
-        self.proc = subprocess.Popen(cmd + list(args), env=ax.env, cwd=self.dir,
-                                     stdout=self.stderr, stderr=self.stderr)
+        # Windows: a console of its own (a process group here), so that Ctrl-C reaches every
+        # process of it, as a console's does ('animidx watch' and the daemon it runs)
+        self.proc = subprocess.Popen(command(cmd[0], cmd[1:] + list(args)), env=environment(ax.env),
+                                     cwd=self.dir, stdout=self.stderr, stderr=self.stderr,
+                                     start_new_session=WINDOWS)
         if self not in DAEMONS:
             DAEMONS.append(self)
         if wait:
@@ -157,7 +170,13 @@ class Daemon:
             return None
 
     def request(self, cmd, timeout=120 * SLOW):
-        """One request over the socket, the protocol spoken directly."""
+        """One request over the socket, the protocol spoken directly (Windows: through the CLI,
+        which prints the reply with --json; Python here cannot open wine's named pipe)."""
+        if WINDOWS:
+            p = ax.run(cmd, "--json", "--config", self.cfg, timeout=timeout)
+            if not p.stdout.strip():
+                raise OSError("animidx %s: exit %d: %s" % (cmd, p.returncode, p.stderr.strip()))
+            return json.loads(p.stdout)
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         s.settimeout(timeout)
         try:
@@ -195,11 +214,14 @@ class Daemon:
         p = self.cli(*args, "--json", rc=rc)
         return json.loads(p.stdout) if p.stdout.strip() else None
 
-    def stop(self, sig=signal.SIGTERM, timeout=120):
+    def stop(self, sig=STOP, timeout=120):
         """Stops the daemon; returns its exit status."""
         if not self.proc:
             return None
-        self.proc.send_signal(sig)
+        if WINDOWS:
+            os.killpg(self.proc.pid, sig)
+        else:
+            self.proc.send_signal(sig)
         try:
             rc = self.proc.wait(timeout * SLOW)
         except subprocess.TimeoutExpired:
@@ -226,14 +248,15 @@ class Daemon:
             err = ""
         return text + ("\n[stderr]\n" + err if err.strip() else "")
 
-    def check_clean_stop(self, c, sig=signal.SIGTERM):
+    def check_clean_stop(self, c, sig=STOP):
         rc = self.stop(sig)
         c.eq(rc, 0, "exit status after %s" % signal.Signals(sig).name)
         log = self.log()
         c.that(CLEAN_EXIT in log, "the log lacks %r:\n%s" % (CLEAN_EXIT, log[-2000:]))
         for bad in ("AddressSanitizer", "LeakSanitizer", "runtime error:"):
             c.that(bad not in log, "sanitizer report in the log:\n" + log[-4000:])
-        c.that(not os.path.exists(self.sock), "the socket file is left behind")
+        if not WINDOWS:  # a named pipe goes with its last handle
+            c.that(not os.path.exists(self.sock), "the socket file is left behind")
 
 
 def paths_in(db, prefix=""):
@@ -334,7 +357,10 @@ def test_start():
         c.eq(st.get("roots"), [os.path.realpath(ROOT)], "roots")
         c.eq(st.get("overflows"), 0, "overflows")
         c.eq(st.get("queue"), 0, "queue depth after sync")
-        c.that(st.get("watches", 0) >= 5, "watches: %s" % st.get("watches"))
+        if WINDOWS:  # uv_fs_event: one recursive watch per root
+            c.eq(st.get("watches"), 1, "watches")
+        else:
+            c.that(st.get("watches", 0) >= 5, "watches: %s" % st.get("watches"))
         c.eq(st.get("settle_ms"), 50, "settle_ms")
         c.that(st.get("files", 0) > 0, "files: %s" % st.get("files"))
         compare_with_fresh_scan(c, MAIN, "start")
@@ -424,8 +450,11 @@ def test_rename_move_delete():
         before_id = row_id(d.db, old)
         os.rename(os.path.join(u, "UV_WALKER_WALK_00.ALA"), os.path.join(u, "UV_WALKER_DIE_00.ALA"))
         d.sync()
-        c.that(before_id is not None and row_id(d.db, UNITS + "/UV_WALKER_DIE_00.ALA") == before_id,
-               "the row keeps its id (%s)" % before_id)
+        if WINDOWS:
+            c.note(RENAME_ID)
+        else:
+            c.that(before_id is not None and row_id(d.db, UNITS + "/UV_WALKER_DIE_00.ALA") == before_id,
+                   "the row keeps its id (%s)" % before_id)
         c.eq(paths_in(d.db, old), [], "old path")
         c.eq(paths_in(d.db, UNITS + "/UV_WALKER_DIE_00.ALA"), [UNITS + "/UV_WALKER_DIE_00.ALA"],
              "new path")
@@ -439,8 +468,9 @@ def test_rename_move_delete():
         moved_id = row_id(d.db, UNITS + "/UV_WALKER_DIE_00.ALA")
         shutil.move(os.path.join(u, "UV_WALKER_DIE_00.ALA"), os.path.join(other, "UV_WALKER_DIE_00.ALA"))
         d.sync()
-        c.that(moved_id is not None and row_id(d.db, "Data/Art/Other/UV_WALKER_DIE_00.ALA") == moved_id,
-               "the row keeps its id across directories (%s)" % moved_id)
+        if not WINDOWS:  # RENAME_ID
+            c.that(moved_id is not None and row_id(d.db, "Data/Art/Other/UV_WALKER_DIE_00.ALA") == moved_id,
+                   "the row keeps its id across directories (%s)" % moved_id)
         c.eq(paths_in(d.db, UNITS + "/UV_WALKER_DIE_00.ALA"), [], "old path")
         # away from its model's directory the engine does not load it: unbound, no bone check
         r = clip_row(d, "UV_WALKER", "Data/Art/Other/UV_WALKER_DIE_00.ALA")
@@ -458,14 +488,16 @@ def test_rename_move_delete():
         d.sync()
         c.eq(paths_in(d.db, "Data/Art/Hash"), [rel + "A.ALA", rel + "A.ALA#b_IDLE_00.ALA", rel + "Y.ALA"],
              "after mv Z.ALA A.ALA")
-        c.eq((row_id(d.db, rel + "A.ALA"), row_id(d.db, rel + "A.ALA#b_IDLE_00.ALA")), (z_id, hash_id),
-             "Z's row moved; the '#' file's row untouched")
+        if not WINDOWS:  # RENAME_ID
+            c.eq((row_id(d.db, rel + "A.ALA"), row_id(d.db, rel + "A.ALA#b_IDLE_00.ALA")), (z_id, hash_id),
+                 "Z's row moved; the '#' file's row untouched")
         os.rename(os.path.join(hd, "Y.ALA"), os.path.join(hd, "A.ALA#b_IDLE_00.ALA"))
         d.sync()
         c.eq(paths_in(d.db, "Data/Art/Hash"), [rel + "A.ALA", rel + "A.ALA#b_IDLE_00.ALA"],
              "after mv Y.ALA A.ALA#b_IDLE_00.ALA")
-        c.eq((row_id(d.db, rel + "A.ALA"), row_id(d.db, rel + "A.ALA#b_IDLE_00.ALA")), (z_id, y_id),
-             "A.ALA untouched; Y's row replaced the '#' file's")
+        if not WINDOWS:  # RENAME_ID
+            c.eq((row_id(d.db, rel + "A.ALA"), row_id(d.db, rel + "A.ALA#b_IDLE_00.ALA")), (z_id, y_id),
+                 "A.ALA untouched; Y's row replaced the '#' file's")
         os.rename(os.path.join(hd, "A.ALA"), os.path.join(hd, "Q.ALA"))
         d.sync()
         c.eq(paths_in(d.db, "Data/Art/Hash"), [rel + "A.ALA#b_IDLE_00.ALA", rel + "Q.ALA"],
@@ -621,6 +653,9 @@ def test_overflow():
     d = MAIN
     with case(tap, "inotify overflow (the daemon stopped while files change): counted, "
                    "rescanned, equal to a fresh scan") as c:
+        if c.posix_only("inotify's queue; uv_fs_event's buffer cannot be made to overflow on "
+                        "purpose under wine (the overflow rescan is the same code)"):
+            return
         limit = queued_events_limit()
         # every new file queues IN_CREATE, IN_MODIFY and IN_CLOSE_WRITE
         n = min((limit or 16384) // 3 + 1000, 40000)
@@ -655,19 +690,21 @@ def test_overflow():
 
 def test_second_instance():
     with case(tap, "a second daemon on the same index refuses to start") as c:
-        p = subprocess.run([ANIMIDXD, "--config", MAIN.cfg, "--foreground", "--socket",
-                            os.path.join(MAIN.dir, "other.sock")], env=ax.env,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
-                           timeout=60 * SLOW)
+        other = MAIN.sock + "-other" if WINDOWS else os.path.join(MAIN.dir, "other.sock")
+        p = tap_run(ANIMIDXD, ["--config", MAIN.cfg, "--foreground", "--socket", other], env=ax.env,
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                    timeout=60 * SLOW)
         c.eq(p.returncode, 3, "exit status")
         msg = p.stderr + open(MAIN.log_path, errors="replace").read()[-3000:]
-        c.that("already running" in msg and str(MAIN.proc.pid) in msg,
+        # Windows: its own process id (wine's Unix one differs), as status gives it
+        pid = int(MAIN.status().get("pid", 0)) if WINDOWS else MAIN.proc.pid
+        c.that("already running" in msg and str(pid) in msg,
                "message names the running daemon: %r" % p.stderr)
     with case(tap, "a second daemon on the same socket refuses to start") as c:
         other = Daemon("other", [ROOT], socket=MAIN.sock)
-        p = subprocess.run([ANIMIDXD, "--config", other.cfg, "--foreground"], env=ax.env,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
-                           timeout=60 * SLOW)
+        p = tap_run(ANIMIDXD, ["--config", other.cfg, "--foreground"], env=ax.env,
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                    timeout=60 * SLOW)
         c.eq(p.returncode, 3, "exit status")
         c.that("already listening" in p.stderr + other.log(), "message: %r" % other.log()[-1000:])
         c.that(MAIN.try_request("status"), "the first daemon still answers")
@@ -676,6 +713,8 @@ def test_second_instance():
 def test_reload():
     d = MAIN
     with case(tap, "SIGHUP reloads the config; a broken config is refused and the old one kept") as c:
+        if c.posix_only("SIGHUP has no Windows counterpart"):
+            return
         d.write_config(settle_ms=80)
         d.proc.send_signal(signal.SIGHUP)
         ok = wait_for(lambda: d.status().get("settle_ms") == 80, 20 * SLOW, 0.1)
@@ -788,6 +827,9 @@ def test_sigterm_during_burst():
 def test_watch_limit():
     with case(tap, "watch limit: reported with the fix; unwatched directories are polled and "
                    "synced") as c:
+        if c.posix_only("inotify watches one directory each; uv_fs_event watches a root "
+                        "recursively with one handle, so max_watches has nothing to limit"):
+            return
         root = os.path.join(TMP, "tree3")
         data = clip_bytes(WALKER, frames=10)
         # the engine loads a model's clips from the model's directory: one model per directory

@@ -28,6 +28,8 @@ with open(td.ANIMIDXD, "rb") as _fh:
 def test_symlink_to_ancestor():
     with case(tap, "ln -s .. inside a watched root: the daemon indexes each file once, under its "
                    "own path, and its index equals a fresh scan") as c:
+        if c.posix_only("Unix symbolic links (wine shows a link as its target and cannot make Windows ones)"):
+            return
         root = os.path.join(td.TMP, "uplink")
         model(os.path.join(root, "z", "UV_WALKER.ALO"), WALKER)
         clip(os.path.join(root, "z", "UV_WALKER_IDLE_00.ALA"), WALKER)
@@ -63,6 +65,8 @@ def test_client_that_never_reads():
     with case(tap, "a control client that sends requests and never reads: the daemon stops "
                    "reading it, stays small, answers others at once, indexes changes, and drops "
                    "it after 10 s") as c:
+        if c.posix_only("a raw client of the control socket: Python here cannot open wine's named pipe"):
+            return
         root = os.path.join(td.TMP, "flood")
         model(os.path.join(root, "UV_WALKER.ALO"), WALKER)
         d = Daemon("flood-daemon", [root]).start()
@@ -127,6 +131,8 @@ def test_client_that_never_reads():
 def test_many_clients():
     with case(tap, "more than 64 control connections: the extra ones are refused with an error "
                    "line, the others keep working") as c:
+        if c.posix_only("raw clients of the control socket: Python here cannot open wine's named pipe"):
+            return
         root = os.path.join(td.TMP, "many")
         model(os.path.join(root, "UV_WALKER.ALO"), WALKER)
         d = Daemon("many-daemon", [root]).start()
@@ -168,6 +174,8 @@ def test_many_clients():
 def test_lock_link():
     with case(tap, "a link planted at the index's lock file: the daemon refuses it (exit 3) and "
                    "the file it points at is untouched") as c:
+        if c.posix_only("a planted Unix symbolic link (wine shows it as its target and cannot make Windows ones)"):
+            return
         root = os.path.join(td.TMP, "locklink")
         model(os.path.join(root, "UV_WALKER.ALO"), WALKER)
         d = Daemon("locklink-daemon", [root])
@@ -195,6 +203,8 @@ FORGED = "x\n::error file=README.md::forged\nlint: 0 files, 0 errors; passed\x1b
 def test_forged_log_lines():
     with case(tap, "names holding LF and ESC forge no line in the daemon's log, in status or sync "
                    "(issue 21, defect 5)") as c:
+        if c.posix_only("Windows file names cannot hold control characters (LF, ESC)"):
+            return
         import re
         root = os.path.join(td.TMP, "forged" + FORGED + "root")
         model(os.path.join(root, FORGED + ".ALO"), WALKER)
@@ -224,6 +234,8 @@ def test_forged_log_lines():
 def test_links_out_of_root():
     with case(tap, "a link out of a watched root: not followed, not watched (LINK_NOT_FOLLOWED); "
                    "with --follow-links it is scanned and watched (issue 21, defect 6)") as c:
+        if c.posix_only("Unix symbolic links (wine shows a link as its target and cannot make Windows ones)"):
+            return
         root = os.path.join(td.TMP, "linkroot")
         outside = os.path.join(td.TMP, "linkoutside")
         model(os.path.join(root, "UV_WALKER.ALO"), WALKER)
@@ -386,6 +398,8 @@ def test_health_root_restored():
 def test_health_sighup_rescans():
     with case(tap, "SIGHUP with the same config rescans every root and its base layers (issue 21, "
                    "defect 4)") as c:
+        if c.posix_only("SIGHUP has no Windows counterpart"):
+            return
         root = os.path.join(td.TMP, "hh-mod")
         base = os.path.join(td.TMP, "hh-base")
         clip(os.path.join(root, "Data", "UV_WALKER_IDLE_00.ALA"), WALKER)

@@ -20,7 +20,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
-from tap import Tap, Cli, case, short  # noqa: E402
+from tap import Tap, Cli, case, short, command, environment, host_text, WINDOWS  # noqa: E402
 
 if len(sys.argv) < 3:
     sys.stderr.write("usage: test_follow.py ANIMIDX AMXGEN\n")
@@ -74,7 +74,10 @@ def mod(name, extra_config=""):
     cfg = os.path.join(d, "animidx.ini")
     with open(cfg, "w") as f:
         f.write("[index]\ndatabase = %s\n[daemon]\nsocket = %s\nsettle_ms = 50\nlog = %s\n%s" % (
-            os.path.join(d, "index.db"), os.path.join(d, "s.sock"), os.path.join(d, "daemon.log"),
+            os.path.join(d, "index.db"),
+            # Windows: the daemon's endpoint is a named pipe
+            "//./pipe/amxf-%d-%s" % (os.getpid(), name) if WINDOWS else os.path.join(d, "s.sock"),
+            os.path.join(d, "daemon.log"),
             extra_config))
     return tree, cfg
 
@@ -83,7 +86,8 @@ class Proc:
     """A long-running command whose stdout and stderr lines are read as they come."""
 
     def __init__(self, args, cwd):
-        self.p = subprocess.Popen([ANIMIDX] + args, cwd=cwd, env=ax.env, stdout=subprocess.PIPE,
+        self.p = subprocess.Popen(command(ANIMIDX, args), cwd=cwd, env=environment(ax.env),
+                                  stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, universal_newlines=True,
                                   start_new_session=True)
         RUNNING.append(self)
@@ -94,6 +98,7 @@ class Proc:
 
     def pump(self, stream, into):
         for line in stream:
+            line = host_text(line)  # Windows: its paths as this machine names them
             into.append(line.rstrip("\n"))
             self.q.put(line)
 

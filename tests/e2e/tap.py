@@ -13,9 +13,9 @@ import traceback
 # ---- the Windows build under wine (tests/windows/run_e2e.py) ----
 # AMX_TEST_WINE names the program that runs a Windows .exe here (wine). The suites are the same;
 # a program ending in .exe is started through it (command()), the arguments that are paths of
-# this machine go in as Windows paths (Z:\tmp\...), as a Windows user would type them, and the
-# configuration, state and cache folders the tests set (XDG_*) become %APPDATA% and
-# %LOCALAPPDATA%. What cannot apply on Windows is skipped with the reason (posix_only()).
+# this machine go in as Windows paths (Z:\tmp\...), as a Windows user would type them, and
+# the Windows form of those paths in what it prints is read as the POSIX one (host_text). What
+# cannot apply on Windows is skipped with the reason (Check.posix_only, skip_on_windows).
 WINE = os.environ.get("AMX_TEST_WINE") or None
 WINDOWS = WINE is not None
 WIN_DRIVE = "Z:"  # wine's drive of the Unix root
@@ -73,20 +73,12 @@ def command(exe, args=()):
 
 
 def environment(env):
-    """The environment for a program under test: on Windows, %APPDATA% and %LOCALAPPDATA% from
-    the XDG folders the test chose (so no folder of the wine prefix is used)."""
+    """The environment for a program under test. (Under wine, %APPDATA%, %LOCALAPPDATA% and
+    %USERPROFILE% are the wine prefix's whatever the caller sets: the tests write no
+    configuration there, and cache_dir() says where lint's own index goes.)"""
     if not WINDOWS:
         return env
-    env = dict(env)
-    env.setdefault("WINEDEBUG", "-all")
-    if env.get("XDG_CONFIG_HOME"):
-        env["APPDATA"] = win_path(env["XDG_CONFIG_HOME"])
-    local = env.get("XDG_CACHE_HOME") or env.get("XDG_STATE_HOME")
-    if local:
-        env["LOCALAPPDATA"] = win_path(local)
-    if env.get("HOME"):
-        env["USERPROFILE"] = win_path(env["HOME"])
-    return env
+    return dict(env, WINEDEBUG=env.get("WINEDEBUG", "-all"))
 
 
 def run(exe, args, **kw):

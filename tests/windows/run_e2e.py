@@ -26,17 +26,17 @@ def suites(build, amxgen):
     cli = os.path.join(build, "cli", "animidx.exe")
     daemon = os.path.join(build, "daemon", "animidxd.exe")
     t = lambda *p: os.path.join(TESTS, *p)  # noqa: E731
-    # name: argv, as tests/meson.build gives them (longest first). The daemon's suites
-    # (tests/daemon) speak to a Unix socket and send POSIX signals; under wine the daemon is
-    # tested by tests/windows/test_daemon_windows.py until they speak through the named pipe.
-    del daemon
+    # name: argv, as tests/meson.build gives them (longest first)
     return {
         "e2e": [t("e2e", "test_e2e.py"), cli, amxgen],
+        "daemon": [t("daemon", "test_daemon.py"), cli, daemon, amxgen],
         "hostile_cli": [t("e2e", "test_hostile.py"), cli, amxgen],
         "cli": [t("e2e", "test_cli.py"), cli, amxgen, build],
         "corpus_index": [t("e2e", "test_corpus_index.py"), cli, amxgen],
         "lint": [t("lint", "test_lint.py"), cli, amxgen],
         "report": [t("lint", "test_report.py"), cli, amxgen],
+        "daemon_hostile": [t("daemon", "test_daemon_hostile.py"), cli, daemon, amxgen],
+        "follow": [t("daemon", "test_follow.py"), cli, amxgen],
         "link_hostile": [t("e2e", "test_link_hostile.py"), cli, amxgen],
     }
 
