@@ -223,6 +223,9 @@ typedef struct load_state {
     char msg[512];         /* our own error, without the "name:line: " prefix */
     bool have_key;         /* a key was read in the current section (inih continues it) */
     bool continuation;     /* the line being parsed is an indented continuation of that key */
+    /* The current section's name as the file writes it: inih cuts the one it hands the
+     * handler to 49 bytes, and a [root PATH] is often longer (C:/Program Files (x86)/...). */
+    char section[AMX_PATH_MAX];
 } load_state;
 
 AMX_PRINTF(2, 3)
@@ -271,8 +274,13 @@ static char *check_line(load_state *st, char *line, size_t len, int num)
     const char *t = line + strspn(line, " \t");
     bool blank = *t == '\0' || *t == '\n' || *t == '\r';
     st->continuation = t > line && !blank && *t != ';' && *t != '#' && st->have_key;
-    if (*t == '[')
+    if (*t == '[') {
         st->have_key = false;
+        /* inih's section: from the '[' to the first ']' (a line without one is its error) */
+        const char *close = memchr(t, ']', len - (size_t)(t - line));
+        if (close)
+            snprintf(st->section, sizeof st->section, "%.*s", (int)(close - t - 1), t + 1);
+    }
     /* A section header at the start of a line: check it here so an empty unknown section is
      * caught too, on its own line (inih tells the handler only about keys). */
     const char *p = line;
@@ -551,6 +559,8 @@ static int handler(void *user, const char *section, const char *name, const char
                     name);
     if (!*section)
         return fail(st, "key '%s' before any section (known: " KNOWN_SECTIONS ")", name);
+    if (strncmp(st->section, section, strlen(section)) == 0)
+        section = st->section; /* the whole name, where inih cut it */
     if (strncasecmp(section, "root ", 5) == 0) {
         const char *path = section + 5;
         while (*path == ' ')

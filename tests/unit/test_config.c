@@ -698,6 +698,26 @@ static void test_root_game(void)
     CHECK_EQ(amx_config_load_string(&c, "[root x]\ngame = mp4\n", "animidx.ini", err, sizeof err), -1);
     CHECK_EQ(c.game_count, 3);
     amx_config_finish(&c);
+
+    /* A long root, as Windows installs have them: inih hands the handler a section name cut
+     * to 49 bytes, so this one once read as a root that holds nothing (two of them, sharing
+     * their first 49 bytes, as one). Each keeps its own setting. */
+    const char *steam = "/games/Program Files (x86)/Steam/steamapps/common/Star Wars Empire at "
+                        "War/corruption/Mods";
+    char ini[1024], root[512];
+    snprintf(ini, sizeof ini, "[root %s/Alpha]\ngame = foc\n[root %s/Bravo]\ngame = mp2\n",
+             steam, steam);
+    CHECK_EQ(amx_config_init(&c), 0);
+    CHECK_EQ(amx_config_load_string(&c, ini, "animidx.ini", err, sizeof err), 0);
+    CHECK_STR(err, "");
+    CHECK_EQ(c.game_count, 2);
+    snprintf(root, sizeof root, "%s/Alpha/Data", steam);
+    CHECK_STR(amx_config_game(&c, root), "foc");
+    snprintf(root, sizeof root, "%s/Bravo", steam);
+    CHECK_STR(amx_config_game(&c, root), "mp2");
+    snprintf(root, sizeof root, "%s/Charlie", steam);
+    CHECK(amx_config_game(&c, root) == NULL);
+    amx_config_finish(&c);
     CHECK_STR(load_err("[root x]\ngame = mp4\n"), "animidx.ini:2: bad value 'mp4' for game: expected eaw "
               "(Empire at War), foc (Forces of Corruption), mp1 or mp2 (Metroid Prime 1, 2)");
     CHECK_STR(load_err("[root x]\nlevel = 3\n"), "animidx.ini:2: unknown key 'level' in [root x] (known keys: game, base)");
