@@ -999,9 +999,11 @@ def test_base_nesting():
                               "animidxd.exe" if WINDOWS else "animidxd")
         if os.path.exists(daemon):
             sock = "//./pipe/animidx-test-nest-%d" % os.getpid() if WINDOWS else os.path.join(top, "d.sock")
-            p = tap_run(daemon, [mod, "--config", cfg, "--socket", sock], env=ax.env,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               universal_newlines=True, timeout=60)
+            # in the foreground: a daemon that wrongly starts is killed at the timeout, not
+            # left running in the background
+            p = tap_run(daemon, [mod, "--config", cfg, "--socket", sock, "--foreground"],
+                        env=ax.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                        universal_newlines=True, timeout=60)
             c.eq(p.returncode, 2, "animidxd with the config's base: exit status (%r)" %
                  p.stderr[-300:])
             c.that("holds the tree" in p.stderr, "animidxd: %r" % p.stderr[-300:])
