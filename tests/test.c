@@ -23,17 +23,6 @@ void test_run(const char *name, void (*fn)(void))
     fflush(stdout);
 }
 
-void test_run_posix(const char *name, void (*fn)(void), const char *why)
-{
-    if (amx_os_separator() == '/') {
-        test_run(name, fn);
-        return;
-    }
-    test_number++;
-    printf("ok %d - %s # SKIP on Windows: %s\n", test_number, name, why);
-    fflush(stdout);
-}
-
 void test_run_if(const char *name, void (*fn)(void), bool can, const char *why)
 {
     if (can) {
@@ -43,6 +32,13 @@ void test_run_if(const char *name, void (*fn)(void), bool can, const char *why)
     test_number++;
     printf("ok %d - %s # SKIP %s\n", test_number, name, why);
     fflush(stdout);
+}
+
+void test_run_posix(const char *name, void (*fn)(void), const char *why)
+{
+    char on_windows[512];
+    snprintf(on_windows, sizeof on_windows, "on Windows: %s", why);
+    test_run_if(name, fn, amx_os_separator() == '/', on_windows);
 }
 
 bool test_links_work(char *why, size_t len)

@@ -384,12 +384,19 @@ static bool first_time(ini_state *s, const char *key)
     return true;
 }
 
-static void upper_into(char *out, size_t n, const char *a)
+/* `n` bytes at most of `a` (NULL: none), upper-cased, at out; returns the bytes written */
+static size_t upper_n(char *out, const char *a, size_t n)
 {
     size_t i = 0;
-    for (; a && a[i] && i + 1 < n; i++)
+    for (; a && a[i] && i < n; i++)
         out[i] = a[i] >= 'a' && a[i] <= 'z' ? (char)(a[i] - 32) : a[i];
-    out[i] = '\0';
+    return i;
+}
+
+/* `a` upper-cased into out, a string of at most n - 1 bytes (out may be a) */
+static void upper_into(char *out, size_t n, const char *a)
+{
+    out[upper_n(out, a, n - 1)] = '\0';
 }
 
 /* W3D_NAME_TOO_LONG for a name part longer than a W3D name field holds (once per name). */
@@ -417,15 +424,6 @@ static bool too_long(ini_state *s, const char *what, const char *name, const cha
 }
 
 /* Records a reference of the current object and state, once per (kind, name, model). */
-/* `n` bytes at most of `a`, upper-cased, at out; returns the bytes written */
-static size_t upper_n(char *out, const char *a, size_t n)
-{
-    size_t i = 0;
-    for (; a && a[i] && i < n; i++)
-        out[i] = a[i] >= 'a' && a[i] <= 'z' ? (char)(a[i] - 32) : a[i];
-    return i;
-}
-
 static void ref(ini_state *s, amx_ref_kind kind, const char *name, const char *tag,
                 uint32_t line, const char *model)
 {
