@@ -118,10 +118,16 @@ echo "windows.sh: built build-win/cli/animidx.exe, build-win/daemon/animidxd.exe
 [ -f build-test/build.ninja ] || meson setup build-test >/dev/null
 ninja -C build-test cli/animidx >/dev/null || exit 1
 passed=0 failed=0
-count() { # a TAP log: adds its tests up
-    local p f
+count() { # a TAP log and the exit status of what wrote it: adds its tests up
+    local p f plan
     p=$(grep -c '^ok ' "$1" || true)
     f=$(grep -c '^not ok ' "$1" || true)
+    plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$1" | tail -n 1)
+    # a suite that stopped part-way (an exception, a timeout) is a failure, not a short pass
+    if { [ -n "$plan" ] && [ "$plan" != $((p + f)) ]; } || { [ "$2" != 0 ] && [ "$f" = 0 ]; }; then
+        echo "not ok - $1: the suite stopped before its end (exit $2, ${plan:-no} tests planned, $((p + f)) reported)"
+        f=$((f + 1))
+    fi
     passed=$((passed + p)); failed=$((failed + f))
 }
 # the unit suite, every test program under wine (meson runs them through the cross file's wine)
@@ -137,19 +143,19 @@ for line in open(sys.argv[1]):
     print(("ok" if r["result"] in ("OK", "SKIP") else "not ok") + " %d - %s (%s)" % (n, r["name"], r["result"]))
 PY
 cat build-win-deps/unit.tap
-count build-win-deps/unit.tap
+count build-win-deps/unit.tap 0
 echo "windows.sh: unit suite under wine: $((SECONDS - t)) s"
 # the corpus: every file dumped, the corpus scanned, queried and linted by both builds
 t=$SECONDS
 python3 tests/windows/compare_corpus.py build-test/cli/animidx build-win/cli/animidx.exe \
     ../shared/corpus | tee build-win-deps/corpus.tap
-count build-win-deps/corpus.tap
+count build-win-deps/corpus.tap "${PIPESTATUS[0]}"
 echo "windows.sh: corpus comparison: $((SECONDS - t)) s"
 # the daemon under wine: watch, rename, sync, stop over the named pipe
 t=$SECONDS
 python3 tests/windows/test_daemon_windows.py build-win/cli/animidx.exe \
     build-win/daemon/animidxd.exe build-win/tests/amxgen.exe | tee build-win-deps/daemon.tap
-count build-win-deps/daemon.tap
+count build-win-deps/daemon.tap "${PIPESTATUS[0]}"
 echo "windows.sh: daemon under wine: $((SECONDS - t)) s"
 # the end-to-end suites of tests/ (e2e, hostile, cli, corpus_index, lint, report, link_hostile,
 # daemon, daemon_hostile, follow) against the .exe programs under wine, their input files
@@ -159,7 +165,7 @@ if [ "${AMX_WIN_E2E:-0}" = 1 ]; then
     t=$SECONDS
     ninja -C build-test tests/amxgen >/dev/null || exit 1
     python3 tests/windows/run_e2e.py build-win build-test/tests/amxgen | tee build-win-deps/e2e.tap
-    count build-win-deps/e2e.tap
+    count build-win-deps/e2e.tap "${PIPESTATUS[0]}"
     echo "windows.sh: end-to-end suites under wine: $((SECONDS - t)) s"
 fi
 echo "windows.sh: the Windows part took $((SECONDS - start)) s"
