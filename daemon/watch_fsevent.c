@@ -59,27 +59,38 @@ static void free_root_watch(uv_handle_t *h)
     free(h->data);
 }
 
-static void watch_roots(amxd_watch *w)
+/* A new handle for a root, started. */
+static root_watch *start_root(amxd_watch *w, unsigned r, bool *started)
 {
     amxd *d = w->d;
-    size_t n = amxd_root_count(d);
+    root_watch *rw = calloc(1, sizeof *rw);
+    if (!rw)
+        return NULL;
+    rw->d = d;
+    rw->w = w;
+    rw->root = r;
+    rw->h.data = rw;
+    uv_fs_event_init(amxd_loop(d), &rw->h);
+    int rc = uv_fs_event_start(&rw->h, event_cb, amxd_root(d, r), UV_FS_EVENT_RECURSIVE);
+    if (rc)
+        amxd_set_error(d, "cannot watch %s: %s; it is rescanned every %d s instead",
+                       amxd_root(d, r), uv_strerror(rc), amxd_config(d)->poll_s);
+    *started = rc == 0;
+    return rw;
+}
+
+static void watch_roots(amxd_watch *w)
+{
+    size_t n = amxd_root_count(w->d);
     w->roots = calloc(n ? n : 1, sizeof *w->roots);
     w->count = w->failed = 0;
     for (unsigned r = 0; w->roots && r < n; r++) {
-        root_watch *rw = calloc(1, sizeof *rw);
+        bool started;
+        root_watch *rw = start_root(w, r, &started);
         if (!rw)
             break;
-        rw->d = d;
-        rw->w = w;
-        rw->root = r;
-        rw->h.data = rw;
-        uv_fs_event_init(amxd_loop(d), &rw->h);
-        int rc = uv_fs_event_start(&rw->h, event_cb, amxd_root(d, r), UV_FS_EVENT_RECURSIVE);
-        if (rc) {
-            amxd_set_error(d, "cannot watch %s: %s; it is rescanned every %d s instead",
-                           amxd_root(d, r), uv_strerror(rc), amxd_config(d)->poll_s);
+        if (!started)
             w->failed++;
-        }
         w->roots[w->count++] = rw;
     }
 }
@@ -127,18 +138,23 @@ void amxd_watch_rewalk(amxd_watch *w)
 
 void amxd_watch_root(amxd_watch *w, unsigned root)
 {
-    /* the handle watches the directory the path named when it started: started again, it
-     * watches what the path names now (a root that was deleted and is back) */
+    /* the handle watches the directory the path named when it started: a new one watches what
+     * the path names now (a root that was deleted and is back). Never the same handle stopped
+     * and started again: on Windows a stop leaves its directory read pending until the close,
+     * and a start on top of it shares that read's request (the loop then never ends). */
     for (size_t i = 0; i < w->count; i++) {
-        root_watch *rw = w->roots[i];
-        if (rw->root != root)
+        root_watch *old = w->roots[i];
+        if (old->root != root)
             continue;
-        bool was_active = uv_is_active((uv_handle_t *)&rw->h);
-        uv_fs_event_stop(&rw->h);
-        int rc = uv_fs_event_start(&rw->h, event_cb, amxd_root(w->d, root), UV_FS_EVENT_RECURSIVE);
-        if (rc == 0 && !was_active && w->failed)
+        bool was_active = uv_is_active((uv_handle_t *)&old->h), started;
+        root_watch *rw = start_root(w, root, &started);
+        if (!rw)
+            return; /* out of memory: the old handle stays (the poll and reconcile catch up) */
+        uv_close((uv_handle_t *)&old->h, free_root_watch);
+        w->roots[i] = rw;
+        if (started && !was_active && w->failed)
             w->failed--;
-        else if (rc != 0 && was_active)
+        else if (!started && was_active)
             w->failed++;
     }
 }
