@@ -104,6 +104,18 @@ cp build-win/cli/animidx.exe build-win/daemon/animidxd.exe "$stage/"
 x86_64-w64-mingw32-strip "$stage/animidx.exe" "$stage/animidxd.exe"
 cp README.md "$stage/"
 cp docs/*.md docs/*.json "$stage/docs/"
+# the licences of what the static programs hold (the dependency build collects them)
+cp -r "$prefix/licenses" "$stage/licenses"
+cat > "$stage/licenses/README.txt" <<'TXT'
+animidx.exe and animidxd.exe are static programs: they hold SQLite, libuv, libxml2, xxHash,
+inih and zlib, and libgpg-error's Win32 iconv (libxml2's encodings), built from Debian's packages.
+Each NAME.txt here is that package's Debian copyright file: its copyright holders and licences;
+the other files are the licence texts they refer to.
+
+The iconv is under the GNU Lesser General Public License 2.1 or later (LGPL-2.1.txt). To use
+the programs with a modified iconv: build it as libiconv.a into the dependency prefix and build
+the programs again with scripts/windows.sh from animidx's source (README, "Windows").
+TXT
 for m in animidx.1 animidxd.8; do
     groff -man -Tutf8 -P-c -P-b -P-u build-win/$m 2>/dev/null | sed 's/$/\r/' > "$stage/$m.txt"
 done

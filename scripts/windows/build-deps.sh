@@ -128,10 +128,25 @@ xxhash() { # one C file (the Makefile's 'make lib' wants a native toolchain)
   pc libxxhash xxHash 0.8.1 -lxxhash
 }
 
+licenses() { # what the zip must carry for the static programs: each dependency's Debian
+             # copyright file (its copyright holders and licences), and the texts they refer
+             # to in /usr/share/common-licenses (libgpg-error's iconv is LGPL-2.1+)
+  local d=$P/licenses n f
+  mkdir -p "$d"
+  for n in sqlite3 libuv1 libxml2 xxhash libinih; do
+    cp "$(one "$n-*")/debian/copyright" "$d/$n.txt"
+  done
+  cp /usr/share/doc/libz-mingw-w64-dev/copyright "$d/zlib.txt"
+  cp /usr/share/doc/libgpg-error-mingw-w64-dev/copyright "$d/libgpg-error.txt"
+  for f in $(grep -ho '/usr/share/common-licenses/[A-Za-z0-9.+-]*[A-Za-z0-9+]' "$d"/*.txt | sort -u); do
+    [ -f "$f" ] && cp "$f" "$d/$(basename "$f").txt"
+  done
+}
+
 # SQLite in the background, the others meanwhile; a failure of either fails the script
 t sqlite > "$SRC/sqlite.log" 2>&1 &
 sqlite_pid=$!
-t zlib; t iconv; t libuv; t inih; t libxml2; t xxhash
+t zlib; t iconv; t libuv; t inih; t libxml2; t xxhash; t licenses
 if ! wait $sqlite_pid; then
   cat "$SRC/sqlite.log" >&2
   exit 1
