@@ -284,19 +284,45 @@ static int begin(follow *f)
     return EXIT_OK;
 }
 
+/* Waits up to `ms` for the watch's daemon to end; true (with its status) if it has. */
+static bool daemon_gone_within(follow *f, int ms, int *status)
+{
+    for (int waited = 0;; waited += 50) {
+        if (daemon_exited(f, status))
+            return true;
+        if (waited >= ms)
+            return false;
+        amx_os_sleep_ms(50);
+    }
+}
+
 /* Ends a watch's daemon and waits for it; its exit status. Ctrl-C on a terminal reaches both
- * processes: after one the daemon has a second to go by itself before it is stopped (a second
- * Ctrl-C would only make it say it is stopping already). */
+ * processes: the daemon has a second to go by itself (a second Ctrl-C would only make it say
+ * it is stopping already). Otherwise, or if it is still there, it is asked to stop over its
+ * control socket as 'animidx stop' does (the running scan ends between files, every handle
+ * closes), and given STOP_WAIT_MS; only then is it stopped by force: SIGTERM on POSIX, which it
+ * also takes as a clean stop, and on Windows, which has no signal for one program, the end of
+ * the process (its exit status then says nothing of the findings: the stop is reported). */
+#define STOP_WAIT_MS 30000
 static int end_daemon(follow *f)
 {
     int status;
     if (!f->daemon)
         return EXIT_OK;
-    for (int i = 0; amx_os_interrupt_from_terminal() && i < 20; i++) {
-        if (daemon_exited(f, &status))
+    if (amx_os_interrupt_from_terminal() && daemon_gone_within(f, 1000, &status))
+        return status;
+    amx_os_conn *c = cli_daemon_connect(f->cfg, true);
+    if (c) {
+        static const char stop[] = "{\"cmd\": \"stop\"}\n";
+        bool sent = amx_os_conn_write(c, stop, sizeof stop - 1) == 0;
+        bool gone = sent && daemon_gone_within(f, STOP_WAIT_MS, &status);
+        amx_os_conn_close(c);
+        if (gone)
             return status;
-        amx_os_sleep_ms(50);
     }
+    if (!f->daemon) /* it ended meanwhile */
+        return EXIT_OK;
+    cli_error("animidxd did not stop within %d s of being asked: stopping it by force", STOP_WAIT_MS / 1000);
     amx_os_child_stop(f->daemon);
     amx_os_child_ended(f->daemon, true, &status);
     amx_os_child_free(f->daemon);

@@ -37,7 +37,7 @@ sed "s|@PREFIX@|$prefix|" scripts/windows/cross.ini.in > build-win-deps/cross.in
 # The Debian source packages: deb-src lines for a moment (the default list has binaries only).
 # bookworm's libinih source is not served; trixie's is.
 fetch_sources() { # dir
-    local dir=$1 list=/etc/apt/sources.list.d/animidx-deb-src.sources
+    local dir=$1 list=/etc/apt/sources.list.d/animidx-deb-src-$$.sources
     mkdir -p "$dir"
     if [ "$(id -u)" -ne 0 ]; then
         echo "windows.sh: fetching Debian source packages needs root (apt-get)" >&2
