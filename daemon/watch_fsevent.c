@@ -1,8 +1,9 @@
 /*
  * Watching on other platforms (macOS, Windows, the BSDs): one uv_fs_event per root with
- * UV_FS_EVENT_RECURSIVE (recursive on macOS and Windows). These events carry no rename cookie
- * and no overflow signal, so every reported name is rescanned as a scope, `sync` rescans the
- * roots, and the periodic reconcile scan backs everything up.
+ * UV_FS_EVENT_RECURSIVE (recursive on macOS and Windows). These events carry no rename cookie,
+ * so every reported name is rescanned as a scope, `sync` rescans the roots, and the periodic
+ * reconcile scan backs everything up. An event without a name is the overflow (Windows: the
+ * change buffer was too small): counted and logged as inotify's, and every root is rescanned.
  */
 #include "daemon.h"
 
@@ -37,7 +38,13 @@ static void event_cb(uv_fs_event_t *h, const char *filename, int events, int sta
     }
     (void)events;
     if (!filename || !*filename) {
-        amxd_touch(d, rw->root, "", AMXD_DIR);
+        /* no name: more changes came than the watch's buffer holds (on Windows,
+         * ReadDirectoryChangesW returned none: its overflow) or a name could not be read; what
+         * changed is unknown, as after inotify's overflow */
+        char why[AMX_PATH_MAX + 96];
+        snprintf(why, sizeof why, "%s: the directory watch reported changes without their names",
+                 amxd_root(d, rw->root));
+        amxd_overflow(d, why);
         return;
     }
     char rel[AMX_PATH_MAX];
