@@ -344,9 +344,11 @@ static const struct { size_t off; bool core; const char *sql; } write_stmts[] = 
         S(ins_w3d_object, "INSERT INTO w3d_objects(file_id, kind, name, name_key, hierarchy_key, "
                           "sub_objects) VALUES (?1, ?2, ?3, upper(?3), upper(?4), upper(?5))"),
         S(del_w3d_objects, "DELETE FROM w3d_objects WHERE file_id = ?1"),
-        /* INI animations and bones played on a model of this file stem; INI references checked
-         * with a hierarchy of this name */
-        S(mark_refs_model_keyed, "UPDATE refs SET linked = 0 WHERE linked = 1 AND model_key = ?1"),
+        /* INI animations played on a model of this file stem (its bones, whose key is that
+         * stem, are marked by mark_refs_keyed: refs_model_key holds animations only, 0016, and
+         * this WHERE says its WHERE); INI references checked with a hierarchy of this name */
+        S(mark_refs_model_keyed, "UPDATE refs SET linked = 0 WHERE linked = 1 AND model_key = ?1 "
+                                 "AND kind = 'w3d-animation'"),
         S(mark_refs_via_keyed, "UPDATE refs SET linked = 0 WHERE linked = 1 AND via_key = ?1"),
         /* the game objects of file ?1: an ObjectReskin or ChildObject elsewhere may copy them */
         S(objects_of_file, "SELECT name_key FROM game_objects WHERE file_id = ?1"),
