@@ -46,7 +46,7 @@ typedef struct model_info {
 
 struct sage_stmts {
     sqlite3_stmt *refs_of_file, *render_object, *render_objects, *clips_of, *includes_of,
-        *objects_named, *file_lkey;
+        *objects_named, *file_lkey, *objects_of_file, *states_of_file;
     model_info memo[MODEL_MEMO];
     unsigned memo_next;
 };
@@ -63,6 +63,9 @@ static const char *const sage_sql[] = {
     "SELECT o.line, f.id, f.root_id, f.path FROM game_objects o JOIN files f ON f.id = o.file_id "
     "WHERE o.name_key = ?1 AND f.format = 'sage-ini' ORDER BY f.path, o.line LIMIT 64",
     "SELECT lkey, path FROM files WHERE id = ?1",
+    /* the game objects and draw states of a file, for the context of its pending references */
+    "SELECT id, name, type FROM game_objects WHERE file_id = ?1 ORDER BY id",
+    "SELECT id, kind, flags FROM object_states WHERE file_id = ?1 ORDER BY id",
 };
 
 enum { SAGE_STATEMENTS = sizeof sage_sql / sizeof sage_sql[0] };
@@ -70,7 +73,8 @@ enum { SAGE_STATEMENTS = sizeof sage_sql / sizeof sage_sql[0] };
 static sqlite3_stmt **sage_slot(struct sage_stmts *g, size_t i)
 {
     sqlite3_stmt **all[] = { &g->refs_of_file, &g->render_object, &g->render_objects,
-                             &g->clips_of, &g->includes_of, &g->objects_named, &g->file_lkey };
+                             &g->clips_of, &g->includes_of, &g->objects_named, &g->file_lkey,
+                             &g->objects_of_file, &g->states_of_file };
     _Static_assert(sizeof all / sizeof all[0] == SAGE_STATEMENTS, "one statement per slot");
     return all[i];
 }
@@ -284,9 +288,12 @@ static bool bone_found(amx_ref_kind kind, const char *tag, const char *name,
 }
 
 typedef struct ref_row {
-    int64_t id, line;
+    int64_t id, file_id, line;  /* id: the row of refs (0 for a pending reference) */
     amx_ref_kind kind;
     char tag[64], name[512], object[256], object_type[32], model[256], state[300];
+    /* a reference that waits in ini_refs_pending (its row is inserted, whole, when resolved);
+     * NULL: a row of refs (updated) */
+    const amx__pending_ref *pending;
 } ref_row;
 
 static void context(const ref_row *r, char *out, size_t n)
@@ -347,10 +354,18 @@ static amx_severity missing_sev(const linker *l, int64_t root)
     return ri && ri->stack_len > 1 ? AMX_SEV_ERROR : AMX_SEV_INFO;
 }
 
+/* The reference's resolution: its row updated, or, for a pending one, inserted with it (in the
+ * order of link.c's SAGE_REF_INSERT_COLUMNS). */
 static int done(linker *l, const ref_row *r, int64_t target, const char *resolution,
                 const char *via)
 {
-    return link_record(l, W_SAGE_REF, "iott", r->id, target, resolution, via);
+    const amx__pending_ref *p = r->pending;
+    if (!p)
+        return link_record(l, W_SAGE_REF, "iott", r->id, target, resolution, via);
+    return link_record(l, W_SAGE_REF_INSERT, "iottttooottott", r->file_id, p->object_id,
+                       amx_ref_kind_name(p->kind), p->tag, p->name, p->key,
+                       p->line > 0 ? p->line : -1, p->offset, p->state_id, p->model, p->model_key,
+                       target, resolution, via);
 }
 
 /* REFERENCE_NOT_FOUND: `what` is in no layer (info without a base layer, error with one). */
@@ -429,7 +444,7 @@ static int check_animation(linker *l, struct sage_stmts *g, int64_t file_id, int
     const char *dot = strchr(r->name, '.');
     char hier[256], anim[256], tried[600];
     snprintf(hier, sizeof hier, "%.*s", dot ? (int)(dot - r->name) : 0, r->name);
-    snprintf(anim, sizeof anim, "%s", dot ? dot + 1 : r->name);
+    snprintf(anim, sizeof anim, "%.255s", dot ? dot + 1 : r->name);
     file_hit h;
     int f = find_w3d(l, anim, root, &h, tried, sizeof tried);
     if (f < 0)
@@ -589,6 +604,21 @@ static int includes_reach(linker *l, struct sage_stmts *g, int64_t at, int64_t t
     sqlite3_reset(s);
     if (rc != SQLITE_DONE && rc != SQLITE_ROW)
         return -1;
+    /* ... or, when it is not linked yet, of its pending references */
+    s = l->pending_refs_of_file;
+    sqlite3_bind_int64(s, 1, at);
+    rc = sqlite3_step(s);
+    amx__pending_refs pend = { 0 };
+    /* a damaged blob names nothing (its file is decoded again: bind_sage_refs) */
+    if (rc == SQLITE_ROW && amx__pending_refs_read(sqlite3_column_blob(s, 0),
+                                                   (size_t)sqlite3_column_bytes(s, 0), &pend) == 0)
+        for (size_t i = 0; i < pend.n && n < 64; i++)
+            if (pend.refs[i].kind == AMX_REF_INCLUDE)
+                snprintf(names[n++], sizeof names[0], "%s", pend.refs[i].name);
+    sqlite3_reset(s);
+    amx__pending_refs_free(&pend);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        return -1;
     for (size_t i = 0; i < n; i++) {
         char lkey[AMX_LKEY_MAX];
         file_hit h;
@@ -708,6 +738,150 @@ static int check_object(linker *l, struct sage_stmts *g, int64_t file_id, int64_
     return done(l, r, -1, "missing", NULL);
 }
 
+/* The two texts of each game object (name, type) or draw state (kind, flags) of a file, by row
+ * id: the context of its pending references, read once per file. */
+typedef struct row_texts {
+    struct { int64_t id; size_t a, b; } *rows; /* in id order; a, b: offsets in text */
+    size_t n, cap;
+    char *text;
+    size_t len, text_cap;
+} row_texts;
+
+static void row_texts_free(row_texts *t)
+{
+    free(t->rows);
+    free(t->text);
+    *t = (row_texts){ 0 };
+}
+
+static bool add_text(row_texts *t, const char *v, size_t *at)
+{
+    size_t len = strlen(v) + 1;
+    if (t->len + len > t->text_cap) {
+        size_t cap = t->text_cap ? t->text_cap : 4096;
+        while (cap < t->len + len)
+            cap *= 2;
+        char *g = realloc(t->text, cap);
+        if (!g)
+            return false;
+        t->text = g;
+        t->text_cap = cap;
+    }
+    memcpy(t->text + t->len, v, len);
+    *at = t->len;
+    t->len += len;
+    return true;
+}
+
+/* Reads statement s (id, text, text; ordered by id) for file_id into t. 0, or -1. */
+static int load_row_texts(sqlite3_stmt *s, int64_t file_id, row_texts *t)
+{
+    sqlite3_bind_int64(s, 1, file_id);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (t->n == t->cap) {
+            size_t cap = t->cap ? t->cap * 2 : 64;
+            void *g = realloc(t->rows, cap * sizeof *t->rows);
+            if (!g)
+                break;
+            t->rows = g;
+            t->cap = cap;
+        }
+        t->rows[t->n].id = sqlite3_column_int64(s, 0);
+        if (!add_text(t, col_or(s, 1, ""), &t->rows[t->n].a) ||
+            !add_text(t, col_or(s, 2, ""), &t->rows[t->n].b))
+            break;
+        t->n++;
+    }
+    sqlite3_reset(s);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The first text of row `id` (its second in *second), or NULL when the file has no such row. */
+static const char *row_text(const row_texts *t, int64_t id, const char **second)
+{
+    size_t lo = 0, hi = t->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->rows[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == t->n || t->rows[lo].id != id)
+        return NULL;
+    *second = t->text + t->rows[lo].b;
+    return t->text + t->rows[lo].a;
+}
+
+/* A slot at the end of the list (grown as needed), or NULL out of memory. */
+static ref_row *new_row(ref_row **rows, size_t *n, size_t *cap)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 64;
+        ref_row *g = realloc(*rows, nc * sizeof *g);
+        if (!g)
+            return NULL;
+        *rows = g;
+        *cap = nc;
+    }
+    ref_row *r = &(*rows)[(*n)++];
+    r->state[0] = '\0';
+    r->pending = NULL;
+    return r;
+}
+
+/* The references of file_id that wait in ini_refs_pending, after those of refs in *rows (as the
+ * refs query gives them: object, state and model texts for the checks and their context). 1 the
+ * file has such references (pend holds them: the rows point into it), 0 none, 2 its blob is
+ * damaged (nothing added), -1 error. */
+static int pending_rows(linker *l, struct sage_stmts *g, int64_t file_id, amx__pending_refs *pend,
+                        ref_row **rows, size_t *n, size_t *cap)
+{
+    sqlite3_stmt *s = l->pending_refs_of_file;
+    sqlite3_bind_int64(s, 1, file_id);
+    int rc = sqlite3_step(s);
+    int bad = rc == SQLITE_ROW
+                  ? amx__pending_refs_read(sqlite3_column_blob(s, 0),
+                                           (size_t)sqlite3_column_bytes(s, 0), pend)
+                  : 0;
+    sqlite3_reset(s);
+    if (rc != SQLITE_ROW)
+        return rc == SQLITE_DONE ? 0 : -1;
+    if (bad)
+        return 2;
+    row_texts objects = { 0 }, states = { 0 };
+    int err = load_row_texts(g->objects_of_file, file_id, &objects) ||
+              load_row_texts(g->states_of_file, file_id, &states);
+    for (size_t i = 0; i < pend->n && !err; i++) {
+        const amx__pending_ref *p = &pend->refs[i];
+        ref_row *r = new_row(rows, n, cap);
+        if (!r) {
+            err = 1;
+            break;
+        }
+        r->id = 0;
+        r->file_id = file_id;
+        r->pending = p;
+        r->kind = p->kind;
+        r->line = p->line;
+        copy_text(r->tag, sizeof r->tag, p->tag);
+        copy_text(r->name, sizeof r->name, p->name);
+        copy_text(r->model, sizeof r->model, p->model ? p->model : "");
+        const char *type = "", *object = p->object_id >= 0 ? row_text(&objects, p->object_id,
+                                                                       &type) : NULL;
+        copy_text(r->object, sizeof r->object, object ? object : "");
+        copy_text(r->object_type, sizeof r->object_type, object ? type : "");
+        const char *flags = "", *kind = p->state_id >= 0 ? row_text(&states, p->state_id, &flags)
+                                                         : NULL;
+        if (kind)
+            snprintf(r->state, sizeof r->state, "%s%s%.200s", kind, flags[0] ? " " : "", flags);
+    }
+    row_texts_free(&objects);
+    row_texts_free(&states);
+    return err ? -1 : 1;
+}
+
 int bind_sage_refs(linker *l, int64_t file_id, int64_t root)
 {
     struct sage_stmts *g = stmts(l);
@@ -728,19 +902,13 @@ int bind_sage_refs(linker *l, int64_t file_id, int64_t root)
     ref_row *rows = NULL;
     size_t n = 0, cap = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (n == cap) {
-            size_t nc = cap ? cap * 2 : 64;
-            ref_row *gr = realloc(rows, nc * sizeof *gr);
-            if (!gr) {
-                err = 1;
-                break;
-            }
-            rows = gr;
-            cap = nc;
+        ref_row *r = new_row(&rows, &n, &cap);
+        if (!r) {
+            err = 1;
+            break;
         }
-        ref_row *r = &rows[n++];
-        r->state[0] = '\0';
         r->id = sqlite3_column_int64(s, 0);
+        r->file_id = file_id;
         r->kind = AMX_REF_MODEL;
         amx_ref_kind_parse(col_or(s, 1, ""), &r->kind);
         copy_text(r->tag, sizeof r->tag, col_or(s, 2, ""));
@@ -755,16 +923,29 @@ int bind_sage_refs(linker *l, int64_t file_id, int64_t root)
         copy_text(r->object_type, sizeof r->object_type, col_or(s, 9, ""));
     }
     sqlite3_reset(s);
-    if (err || (rc != SQLITE_DONE && rc != SQLITE_ROW)) {
+    amx__pending_refs pend = { 0 };
+    int pending = err || (rc != SQLITE_DONE && rc != SQLITE_ROW)
+                      ? -1 : pending_rows(l, g, file_id, &pend, &rows, &n, &cap);
+    if (pending < 0) {
+        free(rows);
+        amx__pending_refs_free(&pend);
+        return -1;
+    }
+    /* a damaged blob (only a damaged index has one): the file is decoded again by the next
+     * scan, which writes its references anew */
+    if (pending == 2 && link_record(l, W_DECODE_AGAIN, "i", file_id)) {
         free(rows);
         return -1;
     }
     /* no references: no reference findings to replace either (they change only when the file
      * is written again, with its findings) */
-    if (!n)
-        return 0;
+    if (!n) {
+        amx__pending_refs_free(&pend);
+        return pending ? link_record(l, W_DEL_PENDING_REFS, "i", file_id) : 0;
+    }
     if (!l->first_pass && link_record(l, W_DEL_REF_FINDINGS, "i", file_id)) {
         free(rows);
+        amx__pending_refs_free(&pend);
         return -1;
     }
     for (size_t i = 0; i < n && !err; i++) {
@@ -782,6 +963,10 @@ int bind_sage_refs(linker *l, int64_t file_id, int64_t root)
         default: err = done(l, r, -1, "skipped", NULL); break;
         }
     }
+    /* the blob goes after the rows it held are written (in the same transaction) */
+    if (!err && pending)
+        err = link_record(l, W_DEL_PENDING_REFS, "i", file_id);
     free(rows);
+    amx__pending_refs_free(&pend);
     return err ? -1 : 0;
 }

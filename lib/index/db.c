@@ -354,6 +354,9 @@ static const struct { size_t off; bool core; const char *sql; } write_stmts[] = 
         S(objects_of_file, "SELECT name_key FROM game_objects WHERE file_id = ?1"),
 
         S(del_refs, "DELETE FROM refs WHERE file_id = ?1"),
+        /* an INI file's references until the link pass inserts them (ini_refs_pending.c) */
+        S(ins_pending_refs, "INSERT INTO ini_refs_pending(file_id, refs) VALUES (?1, ?2)"),
+        S(del_pending_refs, "DELETE FROM ini_refs_pending WHERE file_id = ?1"),
         /* Clips named by the animation sets of file ?1 (and its members): their binding follows
          * the sets. */
         S(mark_clips_of_sets, "UPDATE clips SET linked = 0 WHERE linked = 1 AND name_key IN ("
@@ -657,7 +660,8 @@ void amx_db_close(amx_db *db)
         sqlite3_wal_checkpoint_v2(db->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
     }
     sqlite3_close(db->db);
-    amx__tracks_buf_free(&db->packed);
+    amx__byte_buf_free(&db->packed);
+    amx__byte_buf_free(&db->pending);
     free(db);
 }
 
@@ -862,7 +866,8 @@ static int clear_file(amx_db *db, int64_t id)
     int rc = amx__db_unlink_dependents(db, id);
     sqlite3_stmt *dels[] = { db->del_members, db->del_skeletons, db->del_clips, db->del_models,
                              db->del_meshes, db->del_findings, db->del_anim_sets,
-                             db->del_skeleton_refs, db->del_refs, db->del_states,
+                             db->del_skeleton_refs, db->del_refs, db->del_pending_refs,
+                             db->del_states,
                              db->del_objects, db->del_w3d_objects };
     for (size_t i = 0; rc == SQLITE_OK && i < sizeof dels / sizeof dels[0]; i++) {
         sqlite3_bind_int64(dels[i], 1, id);
@@ -1010,8 +1015,22 @@ static int put_w3d_objects(amx_db *db, int64_t file_id, const amx_w3d_info *w)
     return rc;
 }
 
+/* The keys of a reference (AMX_REF_KEY_MAX bytes each): the name the lookup uses, and for an
+ * INI animation or bone the stem of its model's file (else ""). A bone's key is that stem. */
+static void ref_keys(const amx_ref *r, char *key, char *model_key)
+{
+    model_key[0] = '\0';
+    if (r->model)
+        amx__ref_key(AMX_REF_W3D_MODEL, r->model, model_key, AMX_REF_KEY_MAX);
+    if (r->model && (r->kind == AMX_REF_BONE || r->kind == AMX_REF_SUB_OBJECT ||
+                     r->kind == AMX_REF_PARTICLE_BONE))
+        snprintf(key, AMX_REF_KEY_MAX, "%s", model_key);
+    else
+        amx__ref_key(r->kind, r->name, key, AMX_REF_KEY_MAX);
+}
+
 static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a,
-                     const amx__tracks_buf *packed)
+                     const amx__byte_buf *packed)
 {
     int rc = SQLITE_OK;
     for (uint32_t i = 0; rc == SQLITE_OK && i < a->skeleton_count; i++) {
@@ -1086,7 +1105,7 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a,
         free(hint);
         int64_t clip_id = sqlite3_last_insert_rowid(db->db);
         if (rc == SQLITE_OK && c->track_count) {
-            const amx__tracks_buf *t = packed && packed[i].len ? &packed[i] : &db->packed;
+            const amx__byte_buf *t = packed && packed[i].len ? &packed[i] : &db->packed;
             if (t == &db->packed && amx__tracks_pack(c->tracks, c->track_count, &db->packed))
                 return SQLITE_NOMEM;
             s = db->ins_tracks;
@@ -1192,20 +1211,42 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a,
         sqlite3_bind_text(db->mark_refs_keyed, 1, key, -1, SQLITE_TRANSIENT);
         rc = amx__db_run(db->mark_refs_keyed);
     }
-    /* the references, REF_BATCH to a statement while that many are left, then one by one */
-    for (uint32_t i = 0, batched = 0; rc == SQLITE_OK && i < a->ref_count; i++) {
+    /* A SAGE INI file's references wait in one blob for the link pass, which inserts them
+     * resolved (ini_refs_pending.c); the others go to refs now, REF_BATCH to a statement while
+     * that many are left, then one by one. */
+    bool pending = a->format == AMX_FMT_SAGE_INI && a->ref_count;
+    if (pending)
+        amx__pending_refs_begin(&db->pending);
+    for (uint32_t i = 0; rc == SQLITE_OK && pending && i < a->ref_count; i++) {
+        const amx_ref *r = &a->refs[i];
+        char key[AMX_REF_KEY_MAX], model_key[AMX_REF_KEY_MAX] = "";
+        ref_keys(r, key, model_key);
+        amx__pending_ref p = {
+            .kind = r->kind, .line = r->line, .offset = r->offset < 0 ? -1 : r->offset,
+            .object_id = r->object >= 0 && (uint32_t)r->object < a->object_count
+                             ? object_ids[r->object] : -1,
+            .state_id = r->state >= 0 && (uint32_t)r->state < a->state_count
+                            ? state_ids[r->state] : -1,
+            .tag = r->tag, .name = r->name, .key = key, .model = r->model,
+            .model_key = r->model ? model_key : NULL };
+        if (amx__pending_refs_add(&db->pending, &p))
+            rc = SQLITE_NOMEM;
+    }
+    if (rc == SQLITE_OK && pending && db->pending.len > INT32_MAX)
+        rc = SQLITE_TOOBIG;
+    if (rc == SQLITE_OK && pending) {
+        sqlite3_bind_int64(db->ins_pending_refs, 1, file_id);
+        sqlite3_bind_blob(db->ins_pending_refs, 2, db->pending.data, (int)db->pending.len,
+                          SQLITE_STATIC);
+        rc = amx__db_run(db->ins_pending_refs);
+    }
+    for (uint32_t i = 0, batched = 0; rc == SQLITE_OK && !pending && i < a->ref_count; i++) {
         const amx_ref *r = &a->refs[i];
         bool in_batch = i - i % REF_BATCH + REF_BATCH <= a->ref_count;
         sqlite3_stmt *s = in_batch ? db->ins_refs_batch : db->ins_ref;
         int at = in_batch ? (int)(i % REF_BATCH) * REF_COLUMNS : 0;
         char key[AMX_REF_KEY_MAX], model_key[AMX_REF_KEY_MAX] = "";
-        if (r->model) /* an INI animation or bone: the stem of its model's file */
-            amx__ref_key(AMX_REF_W3D_MODEL, r->model, model_key, sizeof model_key);
-        if (r->model && (r->kind == AMX_REF_BONE || r->kind == AMX_REF_SUB_OBJECT ||
-                         r->kind == AMX_REF_PARTICLE_BONE))
-            snprintf(key, sizeof key, "%s", model_key);
-        else
-            amx__ref_key(r->kind, r->name, key, sizeof key);
+        ref_keys(r, key, model_key);
         sqlite3_bind_int64(s, at + 1, file_id);
         if (r->object >= 0 && (uint32_t)r->object < a->object_count)
             sqlite3_bind_int64(s, at + 2, object_ids[r->object]);

@@ -16,10 +16,12 @@ typedef struct amx__migration {
 extern const amx__migration amx__migrations[];
 extern const int amx__migration_count;
 
-typedef struct amx__tracks_buf {
+/* A growing byte buffer: a clip's packed tracks (tracks.c), an INI file's pending references
+ * (ini_refs_pending.c). */
+typedef struct amx__byte_buf {
     uint8_t *data;
     size_t len, cap;
-} amx__tracks_buf;
+} amx__byte_buf;
 
 typedef struct amx__checkpointer amx__checkpointer;
 
@@ -43,10 +45,12 @@ struct amx_db {
     sqlite3_stmt *overrides_for_model, *overrides_of_file;
     sqlite3_stmt *ins_state, *del_states, *ins_w3d_object, *del_w3d_objects, *mark_refs_model_keyed,
         *mark_refs_via_keyed, *objects_of_file;
+    sqlite3_stmt *ins_pending_refs, *del_pending_refs;
+    amx__byte_buf pending;     /* reused for each INI file's references */
     sqlite3_stmt *ins_object, *del_objects, *ins_ref, *ins_refs_batch, *del_refs, *names_of_file, *mark_refs_keyed,
         *mark_asset_refs_of_file, *mark_clips_squashed, *mark_clips_fitting,
         *mark_clips_fitting_file;
-    amx__tracks_buf packed;    /* reused for each clip's tracks */
+    amx__byte_buf packed;    /* reused for each clip's tracks */
     bool writes_ready;         /* amx__db_writes() has prepared the change statements */
     int linked_state;          /* anything_linked(): -1 unknown, 0 no row linked, 1 some */
 };
@@ -104,7 +108,7 @@ typedef struct amx__file_meta {
     bool has_hash;
     uint64_t hash;
     const char *member_name;      /* an archive member's name in its archive, else NULL */
-    const struct amx__tracks_buf *packed; /* the asset's clips' tracks already packed (one per
+    const struct amx__byte_buf *packed; /* the asset's clips' tracks already packed (one per
                                    * clip: the scan's workers do it), or NULL */
 } amx__file_meta;
 
@@ -127,8 +131,8 @@ amx_status amx__db_remove(amx_db *db, int64_t id, char *err, size_t errlen);
 /* ---- a clip's tracks in one blob (tracks.c) ---- */
 
 /* Packs a clip's tracks (the layout is at the top of tracks.c). 0, or -1 out of memory. */
-int amx__tracks_pack(const amx_track *tracks, uint32_t count, amx__tracks_buf *out);
-void amx__tracks_buf_free(amx__tracks_buf *b);
+int amx__tracks_pack(const amx_track *tracks, uint32_t count, amx__byte_buf *out);
+void amx__byte_buf_free(amx__byte_buf *b);
 
 typedef struct amx__track_row {
     int64_t idx;              /* position in the clip */
@@ -159,6 +163,32 @@ int amx__tracks_register(sqlite3 *db);
 /* Every SQL function of the index on connection h (the tracks' and amx_ref_file): each
  * connection that runs the link pass's or the queries' statements. */
 int amx__db_register(sqlite3 *h);
+
+/* ---- an INI file's references until the link pass (ini_refs_pending.c) ---- */
+
+/* One reference as `refs` holds it: ids of rows (-1 none), line (0 none), offset (-1 none), the
+ * texts (model and model_key NULL: none). Read back, the texts point into the blob's copy. */
+typedef struct amx__pending_ref {
+    amx_ref_kind kind;
+    int64_t object_id, state_id, line, offset;
+    const char *tag, *name, *key, *model, *model_key;
+} amx__pending_ref;
+
+/* Writing: begin, then add each reference in order (the layout is at the top of
+ * ini_refs_pending.c). add: 0, or -1 out of memory. */
+void amx__pending_refs_begin(amx__byte_buf *out);
+int amx__pending_refs_add(amx__byte_buf *out, const amx__pending_ref *r);
+
+typedef struct amx__pending_refs {
+    amx__pending_ref *refs;
+    size_t n;
+    char *text;               /* the blob's copy the texts point into */
+} amx__pending_refs;
+
+/* Reads a blob into *out (freed with _free, also after an error): 0, or -1 when it is damaged
+ * or out of memory. */
+int amx__pending_refs_read(const void *blob, size_t len, amx__pending_refs *out);
+void amx__pending_refs_free(amx__pending_refs *p);
 
 /* ---- layers (layers.c) ---- */
 

@@ -275,6 +275,18 @@ void link_describe_stack(const linker *l, int64_t root, char *out, size_t n)
 
 /* ---- the pass's writes ---- */
 
+/* An INI reference inserted resolved (W_SAGE_REF_INSERT's parameters, in this order), one row
+ * or SAGE_REF_BATCH rows to a statement (each statement opens a cursor on refs and on each of
+ * its indexes). */
+#define SAGE_REF_INSERT_COLUMNS "file_id, object_id, kind, tag, name, key, line, offset, " \
+    "state_id, model, model_key, target_id, resolution, via_key, linked"
+#define SAGE_REF_ROW "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)"
+#define SAGE_REF_ROWS_4 SAGE_REF_ROW ", " SAGE_REF_ROW ", " SAGE_REF_ROW ", " SAGE_REF_ROW
+#define SAGE_REF_ROWS_16 SAGE_REF_ROWS_4 ", " SAGE_REF_ROWS_4 ", " SAGE_REF_ROWS_4 ", " \
+    SAGE_REF_ROWS_4
+enum { SAGE_REF_PARAMS = 14, SAGE_REF_BATCH = 16 };
+_Static_assert((int)SAGE_REF_PARAMS <= (int)MAX_WRITE_PARAMS, "a write op holds a row");
+
 /* Records a write of `kind` with its parameters ?1, ?2, ... described by `types`: 'i' an
  * int64_t, 'o' an int64_t that is NULL when negative, 't' a string (NULL: NULL). Returns 0, or
  * -1 out of memory (the plan is then marked failed). */
@@ -341,24 +353,42 @@ static void plan_free(plan *p)
     *p = (plan){ 0 };
 }
 
+/* Binds a recorded write's parameters to s's parameters at + 1, at + 2, ... */
+static void bind_op(sqlite3_stmt *s, int at, const write_op *op, const char *text)
+{
+    for (int k = 0; k < op->n; k++) {
+        if (op->p[k].type == SQLITE_INTEGER)
+            sqlite3_bind_int64(s, at + k + 1, op->p[k].value);
+        else if (op->p[k].type == SQLITE_TEXT)
+            sqlite3_bind_text(s, at + k + 1, text + op->p[k].value, -1, SQLITE_STATIC);
+        else
+            sqlite3_bind_null(s, at + k + 1);
+    }
+}
+
 /* Writes what `p` recorded through the writer's statements `w` (one per write_kind). */
 static int apply(sqlite3_stmt *const *w, const plan *p)
 {
     if (p->failed)
         return -1;
-    for (size_t i = 0; i < p->n; i++) {
-        const write_op *op = &p->ops[i];
-        sqlite3_stmt *s = w[op->kind];
-        for (int k = 0; k < op->n; k++) {
-            if (op->p[k].type == SQLITE_INTEGER)
-                sqlite3_bind_int64(s, k + 1, op->p[k].value);
-            else if (op->p[k].type == SQLITE_TEXT)
-                sqlite3_bind_text(s, k + 1, p->text + op->p[k].value, -1, SQLITE_STATIC);
+    for (size_t i = 0; i < p->n;) {
+        /* SAGE_REF_BATCH inserts of INI references in a row: one statement */
+        size_t rows = 1;
+        sqlite3_stmt *s = w[p->ops[i].kind];
+        if (p->ops[i].kind == W_SAGE_REF_INSERT) {
+            while (rows < SAGE_REF_BATCH && i + rows < p->n &&
+                   p->ops[i + rows].kind == W_SAGE_REF_INSERT)
+                rows++;
+            if (rows == SAGE_REF_BATCH)
+                s = w[W_SAGE_REF_INSERT_BATCH];
             else
-                sqlite3_bind_null(s, k + 1);
+                rows = 1;
         }
+        for (size_t r = 0; r < rows; r++)
+            bind_op(s, (int)r * SAGE_REF_PARAMS, &p->ops[i + r], p->text);
         if (amx__db_run(s) != SQLITE_OK)
             return -1;
+        i += rows;
     }
     return 0;
 }
@@ -1027,7 +1057,7 @@ static int link_clip(linker *l, int64_t file_id, sqlite3_stmt *q)
 
 /* What of a file the pass links: its clips, its skeleton references, its asset references. A
  * file is linked for what has unlinked rows: rows still linked have not changed. */
-enum { LINK_CLIPS = 1, LINK_REFS = 2, LINK_SKELETON_REFS = 4 };
+enum { LINK_CLIPS = 1, LINK_REFS = 2, LINK_SKELETON_REFS = 4, LINK_PENDING_REFS = 8 };
 
 static int link_file_held(linker *l, int64_t file_id, int what)
 {
@@ -1063,7 +1093,8 @@ static int link_file_held(linker *l, int64_t file_id, int what)
     sqlite3_reset(r);
     if ((what & LINK_SKELETON_REFS) && rc != SQLITE_DONE)
         return -1;
-    return what & LINK_REFS ? link_asset_refs(l, file_id) : 0;
+    return what & (LINK_REFS | LINK_PENDING_REFS)
+               ? link_asset_refs(l, file_id, (what & LINK_PENDING_REFS) != 0) : 0;
 }
 
 /* Links a file; its findings are capped per origin (hold_end). */
@@ -1080,14 +1111,16 @@ static int link_file(linker *l, int64_t file_id, int what)
 
 static const char *const link_sql[] = {
     /* the next files with unlinked rows, and what of them (LINK_CLIPS | LINK_REFS |
-     * LINK_SKELETON_REFS; the three are distinct bits): three short ranges of the partial
-     * indexes */
+     * LINK_SKELETON_REFS | LINK_PENDING_REFS; distinct bits): three short ranges of the
+     * partial indexes and one of the pending INI references */
     "SELECT file_id, sum(what) FROM (SELECT file_id, 1 AS what FROM (SELECT DISTINCT "
     "file_id FROM clips WHERE linked = 0 ORDER BY file_id LIMIT 2048) UNION ALL "
     "SELECT file_id, 4 FROM (SELECT DISTINCT file_id FROM skeleton_refs WHERE linked = 0 "
     "ORDER BY file_id LIMIT 2048) UNION ALL "
     "SELECT file_id, 2 FROM (SELECT DISTINCT file_id FROM refs WHERE linked = 0 "
-    "ORDER BY file_id LIMIT 2048)) GROUP BY file_id",
+    "ORDER BY file_id LIMIT 2048) UNION ALL "
+    "SELECT file_id, 8 FROM (SELECT file_id FROM ini_refs_pending ORDER BY file_id "
+    "LIMIT 2048)) GROUP BY file_id",
     "SELECT c.id, c.name_key, c.skeleton_hint, f.format, f.dir_key, f.root_id, c.name, "
     "c.root_bone, f.lkey, f.path, c.skeleton_key FROM clips c JOIN files f ON "
     "f.id = c.file_id WHERE c.file_id = ?1",
@@ -1187,6 +1220,13 @@ static const char *const link_sql[] = {
     "JOIN files f ON f.id = c.file_id WHERE replace(c.name_key, '_', '') = ?1 "
     "ORDER BY f.path LIMIT 64",
     "UPDATE refs SET target_id = ?2, resolution = ?3, via_key = ?4, linked = 1 WHERE id = ?1",
+    /* an INI reference that waited in ini_refs_pending, resolved: written once */
+    "INSERT INTO refs(" SAGE_REF_INSERT_COLUMNS ") VALUES " SAGE_REF_ROW,
+    "INSERT INTO refs(" SAGE_REF_INSERT_COLUMNS ") VALUES " SAGE_REF_ROWS_16,
+    "DELETE FROM ini_refs_pending WHERE file_id = ?1",
+    "SELECT refs FROM ini_refs_pending WHERE file_id = ?1",
+    /* a file the next scan decodes again, as after a decoder's version changed */
+    "UPDATE files SET decoder_version = 0 WHERE id = ?1",
 };
 
 enum { LINK_STATEMENTS = sizeof link_sql / sizeof link_sql[0] };
@@ -1204,7 +1244,8 @@ static void linker_slots(linker *l, sqlite3_stmt **slots[LINK_STATEMENTS])
         &l->winner_check, &l->file_info, &l->asset_refs, &l->del_ref_findings,
         &l->update_asset_ref, &l->files_at, &l->crc_twins, &l->clips_named,
         &l->update_clip_fit, &l->files_of_stem, &l->clips_squashed,
-        &l->update_sage_ref,
+        &l->update_sage_ref, &l->ins_sage_ref, &l->ins_sage_refs_batch, &l->del_pending_refs,
+        &l->pending_refs_of_file, &l->decode_again,
     };
     _Static_assert(sizeof all / sizeof all[0] == LINK_STATEMENTS, "one statement per slot");
     memcpy(slots, all, sizeof all);
@@ -1453,6 +1494,7 @@ amx_status amx__link(amx_db *db, int threads, uint64_t *linked, char *err, size_
         "SELECT EXISTS (SELECT 1 FROM clips WHERE linked = 0) OR "
         "EXISTS (SELECT 1 FROM skeleton_refs WHERE linked = 0) OR "
         "EXISTS (SELECT 1 FROM refs WHERE linked = 0) OR "
+        "EXISTS (SELECT 1 FROM ini_refs_pending) OR "
         "EXISTS (SELECT 1 FROM skeletons WHERE linked = 0)", -1, &todo, NULL);
     if (todo_rc == SQLITE_OK)
         todo_rc = sqlite3_step(todo);
@@ -1474,7 +1516,9 @@ amx_status amx__link(amx_db *db, int threads, uint64_t *linked, char *err, size_
         [W_ASSET_REF] = l.update_asset_ref, [W_DEL_LINK_FINDINGS] = l.del_link_findings,
         [W_DEL_BINDINGS] = l.del_bindings, [W_DEL_REF_FINDINGS] = l.del_ref_findings,
         [W_CLIP_FIT] = l.update_clip_fit,
-        [W_SAGE_REF] = l.update_sage_ref,
+        [W_SAGE_REF] = l.update_sage_ref, [W_SAGE_REF_INSERT] = l.ins_sage_ref,
+        [W_SAGE_REF_INSERT_BATCH] = l.ins_sage_refs_batch,
+        [W_DEL_PENDING_REFS] = l.del_pending_refs, [W_DECODE_AGAIN] = l.decode_again,
     };
     /* a transaction per batch of files: 2048 of each kind, so that a batch's commit is not
      * paid per few files (each rewrites the pages the batch touched into the log) */

@@ -61,13 +61,21 @@ typedef struct root_info {
  * the order they were made (so that helper threads can link files while the writer writes
  * those before them: "helpers" below). Nothing the pass reads is written by the pass (rows of other
  * tables, or columns it does not read), so linking ahead of the writes reads what linking
- * after them would. */
+ * after them would. (The INI references it inserts from a file's pending blob, and the blob it
+ * deletes with them, say the same: another file's #include check reads the names from
+ * whichever it finds.) */
 typedef enum write_kind {
     W_FINDING, W_BINDING, W_CLIP, W_CLIP_SAME_KEY, W_SKELETON_REF, W_ASSET_REF,
-    W_DEL_LINK_FINDINGS, W_DEL_BINDINGS, W_DEL_REF_FINDINGS, W_CLIP_FIT, W_SAGE_REF, W_KINDS
+    W_DEL_LINK_FINDINGS, W_DEL_BINDINGS, W_DEL_REF_FINDINGS, W_CLIP_FIT, W_SAGE_REF,
+    W_SAGE_REF_INSERT,        /* a pending INI reference inserted resolved (bind_sage.c) */
+    W_DEL_PENDING_REFS,       /* ... and its file's blob deleted, after its rows */
+    W_DECODE_AGAIN,           /* a file whose pending references are damaged: the next scan
+                               * decodes it again */
+    W_SAGE_REF_INSERT_BATCH,  /* not recorded: apply() writes 16 W_SAGE_REF_INSERT at once */
+    W_KINDS
 } write_kind;
 
-enum { MAX_WRITE_PARAMS = 7 };
+enum { MAX_WRITE_PARAMS = 14 };
 
 typedef struct write_op {
     uint8_t kind, n;
@@ -114,7 +122,9 @@ typedef struct linker {
         *variants_of, *fit_candidates, *skeletons_todo,
         *names_of_file, *same_name_in_root, *del_name_findings, *skeletons_done, *winner_check,
         *file_info, *asset_refs, *del_ref_findings, *update_asset_ref, *files_at, *crc_twins,
-        *clips_named, *update_clip_fit, *files_of_stem, *clips_squashed, *update_sage_ref;
+        *clips_named, *update_clip_fit, *files_of_stem, *clips_squashed, *update_sage_ref,
+        *ins_sage_ref, *ins_sage_refs_batch, *del_pending_refs, *pending_refs_of_file,
+        *decode_again;
     struct sage_stmts *sage;  /* bind_sage.c's statements, prepared on first use */
     skeleton_bones cache[SKELETON_CACHE];
     unsigned cache_next;
@@ -221,7 +231,7 @@ int bind_named_clip(linker *l, const clip_ctx *c);                    /* bind_w3
 int bind_skeleton_ref(linker *l, int64_t file_id, sqlite3_stmt *r);   /* bind_w3d.c */
 int bind_names(linker *l);                                            /* bind_w3d.c */
 int bind_by_sets(linker *l, const clip_ctx *c);                       /* bind_mp.c */
-int link_asset_refs(linker *l, int64_t file_id);                      /* link_refs.c */
+int link_asset_refs(linker *l, int64_t file_id, bool pending);        /* link_refs.c */
 int bind_sage_refs(linker *l, int64_t file_id, int64_t root);          /* bind_sage.c */
 void bind_sage_close(linker *l);                                       /* bind_sage.c */
 

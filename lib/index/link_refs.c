@@ -409,8 +409,10 @@ static int report_group(linker *l, int64_t file_id, int64_t root, file_group *g)
 }
 
 /* Every reference of a file, in the order of the files they stand for: each spelling resolved
- * once, one finding per file and outcome. */
-int link_asset_refs(linker *l, int64_t file_id)
+ * once, one finding per file and outcome. pending: the file has references in
+ * ini_refs_pending (an INI file's; of any other file, which only a damaged index has, they are
+ * dropped). */
+int link_asset_refs(linker *l, int64_t file_id, bool pending)
 {
     sqlite3_stmt *fi = l->file_info;
     sqlite3_bind_int64(fi, 1, file_id);
@@ -424,6 +426,8 @@ int link_asset_refs(linker *l, int64_t file_id)
     if (ini) /* SAGE INI: its own rules (bind_sage.c), its own read of the references (this
               * query sorts them all by the file each stands for, only to see one) */
         return bind_sage_refs(l, file_id, root);
+    if (pending && link_record(l, W_DEL_PENDING_REFS, "i", file_id))
+        return -1;
     sqlite3_stmt *s = l->asset_refs;
     sqlite3_bind_int64(s, 1, file_id);
     sqlite3_bind_text(s, 2, w3d ? "w3d" : "", -1, SQLITE_STATIC);

@@ -65,7 +65,7 @@ typedef struct result {
     bool has_hash;
     uint64_t hash;
     uint64_t bytes_read;
-    amx__tracks_buf *packed;      /* the asset's clips' tracks, packed by the worker */
+    amx__byte_buf *packed;      /* the asset's clips' tracks, packed by the worker */
 } result;
 
 typedef struct scan_ctx {
@@ -120,7 +120,7 @@ static void result_free(result *r)
     if (!r)
         return;
     for (uint32_t i = 0; r->packed && i < r->asset->clip_count; i++)
-        amx__tracks_buf_free(&r->packed[i]);
+        amx__byte_buf_free(&r->packed[i]);
     free(r->packed);
     amx_asset_free(r->asset);
     free(r->member_path);
@@ -138,7 +138,7 @@ static void pack_tracks(result *r)
     for (uint32_t i = 0; i < a->clip_count; i++)
         if (a->clips[i].track_count &&
             amx__tracks_pack(a->clips[i].tracks, a->clips[i].track_count, &r->packed[i]) != 0)
-            amx__tracks_buf_free(&r->packed[i]); /* len 0: the writer packs this one */
+            amx__byte_buf_free(&r->packed[i]); /* len 0: the writer packs this one */
 }
 
 /* Worker side: pushes a result, waiting while the result queue is full (back-pressure). */

@@ -28,7 +28,7 @@
 #define F_NAME 0x20u
 #define F_OFFSET 0x40u
 
-static bool grow(amx__tracks_buf *b, size_t more)
+static bool grow(amx__byte_buf *b, size_t more)
 {
     if (b->len + more <= b->cap)
         return true;
@@ -43,7 +43,7 @@ static bool grow(amx__tracks_buf *b, size_t more)
     return true;
 }
 
-static void put_varint(amx__tracks_buf *b, uint64_t v)
+static void put_varint(amx__byte_buf *b, uint64_t v)
 {
     while (v >= 0x80) {
         b->data[b->len++] = (uint8_t)(v | 0x80);
@@ -62,7 +62,7 @@ static int64_t unzigzag(uint64_t v)
     return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
 }
 
-int amx__tracks_pack(const amx_track *tracks, uint32_t count, amx__tracks_buf *out)
+int amx__tracks_pack(const amx_track *tracks, uint32_t count, amx__byte_buf *out)
 {
     out->len = 0;
     if (!grow(out, 1 + 10))
@@ -103,10 +103,10 @@ int amx__tracks_pack(const amx_track *tracks, uint32_t count, amx__tracks_buf *o
     return 0;
 }
 
-void amx__tracks_buf_free(amx__tracks_buf *b)
+void amx__byte_buf_free(amx__byte_buf *b)
 {
     free(b->data);
-    *b = (amx__tracks_buf){ 0 };
+    *b = (amx__byte_buf){ 0 };
 }
 
 static bool get_varint(amx__tracks_iter *it, uint64_t *v)
@@ -321,7 +321,7 @@ static void pack_final(sqlite3_context *ctx)
                 st->t[j] = st->t[j - 1];
                 st->t[j - 1] = tt;
             }
-        amx__tracks_buf b = { 0 };
+        amx__byte_buf b = { 0 };
         if (amx__tracks_pack(st->t, (uint32_t)st->n, &b) == 0)
             sqlite3_result_blob(ctx, b.data, (int)b.len, free);
         else

@@ -12,9 +12,11 @@ import struct
 import subprocess
 import re
 import shutil
+import signal
 import sqlite3
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tap import Tap, Cli, case, canon, short, run as tap_run  # noqa: E402
@@ -193,6 +195,20 @@ def test_w3d(manifest):
         c.that(iss and "Shockwave 3D" in iss[0]["message"], "message: %s" % iss)
 
 
+def sage_rows(db):
+    """Every reference and finding of an index, without row ids, sorted."""
+    with sqlite3.connect("file:%s?mode=ro" % db, uri=True) as h:
+        refs = h.execute(
+            "SELECT f.path, r.kind, r.tag, r.name, r.key, r.line, r.offset, t.path, r.resolution, "
+            "r.linked, r.model, r.model_key, r.via_key, o.name, s.kind, s.flags FROM refs r "
+            "JOIN files f ON f.id = r.file_id LEFT JOIN files t ON t.id = r.target_id "
+            "LEFT JOIN game_objects o ON o.id = r.object_id "
+            "LEFT JOIN object_states s ON s.id = r.state_id").fetchall()
+        found = h.execute("SELECT f.path, i.origin, i.code, i.severity, i.message, i.offset, "
+                          "i.context FROM findings i JOIN files f ON f.id = i.file_id").fetchall()
+    return sorted(map(repr, refs)) + sorted(map(repr, found))
+
+
 def test_sage():
     """The SAGE trees of the corpus (issue 24): the Generals mod's INI parses with no
     INI_MALFORMED; the BFME2 sample binds its hero's animation through the INI, and `show` and
@@ -215,6 +231,39 @@ def test_sage():
                "all the nuke missile's animation: %s" % short(long_names))
         c.that(all(i["severity"] == "info" for i in iss if i["code"] == "REFERENCE_NOT_FOUND"),
                "missing base-game assets are info without a base layer")
+    ref_db = db
+    with case(tap, "Generals_Rebalanced: scans killed (kill -9) at points through the scan and "
+                   "its link pass, then a full scan: the references and findings of a scan never "
+                   "stopped") as c:
+        c.skip_on_windows("kill -9 is POSIX's (wine's programs stop through wineserver)")
+        want = sage_rows(ref_db)
+        c.that(len(want) > 30000, "references and findings: %d" % len(want))
+        t0 = time.monotonic()
+        scan(gen, os.path.join(TMP, "generals-timed.db"))
+        took = time.monotonic() - t0
+        killed, pending_seen = [], 0
+        for i, f in enumerate((0.1, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95)):
+            kdb = os.path.join(TMP, "generals-kill-%d.db" % i)
+            p = ax.popen("scan", gen, "--db", kdb, "--quiet", "--jobs", "1" if i % 2 else "0")
+            time.sleep(took * f)
+            if p.poll() is None:
+                os.kill(p.pid, signal.SIGKILL)
+                killed.append(round(took * f, 2))
+            p.wait()
+            if os.path.exists(kdb):
+                with sqlite3.connect("file:%s?mode=ro" % kdb, uri=True) as h:
+                    try:
+                        pending_seen += h.execute("SELECT count(*) FROM ini_refs_pending").fetchone()[0] > 0
+                        c.eq(h.execute("SELECT count(*) FROM ini_refs_pending p JOIN refs r ON "
+                                       "r.file_id = p.file_id").fetchone()[0], 0,
+                             "an INI file with its blob and its rows after a kill at %.2f s" % (took * f))
+                    except sqlite3.OperationalError:
+                        pass  # killed before the schema was written
+            scan(gen, kdb)
+            c.eq(sage_rows(kdb), want, "after a kill at %.2f s, then a full scan" % (took * f))
+        c.note("a scan took %.2f s; killed at %s; %d kills left INI references pending"
+               % (took, killed, pending_seen))
+        c.that(len(killed) >= 4, "fewer than four scans were interrupted: %s" % killed)
     db = os.path.join(TMP, "bfme.db")
     with case(tap, "BFME2_sample: aragorn.ini parses and binds; guaragorn_pala.w3d holds "
                    "GUISILDUR_SKL.GUARAGORN_PALA") as c:

@@ -50,7 +50,7 @@ static void check_rows(const void *data, size_t len)
 
 static void test_round_trip(void)
 {
-    amx__tracks_buf b = { 0 };
+    amx__byte_buf b = { 0 };
     CHECK_EQ(amx__tracks_pack(sample, NSAMPLE, &b), 0);
     check_rows(b.data, b.len);
     /* 2 (version, count) + 10 + 20 + 6 ("Bip01_Spine_02" after "Bip01_Spine_01": flags, index,
@@ -76,7 +76,7 @@ static void test_round_trip(void)
               "rotation,translation,step");
     CHECK_STR(amx__channel_list(0, ch, sizeof ch), "");
     CHECK_STR(amx__channel_list(AMX_CH_ROTATION | AMX_CH_SCALE, ch, 12), "rotation");
-    amx__tracks_buf_free(&b);
+    amx__byte_buf_free(&b);
 }
 
 /* Every truncation and every byte patched to a few values: the reader stops with `bad` or reads
@@ -84,7 +84,7 @@ static void test_round_trip(void)
  * size). */
 static void test_damaged(void)
 {
-    amx__tracks_buf b = { 0 };
+    amx__byte_buf b = { 0 };
     CHECK_EQ(amx__tracks_pack(sample, NSAMPLE, &b), 0);
     static const uint8_t patches[] = { 0x00, 0x01, 0x7F, 0x80, 0xFF };
     size_t runs = 0, bad = 0;
@@ -115,7 +115,7 @@ static void test_damaged(void)
     }
     CHECK(runs > 1000);
     CHECK(bad > 0);
-    amx__tracks_buf_free(&b);
+    amx__byte_buf_free(&b);
 }
 
 static char dbpath[300];
