@@ -100,8 +100,7 @@ typedef struct define { char *name; char *value; } define;
 typedef struct ini_state {
     amx_dec *d;
     bool bfme;                /* the BFME dialect: "//" and "--" comments */
-    /* the line being read */
-    char line[LINE_MAX_CHARS + 1];
+    /* the line being read: its tokens point into the file's bytes */
     tok t[MAX_TOKENS];
     size_t nt;
     bool has_eq;
@@ -272,7 +271,43 @@ static tok expand(ini_state *s, tok t)
 
 /* ---- the lexer ---- */
 
-/* Reads the next line into s->line and tokenises it. False at the end of the file. */
+/* What a byte is to the lexer: part of a token, a separator (space, and bytes 1-31, which the
+ * game reads as spaces), '=' (a separator the line's grammar looks at), the start of a comment
+ * (';'), or the start of one when doubled in the BFME dialect ("//", "--"). */
+enum { LEX_TOKEN, LEX_SPACE, LEX_EQUALS, LEX_COMMENT, LEX_BFME_COMMENT };
+
+static const uint8_t lex_class[256] = {
+    [1] = LEX_SPACE, [2] = LEX_SPACE, [3] = LEX_SPACE, [4] = LEX_SPACE, [5] = LEX_SPACE,
+    [6] = LEX_SPACE, [7] = LEX_SPACE, [8] = LEX_SPACE, [9] = LEX_SPACE, [10] = LEX_SPACE,
+    [11] = LEX_SPACE, [12] = LEX_SPACE, [13] = LEX_SPACE, [14] = LEX_SPACE, [15] = LEX_SPACE,
+    [16] = LEX_SPACE, [17] = LEX_SPACE, [18] = LEX_SPACE, [19] = LEX_SPACE, [20] = LEX_SPACE,
+    [21] = LEX_SPACE, [22] = LEX_SPACE, [23] = LEX_SPACE, [24] = LEX_SPACE, [25] = LEX_SPACE,
+    [26] = LEX_SPACE, [27] = LEX_SPACE, [28] = LEX_SPACE, [29] = LEX_SPACE, [30] = LEX_SPACE,
+    [31] = LEX_SPACE, [' '] = LEX_SPACE, ['='] = LEX_EQUALS, [';'] = LEX_COMMENT,
+    ['/'] = LEX_BFME_COMMENT, ['-'] = LEX_BFME_COMMENT,
+};
+
+/* The separators: LEX_SPACE and LEX_EQUALS bytes. */
+static const bool lex_separates[256] = {
+    [1] = 1, [2] = 1, [3] = 1, [4] = 1, [5] = 1, [6] = 1, [7] = 1, [8] = 1, [9] = 1, [10] = 1,
+    [11] = 1, [12] = 1, [13] = 1, [14] = 1, [15] = 1, [16] = 1, [17] = 1, [18] = 1, [19] = 1,
+    [20] = 1, [21] = 1, [22] = 1, [23] = 1, [24] = 1, [25] = 1, [26] = 1, [27] = 1, [28] = 1,
+    [29] = 1, [30] = 1, [31] = 1, [' '] = 1, ['='] = 1,
+};
+
+/* The class of line byte i of n: a BFME comment only where the dialect has them and the byte
+ * is doubled, else part of a token. */
+static int lex_at(const ini_state *s, const uint8_t *p, size_t i, size_t n)
+{
+    int c = lex_class[p[i]];
+    if (c == LEX_BFME_COMMENT)
+        return s->bfme && i + 1 < n && p[i + 1] == p[i] ? LEX_COMMENT : LEX_TOKEN;
+    return c;
+}
+
+/* Reads the next line and tokenises it in place: the tokens point into the file's bytes, up
+ * to the line's comment (what is between them is read with span_dup). False at the end of the
+ * file. */
 static bool next_line(ini_state *s)
 {
     amx_reader *r = &s->d->r;
@@ -286,14 +321,6 @@ static bool next_line(ini_state *s)
     size_t len = nl ? (size_t)(nl - p) : want;
     bool ended = nl != NULL;
     amx_reader_skip(r, len + (ended ? 1 : 0));
-    size_t n = 0;
-    for (size_t i = 0; i < len; i++) {
-        uint8_t c = p[i];
-        if (c == ';' || (s->bfme && (c == '/' || c == '-') && i + 1 < len && p[i + 1] == c))
-            break; /* a comment: the rest of the line */
-        s->line[n++] = (char)(c > 0 && c < 32 ? ' ' : c);
-    }
-    s->line[n] = '\0';
     s->line_no++;
     bool continued = s->continuing;
     s->continuing = false;
@@ -308,21 +335,55 @@ static bool next_line(ini_state *s)
                              "line of its own", (unsigned)s->line_no, LINE_MAX_CHARS);
         }
     }
-    /* tokens */
-    s->nt = 0;
-    s->has_eq = false;
-    for (size_t i = 0; i < n;) {
-        while (i < n && (s->line[i] == ' ' || s->line[i] == '=')) {
-            s->has_eq |= s->line[i] == '=';
+    /* the line ends at its comment: the first ';' (memchr), or in BFME also "//" or "--" */
+    size_t end = len;
+    if (!s->bfme) {
+        const uint8_t *semi = p ? memchr(p, ';', len) : NULL;
+        if (semi)
+            end = (size_t)(semi - p);
+    } else {
+        for (size_t i = 0; i < len; i++)
+            if (lex_at(s, p, i, len) == LEX_COMMENT) {
+                end = i;
+                break;
+            }
+    }
+    /* tokens: runs of token bytes between separators ('/', '-' before the comment are token
+     * bytes) */
+    size_t nt = 0; /* (locals: the file's bytes may alias s's fields, to a compiler) */
+    bool has_eq = false;
+    for (size_t i = 0; i < end;) {
+        while (i < end && lex_separates[p[i]]) {
+            has_eq |= p[i] == '=';
             i++;
         }
         size_t st = i;
-        while (i < n && s->line[i] != ' ' && s->line[i] != '=')
+        while (i < end && !lex_separates[p[i]])
             i++;
-        if (i > st && s->nt < MAX_TOKENS)
-            s->t[s->nt++] = (tok){ s->line + st, i - st };
+        if (i > st && nt < MAX_TOKENS)
+            s->t[nt++] = (tok){ (const char *)p + st, i - st };
     }
+    s->nt = nt;
+    s->has_eq = has_eq;
     return true;
+}
+
+/* The line's bytes from token `from` to the end of token `to` as a string, the separators
+ * between them as the game reads them (bytes 1-31 are spaces), up to a NUL. */
+static const char *span_dup(ini_state *s, size_t from, size_t to)
+{
+    const char *a = s->t[from].p, *b = s->t[to].p + s->t[to].n;
+    size_t n = (size_t)(b - a);
+    const char *nul = memchr(a, 0, n);
+    if (nul)
+        n = (size_t)(nul - a);
+    char *out = amx__alloc(s->d, n + 1);
+    if (!out)
+        return "";
+    for (size_t i = 0; i < n; i++)
+        out[i] = lex_class[(uint8_t)a[i]] == LEX_SPACE ? ' ' : a[i];
+    out[n] = '\0';
+    return out;
 }
 
 /* ---- objects, states, references ---- */
@@ -614,8 +675,7 @@ static const char *joined(ini_state *s, size_t from)
 {
     if (from >= s->nt)
         return "";
-    const char *a = s->t[from].p, *b = s->t[s->nt - 1].p + s->t[s->nt - 1].n;
-    return amx__strndup(s->d, (const uint8_t *)a, (size_t)(b - a));
+    return span_dup(s, from, s->nt - 1);
 }
 
 /* ConditionState / DefaultConditionState / TransitionState (Zero Hour grammar). */
@@ -944,7 +1004,8 @@ static void on_include(ini_state *s)
         return;
     }
     /* the path: the rest of the line, in quotes or not */
-    const char *a = s->t[1].p, *b = s->t[s->nt - 1].p + s->t[s->nt - 1].n;
+    const char *line = span_dup(s, 1, s->nt - 1);
+    const char *a = line, *b = line + strlen(line);
     while (a < b && *a == '"')
         a++;
     const char *q = memchr(a, '"', (size_t)(b - a));
@@ -1065,8 +1126,7 @@ static bool module_line(ini_state *s)
     if (tok_is(t0, "Draw") && s->nt >= 2) {
         const tok *last = &s->t[s->nt > 2 ? 2 : 1];
         end_module(s);
-        s->module = amx__strndup(s->d, (const uint8_t *)s->t[1].p,
-                                 (size_t)(last->p + last->n - s->t[1].p));
+        s->module = span_dup(s, 1, (size_t)(last - s->t));
         push(s, F_DRAW);
     } else {
         push(s, F_MODULE);

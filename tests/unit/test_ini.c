@@ -296,6 +296,56 @@ static void test_bfme(void)
     }
 }
 
+/* The lexer reads tokens in the file's bytes: bytes 1-31 are spaces (a tab or CR between the
+ * words of a state's flags, a module's name or an #include path reads as one space), '=' runs
+ * separate, ';' ends the line even inside a word, a NUL ends a name, and in BFME only a
+ * doubled '/' or '-' is a comment. */
+static void test_lexer(void)
+{
+    static const char zh[] =
+        "Object\tTank\r\n"                                                  /* 1 */
+        "  Draw ==\x01 W3DModelDraw\tModuleTag_01\r\n"                       /* 2 */
+        "    DefaultConditionState\n"                                       /* 3 */
+        "      Model = AV-Tank//x\n"                                        /* 4 */
+        "    End\n"                                                         /* 5 */
+        "    ConditionState = MOVING\t\x1f" "DAMAGED;cut\n"                 /* 6 */
+        "      Model = AVTank_D\n"                                          /* 7 */
+        "      Animation = AVTank_SKL.AVTank_IDL;x\n"                       /* 8 */
+        "      ParticleSysBone = Ex\0haust FX\n"                            /* 9 */
+        "    End\n"                                                         /* 10 */
+        "  End\n"                                                           /* 11 */
+        "End\n";                                                            /* 12 */
+    amx_decode_opts o = { .file_name = "Data/INI/Object/Test.ini", .format = AMX_FMT_SAGE_INI };
+    amx_asset *a = test_decode((const uint8_t *)zh, sizeof zh - 1, &o);
+    if (!a)
+        return;
+    CHECK_EQ(count_code(a, AMX_C_INI_MALFORMED), 0);
+    CHECK_EQ(a->object_count, 1);
+    if (a->object_count == 1)
+        CHECK_STR(a->objects[0].name, "Tank");
+    CHECK_EQ(a->state_count, 2);
+    if (a->state_count == 2) {
+        CHECK_STR(a->states[0].module, "W3DModelDraw ModuleTag_01");
+        CHECK_STR(a->states[0].model, "AV-Tank//x"); /* not a comment in Zero Hour */
+        CHECK_STR(a->states[1].flags, "MOVING  DAMAGED");
+    }
+    CHECK(find_ref(a, AMX_REF_W3D_ANIMATION, "AVTank_SKL.AVTank_IDL", "AVTank_D") != NULL);
+    CHECK(find_ref(a, AMX_REF_PARTICLE_BONE, "Ex", "AVTank_D") != NULL);
+    amx_asset_free(a);
+    a = decode_text("#define M X\nObject A // c\n  Draw = W3DScriptedModelDraw M-1 --c\n"
+                    "    DefaultModelConditionState\n      Model = GU/Hero-SKN-//c\n    End\n"
+                    "  End\n  #include \"..\\inc\\b\tc.inc\" -- c\nEnd\n");
+    if (!a)
+        return;
+    CHECK_EQ(a->state_count, 1);
+    if (a->state_count == 1) {
+        CHECK_STR(a->states[0].module, "W3DScriptedModelDraw M-1");
+        CHECK_STR(a->states[0].model, "GU/Hero-SKN-");
+    }
+    CHECK(find_ref(a, AMX_REF_INCLUDE, "..\\inc\\b c.inc", NULL) != NULL);
+    amx_asset_free(a);
+}
+
 static void test_probe(void)
 {
     static const char *yes[] = { "Object A\nEnd\n", "; c\n\nWeapon W\nEnd\n",
@@ -402,6 +452,7 @@ int main(void)
     test_run("test_malformed", test_malformed);
     test_run("test_name_length", test_name_length);
     test_run("test_bfme", test_bfme);
+    test_run("test_lexer", test_lexer);
     test_run("test_probe", test_probe);
     test_run("test_corpus", test_corpus);
     test_run("test_mutations", test_mutations);
