@@ -119,6 +119,36 @@ static void copy_text(char *out, size_t n, const char *src)
     out[len] = '\0';
 }
 
+/* Appends len bytes of src to out (n bytes, *at of them used), cut to what fits; out stays a
+ * string. The pass builds the texts of every reference this way, not with snprintf (a third of
+ * the SAGE binding's instructions). */
+static void append(char *out, size_t n, size_t *at, const char *src, size_t len)
+{
+    if (*at >= n)
+        return;
+    if (len > n - 1 - *at)
+        len = n - 1 - *at;
+    memcpy(out + *at, src, len);
+    *at += len;
+    out[*at] = '\0';
+}
+
+static void append_str(char *out, size_t n, size_t *at, const char *src)
+{
+    append(out, n, at, src, strlen(src));
+}
+
+/* "NOUN 'NAME'", the name cut to 200 bytes. */
+static void quoted(char *out, size_t n, const char *noun, const char *name)
+{
+    size_t at = 0;
+    out[0] = '\0';
+    append_str(out, n, &at, noun);
+    append_str(out, n, &at, " '");
+    append(out, n, &at, name, strnlen(name, 200));
+    append_str(out, n, &at, "'");
+}
+
 static void upper(char *out, size_t n, const char *in)
 {
     size_t i = 0;
@@ -133,10 +163,20 @@ static size_t w3d_lkeys(const char *stem, char out[2][AMX_LKEY_MAX])
 {
     char u[256];
     upper(u, sizeof u, stem);
-    snprintf(out[0], AMX_LKEY_MAX, "ART/W3D/%s.W3D", u);
-    if (strlen(u) < 2)
+    size_t len = strlen(u), at = 0;
+    out[0][0] = '\0';
+    append_str(out[0], AMX_LKEY_MAX, &at, "ART/W3D/");
+    append(out[0], AMX_LKEY_MAX, &at, u, len);
+    append_str(out[0], AMX_LKEY_MAX, &at, ".W3D");
+    if (len < 2)
         return 1;
-    snprintf(out[1], AMX_LKEY_MAX, "ART/W3D/%.2s/%s.W3D", u, u);
+    at = 0;
+    out[1][0] = '\0';
+    append_str(out[1], AMX_LKEY_MAX, &at, "ART/W3D/");
+    append(out[1], AMX_LKEY_MAX, &at, u, 2);
+    append_str(out[1], AMX_LKEY_MAX, &at, "/");
+    append(out[1], AMX_LKEY_MAX, &at, u, len);
+    append_str(out[1], AMX_LKEY_MAX, &at, ".W3D");
     return 2;
 }
 
@@ -157,7 +197,16 @@ static int find_w3d(linker *l, const char *stem, int64_t root, file_hit *h, char
         copy_text(tried + at, n - at, keys[i]);
         at += strlen(tried + at);
     }
-    snprintf(mk, sizeof mk, "W|%lld|%s", (long long)root, keys[0]);
+    /* the memo's key: "W|<root>|<first path>" */
+    char digits[24];
+    size_t nd = 0, mk_at = 0;
+    for (uint64_t v = root < 0 ? 0 : (uint64_t)root; nd == 0 || v; v /= 10)
+        digits[sizeof digits - ++nd] = (char)('0' + v % 10);
+    mk[0] = '\0';
+    append_str(mk, sizeof mk, &mk_at, "W|");
+    append(mk, sizeof mk, &mk_at, digits + sizeof digits - nd, nd);
+    append_str(mk, sizeof mk, &mk_at, "|");
+    append_str(mk, sizeof mk, &mk_at, keys[0]);
     if (link_memo_get(l->answers, mk, NULL))
         return 0;
     for (size_t i = 0; i < k; i++) {
@@ -180,12 +229,14 @@ static model_info *model_of(linker *l, struct sage_stmts *g, const char *name, i
     free(m->subs);
     memset(m, 0, sizeof *m);
     char stem[256], tried[600];
-    snprintf(stem, sizeof stem, "%.*s", (int)strcspn(key, "."), key);
+    size_t stem_len = 0;
+    stem[0] = '\0';
+    append(stem, sizeof stem, &stem_len, key, strcspn(key, "."));
     int f = find_w3d(l, stem, root, &m->file, tried, sizeof tried);
     if (f < 0)
         return NULL;
     m->root = root;
-    snprintf(m->key, sizeof m->key, "%s", key);
+    copy_text(m->key, sizeof m->key, key);
     if (!f)
         return m;
     sqlite3_stmt *s = g->render_object;
@@ -257,34 +308,38 @@ static bool has_sub_object(const char *subs, const char *name)
     return false;
 }
 
-static void with_suffix(char *out, size_t n, const char *name, const char *suffix)
-{
-    snprintf(out, n, "%.200s%s", name, suffix);
-}
-
 /* Whether the engine finds bone or sub-object `name` of field `tag` on the model. */
 static bool bone_found(amx_ref_kind kind, const char *tag, const char *name,
-                       const skeleton_bones *k, const char *subs, char *rule, size_t n)
+                       const skeleton_bones *k, const char *subs)
 {
-    char n01[256];
-    with_suffix(n01, sizeof n01, name, "01");
-    if (kind == AMX_REF_SUB_OBJECT) {
-        snprintf(rule, n, "a sub-object of that name");
+    char n01[256]; /* NAME01: the name cut to 200 bytes, then "01" */
+    size_t at = 0;
+    n01[0] = '\0';
+    append(n01, sizeof n01, &at, name, strnlen(name, 200));
+    append_str(n01, sizeof n01, &at, "01");
+    if (kind == AMX_REF_SUB_OBJECT)
         return has_sub_object(subs, name);
-    }
-    if (kind == AMX_REF_PARTICLE_BONE) {
-        snprintf(rule, n, "a bone of that name");
+    if (kind == AMX_REF_PARTICLE_BONE)
         return has_bone(k, name) || has_sub_object(subs, name);
-    }
-    if (strncmp(tag, "Weapon", 6) == 0) {
-        snprintf(rule, n, "the engine tries %.100s01, %.100s02, ..., then %.100s, as bones, then "
-                 "as sub-objects", name, name, name);
+    if (strncmp(tag, "Weapon", 6) == 0)
         return has_bone(k, n01) || has_bone(k, name) || has_sub_object(subs, name) ||
                has_sub_object(subs, n01);
-    }
-    snprintf(rule, n, "a bone of that name, or a sub-object when no bone %.100s or %.100s01 "
-             "exists", name, name);
     return has_bone(k, name) || (!has_bone(k, n01) && has_sub_object(subs, name));
+}
+
+/* The rule bone_found applied, for the message of a bone it did not find. */
+static void bone_rule(amx_ref_kind kind, const char *tag, const char *name, char *rule, size_t n)
+{
+    if (kind == AMX_REF_SUB_OBJECT)
+        snprintf(rule, n, "a sub-object of that name");
+    else if (kind == AMX_REF_PARTICLE_BONE)
+        snprintf(rule, n, "a bone of that name");
+    else if (strncmp(tag, "Weapon", 6) == 0)
+        snprintf(rule, n, "the engine tries %.100s01, %.100s02, ..., then %.100s, as bones, then "
+                 "as sub-objects", name, name, name);
+    else
+        snprintf(rule, n, "a bone of that name, or a sub-object when no bone %.100s or %.100s01 "
+                 "exists", name, name);
 }
 
 typedef struct ref_row {
@@ -295,6 +350,17 @@ typedef struct ref_row {
      * NULL: a row of refs (updated) */
     const amx__pending_ref *pending;
 } ref_row;
+
+/* The reference's state for messages: "KIND FLAGS" (the flags cut to 200 bytes). */
+static void state_text(ref_row *r, const char *kind, const char *flags)
+{
+    size_t at = 0;
+    r->state[0] = '\0';
+    append_str(r->state, sizeof r->state, &at, kind);
+    if (flags[0])
+        append_str(r->state, sizeof r->state, &at, " ");
+    append(r->state, sizeof r->state, &at, flags, strnlen(flags, 200));
+}
 
 static void context(const ref_row *r, char *out, size_t n)
 {
@@ -390,12 +456,17 @@ static int check_model(linker *l, struct sage_stmts *g, int64_t file_id, int64_t
     if (!m)
         return -1;
     if (m->state == 0) {
-        char stem[256], keys[2][AMX_LKEY_MAX], what[300], tried[600];
-        snprintf(stem, sizeof stem, "%.*s", (int)strcspn(r->name, "."), r->name);
+        char stem[256] = "", keys[2][AMX_LKEY_MAX], what[300], tried[600] = "";
+        size_t at = 0;
+        append(stem, sizeof stem, &at, r->name, strcspn(r->name, "."));
         size_t k = w3d_lkeys(stem, keys);
-        snprintf(what, sizeof what, "model '%.200s'", r->name);
-        snprintf(tried, sizeof tried, "%.290s%s%.290s", keys[0], k > 1 ? ", " : "",
-                 k > 1 ? keys[1] : "");
+        quoted(what, sizeof what, "model", r->name);
+        at = 0;
+        append(tried, sizeof tried, &at, keys[0], strnlen(keys[0], 290));
+        if (k > 1) {
+            append_str(tried, sizeof tried, &at, ", ");
+            append(tried, sizeof tried, &at, keys[1], strnlen(keys[1], 290));
+        }
         return not_found(l, file_id, root, r, what, tried);
     }
     if (m->state == 1) {
@@ -442,16 +513,17 @@ static int check_animation(linker *l, struct sage_stmts *g, int64_t file_id, int
                            const ref_row *r)
 {
     const char *dot = strchr(r->name, '.');
-    char hier[256], anim[256], tried[600];
-    snprintf(hier, sizeof hier, "%.*s", dot ? (int)(dot - r->name) : 0, r->name);
-    snprintf(anim, sizeof anim, "%.255s", dot ? dot + 1 : r->name);
+    char hier[256] = "", anim[256] = "", tried[600];
+    size_t hn = 0, an = 0;
+    append(hier, sizeof hier, &hn, r->name, dot ? (size_t)(dot - r->name) : 0);
+    append_str(anim, sizeof anim, &an, dot ? dot + 1 : r->name);
     file_hit h;
     int f = find_w3d(l, anim, root, &h, tried, sizeof tried);
     if (f < 0)
         return -1;
     if (!f) {
         char what[300];
-        snprintf(what, sizeof what, "animation '%.200s'", r->name);
+        quoted(what, sizeof what, "animation", r->name);
         return not_found(l, file_id, root, r, what, tried);
     }
     /* the file must hold animation ANIM of hierarchy HIER */
@@ -527,9 +599,10 @@ static int check_bone(linker *l, struct sage_stmts *g, int64_t file_id, int64_t 
         return -1;
     if (!k && r->kind != AMX_REF_SUB_OBJECT && m->hierarchy[0]) /* no hierarchy to look in */
         return done(l, r, m->file.id, "skipped", m->hierarchy);
-    char rule[400];
-    if (bone_found(r->kind, r->tag, r->name, k, m->subs, rule, sizeof rule))
+    if (bone_found(r->kind, r->tag, r->name, k, m->subs))
         return done(l, r, m->file.id, "found", m->hierarchy[0] ? m->hierarchy : NULL);
+    char rule[400];
+    bone_rule(r->kind, r->tag, r->name, rule, sizeof rule);
     const char *what = r->kind == AMX_REF_SUB_OBJECT ? "sub-object"
                        : r->kind == AMX_REF_PARTICLE_BONE ? "particle bone" : "bone";
     size_t subs = 0;
@@ -875,7 +948,7 @@ static int pending_rows(linker *l, struct sage_stmts *g, int64_t file_id, amx__p
         const char *flags = "", *kind = p->state_id >= 0 ? row_text(&states, p->state_id, &flags)
                                                          : NULL;
         if (kind)
-            snprintf(r->state, sizeof r->state, "%s%s%.200s", kind, flags[0] ? " " : "", flags);
+            state_text(r, kind, flags);
     }
     row_texts_free(&objects);
     row_texts_free(&states);
@@ -918,8 +991,7 @@ int bind_sage_refs(linker *l, int64_t file_id, int64_t root)
         copy_text(r->model, sizeof r->model, col_or(s, 6, ""));
         const char *sk = col_text(s, 7), *sf = col_text(s, 8);
         if (sk)
-            snprintf(r->state, sizeof r->state, "%s%s%.200s", sk, sf && sf[0] ? " " : "",
-                     sf ? sf : "");
+            state_text(r, sk, sf ? sf : "");
         copy_text(r->object_type, sizeof r->object_type, col_or(s, 9, ""));
     }
     sqlite3_reset(s);
