@@ -342,24 +342,75 @@ static void bone_rule(amx_ref_kind kind, const char *tag, const char *name, char
                  "exists", name, name);
 }
 
+/* The texts of a file's reference rows, in blocks that never move (the rows point into them):
+ * a file names up to AMX_MAX_REFS references, so a row holds no text of its own. */
+typedef struct text_blocks {
+    char **block;
+    size_t n, cap, used, size;  /* used of the last block's size bytes */
+    bool failed;                /* out of memory: the texts kept since are "" */
+} text_blocks;
+
+/* s, cut to `max` bytes, kept in t. */
+static const char *keep(text_blocks *t, const char *s, size_t max)
+{
+    size_t len = strnlen(s, max);
+    if (t->failed)
+        return "";
+    if (!t->n || len + 1 > t->size - t->used) {
+        if (t->n == t->cap) {
+            size_t cap = t->cap ? t->cap * 2 : 16;
+            char **g = realloc(t->block, cap * sizeof *g);
+            if (!g) {
+                t->failed = true;
+                return "";
+            }
+            t->block = g;
+            t->cap = cap;
+        }
+        size_t size = len + 1 > 65536 ? len + 1 : 65536;
+        if (!(t->block[t->n] = malloc(size))) {
+            t->failed = true;
+            return "";
+        }
+        t->n++;
+        t->used = 0;
+        t->size = size;
+    }
+    char *out = t->block[t->n - 1] + t->used;
+    memcpy(out, s, len);
+    out[len] = '\0';
+    t->used += len + 1;
+    return out;
+}
+
+static void text_blocks_free(text_blocks *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->block[i]);
+    free(t->block);
+    *t = (text_blocks){ 0 };
+}
+
 typedef struct ref_row {
     int64_t id, file_id, line;  /* id: the row of refs (0 for a pending reference) */
     amx_ref_kind kind;
-    char tag[64], name[512], object[256], object_type[32], model[256], state[300];
+    /* cut to 63, 511, 255, 31, 255 and 299 bytes (what the checks and messages read) */
+    const char *tag, *name, *object, *object_type, *model, *state;
     /* a reference that waits in ini_refs_pending (its row is inserted, whole, when resolved);
      * NULL: a row of refs (updated) */
     const amx__pending_ref *pending;
 } ref_row;
 
 /* The reference's state for messages: "KIND FLAGS" (the flags cut to 200 bytes). */
-static void state_text(ref_row *r, const char *kind, const char *flags)
+static void state_text(ref_row *r, text_blocks *t, const char *kind, const char *flags)
 {
+    char state[300] = "";
     size_t at = 0;
-    r->state[0] = '\0';
-    append_str(r->state, sizeof r->state, &at, kind);
+    append_str(state, sizeof state, &at, kind);
     if (flags[0])
-        append_str(r->state, sizeof r->state, &at, " ");
-    append(r->state, sizeof r->state, &at, flags, strnlen(flags, 200));
+        append_str(state, sizeof state, &at, " ");
+    append(state, sizeof state, &at, flags, strnlen(flags, 200));
+    r->state = keep(t, state, sizeof state - 1);
 }
 
 static void context(const ref_row *r, char *out, size_t n)
@@ -899,8 +950,8 @@ static ref_row *new_row(ref_row **rows, size_t *n, size_t *cap)
         *cap = nc;
     }
     ref_row *r = &(*rows)[(*n)++];
-    r->state[0] = '\0';
-    r->pending = NULL;
+    *r = (ref_row){ .tag = "", .name = "", .object = "", .object_type = "", .model = "",
+                    .state = "" };
     return r;
 }
 
@@ -909,7 +960,7 @@ static ref_row *new_row(ref_row **rows, size_t *n, size_t *cap)
  * file has such references (pend holds them: the rows point into it), 0 none, 2 its blob is
  * damaged (nothing added), -1 error. */
 static int pending_rows(linker *l, struct sage_stmts *g, int64_t file_id, amx__pending_refs *pend,
-                        ref_row **rows, size_t *n, size_t *cap)
+                        ref_row **rows, size_t *n, size_t *cap, text_blocks *texts)
 {
     sqlite3_stmt *s = l->pending_refs_of_file;
     sqlite3_bind_int64(s, 1, file_id);
@@ -938,21 +989,21 @@ static int pending_rows(linker *l, struct sage_stmts *g, int64_t file_id, amx__p
         r->pending = p;
         r->kind = p->kind;
         r->line = p->line;
-        copy_text(r->tag, sizeof r->tag, p->tag);
-        copy_text(r->name, sizeof r->name, p->name);
-        copy_text(r->model, sizeof r->model, p->model ? p->model : "");
+        r->tag = keep(texts, p->tag, 63);
+        r->name = keep(texts, p->name, 511);
+        r->model = keep(texts, p->model ? p->model : "", 255);
         const char *type = "", *object = p->object_id >= 0 ? row_text(&objects, p->object_id,
                                                                        &type) : NULL;
-        copy_text(r->object, sizeof r->object, object ? object : "");
-        copy_text(r->object_type, sizeof r->object_type, object ? type : "");
+        r->object = keep(texts, object ? object : "", 255);
+        r->object_type = keep(texts, object ? type : "", 31);
         const char *flags = "", *kind = p->state_id >= 0 ? row_text(&states, p->state_id, &flags)
                                                          : NULL;
         if (kind)
-            state_text(r, kind, flags);
+            state_text(r, texts, kind, flags);
     }
     row_texts_free(&objects);
     row_texts_free(&states);
-    return err ? -1 : 1;
+    return err || texts->failed ? -1 : 1;
 }
 
 int bind_sage_refs(linker *l, int64_t file_id, int64_t root)
@@ -974,6 +1025,7 @@ int bind_sage_refs(linker *l, int64_t file_id, int64_t root)
     /* rows are read into a list first: the checks run other statements of this connection */
     ref_row *rows = NULL;
     size_t n = 0, cap = 0;
+    text_blocks texts = { 0 };
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         ref_row *r = new_row(&rows, &n, &cap);
         if (!r) {
@@ -984,42 +1036,29 @@ int bind_sage_refs(linker *l, int64_t file_id, int64_t root)
         r->file_id = file_id;
         r->kind = AMX_REF_MODEL;
         amx_ref_kind_parse(col_or(s, 1, ""), &r->kind);
-        copy_text(r->tag, sizeof r->tag, col_or(s, 2, ""));
-        copy_text(r->name, sizeof r->name, col_or(s, 3, ""));
+        r->tag = keep(&texts, col_or(s, 2, ""), 63);
+        r->name = keep(&texts, col_or(s, 3, ""), 511);
         r->line = sqlite3_column_int64(s, 4);
-        copy_text(r->object, sizeof r->object, col_or(s, 5, ""));
-        copy_text(r->model, sizeof r->model, col_or(s, 6, ""));
+        r->object = keep(&texts, col_or(s, 5, ""), 255);
+        r->model = keep(&texts, col_or(s, 6, ""), 255);
         const char *sk = col_text(s, 7), *sf = col_text(s, 8);
         if (sk)
-            state_text(r, sk, sf ? sf : "");
-        copy_text(r->object_type, sizeof r->object_type, col_or(s, 9, ""));
+            state_text(r, &texts, sk, sf ? sf : "");
+        r->object_type = keep(&texts, col_or(s, 9, ""), 31);
     }
     sqlite3_reset(s);
     amx__pending_refs pend = { 0 };
-    int pending = err || (rc != SQLITE_DONE && rc != SQLITE_ROW)
-                      ? -1 : pending_rows(l, g, file_id, &pend, &rows, &n, &cap);
-    if (pending < 0) {
-        free(rows);
-        amx__pending_refs_free(&pend);
-        return -1;
-    }
+    int pending = err || texts.failed || (rc != SQLITE_DONE && rc != SQLITE_ROW)
+                      ? -1 : pending_rows(l, g, file_id, &pend, &rows, &n, &cap, &texts);
+    err = pending < 0;
     /* a damaged blob (only a damaged index has one): the file is decoded again by the next
      * scan, which writes its references anew */
-    if (pending == 2 && link_record(l, W_DECODE_AGAIN, "i", file_id)) {
-        free(rows);
-        return -1;
-    }
+    if (!err && pending == 2)
+        err = link_record(l, W_DECODE_AGAIN, "i", file_id);
     /* no references: no reference findings to replace either (they change only when the file
      * is written again, with its findings) */
-    if (!n) {
-        amx__pending_refs_free(&pend);
-        return pending ? link_record(l, W_DEL_PENDING_REFS, "i", file_id) : 0;
-    }
-    if (!l->first_pass && link_record(l, W_DEL_REF_FINDINGS, "i", file_id)) {
-        free(rows);
-        amx__pending_refs_free(&pend);
-        return -1;
-    }
+    if (!err && n && !l->first_pass)
+        err = link_record(l, W_DEL_REF_FINDINGS, "i", file_id);
     for (size_t i = 0; i < n && !err; i++) {
         const ref_row *r = &rows[i];
         switch (r->kind) {
@@ -1036,9 +1075,10 @@ int bind_sage_refs(linker *l, int64_t file_id, int64_t root)
         }
     }
     /* the blob goes after the rows it held are written (in the same transaction) */
-    if (!err && pending)
+    if (!err && pending > 0)
         err = link_record(l, W_DEL_PENDING_REFS, "i", file_id);
     free(rows);
+    text_blocks_free(&texts);
     amx__pending_refs_free(&pend);
     return err ? -1 : 0;
 }

@@ -306,13 +306,13 @@ int link_record(linker *l, write_kind kind, const char *types, ...)
         if (*types != 't') {
             int64_t v = va_arg(ap, int64_t);
             bool null = *types == 'o' && v < 0;
-            op->p[op->n].type = null ? SQLITE_NULL : SQLITE_INTEGER;
-            op->p[op->n].value = v;
+            op->type[op->n] = null ? SQLITE_NULL : SQLITE_INTEGER;
+            op->value[op->n] = v;
             continue;
         }
         const char *t = va_arg(ap, const char *);
         if (!t) {
-            op->p[op->n].type = SQLITE_NULL;
+            op->type[op->n] = SQLITE_NULL;
             continue;
         }
         size_t len = strlen(t) + 1;
@@ -330,8 +330,8 @@ int link_record(linker *l, write_kind kind, const char *types, ...)
             p->text_cap = cap;
         }
         memcpy(p->text + p->text_len, t, len);
-        op->p[op->n].type = SQLITE_TEXT;
-        op->p[op->n].value = (int64_t)p->text_len;
+        op->type[op->n] = SQLITE_TEXT;
+        op->value[op->n] = (int64_t)p->text_len;
         p->text_len += len;
     }
     va_end(ap);
@@ -357,10 +357,10 @@ static void plan_free(plan *p)
 static void bind_op(sqlite3_stmt *s, int at, const write_op *op, const char *text)
 {
     for (int k = 0; k < op->n; k++) {
-        if (op->p[k].type == SQLITE_INTEGER)
-            sqlite3_bind_int64(s, at + k + 1, op->p[k].value);
-        else if (op->p[k].type == SQLITE_TEXT)
-            sqlite3_bind_text(s, at + k + 1, text + op->p[k].value, -1, SQLITE_STATIC);
+        if (op->type[k] == SQLITE_INTEGER)
+            sqlite3_bind_int64(s, at + k + 1, op->value[k]);
+        else if (op->type[k] == SQLITE_TEXT)
+            sqlite3_bind_text(s, at + k + 1, text + op->value[k], -1, SQLITE_STATIC);
         else
             sqlite3_bind_null(s, at + k + 1);
     }

@@ -77,12 +77,10 @@ typedef enum write_kind {
 
 enum { MAX_WRITE_PARAMS = 14 };
 
-typedef struct write_op {
+typedef struct write_op {    /* (types and values apart: no padding after each type) */
     uint8_t kind, n;
-    struct {
-        uint8_t type;         /* SQLITE_INTEGER, SQLITE_TEXT or SQLITE_NULL */
-        int64_t value;        /* the integer, or the text's offset in plan.text */
-    } p[MAX_WRITE_PARAMS];
+    uint8_t type[MAX_WRITE_PARAMS];  /* SQLITE_INTEGER, SQLITE_TEXT or SQLITE_NULL */
+    int64_t value[MAX_WRITE_PARAMS]; /* the integer, or the text's offset in plan.text */
 } write_op;
 
 typedef struct plan {
