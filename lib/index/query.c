@@ -1252,8 +1252,10 @@ amx_status amx_query_missing(amx_db *db, const amx_config *cfg, bool include_bas
              /* a SAGE INI reference names no one file: grouped by kind and name */
              "coalesce(nullif(amx_ref_file(r.kind, r.name, f.format), ''), "
              "'|' || r.kind || '|' || upper(trim(r.name))) AS w "
-             "FROM refs r JOIN files f ON f.id = r.file_id JOIN roots rt ON rt.id = f.root_id "
-             /* the partial index refs_unresolved's WHERE, as written there (0015) */
+             /* the unresolved references first, whatever the statistics say (0018) */
+             "FROM refs r INDEXED BY refs_unresolved CROSS JOIN files f ON f.id = r.file_id "
+             "CROSS JOIN roots rt ON rt.id = f.root_id "
+             /* the partial index refs_unresolved's WHERE, as written there (0015, 0018) */
              "WHERE (r.resolution = 'missing' OR r.resolution = 'wrong-kind' OR "
              "r.resolution = 'unusable') %s), "
              "n AS (SELECT w, resolution, count(*) AS c FROM m GROUP BY w, resolution) "
