@@ -638,6 +638,33 @@ amx_status amx_query_files(amx_db *db, const char *root,
     return finish(db, s, rc, err, errlen);
 }
 
+amx_status amx_query_file_stats(amx_db *db, const char *root, const char *path,
+                                bool (*row)(const char *path, int64_t size, int64_t mtime_ns,
+                                            void *user),
+                                void *user, char *err, size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    /* '/' sorts right before '0': one range of the (root_id, path) index from path to what is
+     * below it; the names that merely begin with path ("A.ALA#x", "A.ALA.bak") are left out */
+    amx_status st = prep(db,
+                         "SELECT f.path, f.size, f.mtime_ns FROM files f JOIN roots r "
+                         "ON r.id = f.root_id WHERE r.path = ?1 AND f.path >= ?2 AND "
+                         "f.path < ?2 || '0' AND (f.path = ?2 OR f.path > ?2 || '/') AND "
+                         "f.parent_id IS NULL ORDER BY f.path",
+                         &s, err, errlen);
+    if (st)
+        return st;
+    sqlite3_bind_text(s, 1, root, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 2, path, -1, SQLITE_TRANSIENT);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        if (row(col_or(s, 0, ""), sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2), user)) {
+            rc = SQLITE_DONE;
+            break;
+        }
+    return finish(db, s, rc, err, errlen);
+}
+
 amx_status amx_query_scans(amx_db *db,
                            void (*row)(const char *root, int64_t finished_at, int64_t files_seen,
                                        void *user),

@@ -538,6 +538,81 @@ static void test_rename(void)
     amx_db_close(db);
 }
 
+/* amx_query_file_stats: the files at a path or below it, as the last scan saw them. */
+typedef struct stat_rows {
+    char paths[8][64];
+    int64_t size[8], mtime_ns[8];
+    int n, stop_after;
+} stat_rows;
+
+static bool stat_row(const char *path, int64_t size, int64_t mtime_ns, void *user)
+{
+    stat_rows *r = user;
+    if (r->n < 8) {
+        snprintf(r->paths[r->n], sizeof r->paths[r->n], "%s", path);
+        r->size[r->n] = size;
+        r->mtime_ns[r->n] = mtime_ns;
+    }
+    return ++r->n == r->stop_after;
+}
+
+static stat_rows file_stats(amx_db *db, const char *path, int stop_after)
+{
+    char real[AMX_PATH_MAX], err[512] = "";
+    stat_rows r = { .stop_after = stop_after };
+    CHECK_EQ(amx_os_canonical(root, real, sizeof real), 0);
+    amx_status st = amx_query_file_stats(db, real, path, stat_row, &r, err, sizeof err);
+    if (st)
+        printf("# amx_query_file_stats failed: %s\n", err);
+    CHECK_EQ(st, AMX_OK);
+    return r;
+}
+
+static void test_file_stats(void)
+{
+    make_tree();
+    write_clip("Data/M/A.ALA");
+    write_clip("Data/M/A.ALA#b_IDLE_00.ALA");
+    write_model("Data/M/Sub/B.ALO");
+    write_clip("Data/MM/C.ALA");
+    {
+        amxw_buf c = { 0 }, meg = { 0 };
+        amxw_ala_simple(&c, 2, 10, 30.0f, 3, bones, idx, 2);
+        amxw_meg_file files[] = { { "DATA\\ART\\W_IDLE_00.ALA", c.data, c.len } };
+        amxw_meg(&meg, 1, files, 1);
+        put("Data/M/Sub/Models.meg", &meg);
+        amxw_buf_free(&c);
+    }
+    amx_db *db = open_index(0);
+    scan(db);
+
+    /* a directory: its files and its subdirectories' (not an archive's members, not the
+     * directory whose name it begins), in path order, as on disk */
+    stat_rows r = file_stats(db, "Data/M", 0);
+    CHECK_EQ(r.n, 4);
+    CHECK_STR(r.paths[0], "Data/M/A.ALA");
+    CHECK_STR(r.paths[1], "Data/M/A.ALA#b_IDLE_00.ALA");
+    CHECK_STR(r.paths[2], "Data/M/Sub/B.ALO");
+    CHECK_STR(r.paths[3], "Data/M/Sub/Models.meg");
+    for (int i = 0; i < 4 && i < r.n; i++) {
+        char path[1400];
+        amx_os_stat st;
+        snprintf(path, sizeof path, "%s/%s", root, r.paths[i]);
+        CHECK_EQ(amx_os_path_stat(path, &st), 0);
+        CHECK_EQ(r.size[i], st.size);
+        CHECK_EQ(r.mtime_ns[i], st.mtime_ns);
+    }
+    /* a file: that file alone ('#' sorts before '/': not A.ALA#...) */
+    r = file_stats(db, "Data/M/A.ALA", 0);
+    CHECK_EQ(r.n, 1);
+    CHECK_STR(r.paths[0], "Data/M/A.ALA");
+    /* the callback stops it; a path not indexed has none */
+    CHECK_EQ(file_stats(db, "Data/M", 2).n, 2);
+    CHECK_EQ(file_stats(db, "Data/N", 0).n, 0);
+    CHECK_EQ(file_stats(db, "Data/M/A", 0).n, 0);
+    amx_db_close(db);
+}
+
 /* '#' in a loose file's name: only an archive's members are ARCHIVE#MEMBER. The file keeps
  * its whole name as its stem and directory, and a rename of a file whose path is the part
  * before its '#' leaves it alone (issue 16 item 5), in both orders. */
@@ -857,6 +932,7 @@ int main(void)
     RUN(test_shallow_scan);
     RUN(test_rename);
     RUN(test_hash_names);
+    RUN(test_file_stats);
     RUN(test_cancelled_scan);
     RUN(test_memory_budget);
     RUN(test_log_checkpoints);

@@ -292,6 +292,16 @@ amx_status amx_query_files(amx_db *db, const char *root,
                            void (*row)(const char *path, const char *format, void *user),
                            void *user, char *err, size_t errlen);
 
+/* The files indexed at `path` (as stored) or below it (a directory's) under an absolute root,
+ * archive members left out, each with the size and mtime its last scan recorded (mtime_ns -1:
+ * to be decoded again), in path order; `row` is called for each until it returns true (stop).
+ * For comparing what is indexed with the files on disk now (the daemon checks that a new name
+ * holds the files of a name that went away before it takes the two for a rename). */
+amx_status amx_query_file_stats(amx_db *db, const char *root, const char *path,
+                                bool (*row)(const char *path, int64_t size, int64_t mtime_ns,
+                                            void *user),
+                                void *user, char *err, size_t errlen);
+
 /* Indexed look-ups of paths as a user types them (cli/paths.c), each a seek or a range on an
  * index however large the index is. Files of other kinds are left out. `row` is called for each
  * file until it returns true (stop). `fold`: compared without regard to ASCII case. */
