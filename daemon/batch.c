@@ -3,7 +3,8 @@
  *
  * A batch takes every ready path; a path inside another ready directory is dropped (cmp_scope,
  * covers), and many changed files of one directory become one shallow scan of it
- * (merge_directories). The renames paired by the watcher go first (amx_index_rename), then each
+ * (merge_directories). The renames paired by the watcher go first (amx_index_rename; one it
+ * could only infer, after a check that it is one: same_files), then each
  * path is rescanned by amx_scan with that path as its scope, on one libuv pool thread (amx_scan
  * decodes on its own `jobs` threads, so the pool keeps its other threads for file I/O). The
  * worker uses the batch, d->db, d->roots and d->cfg (a reload waits for the batch to end), the
@@ -37,11 +38,13 @@ struct scope {
     char err[512];
 };
 
-/* A rename paired by its inotify cookie: applied to the index before the batch's scans, so the
- * file keeps its row, id and findings (amx_index_rename). */
+/* A rename paired by the watcher: applied to the index before the batch's scans, so the file
+ * keeps its row, id and findings (amx_index_rename). One inferred without a cookie (verify) is
+ * applied only when the files at `to` are the ones indexed at `from` (same_files). */
 struct rename_op {
     unsigned root;
     char *from, *to;              /* owned; relative to the root */
+    bool verify;                  /* amxd_rename_guess */
 };
 
 /* Orders paths so that a directory comes right before everything inside it: '/' sorts
@@ -218,7 +221,7 @@ void amxd__free_renames(rename_op *r, size_t n)
     free(r);
 }
 
-void amxd_rename(amxd *d, unsigned root, const char *from, const char *to)
+static void add_rename(amxd *d, unsigned root, const char *from, const char *to, bool verify)
 {
     if (atomic_load(&d->stopping))
         return;
@@ -230,13 +233,86 @@ void amxd_rename(amxd *d, unsigned root, const char *from, const char *to)
         d->renames = g;
         d->rename_cap = cap;
     }
-    rename_op op = { root, xstrdup(from), xstrdup(to) };
+    rename_op op = { root, xstrdup(from), xstrdup(to), verify };
     if (!op.from || !op.to) {
         free(op.from);
         free(op.to);
         return;
     }
     d->renames[d->nrenames++] = op;
+}
+
+void amxd_rename(amxd *d, unsigned root, const char *from, const char *to)
+{
+    add_rename(d, root, from, to, false);
+}
+
+void amxd_rename_guess(amxd *d, unsigned root, const char *from, const char *to)
+{
+    add_rename(d, root, from, to, true);
+}
+
+/* What a guessed rename must find (same_files), row by row of amx_query_file_stats. */
+typedef struct same_check {
+    const amxd *d;
+    unsigned root;
+    const char *to;               /* stored form (amx_path_encode) */
+    size_t from_len;
+    bool to_is_dir;
+    uint64_t same;                /* files found at the new path unchanged */
+    bool differs;                 /* one found changed, or of the other kind */
+} same_check;
+
+static bool check_row(const char *path, int64_t size, int64_t mtime_ns, void *user)
+{
+    same_check *c = user;
+    const char *below = path + c->from_len; /* "" (the file itself) or "/name..." */
+    if (c->to_is_dir != (*below != '\0')) {
+        c->differs = true; /* a file's name is now a directory's, or the other way round */
+        return true;
+    }
+    size_t len = strlen(c->to) + strlen(below) + 1;
+    char *stored = malloc(len), *raw = NULL;
+    if (stored) {
+        snprintf(stored, len, "%s%s", c->to, below);
+        raw = amx_path_decode(stored);
+    }
+    char abs[AMX_PATH_MAX];
+    amx_os_stat st;
+    if (!raw || !amxd_abs_path(c->d, c->root, raw, abs, sizeof abs)) {
+        c->differs = true;
+    } else if (amx_os_path_stat(abs, &st) == 0 && st.kind == AMX_OS_FILE) {
+        if (st.size == size && st.mtime_ns == mtime_ns)
+            c->same++;
+        else
+            c->differs = true;
+    } /* else gone since: it tells nothing */
+    free(stored);
+    free(raw);
+    return c->differs;
+}
+
+/* A rename the watcher inferred from a name gone and a name there (amxd_rename_guess) is one
+ * when the new path holds what was indexed at the old one, unchanged: a rename keeps a file's
+ * size and mtime, a new file almost never has both. A file: the same size and mtime. A
+ * directory: every indexed file that is at its place below the new path has them, and there is
+ * at least one. Otherwise it was a deletion and a new file, left to the scans (a wrong guess
+ * costs only the row ids: the scans of both paths still index what is there). Runs on the job's
+ * thread. */
+static bool same_files(amxd *d, const rename_op *r, const char *from, const char *to)
+{
+    char abs[AMX_PATH_MAX], err[512];
+    amx_os_stat st;
+    if (!amxd_abs_path(d, r->root, r->to, abs, sizeof abs) || amx_os_path_stat(abs, &st) != 0)
+        return false;
+    same_check c = { .d = d, .root = r->root, .to = to, .from_len = strlen(from),
+                     .to_is_dir = st.kind == AMX_OS_DIR };
+    if (amx_query_file_stats(d->db, d->roots[r->root], from, check_row, &c, err, sizeof err)) {
+        amxd_log(AMX_LOG_WARNING, "rename %s -> %s: %s (the scans will catch up)", r->from,
+                 r->to, err);
+        return false;
+    }
+    return c.same && !c.differs;
 }
 
 /* Lets a stop (signal or `animidx stop`) end a long scan between files instead of after it. */
@@ -261,6 +337,9 @@ static void work_cb(uv_work_t *req)
         if (!from || !to)
             amxd_log(AMX_LOG_WARNING, "rename %s -> %s: out of memory (the scans will catch up)",
                      r->from, r->to);
+        else if (r->verify && !same_files(d, r, from, to))
+            amxd_log(AMX_LOG_DEBUG, "%s -> %s: not a rename (the files differ): a deletion and "
+                                    "a new file", r->from, r->to);
         else if (amx_index_rename(d->db, d->roots[r->root], from, to, &moved, err, sizeof err))
             amxd_log(AMX_LOG_WARNING, "rename %s -> %s: %s (the scans will catch up)", r->from, r->to,
                      err);

@@ -89,9 +89,15 @@ void amxd_destroy(amxd *d);
 /* The watcher's entry points: the changes (queue.c; amxd_rename: batch.c), then the error and
  * the accessors (core.c). `root` is an index into amxd_root(). */
 void amxd_touch(amxd *d, unsigned root, const char *rel, int flags);
-/* A rename within a root, paired by its cookie: the next batch moves the indexed rows to the
- * new path before it scans (amx_index_rename); both paths must also be touched. */
+/* A rename within a root, paired by its cookie (inotify): the next batch moves the indexed rows
+ * to the new path before it scans (amx_index_rename); both paths must also be touched. */
 void amxd_rename(amxd *d, unsigned root, const char *from, const char *to);
+/* A rename the watcher can only infer (uv_fs_event: a name reported that is gone, directly
+ * followed by one that is there; no cookie pairs them, and a deletion followed by a new file
+ * looks the same): the next batch moves the rows only when the files now at `to` have the size
+ * and mtime indexed for `from`, else the scans index a deletion and a new file. Both paths must
+ * also be touched. */
+void amxd_rename_guess(amxd *d, unsigned root, const char *from, const char *to);
 void amxd_overflow(amxd *d, const char *why);
 void amxd_lost_watch(amxd *d, unsigned root, const char *rel, const char *why);
 /* The root itself is gone (deleted, moved away, unmounted): its watches are dropped by the

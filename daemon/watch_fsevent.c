@@ -4,6 +4,13 @@
  * so every reported name is rescanned as a scope, `sync` rescans the roots, and the periodic
  * reconcile scan backs everything up. An event without a name is the overflow (Windows: the
  * change buffer was too small): counted and logged as inotify's, and every root is rescanned.
+ *
+ * Renames are inferred. Windows reports a rename as FILE_ACTION_RENAMED_OLD_NAME directly
+ * followed by FILE_ACTION_RENAMED_NEW_NAME, and libuv passes both (like ADDED and REMOVED) as
+ * UV_RENAME, in that order. So a UV_RENAME for a name that is gone, directly followed by a
+ * UV_RENAME for a name that is there, may be a rename: amxd_rename_guess, which the batch
+ * checks (a deletion followed by a new file looks the same) before it moves the rows. Both
+ * names are rescanned anyway.
  */
 #include "daemon.h"
 
@@ -17,6 +24,8 @@ typedef struct root_watch {
     amxd *d;
     struct amxd_watch *w;
     unsigned root;
+    bool has_gone;                /* the last event was a UV_RENAME of a name that is gone: */
+    char gone[AMX_PATH_MAX];      /* that name (relative), the old half of a rename maybe */
 } root_watch;
 
 struct amxd_watch {
@@ -32,11 +41,12 @@ static void event_cb(uv_fs_event_t *h, const char *filename, int events, int sta
     root_watch *rw = h->data;
     amxd *d = rw->d;
     rw->w->events++;
+    bool after_gone = rw->has_gone;
+    rw->has_gone = false; /* only the very next event can be the rename's other half */
     if (status < 0) {
         amxd_lost_watch(d, rw->root, "", uv_strerror(status));
         return;
     }
-    (void)events;
     if (!filename || !*filename) {
         /* no name: more changes came than the watch's buffer holds (on Windows,
          * ReadDirectoryChangesW returned none: its overflow) or a name could not be read; what
@@ -56,8 +66,21 @@ static void event_cb(uv_fs_event_t *h, const char *filename, int events, int sta
         return;
     char path[AMX_PATH_MAX];
     amx_os_stat st;
-    bool dir = amxd_abs_path(d, rw->root, rel, path, sizeof path) &&
-               amx_os_path_stat(path, &st) == 0 && st.kind == AMX_OS_DIR;
+    bool exists = amxd_abs_path(d, rw->root, rel, path, sizeof path) &&
+                  amx_os_path_stat(path, &st) == 0;
+    bool dir = exists && st.kind == AMX_OS_DIR;
+    if (events & UV_RENAME) {
+        if (exists && after_gone) {
+            amxd_rename_guess(d, rw->root, rw->gone, rel);
+            if (amxd_log_enabled(AMX_LOG_DEBUG))
+                amxd_log(AMX_LOG_DEBUG, "renamed %s -> %s (maybe)", rw->gone, rel);
+            if (dir) /* the old name was a directory too: rescanned as a subtree */
+                amxd_touch(d, rw->root, rw->gone, AMXD_DIR);
+        } else if (!exists && strlen(rel) < sizeof rw->gone) {
+            memcpy(rw->gone, rel, strlen(rel) + 1);
+            rw->has_gone = true;
+        }
+    }
     amxd_touch(d, rw->root, rel, dir ? AMXD_DIR : 0);
 }
 
