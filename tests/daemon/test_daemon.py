@@ -43,11 +43,10 @@ DAEMONS = []  # every daemon started, killed at the end if a test left it runnin
 CLEAN_EXIT = "stopped: every handle closed, the loop is empty"
 # Windows has no SIGTERM: the daemon stops on Ctrl-C, which wine makes of SIGINT
 STOP = signal.SIGINT if WINDOWS else signal.SIGTERM
-# inotify pairs a rename's two names (its cookie): the row moves, keeping its id. uv_fs_event
-# on Windows reports the two names unpaired: each is rescanned, the file is indexed again under
-# its new name (paths and findings are checked; the row id is not kept)
-RENAME_ID = ("the row id after a rename: not checked on Windows (uv_fs_event does not pair a "
-             "rename's names; the file is indexed again under its new name)")
+# A renamed file keeps its row (id and findings) on both systems: inotify pairs a rename's two
+# names by its cookie; on Windows, uv_fs_event reports a name gone directly followed by a name
+# there, and the daemon takes the two for a rename when the new name's size and mtime are the
+# indexed ones of the old (a deletion followed by a new file looks the same, and is not one)
 
 WALKER = ["Root", "Body", "Head", "Gun"]
 
@@ -459,11 +458,8 @@ def test_rename_move_delete():
         before_id = row_id(d.db, old)
         os.rename(os.path.join(u, "UV_WALKER_WALK_00.ALA"), os.path.join(u, "UV_WALKER_DIE_00.ALA"))
         d.sync()
-        if WINDOWS:
-            c.note(RENAME_ID)
-        else:
-            c.that(before_id is not None and row_id(d.db, UNITS + "/UV_WALKER_DIE_00.ALA") == before_id,
-                   "the row keeps its id (%s)" % before_id)
+        c.that(before_id is not None and row_id(d.db, UNITS + "/UV_WALKER_DIE_00.ALA") == before_id,
+               "the row keeps its id (%s)" % before_id)
         c.eq(paths_in(d.db, old), [], "old path")
         c.eq(paths_in(d.db, UNITS + "/UV_WALKER_DIE_00.ALA"), [UNITS + "/UV_WALKER_DIE_00.ALA"],
              "new path")
@@ -477,9 +473,8 @@ def test_rename_move_delete():
         moved_id = row_id(d.db, UNITS + "/UV_WALKER_DIE_00.ALA")
         shutil.move(os.path.join(u, "UV_WALKER_DIE_00.ALA"), os.path.join(other, "UV_WALKER_DIE_00.ALA"))
         d.sync()
-        if not WINDOWS:  # RENAME_ID
-            c.that(moved_id is not None and row_id(d.db, "Data/Art/Other/UV_WALKER_DIE_00.ALA") == moved_id,
-                   "the row keeps its id across directories (%s)" % moved_id)
+        c.that(moved_id is not None and row_id(d.db, "Data/Art/Other/UV_WALKER_DIE_00.ALA") == moved_id,
+               "the row keeps its id across directories (%s)" % moved_id)
         c.eq(paths_in(d.db, UNITS + "/UV_WALKER_DIE_00.ALA"), [], "old path")
         # away from its model's directory the engine does not load it: unbound, no bone check
         r = clip_row(d, "UV_WALKER", "Data/Art/Other/UV_WALKER_DIE_00.ALA")
@@ -497,22 +492,52 @@ def test_rename_move_delete():
         d.sync()
         c.eq(paths_in(d.db, "Data/Art/Hash"), [rel + "A.ALA", rel + "A.ALA#b_IDLE_00.ALA", rel + "Y.ALA"],
              "after mv Z.ALA A.ALA")
-        if not WINDOWS:  # RENAME_ID
-            c.eq((row_id(d.db, rel + "A.ALA"), row_id(d.db, rel + "A.ALA#b_IDLE_00.ALA")), (z_id, hash_id),
-                 "Z's row moved; the '#' file's row untouched")
+        c.eq((row_id(d.db, rel + "A.ALA"), row_id(d.db, rel + "A.ALA#b_IDLE_00.ALA")), (z_id, hash_id),
+             "Z's row moved; the '#' file's row untouched")
         os.rename(os.path.join(hd, "Y.ALA"), os.path.join(hd, "A.ALA#b_IDLE_00.ALA"))
         d.sync()
         c.eq(paths_in(d.db, "Data/Art/Hash"), [rel + "A.ALA", rel + "A.ALA#b_IDLE_00.ALA"],
              "after mv Y.ALA A.ALA#b_IDLE_00.ALA")
-        if not WINDOWS:  # RENAME_ID
-            c.eq((row_id(d.db, rel + "A.ALA"), row_id(d.db, rel + "A.ALA#b_IDLE_00.ALA")), (z_id, y_id),
-                 "A.ALA untouched; Y's row replaced the '#' file's")
+        c.eq((row_id(d.db, rel + "A.ALA"), row_id(d.db, rel + "A.ALA#b_IDLE_00.ALA")), (z_id, y_id),
+             "A.ALA untouched; Y's row replaced the '#' file's")
         os.rename(os.path.join(hd, "A.ALA"), os.path.join(hd, "Q.ALA"))
         d.sync()
         c.eq(paths_in(d.db, "Data/Art/Hash"), [rel + "A.ALA#b_IDLE_00.ALA", rel + "Q.ALA"],
              "after mv A.ALA Q.ALA: the '#' file stays")
         compare_with_fresh_scan(c, d, "'#' renames")
         shutil.rmtree(hd)
+        d.sync()
+    with case(tap, "a deletion directly followed by a new file is not a rename: a new row, the "
+                   "new file's content and findings") as c:
+        # On Windows the two events are those of a rename (a name gone, then a name there); the
+        # new file has the old one's size, not its mtime: not the same file, its row not moved
+        gone, fresh = UNITS + "/UV_WALKER_IDLE_00.ALA", UNITS + "/UV_WALKER_MOVE_00.ALA"
+        clip(os.path.join(ROOT, gone), ["Root", "Tail"], indices=[0, 1], frames=12)
+        # a row made after it: the deleted row's id is not the highest (SQLite hands that out
+        # again, rename or not)
+        clip(os.path.join(u, "UV_WALKER_TURNL_00.ALA"), WALKER, frames=5)
+        d.sync()
+        gone_id, later_id = row_id(d.db, gone), row_id(d.db, UNITS + "/UV_WALKER_TURNL_00.ALA")
+        c.that(gone_id and later_id and gone_id < later_id, "ids %s, %s" % (gone_id, later_id))
+        c.eq([i["code"] for i in d.query("issues") if i["path"] == gone], ["BONE_NOT_IN_SKELETON"],
+             "findings of the deleted file")
+        renamed = d.status().get("renamed")
+        data = clip_bytes(["Root", "Body"], frames=12, indices=[0, 1])
+        c.eq(len(data), os.path.getsize(os.path.join(ROOT, gone)), "the new file's size is the old one's")
+        os.remove(os.path.join(ROOT, gone))
+        write(os.path.join(ROOT, fresh), data)
+        d.sync()
+        c.eq(paths_in(d.db, gone), [], "the deleted file")
+        fresh_id = row_id(d.db, fresh)
+        c.that(fresh_id is not None and fresh_id != gone_id,
+               "the new file has a row of its own (%s; the deleted file's was %s)" % (fresh_id, gone_id))
+        c.eq(d.status().get("renamed"), renamed, "rows moved by renames (status)")
+        r = clip_row(d, "UV_WALKER", fresh)
+        c.eq(r and (r["frames"], r["bound"], r["bones_missing"]), (12, True, 0), "the new clip")
+        c.eq([i["code"] for i in d.query("issues") if i["path"] in (gone, fresh)], [],
+             "findings: none of the deleted file's")
+        os.remove(os.path.join(ROOT, fresh))
+        os.remove(os.path.join(u, "UV_WALKER_TURNL_00.ALA"))
         d.sync()
     with case(tap, "delete a file") as c:
         os.remove(os.path.join(ROOT, "Data/Art/Other/UV_WALKER_DIE_00.ALA"))
@@ -554,12 +579,14 @@ def test_deep_trees():
         write(os.path.join(leaf, "UV_WALKER_HEAL_00.ALA"), clip_bytes(WALKER, frames=9))
         d.sync()
         c.eq(paths_in(d.db, "Wide"), ["Wide/a/b/c/d/e/UV_WALKER_HEAL_00.ALA"], "files")
-    with case(tap, "a directory renamed inside the tree keeps its watches") as c:
+    with case(tap, "a directory renamed inside the tree keeps its watches and its rows") as c:
+        ids = {p[len("Deep"):]: row_id(d.db, p) for p in paths_in(d.db, "Deep")}
         os.rename(os.path.join(ROOT, "Deep"), os.path.join(ROOT, "Data", "Deeper"))
         d.sync()
         c.eq(paths_in(d.db, "Deep"), [], "rows at the old path")
         moved = paths_in(d.db, "Data/Deeper")
         c.eq(len(moved), 8 * 3 + 1, "rows at the new path")
+        c.eq({p[len("Data/Deeper"):]: row_id(d.db, p) for p in moved}, ids, "the rows keep their ids")
         bottom = os.path.join(ROOT, "Data", "Deeper", *["L%d" % i for i in range(8)])
         write(os.path.join(bottom, "UV_WALKER_TALK_00.ALA"), clip_bytes(WALKER, frames=7))
         d.sync()

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """animidxd on Windows, under wine (scripts/windows.sh): the watcher (uv_fs_event, recursive),
-the control socket as a named pipe of the user and index, sync, a rename, a clean stop on
-Ctrl-C and by 'animidx stop' over the pipe; and --help and errors in Windows terms. TAP on
-stdout.
+the control socket as a named pipe of the user and index, sync, a rename (the row kept), a clean
+stop on Ctrl-C and by 'animidx stop' over the pipe; and --help and errors in Windows terms. TAP
+on stdout.
 
   test_daemon_windows.py ANIMIDX_EXE ANIMIDXD_EXE AMXGEN_EXE
 
@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -59,6 +60,16 @@ def ax(*args, rc=0):
         raise AssertionError("animidx %s: exit %d (want %d)\n%s%s" % (
             " ".join(args), p.returncode, rc, p.stdout, p.stderr))
     return p.stdout
+
+
+def row_id(rel):
+    """The files row id of a path relative to the tree (None when not indexed)."""
+    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    try:
+        r = con.execute("SELECT id FROM files WHERE path = ?", (rel.replace(os.sep, "/"),)).fetchone()
+        return r[0] if r else None
+    finally:
+        con.close()
 
 
 def indexed(rel):
@@ -120,19 +131,24 @@ try:
             break
     new = os.path.join(os.path.dirname(src), "NEW_IDLE_00.ALA")
     shutil.copyfile(src, new)
+    # and one after it: NEW's row id is not the highest (SQLite hands that out again)
+    shutil.copyfile(src, os.path.join(os.path.dirname(src), "NEW_IDLE_01.ALA"))
     ax("sync", "--quiet")
     out = ax("show", os.path.relpath(new, tree).replace("/", "\\"))
     check("watch: a new file is indexed by the next sync (and shown by its Windows path)",
           "NEW_IDLE_00" in out, out)
 
-    # a rename moves it
+    # a rename moves it: the same row (uv_fs_event's name gone, then name there, paired)
     moved = os.path.join(os.path.dirname(src), "MOVED_IDLE_00.ALA")
+    new_id = row_id(os.path.relpath(new, tree))
     os.rename(new, moved)
     ax("sync", "--quiet")
     out_new = wine(cli, "show", os.path.relpath(moved, tree), "--config", cfg)
     out_old = wine(cli, "show", os.path.relpath(new, tree), "--config", cfg)
-    check("rename: the new name is indexed and the old one is gone",
-          out_new.returncode == 0 and out_old.returncode != 0,
+    moved_id = row_id(os.path.relpath(moved, tree))
+    check("rename: the new name is indexed, keeping the row's id, and the old one is gone",
+          out_new.returncode == 0 and out_old.returncode != 0 and new_id and moved_id == new_id,
+          "ids %s -> %s\n" % (new_id, moved_id) +
           out_new.stdout + out_new.stderr + out_old.stdout + out_old.stderr)
 
     # a removed file is removed
