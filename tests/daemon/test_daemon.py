@@ -447,6 +447,16 @@ def row_id(db, path):
         con.close()
 
 
+def indexed_later(d, where):
+    """Indexes a file after the one a rename check moves and returns its path (the caller
+    removes it): SQLite gives a new row the largest id + 1, so the newest file deleted and
+    indexed again under a new name would get its old id back, and the check could not fail."""
+    path = os.path.join(ROOT, where, "ROW_ID_GUARD_00.ALA")
+    clip(path, ["Root"], frames=2)
+    d.sync()
+    return path
+
+
 def test_rename_move_delete():
     d = MAIN
     u = os.path.join(ROOT, UNITS)
@@ -456,8 +466,10 @@ def test_rename_move_delete():
         d.sync()
         before = [i["code"] for i in d.query("issues") if i["path"] == old]
         before_id = row_id(d.db, old)
+        guard = indexed_later(d, "Data/Art/Guard")
         os.rename(os.path.join(u, "UV_WALKER_WALK_00.ALA"), os.path.join(u, "UV_WALKER_DIE_00.ALA"))
         d.sync()
+        os.remove(guard)
         c.that(before_id is not None and row_id(d.db, UNITS + "/UV_WALKER_DIE_00.ALA") == before_id,
                "the row keeps its id (%s)" % before_id)
         c.eq(paths_in(d.db, old), [], "old path")
@@ -471,8 +483,10 @@ def test_rename_move_delete():
         os.makedirs(other)
         d.sync()
         moved_id = row_id(d.db, UNITS + "/UV_WALKER_DIE_00.ALA")
+        guard = indexed_later(d, "Data/Art/Guard")
         shutil.move(os.path.join(u, "UV_WALKER_DIE_00.ALA"), os.path.join(other, "UV_WALKER_DIE_00.ALA"))
         d.sync()
+        os.remove(guard)
         c.that(moved_id is not None and row_id(d.db, "Data/Art/Other/UV_WALKER_DIE_00.ALA") == moved_id,
                "the row keeps its id across directories (%s)" % moved_id)
         c.eq(paths_in(d.db, UNITS + "/UV_WALKER_DIE_00.ALA"), [], "old path")
