@@ -29,6 +29,10 @@ if len(sys.argv) < 3:
     sys.exit(2)
 
 ANIMIDX = os.path.abspath(sys.argv[1])
+with open(ANIMIDX, "rb") as _fh:
+    # an ASan build's suite runs beside other ASan programs: a wall-clock bound there measures
+    # them (the page and the browser are the same as in the normal build, where it is timed)
+    SANITIZED = b"__asan_init" in _fh.read()
 AMXGEN = os.path.abspath(sys.argv[2])
 SOURCE = os.environ.get("AMX_SOURCE_ROOT") or os.path.normpath(os.path.join(HERE, "..", ".."))
 SCHEMA = json.load(open(os.path.join(SOURCE, "docs", "report.schema.json")))
@@ -268,11 +272,14 @@ with case(tap, "a 3,000-file tree with 10,000 findings: report.html stays small 
     else:
         c.eq(p.returncode, 0, "rendered (%s %s)" % (p.stdout.strip(), p.stderr.strip()[-300:]))
         c.note("headless Chromium: %.1f s to render and screenshot report.html" % secs)
-        if secs >= 20:  # a wall-clock bound on a shared machine: the better of two renders
-            again, p = render_seconds(os.path.join(out, "report.html"), os.path.join(TMP, "big.png"))
-            c.note("rendered again (the machine was busy): %.1f s" % again)
-            secs = min(secs, again)
-        c.that(secs < 20, "renders in under 20 s: %.1f s" % secs)
+        if SANITIZED:
+            c.note("the 20 s bound is checked in the normal build's suite, not beside ASan programs")
+        else:
+            if secs >= 20:  # a wall-clock bound on a shared machine: the better of two renders
+                again, p = render_seconds(os.path.join(out, "report.html"), os.path.join(TMP, "big.png"))
+                c.note("rendered again (the machine was busy): %.1f s" % again)
+                secs = min(secs, again)
+            c.that(secs < 20, "renders in under 20 s: %.1f s" % secs)
 
 with case(tap, "a 3,000-file tree: lint's SARIF at the default cap") as c:
     p = ax.run("lint", os.path.join(BIG, "Data"), "--db", BIG_DB, "--format", "sarif")
