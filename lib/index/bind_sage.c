@@ -17,6 +17,7 @@
  * asset references, so that they are replaced together when the file is linked again.
  */
 #include "link_internal.h"
+#include "common/grow.h"
 #include "resolve/resolve.h"
 
 #include "animidx/os.h" /* AMX_PRINTF */
@@ -357,15 +358,9 @@ static const char *keep(text_blocks *t, const char *s, size_t max)
     if (t->failed)
         return "";
     if (!t->n || len + 1 > t->size - t->used) {
-        if (t->n == t->cap) {
-            size_t cap = t->cap ? t->cap * 2 : 16;
-            char **g = realloc(t->block, cap * sizeof *g);
-            if (!g) {
-                t->failed = true;
-                return "";
-            }
-            t->block = g;
-            t->cap = cap;
+        if (!amx__grow((void **)&t->block, &t->cap, t->n, sizeof *t->block)) {
+            t->failed = true;
+            return "";
         }
         size_t size = len + 1 > 65536 ? len + 1 : 65536;
         if (!(t->block[t->n] = malloc(size))) {
@@ -867,34 +862,14 @@ static int check_object(linker *l, struct sage_stmts *g, int64_t file_id, int64_
 typedef struct row_texts {
     struct { int64_t id; size_t a, b; } *rows; /* in id order; a, b: offsets in text */
     size_t n, cap;
-    char *text;
-    size_t len, text_cap;
+    amx__byte_buf text;
 } row_texts;
 
 static void row_texts_free(row_texts *t)
 {
     free(t->rows);
-    free(t->text);
+    amx__byte_buf_free(&t->text);
     *t = (row_texts){ 0 };
-}
-
-static bool add_text(row_texts *t, const char *v, size_t *at)
-{
-    size_t len = strlen(v) + 1;
-    if (t->len + len > t->text_cap) {
-        size_t cap = t->text_cap ? t->text_cap : 4096;
-        while (cap < t->len + len)
-            cap *= 2;
-        char *g = realloc(t->text, cap);
-        if (!g)
-            return false;
-        t->text = g;
-        t->text_cap = cap;
-    }
-    memcpy(t->text + t->len, v, len);
-    *at = t->len;
-    t->len += len;
-    return true;
 }
 
 /* Reads statement s (id, text, text; ordered by id) for file_id into t. 0, or -1. */
@@ -903,17 +878,11 @@ static int load_row_texts(sqlite3_stmt *s, int64_t file_id, row_texts *t)
     sqlite3_bind_int64(s, 1, file_id);
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (t->n == t->cap) {
-            size_t cap = t->cap ? t->cap * 2 : 64;
-            void *g = realloc(t->rows, cap * sizeof *t->rows);
-            if (!g)
-                break;
-            t->rows = g;
-            t->cap = cap;
-        }
+        if (!amx__grow((void **)&t->rows, &t->cap, t->n, sizeof *t->rows))
+            break;
         t->rows[t->n].id = sqlite3_column_int64(s, 0);
-        if (!add_text(t, col_or(s, 1, ""), &t->rows[t->n].a) ||
-            !add_text(t, col_or(s, 2, ""), &t->rows[t->n].b))
+        if (!amx__byte_buf_put_text(&t->text, col_or(s, 1, ""), &t->rows[t->n].a) ||
+            !amx__byte_buf_put_text(&t->text, col_or(s, 2, ""), &t->rows[t->n].b))
             break;
         t->n++;
     }
@@ -934,21 +903,15 @@ static const char *row_text(const row_texts *t, int64_t id, const char **second)
     }
     if (lo == t->n || t->rows[lo].id != id)
         return NULL;
-    *second = t->text + t->rows[lo].b;
-    return t->text + t->rows[lo].a;
+    *second = (const char *)t->text.data + t->rows[lo].b;
+    return (const char *)t->text.data + t->rows[lo].a;
 }
 
 /* A slot at the end of the list (grown as needed), or NULL out of memory. */
 static ref_row *new_row(ref_row **rows, size_t *n, size_t *cap)
 {
-    if (*n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 64;
-        ref_row *g = realloc(*rows, nc * sizeof *g);
-        if (!g)
-            return NULL;
-        *rows = g;
-        *cap = nc;
-    }
+    if (!amx__grow((void **)rows, cap, *n, sizeof **rows))
+        return NULL;
     ref_row *r = &(*rows)[(*n)++];
     *r = (ref_row){ .tag = "", .name = "", .object = "", .object_type = "", .model = "",
                     .state = "" };

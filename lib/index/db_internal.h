@@ -16,12 +16,22 @@ typedef struct amx__migration {
 extern const amx__migration amx__migrations[];
 extern const int amx__migration_count;
 
-/* A growing byte buffer: a clip's packed tracks (tracks.c), an INI file's pending references
- * (ini_refs_pending.c). */
+/* A growing byte buffer (byte_buf.c): a clip's packed tracks (tracks.c), an INI file's pending
+ * references (ini_refs_pending.c), texts kept by offset (link.c, bind_sage.c). */
 typedef struct amx__byte_buf {
     uint8_t *data;
     size_t len, cap;
 } amx__byte_buf;
+/* byte_buf.c: room for `more` bytes (false: out of memory, the buffer as it was); a varint
+ * (unsigned LEB128, at most 10 bytes, in room reserved before); the buffer freed. */
+bool amx__byte_buf_reserve(amx__byte_buf *b, size_t more);
+void amx__byte_buf_varint(amx__byte_buf *b, uint64_t v);
+/* Appends `text` and its NUL; *at: where it starts. False: out of memory. */
+bool amx__byte_buf_put_text(amx__byte_buf *b, const char *text, size_t *at);
+void amx__byte_buf_free(amx__byte_buf *b);
+/* Reads a varint at *p (before end), moving *p past it; false when cut off or longer than 64
+ * bits. */
+bool amx__varint_get(const uint8_t **p, const uint8_t *end, uint64_t *v);
 
 typedef struct amx__checkpointer amx__checkpointer;
 
@@ -132,7 +142,6 @@ amx_status amx__db_remove(amx_db *db, int64_t id, char *err, size_t errlen);
 
 /* Packs a clip's tracks (the layout is at the top of tracks.c). 0, or -1 out of memory. */
 int amx__tracks_pack(const amx_track *tracks, uint32_t count, amx__byte_buf *out);
-void amx__byte_buf_free(amx__byte_buf *b);
 
 typedef struct amx__track_row {
     int64_t idx;              /* position in the clip */

@@ -31,35 +31,9 @@
 #define F_MODEL 0x10u
 #define F_ALL 0x1Fu
 
-static bool grow(amx__byte_buf *b, size_t more)
-{
-    if (more > SIZE_MAX - b->len)
-        return false;
-    if (b->len + more <= b->cap)
-        return true;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->len + more)
-        cap *= 2;
-    uint8_t *d = realloc(b->data, cap);
-    if (!d)
-        return false;
-    b->data = d;
-    b->cap = cap;
-    return true;
-}
-
-static void put_varint(amx__byte_buf *b, uint64_t v)
-{
-    while (v >= 0x80) {
-        b->data[b->len++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    b->data[b->len++] = (uint8_t)v;
-}
-
 static void put_string(amx__byte_buf *b, const char *s, size_t len)
 {
-    put_varint(b, len);
+    amx__byte_buf_varint(b, len);
     memcpy(b->data + b->len, s, len);
     b->len += len;
     b->data[b->len++] = '\0';
@@ -68,7 +42,7 @@ static void put_string(amx__byte_buf *b, const char *s, size_t len)
 void amx__pending_refs_begin(amx__byte_buf *out)
 {
     out->len = 0;
-    if (grow(out, 1))
+    if (amx__byte_buf_reserve(out, 1))
         out->data[out->len++] = PENDING_VERSION;
 }
 
@@ -84,20 +58,20 @@ int amx__pending_refs_add(amx__byte_buf *out, const amx__pending_ref *r)
         lens[i] = texts[i] ? strlen(texts[i]) : 0;
         need += 10 + lens[i] + 1;
     }
-    if (!grow(out, need))
+    if (!amx__byte_buf_reserve(out, need))
         return -1;
     uint8_t flags = (uint8_t)((r->object_id >= 0 ? F_OBJECT : 0) |
                               (r->state_id >= 0 ? F_STATE : 0) | (r->line > 0 ? F_LINE : 0) |
                               (r->offset >= 0 ? F_OFFSET : 0) | (r->model ? F_MODEL : 0));
     out->data[out->len++] = flags;
     if (flags & F_OBJECT)
-        put_varint(out, (uint64_t)r->object_id);
+        amx__byte_buf_varint(out, (uint64_t)r->object_id);
     if (flags & F_STATE)
-        put_varint(out, (uint64_t)r->state_id);
+        amx__byte_buf_varint(out, (uint64_t)r->state_id);
     if (flags & F_LINE)
-        put_varint(out, (uint64_t)r->line);
+        amx__byte_buf_varint(out, (uint64_t)r->line);
     if (flags & F_OFFSET)
-        put_varint(out, (uint64_t)r->offset);
+        amx__byte_buf_varint(out, (uint64_t)r->offset);
     for (int i = 0; i < ((flags & F_MODEL) ? 6 : 4); i++)
         put_string(out, texts[i], lens[i]);
     return 0;
@@ -111,18 +85,10 @@ typedef struct cursor {
 
 static bool get_varint(cursor *c, uint64_t *v)
 {
-    uint64_t x = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-        if (c->p >= c->end)
-            return false;
-        uint8_t b = (uint8_t)*c->p++;
-        x |= (uint64_t)(b & 0x7F) << shift;
-        if (!(b & 0x80)) {
-            *v = x;
-            return true;
-        }
-    }
-    return false;
+    const uint8_t *p = (const uint8_t *)c->p;
+    bool ok = amx__varint_get(&p, (const uint8_t *)c->end, v);
+    c->p += p - (const uint8_t *)c->p;
+    return ok;
 }
 
 /* A non-negative int64 (the row ids, lines and offsets the writer put). */

@@ -315,24 +315,14 @@ int link_record(linker *l, write_kind kind, const char *types, ...)
             op->type[op->n] = SQLITE_NULL;
             continue;
         }
-        size_t len = strlen(t) + 1;
-        if (p->text_len + len > p->text_cap) {
-            size_t cap = p->text_cap ? p->text_cap : 4096;
-            while (cap < p->text_len + len)
-                cap *= 2;
-            char *g = realloc(p->text, cap);
-            if (!g) {
-                va_end(ap);
-                p->failed = true;
-                return -1;
-            }
-            p->text = g;
-            p->text_cap = cap;
+        size_t at;
+        if (!amx__byte_buf_put_text(&p->text, t, &at)) {
+            va_end(ap);
+            p->failed = true;
+            return -1;
         }
-        memcpy(p->text + p->text_len, t, len);
         op->type[op->n] = SQLITE_TEXT;
-        op->value[op->n] = (int64_t)p->text_len;
-        p->text_len += len;
+        op->value[op->n] = (int64_t)at;
     }
     va_end(ap);
     p->n++;
@@ -341,7 +331,7 @@ int link_record(linker *l, write_kind kind, const char *types, ...)
 
 static void plan_clear(plan *p)
 {
-    p->n = p->text_len = 0;
+    p->n = p->text.len = 0;
     p->clips = 0;
     p->failed = false;
 }
@@ -349,7 +339,7 @@ static void plan_clear(plan *p)
 static void plan_free(plan *p)
 {
     free(p->ops);
-    free(p->text);
+    amx__byte_buf_free(&p->text);
     *p = (plan){ 0 };
 }
 
@@ -385,7 +375,7 @@ static int apply(sqlite3_stmt *const *w, const plan *p)
                 rows = 1;
         }
         for (size_t r = 0; r < rows; r++)
-            bind_op(s, (int)r * SAGE_REF_PARAMS, &p->ops[i + r], p->text);
+            bind_op(s, (int)r * SAGE_REF_PARAMS, &p->ops[i + r], (const char *)p->text.data);
         if (amx__db_run(s) != SQLITE_OK)
             return -1;
         i += rows;

@@ -86,8 +86,7 @@ typedef struct write_op {    /* (types and values apart: no padding after each t
 typedef struct plan {
     write_op *ops;
     size_t n, cap;
-    char *text;               /* the texts, NUL-terminated */
-    size_t text_len, text_cap;
+    amx__byte_buf text;       /* the texts, NUL-terminated */
     uint64_t clips;           /* clips linked */
     bool failed;              /* out of memory while recording */
 } plan;

@@ -65,7 +65,7 @@ typedef struct result {
     bool has_hash;
     uint64_t hash;
     uint64_t bytes_read;
-    amx__byte_buf *packed;      /* the asset's clips' tracks, packed by the worker */
+    amx__byte_buf *packed;        /* the asset's clips' tracks, packed by the worker */
 } result;
 
 typedef struct scan_ctx {

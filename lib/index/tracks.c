@@ -28,30 +28,6 @@
 #define F_NAME 0x20u
 #define F_OFFSET 0x40u
 
-static bool grow(amx__byte_buf *b, size_t more)
-{
-    if (b->len + more <= b->cap)
-        return true;
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->len + more)
-        cap *= 2;
-    uint8_t *d = realloc(b->data, cap);
-    if (!d)
-        return false;
-    b->data = d;
-    b->cap = cap;
-    return true;
-}
-
-static void put_varint(amx__byte_buf *b, uint64_t v)
-{
-    while (v >= 0x80) {
-        b->data[b->len++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    b->data[b->len++] = (uint8_t)v;
-}
-
 static uint64_t zigzag(int64_t v)
 {
     return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
@@ -65,17 +41,17 @@ static int64_t unzigzag(uint64_t v)
 int amx__tracks_pack(const amx_track *tracks, uint32_t count, amx__byte_buf *out)
 {
     out->len = 0;
-    if (!grow(out, 1 + 10))
+    if (!amx__byte_buf_reserve(out, 1 + 10))
         return -1;
     out->data[out->len++] = TRACKS_VERSION;
-    put_varint(out, count);
+    amx__byte_buf_varint(out, count);
     const char *prev = "";
     size_t prev_len = 0;
     int64_t prev_off = 0;
     for (uint32_t i = 0; i < count; i++) {
         const amx_track *t = &tracks[i];
         size_t len = t->bone ? strlen(t->bone) : 0;
-        if (!grow(out, 1 + 3 * 10 + len))
+        if (!amx__byte_buf_reserve(out, 1 + 3 * 10 + len))
             return -1;
         uint8_t flags = (uint8_t)(t->channels & F_CHANNELS);
         if (t->bone)
@@ -83,17 +59,17 @@ int amx__tracks_pack(const amx_track *tracks, uint32_t count, amx__byte_buf *out
         if (t->offset >= 0)
             flags |= F_OFFSET;
         out->data[out->len++] = flags;
-        put_varint(out, zigzag(t->bone_index));
+        amx__byte_buf_varint(out, zigzag(t->bone_index));
         if (t->offset >= 0) {
-            put_varint(out, zigzag(t->offset - prev_off));
+            amx__byte_buf_varint(out, zigzag(t->offset - prev_off));
             prev_off = t->offset;
         }
         if (t->bone) {
             size_t shared = 0;
             while (shared < prev_len && shared < len && prev[shared] == t->bone[shared])
                 shared++;
-            put_varint(out, shared);
-            put_varint(out, len - shared);
+            amx__byte_buf_varint(out, shared);
+            amx__byte_buf_varint(out, len - shared);
             memcpy(out->data + out->len, t->bone + shared, len - shared);
             out->len += len - shared;
             prev = t->bone;
@@ -103,26 +79,9 @@ int amx__tracks_pack(const amx_track *tracks, uint32_t count, amx__byte_buf *out
     return 0;
 }
 
-void amx__byte_buf_free(amx__byte_buf *b)
-{
-    free(b->data);
-    *b = (amx__byte_buf){ 0 };
-}
-
 static bool get_varint(amx__tracks_iter *it, uint64_t *v)
 {
-    uint64_t x = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-        if (it->p >= it->end)
-            return false;
-        uint8_t b = *it->p++;
-        x |= (uint64_t)(b & 0x7F) << shift;
-        if (!(b & 0x80)) {
-            *v = x;
-            return true;
-        }
-    }
-    return false;
+    return amx__varint_get(&it->p, it->end, v);
 }
 
 bool amx__tracks_begin(amx__tracks_iter *it, const void *data, size_t len)
