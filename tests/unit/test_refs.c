@@ -1100,6 +1100,82 @@ static void test_sage_missing(void)
     amx_db_close(db);
 }
 
+/* An index of schema 18 (refs with foreign keys on object_id and state_id, and refs_state) is
+ * upgraded in place by migration 0019: every reference keeps its id and its columns, the two
+ * foreign keys and refs_state are gone, the other eight indexes are there, and deleting the
+ * file still deletes its references, states and objects. */
+static void test_migration_owner_keys(void)
+{
+    fresh();
+    sqlite3 *raw = NULL;
+    CHECK(sqlite3_open(dbpath, &raw) == SQLITE_OK);
+    int before = -1;
+    for (int i = 0; i < amx__migration_count; i++)
+        if (strstr(amx__migrations[i].name, "refs_without_owner_keys"))
+            before = i;
+    CHECK(before > 0);
+    CHECK(amx__db_register(raw) == SQLITE_OK); /* 0008 packs tracks with an SQL function */
+    for (int i = 0; i < before; i++)
+        CHECK(sqlite3_exec(raw, amx__migrations[i].sql, NULL, NULL, NULL) == SQLITE_OK);
+    char sql[4096];
+    snprintf(sql, sizeof sql,
+             "PRAGMA user_version = %d;"
+             "INSERT INTO roots(id, path) VALUES (1, '/mod');"
+             "INSERT INTO files(id, root_id, path, dir_key, stem_key, size, mtime_ns, format, "
+             "decoder_version, status, indexed_at) VALUES "
+             "(3, 1, 'Tank.ini', '', 'TANK', 10, 1, 'sage-ini', 1, 'ok', 0),"
+             "(4, 1, 'AVTank.w3d', '', 'AVTANK', 10, 1, 'w3d', 1, 'ok', 0);"
+             "INSERT INTO game_objects(id, file_id, type, name, name_key, line) VALUES "
+             "(5, 3, 'Object', 'Tank', 'TANK', 1);"
+             "INSERT INTO object_states(id, file_id, object_id, module, kind, flags, model, "
+             "model_key, line) VALUES (6, 3, 5, 'W3DModelDraw M', 'DefaultConditionState', '', "
+             "'AVTank', 'AVTANK', 3);"
+             "INSERT INTO refs(id, file_id, object_id, kind, tag, name, key, line, offset, "
+             "target_id, resolution, linked, state_id, model, model_key, via_key) VALUES "
+             "(8, 3, 5, 'w3d-model', 'Model', 'AVTank', 'AVTANK', 4, 40, 4, 'found', 1, 6, "
+             "NULL, NULL, NULL),"
+             "(9, 3, 5, 'w3d-animation', 'Animation', 'AVTank.AVTank_IDL', 'AVTANK.AVTANK_IDL', "
+             "5, NULL, NULL, 'missing', 1, 6, 'AVTank', 'AVTANK', 'AVTANK');",
+             amx__migrations[before - 1].version);
+    CHECK(sqlite3_exec(raw, sql, NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(raw);
+
+    amx_db *db = NULL;
+    char err[512] = "";
+    CHECK_EQ(amx_db_open(dbpath, 0, &db, err, sizeof err), AMX_OK);
+    if (!db) {
+        printf("# %s\n", err);
+        return;
+    }
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM pragma_foreign_key_list('refs')"), 2);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM pragma_foreign_key_list('refs') WHERE \"from\" IN "
+                       "('file_id', 'target_id') AND \"table\" = 'files'"), 2);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'refs_state'"), 0);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND "
+                       "tbl_name = 'refs' AND name IN ('refs_file', 'refs_key', 'refs_object', "
+                       "'refs_target', 'refs_unlinked', 'refs_via_key', 'refs_model_key', "
+                       "'refs_unresolved')"), 8);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM refs WHERE id = 8 AND file_id = 3 AND "
+                       "object_id = 5 AND kind = 'w3d-model' AND tag = 'Model' AND "
+                       "name = 'AVTank' AND key = 'AVTANK' AND line = 4 AND offset = 40 AND "
+                       "target_id = 4 AND resolution = 'found' AND linked = 1 AND state_id = 6 "
+                       "AND model IS NULL AND model_key IS NULL AND via_key IS NULL"), 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM refs WHERE id = 9 AND name = 'AVTank.AVTank_IDL' "
+                       "AND offset IS NULL AND target_id IS NULL AND resolution = 'missing' AND "
+                       "state_id = 6 AND model = 'AVTank' AND model_key = 'AVTANK' AND "
+                       "via_key = 'AVTANK'"), 1);
+    /* the target's file goes: its references keep their row, without target */
+    CHECK(sqlite3_exec(amx_db_handle(db), "DELETE FROM files WHERE id = 4", NULL, NULL, NULL) ==
+          SQLITE_OK);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM refs WHERE target_id IS NULL"), 2);
+    CHECK(sqlite3_exec(amx_db_handle(db), "DELETE FROM files WHERE id = 3", NULL, NULL, NULL) ==
+          SQLITE_OK);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM refs"), 0);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM object_states"), 0);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM game_objects"), 0);
+    amx_db_close(db);
+}
+
 int main(void)
 {
     test_run("test_rules", test_rules);
@@ -1117,6 +1193,7 @@ int main(void)
     test_run("test_sage_interrupted", test_sage_interrupted);
     test_run("test_pending_blob", test_pending_blob);
     test_run("test_sage_missing", test_sage_missing);
+    test_run("test_migration_owner_keys", test_migration_owner_keys);
     fresh(); /* removes the last test's tree and database */
     return test_done();
 }
