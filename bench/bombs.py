@@ -229,6 +229,37 @@ def bomb_same_name(b, tmp, env):
                      "and animation", rc=rc, secs=secs, rss=rss)
 
 
+def ini_root(tmp, tree, text):
+    root = os.path.join(tmp, tree)
+    os.makedirs(os.path.join(root, "Data", "INI", "Object"), exist_ok=True)
+    with open(os.path.join(root, "Data", "INI", "Object", "bomb.ini"), "w") as fh:
+        fh.write(text)
+    return root, len(text)
+
+
+def bomb_ini_macros(b, tmp, env):
+    root, size = ini_root(tmp, "ini-macros", bombs.ini_macros(4096, 400000))
+    rc, secs, rss = scan(b, env, tmp, root, "im.db")
+    return dict(what="scan of a %d KB INI: 4,096 #define macros, then 400,000 names"
+                     % (size // 1024), rc=rc, secs=secs, rss=rss)
+
+
+def bomb_ini_states(b, tmp, env):
+    root, size = ini_root(tmp, "ini-states", bombs.ini_states(150000, 150000))
+    rc, secs, rss = scan(b, env, tmp, root, "is.db")
+    return dict(what="scan of a %d KB INI: one draw module of 150,000 condition states"
+                     % (size // 1024), rc=rc, secs=secs, rss=rss)
+
+
+def bomb_ini_bones(b, tmp, env):
+    root, size = ini_root(tmp, "ini-bones", bombs.ini_bones("BIGM", 800, 100))
+    subprocess.run([b.amxgen, "w3d-model", os.path.join(root, "Art", "W3D", "bigm.w3d"), "--name",
+                    "BIGM", "--extra", "60000"], check=True, env=env, stdout=subprocess.DEVNULL)
+    rc, secs, rss = scan(b, env, tmp, root, "ib.db")
+    return dict(what="scan of a %d KB INI naming 160,800 bones and sub-objects on a W3D model "
+                     "of 60,000 of each" % (size // 1024), rc=rc, secs=secs, rss=rss)
+
+
 def rss_kb(pid):
     with open("/proc/%d/status" % pid) as fh:
         for line in fh:
@@ -314,6 +345,9 @@ BOMBS = {
     "meg-overlap": (bomb_meg_overlap, 10, 128, 48),
     "same-name": (bomb_same_name, 10, 96, None),
     "socket": (bomb_socket, 1, 32, None),
+    "ini-macros": (bomb_ini_macros, 3, 64, None),
+    "ini-states": (bomb_ini_states, 10, 128, None),
+    "ini-bones": (bomb_ini_bones, 10, 192, None),
 }
 
 

@@ -95,7 +95,15 @@ static void state_copy(state_data *dst, const state_data *src)
                                          sizeof *dst->subobj);
 }
 
-typedef struct define { char *name; char *value; } define;
+/* An open-addressed table of owned strings, each with an optional owned value: the file's
+ * reference keys, a draw module's condition flag sets, the #define macros (compared without
+ * case). Look-ups cost the same however many entries there are (a file may hold thousands of
+ * macros and states; a list searched for each name was quadratic). */
+typedef struct str_table {
+    char **key, **value;
+    size_t cap, n;            /* cap: 0 or a power of two, at least twice n */
+    bool fold;                /* keys compare without case */
+} str_table;
 
 typedef struct ini_state {
     amx_dec *d;
@@ -120,23 +128,116 @@ typedef struct ini_state {
     const char *module;
     bool has_default;
     size_t module_states;     /* condition states of the module (not transitions) */
-    char **flag_sets;         /* the module's condition flag sets, for duplicates */
-    size_t n_flag_sets, cap_flag_sets;
+    str_table flag_sets;      /* the module's condition flag sets, for duplicates */
     state_data *def, *cur;    /* the default state; the state being read */
     const char *cur_kind, *cur_flags;
     uint32_t cur_line;
     bool cur_transition;
     const char *bfme_default_model;
     /* references, one per distinct (kind, name, model) in the file */
-    char **seen;
-    size_t seen_cap, seen_n;
-    /* #define */
-    define *defines;
-    size_t n_defines, cap_defines;
+    str_table seen;
+    str_table defines;        /* #define NAME VALUE (fold) */
+    bool defines_over_limit;  /* MAX_DEFINES reached (said once) */
     bool continuing;          /* the line read is cut: its rest comes as the next line */
     bool include_in_block;    /* an #include inside a block (its text may close the block) */
     bool oom;
 } ini_state;
+
+static size_t hash_bytes(const char *p, size_t n, bool fold)
+{
+    size_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)p[i];
+        if (fold && c >= 'a' && c <= 'z')
+            c = (unsigned char)(c - 'a' + 'A');
+        h = (h ^ c) * 1099511628211ull;
+    }
+    return h;
+}
+
+/* The slot of the key p[0..n) in t, or of the empty slot where it would go (t->cap > 0). */
+static size_t str_table_slot(const str_table *t, const char *p, size_t n)
+{
+    size_t h = hash_bytes(p, n, t->fold) & (t->cap - 1);
+    for (; t->key[h]; h = (h + 1) & (t->cap - 1)) {
+        const char *k = t->key[h];
+        if (strlen(k) == n && (t->fold ? strncasecmp(k, p, n) : memcmp(k, p, n)) == 0)
+            break;
+    }
+    return h;
+}
+
+/* The entry of the key p[0..n): its slot, or SIZE_MAX when it is not there. */
+static size_t str_table_find(const str_table *t, const char *p, size_t n)
+{
+    if (!t->n)
+        return SIZE_MAX;
+    size_t h = str_table_slot(t, p, n);
+    return t->key[h] ? h : SIZE_MAX;
+}
+
+/* Adds `key` (owned by the table from now on, as `value`, which may be NULL); the key must not
+ * be there. False when out of memory (both are freed then). */
+static bool str_table_add(str_table *t, char *key, char *value)
+{
+    if ((t->n + 1) * 2 > t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 64;
+        str_table g = { calloc(cap, sizeof *g.key), calloc(cap, sizeof *g.value), cap, t->n,
+                        t->fold };
+        if (!g.key || !g.value) {
+            free(g.key);
+            free(g.value);
+            free(key);
+            free(value);
+            return false;
+        }
+        for (size_t i = 0; i < t->cap; i++)
+            if (t->key[i]) {
+                size_t h = str_table_slot(&g, t->key[i], strlen(t->key[i]));
+                g.key[h] = t->key[i];
+                g.value[h] = t->value[i];
+            }
+        free(t->key);
+        free(t->value);
+        *t = g;
+    }
+    size_t h = str_table_slot(t, key, strlen(key));
+    t->key[h] = key;
+    t->value[h] = value;
+    t->n++;
+    return true;
+}
+
+/* Empties the table; its memory is kept unless it is much larger than what it held (so that
+ * emptying it costs what filling it did). */
+static void str_table_clear(str_table *t)
+{
+    if (t->cap > 64 && t->cap > 8 * t->n) {
+        for (size_t i = 0; i < t->cap; i++) {
+            free(t->key[i]);
+            free(t->value[i]);
+        }
+        free(t->key);
+        free(t->value);
+        *t = (str_table){ .fold = t->fold };
+        return;
+    }
+    for (size_t i = 0; i < t->cap && t->n; i++)
+        if (t->key[i]) {
+            free(t->key[i]);
+            free(t->value[i]);
+            t->key[i] = t->value[i] = NULL;
+            t->n--;
+        }
+}
+
+static void str_table_free(str_table *t)
+{
+    str_table_clear(t);
+    free(t->key);
+    free(t->value);
+    *t = (str_table){ 0 };
+}
 
 /* ---- probe ---- */
 
@@ -263,10 +364,10 @@ static bool tok_is_ci(tok t, const char *w)
 /* A name token with #define macros applied (BFME; names compare upper-cased). */
 static tok expand(ini_state *s, tok t)
 {
-    for (size_t i = 0; i < s->n_defines; i++)
-        if (strlen(s->defines[i].name) == t.n && strncasecmp(s->defines[i].name, t.p, t.n) == 0)
-            return (tok){ s->defines[i].value, strlen(s->defines[i].value) };
-    return t;
+    size_t h = str_table_find(&s->defines, t.p, t.n);
+    if (h == SIZE_MAX)
+        return t;
+    return (tok){ s->defines.value[h], strlen(s->defines.value[h]) };
 }
 
 /* ---- the lexer ---- */
@@ -401,47 +502,16 @@ static void add_object(ini_state *s, const char *type, tok name, const tok *pare
     s->object = (long)s->n_objects++;
 }
 
-static size_t hash_str(const char *k)
-{
-    size_t h = 1469598103934665603ull;
-    for (; *k; k++)
-        h = (h ^ (unsigned char)*k) * 1099511628211ull;
-    return h;
-}
-
 /* True the first time `key` is seen in the file. */
 static bool first_time(ini_state *s, const char *key)
 {
-    if (s->seen_n * 2 >= s->seen_cap) {
-        size_t cap = s->seen_cap ? s->seen_cap * 2 : 1024;
-        char **g = calloc(cap, sizeof *g);
-        if (!g) {
-            s->oom = true;
-            return false;
-        }
-        for (size_t i = 0; i < s->seen_cap; i++) {
-            if (!s->seen[i])
-                continue;
-            size_t h = hash_str(s->seen[i]) & (cap - 1);
-            while (g[h])
-                h = (h + 1) & (cap - 1);
-            g[h] = s->seen[i];
-        }
-        free(s->seen);
-        s->seen = g;
-        s->seen_cap = cap;
-    }
-    size_t h = hash_str(key) & (s->seen_cap - 1);
-    while (s->seen[h]) {
-        if (strcmp(s->seen[h], key) == 0)
-            return false;
-        h = (h + 1) & (s->seen_cap - 1);
-    }
-    if (!(s->seen[h] = strdup(key))) {
+    if (str_table_find(&s->seen, key, strlen(key)) != SIZE_MAX)
+        return false;
+    char *k = strdup(key);
+    if (!k || !str_table_add(&s->seen, k, NULL)) {
         s->oom = true;
         return false;
     }
-    s->seen_n++;
     return true;
 }
 
@@ -643,28 +713,22 @@ static char *flag_set(ini_state *s, size_t from)
 /* Adds a condition flag set to the module's; false (and INI_MALFORMED) when it is there. */
 static bool add_flag_set(ini_state *s, char *set)
 {
-    for (size_t i = 0; i < s->n_flag_sets; i++)
-        if (strcmp(s->flag_sets[i], set) == 0) {
-            state_malformed(s, "a second state for the condition flags '%.300s': the engine refuses "
-                      "duplicate condition states", set[0] ? set : "NONE");
-            free(set);
-            return false;
-        }
-    if (!amx__grow((void **)&s->flag_sets, &s->cap_flag_sets, s->n_flag_sets,
-                   sizeof *s->flag_sets)) {
+    if (str_table_find(&s->flag_sets, set, strlen(set)) != SIZE_MAX) {
+        state_malformed(s, "a second state for the condition flags '%.300s': the engine refuses "
+                  "duplicate condition states", set[0] ? set : "NONE");
         free(set);
+        return false;
+    }
+    if (!str_table_add(&s->flag_sets, set, NULL)) {
         s->oom = true;
         return false;
     }
-    s->flag_sets[s->n_flag_sets++] = set;
     return true;
 }
 
 static void end_module(ini_state *s)
 {
-    for (size_t i = 0; i < s->n_flag_sets; i++)
-        free(s->flag_sets[i]);
-    s->n_flag_sets = 0;
+    str_table_clear(&s->flag_sets);
     s->module = NULL;
     s->has_default = false;
     s->module_states = 0;
@@ -1027,8 +1091,21 @@ static void on_define(ini_state *s)
             malformed(s, "#define inside a block");
         return;
     }
-    if (s->n_defines >= MAX_DEFINES) {
-        if (s->n_defines++ == MAX_DEFINES) {
+    char *value = amx_strndup(s->t[2].p, s->t[2].n);
+    if (!value) {
+        s->oom = true;
+        return;
+    }
+    size_t h = str_table_find(&s->defines, s->t[1].p, s->t[1].n);
+    if (h != SIZE_MAX) { /* redefined: the last one holds (as OpenSAGE) */
+        free(s->defines.value[h]);
+        s->defines.value[h] = value;
+        return;
+    }
+    if (s->defines.n >= MAX_DEFINES) {
+        free(value);
+        if (!s->defines_over_limit) {
+            s->defines_over_limit = true;
             char ctx[300];
             ctx_of(s, ctx, sizeof ctx);
             amx__finding(s->d, AMX_C_LIMIT_EXCEEDED, s->line_at, ctx,
@@ -1036,33 +1113,12 @@ static void on_define(ini_state *s)
         }
         return;
     }
-    for (size_t i = 0; i < s->n_defines; i++)
-        if (strlen(s->defines[i].name) == s->t[1].n &&
-            strncasecmp(s->defines[i].name, s->t[1].p, s->t[1].n) == 0) {
-            /* redefined: the last one holds (as OpenSAGE) */
-            char *v = amx_strndup(s->t[2].p, s->t[2].n);
-            if (!v) {
-                s->oom = true;
-                return;
-            }
-            free(s->defines[i].value);
-            s->defines[i].value = v;
-            return;
-        }
-    if (!amx__grow((void **)&s->defines, &s->cap_defines, s->n_defines, sizeof *s->defines)) {
+    char *name = amx_strndup(s->t[1].p, s->t[1].n);
+    if (!name || !str_table_add(&s->defines, name, value)) {
+        if (!name)
+            free(value);
         s->oom = true;
-        return;
     }
-    define *d = &s->defines[s->n_defines];
-    d->name = amx_strndup(s->t[1].p, s->t[1].n);
-    d->value = amx_strndup(s->t[2].p, s->t[2].n);
-    if (!d->name || !d->value) {
-        free(d->name);
-        free(d->value);
-        s->oom = true;
-        return;
-    }
-    s->n_defines++;
 }
 
 /* Top-level blocks whose fields are all one line (the engine's parse tables for them open no
@@ -1230,17 +1286,9 @@ static void free_state(ini_state *s)
 {
     free(s->objects);
     free(s->states);
-    for (size_t i = 0; i < s->n_flag_sets; i++)
-        free(s->flag_sets[i]);
-    free(s->flag_sets);
-    for (size_t i = 0; i < s->seen_cap; i++)
-        free(s->seen[i]);
-    free(s->seen);
-    for (size_t i = 0; i < s->n_defines && i < s->cap_defines; i++) {
-        free(s->defines[i].name);
-        free(s->defines[i].value);
-    }
-    free(s->defines);
+    str_table_free(&s->flag_sets);
+    str_table_free(&s->seen);
+    str_table_free(&s->defines);
     free(s->def);
     free(s->cur);
 }
@@ -1266,6 +1314,7 @@ void amx__ini_decode(amx_dec *d)
     }
     s->d = d;
     s->object = -1;
+    s->defines.fold = true;
     s->def = calloc(1, sizeof *s->def);
     s->cur = calloc(1, sizeof *s->cur);
     if (!s->def || !s->cur) {

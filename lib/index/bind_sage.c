@@ -33,6 +33,16 @@
 #define MAX_INCLUDE_DEPTH 16
 #define MAX_INCLUDE_VISITS 256
 
+/* A model's sub-object names for look-ups (a model may have thousands, and a file may name
+ * thousands): slots hold 1 + the offset of a name's line in the model's `subs`, by the whole
+ * name and by the part after its first '.' (Get_Sub_Object_By_Name compares both). */
+typedef struct sub_index {
+    uint32_t *whole, *tail;
+    size_t mask;
+    size_t count;             /* sub-objects */
+    bool built, failed;       /* failed (out of memory, or a text past 4 GB): read linearly */
+} sub_index;
+
 typedef struct model_info {
     int64_t root;             /* 0: the slot is empty */
     char key[256];            /* the model's name, upper-cased */
@@ -40,6 +50,7 @@ typedef struct model_info {
     file_hit file;
     char hierarchy[64];       /* upper-cased; "" none */
     char *subs;               /* sub-object names, upper-cased, one per line */
+    sub_index sub_by;         /* their look-up tables, built at the first look-up */
     char holds[300];          /* what the file holds instead (state 1) */
     bool has_skeleton;
     pick skel;
@@ -80,6 +91,14 @@ static sqlite3_stmt **sage_slot(struct sage_stmts *g, size_t i)
     return all[i];
 }
 
+static void forget_model(model_info *m)
+{
+    free(m->subs);
+    free(m->sub_by.whole);
+    free(m->sub_by.tail);
+    memset(m, 0, sizeof *m);
+}
+
 void bind_sage_close(linker *l)
 {
     struct sage_stmts *g = l->sage;
@@ -88,7 +107,7 @@ void bind_sage_close(linker *l)
     for (size_t i = 0; i < SAGE_STATEMENTS; i++)
         sqlite3_finalize(*sage_slot(g, i));
     for (size_t i = 0; i < MODEL_MEMO; i++)
-        free(g->memo[i].subs);
+        forget_model(&g->memo[i]);
     free(g);
     l->sage = NULL;
 }
@@ -227,8 +246,7 @@ static model_info *model_of(linker *l, struct sage_stmts *g, const char *name, i
         if (g->memo[i].root == root && strcmp(g->memo[i].key, key) == 0)
             return &g->memo[i];
     model_info *m = &g->memo[g->memo_next++ % MODEL_MEMO];
-    free(m->subs);
-    memset(m, 0, sizeof *m);
+    forget_model(m);
     char stem[256], tried[600];
     size_t stem_len = 0;
     stem[0] = '\0';
@@ -285,19 +303,105 @@ static bool has_bone(const skeleton_bones *k, const char *name)
 {
     if (!k)
         return false;
-    for (size_t i = 0; i < k->n; i++) /* names repeat: any pivot but 0 of that name */
+    const bone *b = link_bone_named(k, name); /* the first pivot of that name */
+    if (!b || b->idx != 0)
+        return b != NULL;
+    for (size_t i = 0; i < k->n; i++) /* names repeat: the root's name on another pivot */
         if (k->bones[i].idx != 0 && amx__ascii_casecmp(k->bones[i].key, name) == 0)
             return true;
     return false;
 }
 
+static size_t hash_bytes(const char *p, size_t n) /* FNV-1a */
+{
+    size_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The line of `subs` at offset `at`: its length, and the part after its first '.' (NULL none). */
+static size_t sub_line(const char *subs, size_t at, const char **tail, size_t *tail_n)
+{
+    const char *p = subs + at;
+    size_t n = strcspn(p, "\n");
+    const char *dot = memchr(p, '.', n);
+    *tail = dot ? dot + 1 : NULL;
+    *tail_n = dot ? (size_t)(p + n - dot - 1) : 0;
+    return n;
+}
+
+static void sub_index_put(uint32_t *table, size_t mask, const char *subs, uint32_t at,
+                          const char *key, size_t n, bool by_tail)
+{
+    size_t h = hash_bytes(key, n) & mask;
+    for (; table[h]; h = (h + 1) & mask) {
+        const char *tail;
+        size_t tail_n, len = sub_line(subs, table[h] - 1, &tail, &tail_n);
+        const char *k = by_tail ? tail : subs + table[h] - 1;
+        if ((by_tail ? tail_n : len) == n && memcmp(k, key, n) == 0)
+            return; /* the name is there already: the first one holds */
+    }
+    table[h] = at + 1;
+}
+
+static void sub_index_build(model_info *m)
+{
+    sub_index *x = &m->sub_by;
+    x->built = true;
+    size_t len = m->subs ? strlen(m->subs) : 0;
+    for (size_t i = 0; i < len; i++)
+        x->count += m->subs[i] == '\n';
+    if (len >= UINT32_MAX) {
+        x->failed = true;
+        return;
+    }
+    size_t slots = 16;
+    while (slots < 2 * x->count)
+        slots *= 2;
+    x->mask = slots - 1;
+    x->whole = calloc(slots, sizeof *x->whole);
+    x->tail = calloc(slots, sizeof *x->tail);
+    if (!x->whole || !x->tail) {
+        x->failed = true;
+        return;
+    }
+    for (size_t at = 0; at < len;) {
+        const char *tail;
+        size_t tail_n, n = sub_line(m->subs, at, &tail, &tail_n);
+        sub_index_put(x->whole, x->mask, m->subs, (uint32_t)at, m->subs + at, n, false);
+        if (tail)
+            sub_index_put(x->tail, x->mask, m->subs, (uint32_t)at, tail, tail_n, true);
+        at += n + 1;
+    }
+}
+
+static bool sub_index_has(const model_info *m, const uint32_t *table, const char *want,
+                          size_t wn, bool by_tail)
+{
+    for (size_t h = hash_bytes(want, wn) & m->sub_by.mask; table[h];
+         h = (h + 1) & m->sub_by.mask) {
+        const char *tail;
+        size_t tail_n, len = sub_line(m->subs, table[h] - 1, &tail, &tail_n);
+        const char *k = by_tail ? tail : m->subs + table[h] - 1;
+        if ((by_tail ? tail_n : len) == wn && memcmp(k, want, wn) == 0)
+            return true;
+    }
+    return false;
+}
+
 /* A sub-object named `name`, or whose name after its first '.' is (Get_Sub_Object_By_Name). */
-static bool has_sub_object(const char *subs, const char *name)
+static bool has_sub_object(model_info *m, const char *name)
 {
     char want[256];
     upper(want, sizeof want, name);
     size_t wn = strlen(want);
-    for (const char *p = subs; p && *p;) {
+    if (!m->sub_by.built)
+        sub_index_build(m);
+    if (!m->sub_by.failed)
+        return sub_index_has(m, m->sub_by.whole, want, wn, false) ||
+               sub_index_has(m, m->sub_by.tail, want, wn, true);
+    for (const char *p = m->subs; p && *p;) {
         const char *e = strchr(p, '\n');
         size_t n = e ? (size_t)(e - p) : strlen(p);
         const char *dot = memchr(p, '.', n);
@@ -311,7 +415,7 @@ static bool has_sub_object(const char *subs, const char *name)
 
 /* Whether the engine finds bone or sub-object `name` of field `tag` on the model. */
 static bool bone_found(amx_ref_kind kind, const char *tag, const char *name,
-                       const skeleton_bones *k, const char *subs)
+                       const skeleton_bones *k, model_info *subs)
 {
     char n01[256]; /* NAME01: the name cut to 200 bytes, then "01" */
     size_t at = 0;
@@ -645,15 +749,15 @@ static int check_bone(linker *l, struct sage_stmts *g, int64_t file_id, int64_t 
         return -1;
     if (!k && r->kind != AMX_REF_SUB_OBJECT && m->hierarchy[0]) /* no hierarchy to look in */
         return done(l, r, m->file.id, "skipped", m->hierarchy);
-    if (bone_found(r->kind, r->tag, r->name, k, m->subs))
+    if (bone_found(r->kind, r->tag, r->name, k, m))
         return done(l, r, m->file.id, "found", m->hierarchy[0] ? m->hierarchy : NULL);
     char rule[400];
     bone_rule(r->kind, r->tag, r->name, rule, sizeof rule);
     const char *what = r->kind == AMX_REF_SUB_OBJECT ? "sub-object"
                        : r->kind == AMX_REF_PARTICLE_BONE ? "particle bone" : "bone";
-    size_t subs = 0;
-    for (const char *p = m->subs; p && *p; p++)
-        subs += *p == '\n';
+    if (!m->sub_by.built)
+        sub_index_build(m);
+    size_t subs = m->sub_by.count;
     char hier[600];
     if (k)
         snprintf(hier, sizeof hier, "hierarchy %s in %.300s, %zu pivots", m->skel.name,

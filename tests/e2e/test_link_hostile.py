@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Hostile input to the link pass through the command line (issue 21): many game objects of one
-name, and more references in one file than the findings cap.
+name, and more references in one file than the findings cap. SAGE INI (issue 24): thousands of
+macros, of condition states in one draw module, of bones and sub-objects named on a model of
+thousands of each; each is timed against the same amount of work without the hostile shape.
 
 usage: test_link_hostile.py ANIMIDX AMXGEN
 
@@ -121,8 +123,72 @@ def test_reference_cap():
         c.that(msg and "99800 more findings" in msg[0][0], "message: %s" % short(msg))
 
 
+# ---------------------------------------------------------------- SAGE INI: look-ups by name
+
+def scan_secs(root, what):
+    db = os.path.join(os.path.dirname(root), "db-" + os.path.basename(root))
+    t0 = time.time()
+    must(ax.run("scan", root, "--db", db, "--quiet", "--jobs", "1", timeout=600), what)
+    return time.time() - t0, db
+
+
+def ini_tree(name, text, model=None, extra=0):
+    root = os.path.join(fresh(name), "Mod")
+    write(os.path.join(root, "Data", "INI", "Object", "bomb.ini"), text)
+    if model:
+        amxgen("w3d-model", os.path.join(root, "Art", "W3D", model.lower() + ".w3d"),
+               "--name", model, "--extra", str(extra))
+    return root
+
+
+def test_ini_macros():
+    with case(tap, "4,096 #define macros, then 200,000 names: each name is one look-up, not one "
+                   "per macro") as c:
+        many, db = scan_secs(ini_tree("macros", bombs.ini_macros(4096, 200000)), "macros")
+        one, _ = scan_secs(ini_tree("macro", bombs.ini_macros(1, 200000)), "one macro")
+        # each name compared with every macro: 10 s against 0.35 s
+        print("# 4,096 macros: %.2f s, one macro: %.2f s" % (many, one))
+        c.that(many < 4 * one + 1, "4,096 macros: %.2f s, one macro: %.2f s" % (many, one))
+        c.eq(rows(db, "SELECT count(*) FROM game_objects"), [(1,)], "the object")
+        c.eq(rows(db, "SELECT count(*) FROM findings WHERE code = 'LIMIT_EXCEEDED'"), [(0,)],
+             "no limit reached (4,096 macros are allowed)")
+
+
+def test_ini_states():
+    with case(tap, "80,000 condition states in one draw module: a state's flags are looked up "
+                   "among the module's, not compared with each") as c:
+        one, db = scan_secs(ini_tree("states", bombs.ini_states(80000, 80000)), "one module")
+        many, _ = scan_secs(ini_tree("modules", bombs.ini_states(80000, 100)), "800 modules")
+        # each state's flags compared with every earlier one's: 32 s against 4.4 s
+        print("# one module: %.2f s, 800 modules: %.2f s" % (one, many))
+        c.that(one < 3 * many + 1, "one module: %.2f s, 800 modules: %.2f s" % (one, many))
+        c.eq(rows(db, "SELECT count(*) FROM object_states"), [(80001,)], "every state indexed")
+        c.eq(rows(db, "SELECT count(*) FROM refs WHERE kind = 'w3d-model'"), [(80001,)],
+             "every state's model")
+        c.eq(rows(db, "SELECT count(*) FROM findings WHERE code = 'INI_MALFORMED'"), [(0,)],
+             "no duplicate reported")
+
+
+def test_ini_bones():
+    with case(tap, "a model of 20,000 bones and sub-objects, 80,400 bone, sub-object and "
+                   "particle bone names on it: each is a look-up, not a walk of the model") as c:
+        text = bombs.ini_bones("BIGM", 400, 100)
+        big, db = scan_secs(ini_tree("bones", text, "BIGM", 20000), "big model")
+        small, _ = scan_secs(ini_tree("bone", text, "BIGM", 0), "small model")
+        # each name compared with every bone and sub-object: 20 s against 2 s
+        print("# 20,000 bones: %.2f s, 1: %.2f s" % (big, small))
+        c.that(big < 3 * small + 1, "20,000 bones: %.2f s, 1: %.2f s" % (big, small))
+        got = dict(rows(db, "SELECT code, count(*) FROM findings GROUP BY code"))
+        c.eq(got.get("MODEL_BONE_NOT_FOUND"), 200, "bone findings kept")
+        c.eq(rows(db, "SELECT kind, count(*) FROM refs WHERE resolution = 'missing' "
+                      "GROUP BY kind ORDER BY kind"),
+             [("bone", 400), ("particle-bone", 40000), ("sub-object", 40000)],
+             "every name looked up and not found (a state keeps one bone per weapon slot)")
+
+
 def main():
-    for t in (test_same_named_objects, test_reference_cap):
+    for t in (test_same_named_objects, test_reference_cap, test_ini_macros, test_ini_states,
+              test_ini_bones):
         t()
     rc = tap.finish()
     if rc == 0 and not os.environ.get("AMX_KEEP_TMP"):

@@ -16,6 +16,9 @@
  *                                         a tree shaped like a real mod (see cmd_mod)
  *   amxgen w3d-pair DIR [--name H]        W3D hierarchy H (DIR/H.w3d, 3 pivots) and an animation
  *                                         of it (DIR/H_anim.w3d)
+ *   amxgen w3d-model FILE --name NAME [--pivots a,b,c] [--extra N]
+ *                                         W3D hierarchy NAME with those pivots and an HLOD NAME
+ *                                         (N more bones and sub-objects: the bomb set)
  *   amxgen model FILE --bones a,b,c [--meshes N] [--vertices V]
  *   amxgen clip FILE --bones a,b,c [--indices 0,1,2] [--format 1|2] [--frames F] [--fps R]
  *   amxgen particle FILE NAME [--emitters N]
@@ -578,13 +581,28 @@ static int cmd_tree(int argc, char **argv)
     return rc;
 }
 
-/* A W3D model file: hierarchy NAME (ROOTTRANSFORM and the pivots `pivots`, comma-separated) and
- * an HLOD NAME on it with one sub-object NAME.BODY (SAGE INI tests: Model = NAME). */
-static int cmd_w3d_model(const char *file, const char *name, const char *pivots)
+/* A W3D model file: hierarchy NAME (ROOTTRANSFORM, the pivots `pivots`, comma-separated, and
+ * `extra` more named BONE00000, BONE00001, ...) and an HLOD NAME on it with the sub-object
+ * NAME.BODY and `extra` more NAME.SUB00000, ... (SAGE INI tests: Model = NAME; the bomb set:
+ * a model with thousands of bones and sub-objects). */
+static int cmd_w3d_model(const char *file, const char *name, const char *pivots, uint32_t extra)
 {
-    amxw_w3d_pivot piv[32] = { { .name = "ROOTTRANSFORM", .parent = 0xFFFFFFFFu,
-                                 .rotation = { 0, 0, 0, 1 } } };
-    char names[32][32];
+    if (extra > 1000000)
+        extra = 1000000;
+    size_t cap = 32 + (size_t)extra;
+    amxw_w3d_pivot *piv = calloc(cap, sizeof *piv);
+    char (*names)[32] = calloc(cap, sizeof *names);
+    amxw_w3d_sub_object *so = calloc(1 + (size_t)extra, sizeof *so);
+    char (*subs)[40] = calloc(1 + (size_t)extra, sizeof *subs);
+    if (!piv || !names || !so || !subs) {
+        free(piv);
+        free(names);
+        free(so);
+        free(subs);
+        return 1;
+    }
+    piv[0] = (amxw_w3d_pivot){ .name = "ROOTTRANSFORM", .parent = 0xFFFFFFFFu,
+                               .rotation = { 0, 0, 0, 1 } };
     uint32_t n = 1;
     for (const char *p = pivots; p && *p && n < 32;) {
         size_t len = strcspn(p, ",");
@@ -593,15 +611,26 @@ static int cmd_w3d_model(const char *file, const char *name, const char *pivots)
         n++;
         p += len + (p[len] == ',');
     }
-    char sub[64];
-    snprintf(sub, sizeof sub, "%.15s.BODY", name);
-    amxw_w3d_sub_object so = { .name = sub, .bone = 0 };
-    amxw_w3d_lod lod = { .max_screen_size = 1, .objects = &so, .object_count = 1 };
+    for (uint32_t i = 0; i < extra; i++, n++) {
+        snprintf(names[n], sizeof names[n], "BONE%05u", (unsigned)i);
+        piv[n] = (amxw_w3d_pivot){ .name = names[n], .parent = 0, .rotation = { 0, 0, 0, 1 } };
+    }
+    snprintf(subs[0], sizeof subs[0], "%.15s.BODY", name);
+    so[0] = (amxw_w3d_sub_object){ .name = subs[0], .bone = 0 };
+    for (uint32_t i = 0; i < extra; i++) {
+        snprintf(subs[i + 1], sizeof subs[i + 1], "%.15s.SUB%05u", name, (unsigned)i);
+        so[i + 1] = (amxw_w3d_sub_object){ .name = subs[i + 1], .bone = 0 };
+    }
+    amxw_w3d_lod lod = { .max_screen_size = 1, .objects = so, .object_count = 1 + extra };
     amxw_buf b = { 0 };
     amxw_w3d_hierarchy_write(&b, &(amxw_w3d_hierarchy){ .name = name, .pivots = piv,
                                                         .pivot_count = n }, NULL);
     amxw_w3d_hlod_write(&b, &(amxw_w3d_hlod){ .name = name, .hierarchy = name, .lods = &lod,
                                               .lod_count = 1 }, NULL);
+    free(piv);
+    free(names);
+    free(so);
+    free(subs);
     return save(&b, file);
 }
 
@@ -611,7 +640,7 @@ int main(int argc, char **argv)
         fputs("usage: amxgen demo DIR | assets DIR | bench DIR [--models N] [--vertices V] [--seed S]\n"
               "       amxgen mod DIR [--models N] [--seed S]\n"
               "       amxgen w3d-pair DIR [--name H]\n"
-              "       amxgen w3d-model FILE --name NAME [--pivots a,b,c]\n"
+              "       amxgen w3d-model FILE --name NAME [--pivots a,b,c] [--extra N]\n"
               "       amxgen model FILE --bones a,b,c [--meshes N] [--vertices V]\n"
               "       amxgen clip FILE --bones a,b,c [--indices 0,1,2] [--format 1|2] [--frames F] [--fps R]\n"
               "       amxgen particle FILE NAME [--emitters N]\n"
@@ -636,7 +665,7 @@ int main(int argc, char **argv)
         return cmd_w3d_pair(argv[2], opt(argc, argv, "--name", "SKL"));
     if (strcmp(cmd, "w3d-model") == 0)
         return cmd_w3d_model(argv[2], opt(argc, argv, "--name", "MODEL"),
-                             opt(argc, argv, "--pivots", ""));
+                             opt(argc, argv, "--pivots", ""), opt_u32(argc, argv, "--extra", 0));
     if (strcmp(cmd, "mod") == 0)
         return cmd_mod(argv[2], opt_u32(argc, argv, "--models", 300), opt_u32(argc, argv, "--seed", 1));
     if (strcmp(cmd, "meg") == 0)

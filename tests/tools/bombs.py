@@ -30,6 +30,9 @@ same_named_units (40 objects named A with a model and an override set, N more va
 variant_chain_units (a Variant_Of_Existing_Type chain N deep), missing_refs_xml (N model names
 no file has), ENTITY_IN_TEXT, XML_NOT_TEXT (files libxml2 cannot read as text), FORGED (a name
 that forges lines in a CI log).
+The INI inputs (SAGE games; functions only): ini_macros (thousands of #define macros, then
+names to expand), ini_states (one draw module of thousands of condition states), ini_bones
+(thousands of bone and sub-object names on a model of thousands of each).
 """
 import os
 import struct
@@ -198,6 +201,51 @@ def missing_refs_xml(path, refs):
             fh.write("".join("<Model_Name>Missing_%07d.alo</Model_Name>" % i
                              for i in range(k, min(refs, k + 10000))))
         fh.write("</Unit></Units>\n")
+
+
+def ini_macros(defines, names):
+    """A BFME INI: `defines` #define macros, then one object whose default state names a model
+    `names` times (each name looked up among the macros)."""
+    x = ["#define MACRO_NAME_NUMBER_%05d VALUE%d\n" % (i, i) for i in range(defines)]
+    x.append("Object X\n  Draw = W3DModelDraw ModuleTag_01\n    DefaultConditionState\n")
+    x += ["      Model = SomeModelName%d\n" % (i % 1000) for i in range(names)]
+    x.append("    End\n  End\nEnd\n")
+    return "".join(x)
+
+
+def ini_states(states, per_module):
+    """A Zero Hour INI: one object with `states` condition states of distinct flags, each
+    drawing a model of its own, in draw modules of `per_module` states each (one module of them
+    all: each state's flags are compared with the module's others)."""
+    x = ["Object X\n"]
+    for k in range(states):
+        if k % per_module == 0:
+            if k:
+                x.append("  End\n")
+            x.append("  Draw = W3DModelDraw ModuleTag_%d\n    DefaultConditionState\n"
+                     "      Model = M\n    End\n" % k)
+        x.append("    ConditionState = F%d\n      Model = M%d\n    End\n" % (k, k))
+    x.append("  End\nEnd\n")
+    return "".join(x)
+
+
+def ini_bones(model, states, per_state):
+    """A Zero Hour INI: one object drawing `model`, `states` condition states that each name
+    `per_state` distinct sub-objects and particle bones and a weapon bone (a state keeps one per
+    weapon slot), none of them the model's: each is looked up among all its bones and
+    sub-objects."""
+    x = ["Object X\n  Draw = W3DModelDraw ModuleTag_01\n    DefaultConditionState\n"
+         "      Model = %s\n    End\n" % model]
+    n = 0
+    for k in range(states):
+        x.append("    ConditionState = F%d\n" % k)
+        for _ in range(per_state):
+            x.append("      WeaponFireFXBone = PRIMARY Q%d\n      ShowSubObject = S%d\n"
+                     "      ParticleSysBone = P%d Fx\n" % (n, n, n))
+            n += 1
+        x.append("    End\n")
+    x.append("  End\nEnd\n")
+    return "".join(x)
 
 
 # An element's text that names an internal entity (x&i;y.alo is not xy.alo).
