@@ -239,6 +239,14 @@ enum { REF_COLUMNS = 11, REF_BATCH = 16 };
 #define REF_ROWS_4 REF_ROW ", " REF_ROW ", " REF_ROW ", " REF_ROW
 #define REF_ROWS_16 REF_ROWS_4 ", " REF_ROWS_4 ", " REF_ROWS_4 ", " REF_ROWS_4
 
+/* the rows of ins_state and ins_states_batch: their parameters in this order, the model twice
+ * (its key is its upper case) */
+enum { STATE_COLUMNS = 9, STATE_BATCH = 16 };
+#define STATE_INSERT_COLUMNS "id, file_id, object_id, module, kind, flags, model, model_key, line"
+#define STATE_ROW "(?, ?, ?, ?, ?, ?, ?, upper(?), ?)"
+#define STATE_ROWS_4 STATE_ROW ", " STATE_ROW ", " STATE_ROW ", " STATE_ROW
+#define STATE_ROWS_16 STATE_ROWS_4 ", " STATE_ROWS_4 ", " STATE_ROWS_4 ", " STATE_ROWS_4
+
 static const struct { size_t off; bool core; const char *sql; } write_stmts[] = {
 #define S(field, sql) { offsetof(amx_db, field), false, sql }
 #define CORE(field, sql) { offsetof(amx_db, field), true, sql }
@@ -338,8 +346,13 @@ static const struct { size_t off; bool core; const char *sql; } write_stmts[] = 
         S(ins_refs_batch, "INSERT INTO refs(file_id, object_id, kind, tag, name, key, line, "
                           "offset, state_id, model, model_key) VALUES " REF_ROWS_16),
         /* SAGE INI draw states, and the render objects of W3D files (docs/formats/sage-ini.md) */
-        S(ins_state, "INSERT INTO object_states(file_id, object_id, module, kind, flags, model, "
-                     "model_key, line) VALUES (?1, ?2, ?3, ?4, ?5, ?6, upper(?6), ?7)"),
+        /* a state, or STATE_BATCH states at once (a Zero Hour mod's INI files write 13,516:
+         * a statement each cost more than the rows); the id NULL, or the one SQLite would
+         * give the row (the largest + 1: next_state_id) */
+        S(ins_state, "INSERT INTO object_states(" STATE_INSERT_COLUMNS ") VALUES " STATE_ROW),
+        S(ins_states_batch, "INSERT INTO object_states(" STATE_INSERT_COLUMNS ") VALUES "
+                            STATE_ROWS_16),
+        S(next_state_id, "SELECT max(id) FROM object_states"),
         S(del_states, "DELETE FROM object_states WHERE file_id = ?1"),
         S(ins_w3d_object, "INSERT INTO w3d_objects(file_id, kind, name, name_key, hierarchy_key, "
                           "sub_objects) VALUES (?1, ?2, ?3, upper(?3), upper(?4), upper(?5))"),
@@ -1029,6 +1042,64 @@ static void ref_keys(const amx_ref *r, char *key, char *model_key)
         amx__ref_key(r->kind, r->name, key, AMX_REF_KEY_MAX);
 }
 
+/* Writes the draw states of `a` marked in ids (nonzero: a reference names it) and puts each
+ * one's row id there. They go STATE_BATCH to a statement with the ids SQLite would give them
+ * one by one (the largest id + 1, then on: the writer's transaction is the only one writing),
+ * the rest one statement each; with no such id left, SQLite picks each. */
+static int put_states(amx_db *db, int64_t file_id, const amx_asset *a, const int64_t *object_ids,
+                      int64_t *ids)
+{
+    uint32_t todo = 0;
+    for (uint32_t i = 0; i < a->state_count; i++)
+        todo += ids[i] != 0;
+    if (!todo)
+        return SQLITE_OK;
+    int64_t next = 0; /* 0: SQLite gives each id */
+    int rc = sqlite3_step(db->next_state_id);
+    if (rc == SQLITE_ROW) {
+        int64_t top = sqlite3_column_int64(db->next_state_id, 0); /* NULL (no row): 0 */
+        if (top >= 0 && top < INT64_MAX - (int64_t)todo)
+            next = top + 1;
+        rc = SQLITE_OK;
+    }
+    sqlite3_reset(db->next_state_id);
+    for (uint32_t i = 0, done = 0, batched = 0; rc == SQLITE_OK && i < a->state_count; i++) {
+        const amx_ini_state *st = &a->states[i];
+        if (!ids[i])
+            continue;
+        bool in_batch = next && done - done % STATE_BATCH + STATE_BATCH <= todo;
+        sqlite3_stmt *s = in_batch ? db->ins_states_batch : db->ins_state;
+        int at = in_batch ? (int)(done % STATE_BATCH) * STATE_COLUMNS : 0;
+        done++;
+        if (next) {
+            ids[i] = next++;
+            sqlite3_bind_int64(s, at + 1, ids[i]);
+        } else {
+            sqlite3_bind_null(s, at + 1);
+        }
+        sqlite3_bind_int64(s, at + 2, file_id);
+        if (st->object >= 0 && (uint32_t)st->object < a->object_count)
+            sqlite3_bind_int64(s, at + 3, object_ids[st->object]);
+        else
+            sqlite3_bind_null(s, at + 3);
+        sqlite3_bind_text(s, at + 4, st->module, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, at + 5, st->kind, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, at + 6, st->flags, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, at + 7, st->model, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, at + 8, st->model, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(s, at + 9, st->line);
+        if (!in_batch) {
+            rc = amx__db_run(s);
+            if (!next)
+                ids[i] = sqlite3_last_insert_rowid(db->db);
+        } else if (++batched == STATE_BATCH) {
+            batched = 0;
+            rc = amx__db_run(s);
+        }
+    }
+    return rc;
+}
+
 static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a,
                      const amx__byte_buf *packed)
 {
@@ -1185,24 +1256,8 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a,
     for (uint32_t i = 0; rc == SQLITE_OK && i < a->ref_count; i++)
         if (a->refs[i].state >= 0 && (uint32_t)a->refs[i].state < a->state_count)
             state_ids[a->refs[i].state] = 1;
-    for (uint32_t i = 0; rc == SQLITE_OK && i < a->state_count; i++) {
-        const amx_ini_state *st = &a->states[i];
-        if (!state_ids[i])
-            continue;
-        sqlite3_stmt *s = db->ins_state;
-        sqlite3_bind_int64(s, 1, file_id);
-        if (st->object >= 0 && (uint32_t)st->object < a->object_count)
-            sqlite3_bind_int64(s, 2, object_ids[st->object]);
-        else
-            sqlite3_bind_null(s, 2);
-        sqlite3_bind_text(s, 3, st->module, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(s, 4, st->kind, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(s, 5, st->flags, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(s, 6, st->model, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_int64(s, 7, st->line);
-        rc = amx__db_run(s);
-        state_ids[i] = sqlite3_last_insert_rowid(db->db);
-    }
+    if (rc == SQLITE_OK && a->state_count)
+        rc = put_states(db, file_id, a, object_ids, state_ids);
     /* a new game object may be what an ObjectReskin or ChildObject elsewhere waits for */
     for (uint32_t i = 0; rc == SQLITE_OK && a->state_count + a->object_count && i < a->object_count &&
                          anything_linked(db); i++) {

@@ -53,7 +53,7 @@ struct amx_db {
     sqlite3_stmt *ins_skeleton_ref, *del_skeleton_refs, *mark_refs_for_skeleton, *mark_refs_of_file;
     sqlite3_stmt *mark_skeletons_named, *mark_clips_bound_to_file, *mark_clips_prefix;
     sqlite3_stmt *overrides_for_model, *overrides_of_file;
-    sqlite3_stmt *ins_state, *del_states, *ins_w3d_object, *del_w3d_objects, *mark_refs_model_keyed,
+    sqlite3_stmt *ins_state, *ins_states_batch, *next_state_id, *del_states, *ins_w3d_object, *del_w3d_objects, *mark_refs_model_keyed,
         *mark_refs_via_keyed, *objects_of_file;
     sqlite3_stmt *ins_pending_refs, *del_pending_refs;
     amx__byte_buf pending;     /* reused for each INI file's references */

@@ -1100,6 +1100,50 @@ static void test_sage_missing(void)
     amx_db_close(db);
 }
 
+/* Draw states written 16 to a statement with the ids the writer gives them: every reference
+ * points at its own state (the one drawing the model it names, of its object), in a fresh
+ * index, after a rescan of the changed file, and when no id is left above the largest (SQLite
+ * then picks each, one statement each). */
+static void test_sage_state_ids(void)
+{
+    fresh();
+    char ini[8192];
+    size_t at = 0;
+    for (int i = 0; i < 40; i++)
+        at += (size_t)snprintf(ini + at, sizeof ini - at,
+                               "Object O%d\n  Draw = W3DModelDraw M\n    DefaultConditionState\n"
+                               "      Model = M%d\n    End\n  End\nEnd\n", i, i);
+    put_bytes("Gen/Data/INI/Object/Many.ini", ini);
+    put_bytes("Gen/Data/INI/Object/Few.ini",
+              "Object F\n  Draw = W3DModelDraw M\n    DefaultConditionState\n"
+              "      Model = FM\n    End\n  End\nEnd\n");
+    amx_db *db = open_db();
+    scan(db, "Gen", NULL);
+    const char *own = "SELECT count(*) FROM refs r JOIN object_states s ON s.id = r.state_id AND "
+                      "s.file_id = r.file_id AND s.object_id = r.object_id AND s.model = r.name "
+                      "WHERE r.kind = 'w3d-model'";
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM object_states"), 41);
+    CHECK_EQ(q_int(db, "%s", own), 41);
+    CHECK_EQ(q_int(db, "SELECT max(id) - min(id) FROM object_states"), 40);
+    /* the 40 states again, after the other file's, and then past an id at the top */
+    ini[at - 1] = ' ';
+    put_bytes("Gen/Data/INI/Object/Many.ini", ini);
+    scan(db, "Gen", NULL);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM object_states"), 41);
+    CHECK_EQ(q_int(db, "%s", own), 41);
+    CHECK(sqlite3_exec(amx_db_handle(db),
+                       "INSERT INTO object_states(id, file_id, module, kind, flags, model, "
+                       "model_key, line) SELECT 9223372036854775807, id, '', '', '', '', '', 0 "
+                       "FROM files WHERE path LIKE '%Few.ini'", NULL, NULL, NULL) == SQLITE_OK);
+    ini[at - 1] = '\n';
+    put_bytes("Gen/Data/INI/Object/Many.ini", ini);
+    scan(db, "Gen", NULL);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM object_states"), 42);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM object_states WHERE id <= 41"), 1); /* new ids */
+    CHECK_EQ(q_int(db, "%s", own), 41);
+    amx_db_close(db);
+}
+
 /* An index of schema 18 (refs with foreign keys on object_id and state_id, and refs_state) is
  * upgraded in place by migration 0019: every reference keeps its id and its columns, the two
  * foreign keys and refs_state are gone, the other eight indexes are there, and deleting the
@@ -1193,6 +1237,7 @@ int main(void)
     test_run("test_sage_interrupted", test_sage_interrupted);
     test_run("test_pending_blob", test_pending_blob);
     test_run("test_sage_missing", test_sage_missing);
+    test_run("test_sage_state_ids", test_sage_state_ids);
     test_run("test_migration_owner_keys", test_migration_owner_keys);
     fresh(); /* removes the last test's tree and database */
     return test_done();
