@@ -1144,9 +1144,10 @@ static void test_sage_state_ids(void)
     amx_db_close(db);
 }
 
-/* An index of schema 18 (refs with foreign keys on object_id and state_id, and refs_state) is
- * upgraded in place by migration 0019: every reference keeps its id and its columns, the two
- * foreign keys and refs_state are gone, the other eight indexes are there, and deleting the
+/* An index of schema 18 (refs with foreign keys on object_id and state_id, and refs_state;
+ * object_states with one on object_id, and object_states_object) is upgraded in place by
+ * migrations 0019 and 0020: every reference and state keeps its id and its columns, the three
+ * foreign keys and the two indexes are gone, the other indexes are there, and deleting the
  * file still deletes its references, states and objects. */
 static void test_migration_owner_keys(void)
 {
@@ -1199,6 +1200,16 @@ static void test_migration_owner_keys(void)
                        "tbl_name = 'refs' AND name IN ('refs_file', 'refs_key', 'refs_object', "
                        "'refs_target', 'refs_unlinked', 'refs_via_key', 'refs_model_key', "
                        "'refs_unresolved')"), 8);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM pragma_foreign_key_list('object_states') WHERE "
+                       "\"from\" = 'file_id' AND \"table\" = 'files'"), 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM pragma_foreign_key_list('object_states')"), 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'object_states_object'"),
+             0);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'object_states_file'"), 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM object_states WHERE id = 6 AND file_id = 3 AND "
+                       "object_id = 5 AND module = 'W3DModelDraw M' AND "
+                       "kind = 'DefaultConditionState' AND flags = '' AND model = 'AVTank' AND "
+                       "model_key = 'AVTANK' AND line = 3"), 1);
     CHECK_EQ(q_int(db, "SELECT count(*) FROM refs WHERE id = 8 AND file_id = 3 AND "
                        "object_id = 5 AND kind = 'w3d-model' AND tag = 'Model' AND "
                        "name = 'AVTank' AND key = 'AVTANK' AND line = 4 AND offset = 40 AND "
