@@ -176,8 +176,9 @@ static size_t str_table_find(const str_table *t, const char *p, size_t n)
     return t->key[h] ? h : SIZE_MAX;
 }
 
-/* Adds `key` (owned by the table from now on, as `value`, which may be NULL); the key must not
- * be there. False when out of memory (both are freed then). */
+/* Adds `key` (owned by the table from now on, as `value`, which may be NULL); a key already
+ * there keeps its entry and gets `value` (the new key is freed). False when out of memory
+ * (both are freed then). */
 static bool str_table_add(str_table *t, char *key, char *value)
 {
     if ((t->n + 1) * 2 > t->cap) {
@@ -202,6 +203,12 @@ static bool str_table_add(str_table *t, char *key, char *value)
         *t = g;
     }
     size_t h = str_table_slot(t, key, strlen(key));
+    if (t->key[h]) {
+        free(key);
+        free(t->value[h]);
+        t->value[h] = value;
+        return true;
+    }
     t->key[h] = key;
     t->value[h] = value;
     t->n++;
@@ -1091,18 +1098,18 @@ static void on_define(ini_state *s)
             malformed(s, "#define inside a block");
         return;
     }
+    /* the name as kept (a NUL byte in it ends it), looked up as kept */
+    char *name = amx_strndup(s->t[1].p, s->t[1].n);
     char *value = amx_strndup(s->t[2].p, s->t[2].n);
-    if (!value) {
+    if (!name || !value) {
+        free(name);
+        free(value);
         s->oom = true;
         return;
     }
-    size_t h = str_table_find(&s->defines, s->t[1].p, s->t[1].n);
-    if (h != SIZE_MAX) { /* redefined: the last one holds (as OpenSAGE) */
-        free(s->defines.value[h]);
-        s->defines.value[h] = value;
-        return;
-    }
-    if (s->defines.n >= MAX_DEFINES) {
+    if (str_table_find(&s->defines, name, strlen(name)) == SIZE_MAX &&
+        s->defines.n >= MAX_DEFINES) {
+        free(name);
         free(value);
         if (!s->defines_over_limit) {
             s->defines_over_limit = true;
@@ -1113,12 +1120,9 @@ static void on_define(ini_state *s)
         }
         return;
     }
-    char *name = amx_strndup(s->t[1].p, s->t[1].n);
-    if (!name || !str_table_add(&s->defines, name, value)) {
-        if (!name)
-            free(value);
+    /* a second #define of a name replaces the first (as OpenSAGE) */
+    if (!str_table_add(&s->defines, name, value))
         s->oom = true;
-    }
 }
 
 /* Top-level blocks whose fields are all one line (the engine's parse tables for them open no
