@@ -87,9 +87,23 @@ def run(exe, args, **kw):
     if "env" in kw:
         kw["env"] = environment(kw["env"])
     p = subprocess.run(command(exe, args), **kw)
+    if WINDOWS and _silent_failure(exe, p, kw):
+        # Under load, wine has twice ended a program with a failure status before it wrote a
+        # byte (CI runs at load 8-10: `skeletons --json`, `lint --format sarif`); animidx
+        # always says why it fails. Said on stderr, run once more.
+        sys.stderr.write("tap: wine: %s %s exited %s with no output at all; run again\n"
+                         % (os.path.basename(exe), " ".join(map(str, args))[:200], p.returncode))
+        p = subprocess.run(command(exe, args), **kw)
     if WINDOWS:
         p.stdout, p.stderr = host_text(p.stdout), host_text(p.stderr)
     return p
+
+
+def _silent_failure(exe, p, kw):
+    captured = kw.get("capture_output") or (kw.get("stdout") == subprocess.PIPE and
+                                           kw.get("stderr") == subprocess.PIPE)
+    return (exe.lower().endswith(".exe") and captured and
+            p.returncode != 0 and not p.stdout and not p.stderr)
 
 
 def popen(exe, args, **kw):
