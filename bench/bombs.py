@@ -346,7 +346,7 @@ BOMBS = {
     "same-name": (bomb_same_name, 10, 96, None),
     "socket": (bomb_socket, 1, 32, None),
     "ini-macros": (bomb_ini_macros, 3, 64, None),
-    "ini-states": (bomb_ini_states, 10, 128, None),
+    "ini-states": (bomb_ini_states, 10, 160, None),
     "ini-bones": (bomb_ini_bones, 10, 192, None),
 }
 
