@@ -276,7 +276,7 @@ void link_describe_stack(const linker *l, int64_t root, char *out, size_t n)
 /* ---- the pass's writes ---- */
 
 /* An INI reference inserted resolved (W_SAGE_REF_INSERT's parameters, in this order), one row
- * or SAGE_REF_BATCH rows to a statement (each statement opens a cursor on refs and on each of
+ * or WRITE_BATCH rows to a statement (each statement opens a cursor on refs and on each of
  * its indexes). */
 #define SAGE_REF_INSERT_COLUMNS "file_id, object_id, kind, tag, name, key, line, offset, " \
     "state_id, model, model_key, target_id, resolution, via_key, linked"
@@ -284,8 +284,25 @@ void link_describe_stack(const linker *l, int64_t root, char *out, size_t n)
 #define SAGE_REF_ROWS_4 SAGE_REF_ROW ", " SAGE_REF_ROW ", " SAGE_REF_ROW ", " SAGE_REF_ROW
 #define SAGE_REF_ROWS_16 SAGE_REF_ROWS_4 ", " SAGE_REF_ROWS_4 ", " SAGE_REF_ROWS_4 ", " \
     SAGE_REF_ROWS_4
-enum { SAGE_REF_PARAMS = 14, SAGE_REF_BATCH = 16 };
+enum { SAGE_REF_PARAMS = 14, WRITE_BATCH = 16 };
 _Static_assert((int)SAGE_REF_PARAMS <= (int)MAX_WRITE_PARAMS, "a write op holds a row");
+
+/* A finding (W_FINDING's parameters, in this order), likewise: a file's come together (its
+ * held findings, written when it is linked: up to MAX_FILE_FINDINGS per origin) */
+#define FINDING_INSERT "INSERT INTO findings(file_id, origin, code, severity, message, offset, " \
+    "context) VALUES "
+#define FINDING_ROW "(?, ?, ?, ?, ?, ?, ?)"
+#define FINDING_ROWS_4 FINDING_ROW ", " FINDING_ROW ", " FINDING_ROW ", " FINDING_ROW
+#define FINDING_ROWS_16 FINDING_ROWS_4 ", " FINDING_ROWS_4 ", " FINDING_ROWS_4 ", " \
+    FINDING_ROWS_4
+enum { FINDING_PARAMS = 7 };
+
+/* The writes apply() batches: the statement of WRITE_BATCH rows and the parameters of a row
+ * (0: not batched) */
+static const struct { uint8_t batch, params; } batched[W_KINDS] = {
+    [W_SAGE_REF_INSERT] = { W_SAGE_REF_INSERT_BATCH, SAGE_REF_PARAMS },
+    [W_FINDING] = { W_FINDING_BATCH, FINDING_PARAMS },
+};
 
 /* Records a write of `kind` with its parameters ?1, ?2, ... described by `types`: 'i' an
  * int64_t, 'o' an int64_t that is NULL when negative, 't' a string (NULL: NULL). Returns 0, or
@@ -362,20 +379,21 @@ static int apply(sqlite3_stmt *const *w, const plan *p)
     if (p->failed)
         return -1;
     for (size_t i = 0; i < p->n;) {
-        /* SAGE_REF_BATCH inserts of INI references in a row: one statement */
+        /* WRITE_BATCH inserts of INI references, or of findings, in a row: one statement */
         size_t rows = 1;
-        sqlite3_stmt *s = w[p->ops[i].kind];
-        if (p->ops[i].kind == W_SAGE_REF_INSERT) {
-            while (rows < SAGE_REF_BATCH && i + rows < p->n &&
-                   p->ops[i + rows].kind == W_SAGE_REF_INSERT)
+        uint8_t kind = p->ops[i].kind;
+        sqlite3_stmt *s = w[kind];
+        if (batched[kind].params) {
+            while (rows < WRITE_BATCH && i + rows < p->n && p->ops[i + rows].kind == kind)
                 rows++;
-            if (rows == SAGE_REF_BATCH)
-                s = w[W_SAGE_REF_INSERT_BATCH];
+            if (rows == WRITE_BATCH)
+                s = w[batched[kind].batch];
             else
                 rows = 1;
         }
         for (size_t r = 0; r < rows; r++)
-            bind_op(s, (int)r * SAGE_REF_PARAMS, &p->ops[i + r], (const char *)p->text.data);
+            bind_op(s, (int)r * batched[kind].params, &p->ops[i + r],
+                    (const char *)p->text.data);
         if (amx__db_run(s) != SQLITE_OK)
             return -1;
         i += rows;
@@ -1139,8 +1157,7 @@ static const char *const link_sql[] = {
     "UPDATE clips SET skeleton_id = ?2, skeleton_name = ?3, bones_missing = ?5, fit_key = NULL, "
     "linked = 1 WHERE id = ?1",
     "DELETE FROM findings WHERE file_id = ?1 AND origin = 'link'",
-    "INSERT INTO findings(file_id, origin, code, severity, message, offset, context) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    FINDING_INSERT FINDING_ROW,
     "SELECT r.id, r.what, r.skeleton_key, r.bones_used, r.offset, f.dir_key, f.root_id "
     "FROM skeleton_refs r JOIN files f ON f.id = r.file_id WHERE r.file_id = ?1",
     "UPDATE skeleton_refs SET skeleton_id = ?2, how = ?3, linked = 1 WHERE id = ?1",
@@ -1217,6 +1234,7 @@ static const char *const link_sql[] = {
     "SELECT refs FROM ini_refs_pending WHERE file_id = ?1",
     /* a file the next scan decodes again, as after a decoder's version changed */
     "UPDATE files SET decoder_version = 0 WHERE id = ?1",
+    FINDING_INSERT FINDING_ROWS_16,
 };
 
 enum { LINK_STATEMENTS = sizeof link_sql / sizeof link_sql[0] };
@@ -1235,7 +1253,7 @@ static void linker_slots(linker *l, sqlite3_stmt **slots[LINK_STATEMENTS])
         &l->update_asset_ref, &l->files_at, &l->crc_twins, &l->clips_named,
         &l->update_clip_fit, &l->files_of_stem, &l->clips_squashed,
         &l->update_sage_ref, &l->ins_sage_ref, &l->ins_sage_refs_batch, &l->del_pending_refs,
-        &l->pending_refs_of_file, &l->decode_again,
+        &l->pending_refs_of_file, &l->decode_again, &l->ins_findings_batch,
     };
     _Static_assert(sizeof all / sizeof all[0] == LINK_STATEMENTS, "one statement per slot");
     memcpy(slots, all, sizeof all);
@@ -1509,6 +1527,7 @@ amx_status amx__link(amx_db *db, int threads, uint64_t *linked, char *err, size_
         [W_SAGE_REF] = l.update_sage_ref, [W_SAGE_REF_INSERT] = l.ins_sage_ref,
         [W_SAGE_REF_INSERT_BATCH] = l.ins_sage_refs_batch,
         [W_DEL_PENDING_REFS] = l.del_pending_refs, [W_DECODE_AGAIN] = l.decode_again,
+        [W_FINDING_BATCH] = l.ins_findings_batch,
     };
     /* a transaction per batch of files: 2048 of each kind, so that a batch's commit is not
      * paid per few files (each rewrites the pages the batch touched into the log) */
