@@ -1298,10 +1298,18 @@ static void linker_close(linker *l)
 typedef struct link_todo { int64_t file_id; int what; } link_todo;
 
 /* Helper threads link the files of a batch ahead of the writer, each through a read-only
- * connection of its own, in chunks of CHUNK_FILES files taken in turn (helper k links chunks k,
- * k + n, ...); the writer applies the chunks in order as they come. The lookups, bone checks
- * and message formatting then run on the other cores while the writer writes. */
+ * connection of its own, in chunks of CHUNK_FILES files' work taken in turn (helper k links
+ * chunks k, k + n, ...); the writer applies the chunks in order as they come. The lookups,
+ * bone checks and message formatting then run on the other cores while the writer writes.
+ * A file's work is its weight: an INI file's pending references (thousands of look-ups in a
+ * mod's file) weigh a whole chunk, anything else 1; a batch of HELPER_MIN_FILES of weight or
+ * more is worth the threads. */
 enum { MAX_HELPERS = 2, RING = 8, CHUNK_FILES = 32, HELPER_MIN_FILES = 256 };
+
+static size_t link_weight(const link_todo *t)
+{
+    return t->what & LINK_PENDING_REFS ? CHUNK_FILES : 1;
+}
 
 typedef struct helpers helpers;
 
@@ -1319,6 +1327,7 @@ struct helpers {
     pthread_cond_t cv;
     const link_todo *files;       /* the batch */
     size_t n, chunks;
+    size_t *chunk_at;             /* chunk c: files chunk_at[c] to chunk_at[c + 1] - 1 */
     plan ring[RING];              /* chunk c in ring[c % RING], ready when filled */
     bool ready[RING];
     size_t applied;               /* chunks applied by the writer */
@@ -1333,9 +1342,8 @@ static void *helper_main(void *arg)
     linker *l = &x->l;
     for (size_t c = x->index; c < g->chunks; c += g->count) {
         plan_clear(&l->out);
-        size_t end = (c + 1) * CHUNK_FILES < g->n ? (c + 1) * CHUNK_FILES : g->n;
         bool failed = false;
-        for (size_t i = c * CHUNK_FILES; i < end && !failed; i++)
+        for (size_t i = g->chunk_at[c]; i < g->chunk_at[c + 1] && !failed; i++)
             failed = link_file(l, g->files[i].file_id, g->files[i].what) != 0;
         pthread_mutex_lock(&g->mu);
         if (failed) {
@@ -1367,9 +1375,19 @@ static void *helper_main(void *arg)
 static int link_with_helpers(helpers *g, sqlite3_stmt *const *w, const link_todo *files,
                              size_t n, uint64_t *linked, amx_db *db, char *err, size_t errlen)
 {
+    if (!(g->chunk_at = malloc((n + 1) * sizeof *g->chunk_at)))
+        return 1; /* as if no thread started: the writer links the batch */
     g->files = files;
     g->n = n;
-    g->chunks = (n + CHUNK_FILES - 1) / CHUNK_FILES;
+    g->chunks = 0;
+    for (size_t i = 0, weight = 0; i < n; i++) { /* the chunks: CHUNK_FILES of weight each */
+        if (weight == 0)
+            g->chunk_at[g->chunks++] = i;
+        weight += link_weight(&files[i]);
+        if (weight >= CHUNK_FILES)
+            weight = 0;
+    }
+    g->chunk_at[g->chunks] = n;
     g->applied = 0;
     g->failed = g->stop = false;
     for (size_t i = 0; i < RING; i++)
@@ -1412,10 +1430,12 @@ static int link_with_helpers(helpers *g, sqlite3_stmt *const *w, const link_todo
     pthread_mutex_unlock(&g->mu);
     for (size_t i = 0; i < started; i++)
         pthread_join(g->h[i].thread, NULL);
+    free(g->chunk_at);
+    g->chunk_at = NULL;
     return not_started ? 1 : failed ? -1 : 0;
 }
 
-/* Helpers (threads - 1, at most MAX_HELPERS) for batches of HELPER_MIN_FILES files or more,
+/* Helpers (threads - 1, at most MAX_HELPERS) for batches of HELPER_MIN_FILES of weight or more,
  * when the index is a file (a second connection needs one). NULL: the writer links alone. */
 static helpers *helpers_start(amx_db *db, int threads, bool first_pass)
 {
@@ -1566,10 +1586,13 @@ amx_status amx__link(amx_db *db, int threads, uint64_t *linked, char *err, size_
         if (amx__db_exec(db, "UPDATE link_state SET linked_once = 1 WHERE linked_once = 0", err,
                          errlen))
             st = AMX_E_DB;
-        if (!st && n >= HELPER_MIN_FILES && !x)
+        size_t weight = 0;
+        for (size_t i = 0; i < n; i++)
+            weight += link_weight(&batch[i]);
+        if (!st && weight >= HELPER_MIN_FILES && !x)
             x = helpers_start(db, threads, l.first_pass);
         int helped = -2; /* not tried */
-        if (!st && n >= HELPER_MIN_FILES && x) {
+        if (!st && weight >= HELPER_MIN_FILES && x) {
             helped = link_with_helpers(x, w, batch, n, linked, db, err, errlen);
             if (helped < 0)
                 st = AMX_E_DB;
