@@ -99,8 +99,13 @@ static void state_copy(state_data *dst, const state_data *src)
  * reference keys, a draw module's condition flag sets, the #define macros (compared without
  * case). Look-ups cost the same however many entries there are (a file may hold thousands of
  * macros and states; a list searched for each name was quadratic). */
+typedef struct str_entry {
+    char *key, *value;        /* key NULL: the slot is empty */
+    size_t hash, len;         /* the key's hash_bytes and length */
+} str_entry;
+
 typedef struct str_table {
-    char **key, **value;
+    str_entry *e;
     size_t cap, n;            /* cap: 0 or a power of two, at least twice n */
     bool fold;                /* keys compare without case */
 } str_table;
@@ -143,28 +148,42 @@ typedef struct ini_state {
     bool oom;
 } ini_state;
 
+/* The hash of p[0..n) (upper-cased when fold): 8 bytes to a step (a reference's key is tens
+ * of bytes, and the file's references are each looked up), mixed so that the low bits a slot
+ * takes depend on every byte. */
 static size_t hash_bytes(const char *p, size_t n, bool fold)
 {
-    size_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)p[i];
-        if (fold && c >= 'a' && c <= 'z')
-            c = (unsigned char)(c - 'a' + 'A');
-        h = (h ^ c) * 1099511628211ull;
+    const uint64_t k = 0x9e3779b97f4a7c15ull;
+    uint64_t h = n * k;
+    for (size_t i = 0; i < n; i += 8) {
+        unsigned char b[8] = { 0 };
+        size_t m = n - i < 8 ? n - i : 8;
+        memcpy(b, p + i, m);
+        for (size_t j = 0; fold && j < m; j++)
+            if (b[j] >= 'a' && b[j] <= 'z')
+                b[j] = (unsigned char)(b[j] - 'a' + 'A');
+        uint64_t w;
+        memcpy(&w, b, sizeof w);
+        h = (h ^ w) * k;
+        h ^= h >> 32;
     }
-    return h;
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    return (size_t)(h ^ (h >> 32));
 }
 
-/* The slot of the key p[0..n) in t, or of the empty slot where it would go (t->cap > 0). */
-static size_t str_table_slot(const str_table *t, const char *p, size_t n)
+/* The slot of the key p[0..n) of hash h in t, or of the empty slot where it would go
+ * (t->cap > 0). */
+static size_t str_table_slot(const str_table *t, const char *p, size_t n, size_t h)
 {
-    size_t h = hash_bytes(p, n, t->fold) & (t->cap - 1);
-    for (; t->key[h]; h = (h + 1) & (t->cap - 1)) {
-        const char *k = t->key[h];
-        if (strlen(k) == n && (t->fold ? strncasecmp(k, p, n) : memcmp(k, p, n)) == 0)
+    size_t i = h & (t->cap - 1);
+    for (; t->e[i].key; i = (i + 1) & (t->cap - 1)) {
+        const str_entry *e = &t->e[i];
+        if (e->hash == h && e->len == n &&
+            (t->fold ? strncasecmp(e->key, p, n) : memcmp(e->key, p, n)) == 0)
             break;
     }
-    return h;
+    return i;
 }
 
 /* The entry of the key p[0..n): its slot, or SIZE_MAX when it is not there. */
@@ -172,47 +191,42 @@ static size_t str_table_find(const str_table *t, const char *p, size_t n)
 {
     if (!t->n)
         return SIZE_MAX;
-    size_t h = str_table_slot(t, p, n);
-    return t->key[h] ? h : SIZE_MAX;
+    size_t i = str_table_slot(t, p, n, hash_bytes(p, n, t->fold));
+    return t->e[i].key ? i : SIZE_MAX;
 }
 
-/* Adds `key` (owned by the table from now on, as `value`, which may be NULL); a key already
- * there keeps its entry and gets `value` (the new key is freed). False when out of memory
- * (both are freed then). */
-static bool str_table_add(str_table *t, char *key, char *value)
+/* The slot of the key p[0..n) with room made for one more entry: the key's entry, or the empty
+ * slot where str_table_set puts it (its hash in *hash: each key is hashed once, and moved
+ * without hashing when the table grows). SIZE_MAX when out of memory. */
+static size_t str_table_seek(str_table *t, const char *p, size_t n, size_t *hash)
 {
     if ((t->n + 1) * 2 > t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 64;
-        str_table g = { calloc(cap, sizeof *g.key), calloc(cap, sizeof *g.value), cap, t->n,
-                        t->fold };
-        if (!g.key || !g.value) {
-            free(g.key);
-            free(g.value);
-            free(key);
-            free(value);
-            return false;
+        str_entry *e = calloc(cap, sizeof *e);
+        if (!e)
+            return SIZE_MAX;
+        for (size_t i = 0; i < t->cap; i++) {
+            if (!t->e[i].key)
+                continue;
+            size_t j = t->e[i].hash & (cap - 1);
+            while (e[j].key)
+                j = (j + 1) & (cap - 1);
+            e[j] = t->e[i];
         }
-        for (size_t i = 0; i < t->cap; i++)
-            if (t->key[i]) {
-                size_t h = str_table_slot(&g, t->key[i], strlen(t->key[i]));
-                g.key[h] = t->key[i];
-                g.value[h] = t->value[i];
-            }
-        free(t->key);
-        free(t->value);
-        *t = g;
+        free(t->e);
+        t->e = e;
+        t->cap = cap;
     }
-    size_t h = str_table_slot(t, key, strlen(key));
-    if (t->key[h]) {
-        free(key);
-        free(t->value[h]);
-        t->value[h] = value;
-        return true;
-    }
-    t->key[h] = key;
-    t->value[h] = value;
+    *hash = hash_bytes(p, n, t->fold);
+    return str_table_slot(t, p, n, *hash);
+}
+
+/* Puts `key` (n bytes, owned by the table from now on) and `value` (owned, may be NULL) in the
+ * empty slot i that str_table_seek gave for it. */
+static void str_table_set(str_table *t, size_t i, char *key, size_t n, size_t hash, char *value)
+{
+    t->e[i] = (str_entry){ .key = key, .value = value, .hash = hash, .len = n };
     t->n++;
-    return true;
 }
 
 /* Empties the table; its memory is kept unless it is much larger than what it held (so that
@@ -221,19 +235,18 @@ static void str_table_clear(str_table *t)
 {
     if (t->cap > 64 && t->cap > 8 * t->n) {
         for (size_t i = 0; i < t->cap; i++) {
-            free(t->key[i]);
-            free(t->value[i]);
+            free(t->e[i].key);
+            free(t->e[i].value);
         }
-        free(t->key);
-        free(t->value);
+        free(t->e);
         *t = (str_table){ .fold = t->fold };
         return;
     }
     for (size_t i = 0; i < t->cap && t->n; i++)
-        if (t->key[i]) {
-            free(t->key[i]);
-            free(t->value[i]);
-            t->key[i] = t->value[i] = NULL;
+        if (t->e[i].key) {
+            free(t->e[i].key);
+            free(t->e[i].value);
+            t->e[i] = (str_entry){ 0 };
             t->n--;
         }
 }
@@ -241,8 +254,7 @@ static void str_table_clear(str_table *t)
 static void str_table_free(str_table *t)
 {
     str_table_clear(t);
-    free(t->key);
-    free(t->value);
+    free(t->e);
     *t = (str_table){ 0 };
 }
 
@@ -374,7 +386,7 @@ static tok expand(ini_state *s, tok t)
     size_t h = str_table_find(&s->defines, t.p, t.n);
     if (h == SIZE_MAX)
         return t;
-    return (tok){ s->defines.value[h], strlen(s->defines.value[h]) };
+    return (tok){ s->defines.e[h].value, strlen(s->defines.e[h].value) };
 }
 
 /* ---- the lexer ---- */
@@ -512,13 +524,15 @@ static void add_object(ini_state *s, const char *type, tok name, const tok *pare
 /* True the first time `key` is seen in the file. */
 static bool first_time(ini_state *s, const char *key)
 {
-    if (str_table_find(&s->seen, key, strlen(key)) != SIZE_MAX)
+    size_t n = strlen(key), h, i = str_table_seek(&s->seen, key, n, &h);
+    if (i != SIZE_MAX && s->seen.e[i].key)
         return false;
-    char *k = strdup(key);
-    if (!k || !str_table_add(&s->seen, k, NULL)) {
+    char *k = i != SIZE_MAX ? amx_strndup(key, n) : NULL;
+    if (!k) {
         s->oom = true;
         return false;
     }
+    str_table_set(&s->seen, i, k, n, h, NULL);
     return true;
 }
 
@@ -720,16 +734,19 @@ static char *flag_set(ini_state *s, size_t from)
 /* Adds a condition flag set to the module's; false (and INI_MALFORMED) when it is there. */
 static bool add_flag_set(ini_state *s, char *set)
 {
-    if (str_table_find(&s->flag_sets, set, strlen(set)) != SIZE_MAX) {
+    size_t n = strlen(set), h, i = str_table_seek(&s->flag_sets, set, n, &h);
+    if (i == SIZE_MAX) {
+        free(set);
+        s->oom = true;
+        return false;
+    }
+    if (s->flag_sets.e[i].key) {
         state_malformed(s, "a second state for the condition flags '%.300s': the engine refuses "
                   "duplicate condition states", set[0] ? set : "NONE");
         free(set);
         return false;
     }
-    if (!str_table_add(&s->flag_sets, set, NULL)) {
-        s->oom = true;
-        return false;
-    }
+    str_table_set(&s->flag_sets, i, set, n, h, NULL);
     return true;
 }
 
@@ -1107,8 +1124,15 @@ static void on_define(ini_state *s)
         s->oom = true;
         return;
     }
-    if (str_table_find(&s->defines, name, strlen(name)) == SIZE_MAX &&
-        s->defines.n >= MAX_DEFINES) {
+    size_t n = strlen(name), h, i = str_table_seek(&s->defines, name, n, &h);
+    if (i == SIZE_MAX) {
+        free(name);
+        free(value);
+        s->oom = true;
+        return;
+    }
+    str_entry *e = &s->defines.e[i];
+    if (!e->key && s->defines.n >= MAX_DEFINES) {
         free(name);
         free(value);
         if (!s->defines_over_limit) {
@@ -1121,8 +1145,13 @@ static void on_define(ini_state *s)
         return;
     }
     /* a second #define of a name replaces the first (as OpenSAGE) */
-    if (!str_table_add(&s->defines, name, value))
-        s->oom = true;
+    if (e->key) {
+        free(name);
+        free(e->value);
+        e->value = value;
+        return;
+    }
+    str_table_set(&s->defines, i, name, n, h, value);
 }
 
 /* Top-level blocks whose fields are all one line (the engine's parse tables for them open no
