@@ -755,6 +755,9 @@ static int64_t check_bones(linker *l, int64_t file_id, int64_t clip_id, const pi
 
 /* ---- files ---- */
 
+/* Of the files of one rank, the first by path is taken here: the statement reads them in its
+ * index's order, as a sort by path (a temporary b-tree) cost more than the seek itself, at
+ * every call. (A path longer than h->path's 1,023 bytes compares by those.) */
 int link_file_at(linker *l, const char *lkey, int64_t root, file_hit *h)
 {
     sqlite3_stmt *s = l->files_at;
@@ -766,7 +769,7 @@ int link_file_at(linker *l, const char *lkey, int64_t root, file_hit *h)
             continue;
         bool in_archive = sqlite3_column_int(s, 2) != 0;
         int rank = amx__lookup_rank((size_t)layer, in_archive);
-        if (best >= 0 && rank >= best)
+        if (best >= 0 && (rank > best || (rank == best && strcmp(col_or(s, 4, ""), h->path) >= 0)))
             continue;
         best = rank;
         *h = (file_hit){ .id = sqlite3_column_int64(s, 0), .root_id = sqlite3_column_int64(s, 1),
@@ -1209,8 +1212,7 @@ static const char *const link_sql[] = {
     /* the files at a logical path: id, root, in_archive, format, path, archive's format,
      * name CRC */
     "SELECT f.id, f.root_id, f.parent_id IS NOT NULL, f.format, f.path, p.format, f.name_crc, "
-    "f.status FROM files f LEFT JOIN files p ON p.id = f.parent_id WHERE f.lkey = ?1 "
-    "ORDER BY f.path",
+    "f.status FROM files f LEFT JOIN files p ON p.id = f.parent_id WHERE f.lkey = ?1",
     /* MEG members with the same name CRC as ?1, other than file ?2 */
     "SELECT f.path, f.root_id, f.lkey FROM files f JOIN files p ON p.id = f.parent_id AND "
     "p.format = 'meg' WHERE f.name_crc = ?1 AND f.id <> ?2 ORDER BY f.path LIMIT 64",
