@@ -239,6 +239,14 @@ enum { REF_COLUMNS = 11, REF_BATCH = 16 };
 #define REF_ROWS_4 REF_ROW ", " REF_ROW ", " REF_ROW ", " REF_ROW
 #define REF_ROWS_16 REF_ROWS_4 ", " REF_ROWS_4 ", " REF_ROWS_4 ", " REF_ROWS_4
 
+/* the rows of ins_object and ins_objects_batch: their parameters in this order, the variant
+ * twice (its key is its upper case) */
+enum { OBJECT_COLUMNS = 8, OBJECT_BATCH = 16 };
+#define OBJECT_INSERT_COLUMNS "id, file_id, type, name, name_key, variant, variant_key, line"
+#define OBJECT_ROW "(?, ?, ?, ?, ?, ?, upper(?), ?)"
+#define OBJECT_ROWS_4 OBJECT_ROW ", " OBJECT_ROW ", " OBJECT_ROW ", " OBJECT_ROW
+#define OBJECT_ROWS_16 OBJECT_ROWS_4 ", " OBJECT_ROWS_4 ", " OBJECT_ROWS_4 ", " OBJECT_ROWS_4
+
 /* the rows of ins_state and ins_states_batch: their parameters in this order, the model twice
  * (its key is its upper case) */
 enum { STATE_COLUMNS = 9, STATE_BATCH = 16 };
@@ -334,8 +342,11 @@ static const struct { size_t off; bool core; const char *sql; } write_stmts[] = 
         S(overrides_of_file, "SELECT DISTINCT key FROM refs WHERE kind = 'anim-override' AND "
                              "key <> '' AND (file_id = ?1 OR file_id IN "
                              "(SELECT id FROM files WHERE parent_id = ?1))"),
-        S(ins_object, "INSERT INTO game_objects(file_id, type, name, name_key, variant, "
-                      "variant_key, line) VALUES (?1, ?2, ?3, ?4, ?5, upper(?5), ?6)"),
+        /* a game object, or OBJECT_BATCH at once, as the draw states below */
+        S(ins_object, "INSERT INTO game_objects(" OBJECT_INSERT_COLUMNS ") VALUES " OBJECT_ROW),
+        S(ins_objects_batch, "INSERT INTO game_objects(" OBJECT_INSERT_COLUMNS ") VALUES "
+                             OBJECT_ROWS_16),
+        S(next_object_id, "SELECT max(id) FROM game_objects"),
         S(del_objects, "DELETE FROM game_objects WHERE file_id = ?1"),
         S(ins_ref, "INSERT INTO refs(file_id, object_id, kind, tag, name, key, line, offset, "
                    "state_id, model, model_key) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
@@ -1055,6 +1066,64 @@ static void ref_keys(const amx_ref *r, char *key, char *model_key)
         amx__ref_key(r->kind, r->name, key, AMX_REF_KEY_MAX);
 }
 
+/* The id SQLite would give the next row of a table, in *next: its largest id (`max_id`) + 1,
+ * when `count` more ids fit above it (0 else: SQLite then picks each). The writer's transaction
+ * is the only one writing, so the rows written next get this id and the following ones. */
+static int next_id(sqlite3_stmt *max_id, uint32_t count, int64_t *next)
+{
+    *next = 0;
+    int rc = sqlite3_step(max_id);
+    if (rc == SQLITE_ROW) {
+        int64_t top = sqlite3_column_int64(max_id, 0); /* NULL (no row): 0 */
+        if (top >= 0 && top < INT64_MAX - (int64_t)count)
+            *next = top + 1;
+        rc = SQLITE_OK;
+    }
+    sqlite3_reset(max_id);
+    return rc;
+}
+
+/* Writes the game objects of `a` and puts each one's row id in ids, OBJECT_BATCH to a
+ * statement as put_states does. */
+static int put_objects(amx_db *db, int64_t file_id, const amx_asset *a, int64_t *ids)
+{
+    int64_t next;
+    int rc = next_id(db->next_object_id, a->object_count, &next);
+    for (uint32_t i = 0, batched = 0; rc == SQLITE_OK && i < a->object_count; i++) {
+        const amx_game_object *o = &a->objects[i];
+        char *key = amx__upper(o->name);
+        if (!key)
+            return SQLITE_NOMEM;
+        bool in_batch = next && i - i % OBJECT_BATCH + OBJECT_BATCH <= a->object_count;
+        sqlite3_stmt *s = in_batch ? db->ins_objects_batch : db->ins_object;
+        int at = in_batch ? (int)(i % OBJECT_BATCH) * OBJECT_COLUMNS : 0;
+        const char *variant = o->variant_of && o->variant_of[0] ? o->variant_of : NULL;
+        if (next) {
+            ids[i] = next++;
+            sqlite3_bind_int64(s, at + 1, ids[i]);
+        } else {
+            sqlite3_bind_null(s, at + 1);
+        }
+        sqlite3_bind_int64(s, at + 2, file_id);
+        sqlite3_bind_text(s, at + 3, o->type, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, at + 4, o->name, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, at + 5, key, -1, SQLITE_TRANSIENT);
+        bind_text_or_null(s, at + 6, variant);
+        bind_text_or_null(s, at + 7, variant);
+        sqlite3_bind_int64(s, at + 8, o->line);
+        free(key);
+        if (!in_batch) {
+            rc = amx__db_run(s);
+            if (!next)
+                ids[i] = sqlite3_last_insert_rowid(db->db);
+        } else if (++batched == OBJECT_BATCH) {
+            batched = 0;
+            rc = amx__db_run(s);
+        }
+    }
+    return rc;
+}
+
 /* Writes the draw states of `a` marked in ids (nonzero: a reference names it) and puts each
  * one's row id there. They go STATE_BATCH to a statement with the ids SQLite would give them
  * one by one (the largest id + 1, then on: the writer's transaction is the only one writing),
@@ -1067,15 +1136,8 @@ static int put_states(amx_db *db, int64_t file_id, const amx_asset *a, const int
         todo += ids[i] != 0;
     if (!todo)
         return SQLITE_OK;
-    int64_t next = 0; /* 0: SQLite gives each id */
-    int rc = sqlite3_step(db->next_state_id);
-    if (rc == SQLITE_ROW) {
-        int64_t top = sqlite3_column_int64(db->next_state_id, 0); /* NULL (no row): 0 */
-        if (top >= 0 && top < INT64_MAX - (int64_t)todo)
-            next = top + 1;
-        rc = SQLITE_OK;
-    }
-    sqlite3_reset(db->next_state_id);
+    int64_t next;
+    int rc = next_id(db->next_state_id, todo, &next);
     for (uint32_t i = 0, done = 0, batched = 0; rc == SQLITE_OK && i < a->state_count; i++) {
         const amx_ini_state *st = &a->states[i];
         if (!ids[i])
@@ -1241,24 +1303,8 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a,
     if (rc == SQLITE_OK && a->object_count &&
         !(object_ids = calloc(a->object_count, sizeof *object_ids)))
         return SQLITE_NOMEM;
-    for (uint32_t i = 0; rc == SQLITE_OK && i < a->object_count; i++) {
-        const amx_game_object *o = &a->objects[i];
-        char *key = amx__upper(o->name);
-        if (!key) {
-            rc = SQLITE_NOMEM;
-        } else {
-            sqlite3_stmt *s = db->ins_object;
-            sqlite3_bind_int64(s, 1, file_id);
-            sqlite3_bind_text(s, 2, o->type, -1, SQLITE_TRANSIENT);
-            sqlite3_bind_text(s, 3, o->name, -1, SQLITE_TRANSIENT);
-            sqlite3_bind_text(s, 4, key, -1, SQLITE_TRANSIENT);
-            bind_text_or_null(s, 5, o->variant_of && o->variant_of[0] ? o->variant_of : NULL);
-            sqlite3_bind_int64(s, 6, o->line);
-            rc = amx__db_run(s);
-            object_ids[i] = sqlite3_last_insert_rowid(db->db);
-        }
-        free(key);
-    }
+    if (rc == SQLITE_OK && a->object_count)
+        rc = put_objects(db, file_id, a, object_ids);
     /* INI draw states (ids for their refs). A state is read only through the references it
      * makes (their context: the object's state; clips --model): a state that makes none (its
      * names are the default state's, recorded once per name and model) is not written. */

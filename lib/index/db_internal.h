@@ -57,7 +57,7 @@ struct amx_db {
         *mark_refs_via_keyed, *objects_of_file;
     sqlite3_stmt *ins_pending_refs, *del_pending_refs;
     amx__byte_buf pending;     /* reused for each INI file's references */
-    sqlite3_stmt *ins_object, *del_objects, *ins_ref, *ins_refs_batch, *del_refs, *names_of_file, *mark_refs_keyed,
+    sqlite3_stmt *ins_object, *ins_objects_batch, *next_object_id, *del_objects, *ins_ref, *ins_refs_batch, *del_refs, *names_of_file, *mark_refs_keyed,
         *mark_asset_refs_of_file, *mark_clips_squashed, *mark_clips_fitting,
         *mark_clips_fitting_file;
     amx__byte_buf packed;    /* reused for each clip's tracks */

@@ -1100,10 +1100,10 @@ static void test_sage_missing(void)
     amx_db_close(db);
 }
 
-/* Draw states written 16 to a statement with the ids the writer gives them: every reference
- * points at its own state (the one drawing the model it names, of its object), in a fresh
- * index, after a rescan of the changed file, and when no id is left above the largest (SQLite
- * then picks each, one statement each). */
+/* Game objects and draw states written 16 to a statement with the ids the writer gives them:
+ * every reference points at its own object and state (the one drawing the model it names), in
+ * a fresh index, after a rescan of the changed file, and when no id is left above the largest
+ * (SQLite then picks each, one statement each). */
 static void test_sage_state_ids(void)
 {
     fresh();
@@ -1122,15 +1122,25 @@ static void test_sage_state_ids(void)
     const char *own = "SELECT count(*) FROM refs r JOIN object_states s ON s.id = r.state_id AND "
                       "s.file_id = r.file_id AND s.object_id = r.object_id AND s.model = r.name "
                       "WHERE r.kind = 'w3d-model'";
+    const char *object = "SELECT count(*) FROM refs r JOIN game_objects o ON o.id = r.object_id "
+                         "AND o.file_id = r.file_id AND o.name = 'O' || substr(r.name, 2) "
+                         "WHERE r.kind = 'w3d-model' AND r.name LIKE 'M%'";
     CHECK_EQ(q_int(db, "SELECT count(*) FROM object_states"), 41);
     CHECK_EQ(q_int(db, "%s", own), 41);
+    CHECK_EQ(q_int(db, "%s", object), 40);
     CHECK_EQ(q_int(db, "SELECT max(id) - min(id) FROM object_states"), 40);
+    CHECK_EQ(q_int(db, "SELECT max(id) - min(id) FROM game_objects"), 40);
     /* the 40 states again, after the other file's, and then past an id at the top */
     ini[at - 1] = ' ';
     put_bytes("Gen/Data/INI/Object/Many.ini", ini);
     scan(db, "Gen", NULL);
     CHECK_EQ(q_int(db, "SELECT count(*) FROM object_states"), 41);
     CHECK_EQ(q_int(db, "%s", own), 41);
+    CHECK_EQ(q_int(db, "%s", object), 40);
+    CHECK(sqlite3_exec(amx_db_handle(db),
+                       "INSERT INTO game_objects(id, file_id, type, name, name_key, line) "
+                       "SELECT 9223372036854775807, id, 'Object', 'Top', 'TOP', 0 "
+                       "FROM files WHERE path LIKE '%Few.ini'", NULL, NULL, NULL) == SQLITE_OK);
     CHECK(sqlite3_exec(amx_db_handle(db),
                        "INSERT INTO object_states(id, file_id, module, kind, flags, model, "
                        "model_key, line) SELECT 9223372036854775807, id, '', '', '', '', '', 0 "
@@ -1140,7 +1150,9 @@ static void test_sage_state_ids(void)
     scan(db, "Gen", NULL);
     CHECK_EQ(q_int(db, "SELECT count(*) FROM object_states"), 42);
     CHECK_EQ(q_int(db, "SELECT count(*) FROM object_states WHERE id <= 41"), 1); /* new ids */
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM game_objects WHERE id <= 41"), 1);
     CHECK_EQ(q_int(db, "%s", own), 41);
+    CHECK_EQ(q_int(db, "%s", object), 40);
     amx_db_close(db);
 }
 
