@@ -1084,7 +1084,8 @@ static int next_id(sqlite3_stmt *max_id, uint32_t count, int64_t *next)
 }
 
 /* Writes the game objects of `a` and puts each one's row id in ids, OBJECT_BATCH to a
- * statement as put_states does. */
+ * statement as put_states does. (The asset's texts are bound without a copy, SQLITE_STATIC:
+ * they outlive every statement run here, and amx__db_run clears the bindings.) */
 static int put_objects(amx_db *db, int64_t file_id, const amx_asset *a, int64_t *ids)
 {
     int64_t next;
@@ -1105,8 +1106,8 @@ static int put_objects(amx_db *db, int64_t file_id, const amx_asset *a, int64_t 
             sqlite3_bind_null(s, at + 1);
         }
         sqlite3_bind_int64(s, at + 2, file_id);
-        sqlite3_bind_text(s, at + 3, o->type, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(s, at + 4, o->name, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, at + 3, o->type, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, at + 4, o->name, -1, SQLITE_STATIC);
         sqlite3_bind_text(s, at + 5, key, -1, SQLITE_TRANSIENT);
         bind_text_or_null(s, at + 6, variant);
         bind_text_or_null(s, at + 7, variant);
@@ -1125,7 +1126,7 @@ static int put_objects(amx_db *db, int64_t file_id, const amx_asset *a, int64_t 
 }
 
 /* Writes the draw states of `a` marked in ids (nonzero: a reference names it) and puts each
- * one's row id there. They go STATE_BATCH to a statement with the ids SQLite would give them
+ * one's row id there (their texts bound without a copy, as put_objects binds them). They go STATE_BATCH to a statement with the ids SQLite would give them
  * one by one (the largest id + 1, then on: the writer's transaction is the only one writing),
  * the rest one statement each; with no such id left, SQLite picks each. */
 static int put_states(amx_db *db, int64_t file_id, const amx_asset *a, const int64_t *object_ids,
@@ -1157,11 +1158,11 @@ static int put_states(amx_db *db, int64_t file_id, const amx_asset *a, const int
             sqlite3_bind_int64(s, at + 3, object_ids[st->object]);
         else
             sqlite3_bind_null(s, at + 3);
-        sqlite3_bind_text(s, at + 4, st->module, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(s, at + 5, st->kind, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(s, at + 6, st->flags, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(s, at + 7, st->model, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(s, at + 8, st->model, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, at + 4, st->module, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, at + 5, st->kind, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, at + 6, st->flags, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, at + 7, st->model, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, at + 8, st->model, -1, SQLITE_STATIC);
         sqlite3_bind_int64(s, at + 9, st->line);
         if (!in_batch) {
             rc = amx__db_run(s);
