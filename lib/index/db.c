@@ -1187,7 +1187,7 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a,
             return SQLITE_NOMEM;
         sqlite3_stmt *s = db->ins_skeleton;
         sqlite3_bind_int64(s, 1, file_id);
-        sqlite3_bind_text(s, 2, sk->name, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, 2, sk->name, -1, SQLITE_STATIC);
         sqlite3_bind_text(s, 3, key, -1, SQLITE_TRANSIENT);
         sqlite3_bind_int64(s, 4, sk->bone_count);
         rc = amx__db_run(s);
@@ -1203,7 +1203,7 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a,
             s = db->ins_bone;
             sqlite3_bind_int64(s, 1, skel_id);
             sqlite3_bind_int64(s, 2, b);
-            sqlite3_bind_text(s, 3, sk->bones[b].name, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(s, 3, sk->bones[b].name, -1, SQLITE_STATIC);
             sqlite3_bind_text(s, 4, bkey, -1, SQLITE_TRANSIENT);
             sqlite3_bind_int64(s, 5, sk->bones[b].parent);
             if (sk->has_bone_ids)
@@ -1230,7 +1230,7 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a,
         }
         sqlite3_stmt *s = db->ins_clip;
         sqlite3_bind_int64(s, 1, file_id);
-        sqlite3_bind_text(s, 2, c->name, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, 2, c->name, -1, SQLITE_STATIC);
         sqlite3_bind_text(s, 3, key, -1, SQLITE_TRANSIENT);
         bind_text_or_null(s, 4, hint);
         if (c->has_frames)
@@ -1274,7 +1274,7 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a,
             }
             sqlite3_stmt *s = db->ins_anim_set;
             sqlite3_bind_int64(s, 1, file_id);
-            sqlite3_bind_text(s, 2, set->name, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(s, 2, set->name, -1, SQLITE_STATIC);
             sqlite3_bind_text(s, 3, skel, -1, SQLITE_TRANSIENT);
             sqlite3_bind_text(s, 4, clip, -1, SQLITE_TRANSIENT);
             rc = amx__db_run(s);
@@ -1289,7 +1289,7 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a,
             return SQLITE_NOMEM;
         sqlite3_stmt *s = db->ins_skeleton_ref;
         sqlite3_bind_int64(s, 1, file_id);
-        sqlite3_bind_text(s, 2, r->what, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, 2, r->what, -1, SQLITE_STATIC);
         sqlite3_bind_text(s, 3, key, -1, SQLITE_TRANSIENT);
         sqlite3_bind_int64(s, 4, r->bones_used);
         if (r->offset >= 0)
@@ -1368,8 +1368,8 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a,
         else
             sqlite3_bind_null(s, at + 2);
         sqlite3_bind_text(s, at + 3, amx_ref_kind_name(r->kind), -1, SQLITE_STATIC);
-        sqlite3_bind_text(s, at + 4, r->tag, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(s, at + 5, r->name, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, at + 4, r->tag, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, at + 5, r->name, -1, SQLITE_STATIC);
         sqlite3_bind_text(s, at + 6, key, -1, SQLITE_TRANSIENT);
         if (r->line)
             sqlite3_bind_int64(s, at + 7, r->line);
