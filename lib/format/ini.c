@@ -26,6 +26,7 @@
  * lengths and references are bounded, and every problem is a finding with the line.
  */
 #include "common/grow.h"
+#include "common/hash.h"
 #include "decoder.h"
 
 #include <stdio.h>
@@ -148,28 +149,10 @@ typedef struct ini_state {
     bool oom;
 } ini_state;
 
-/* The hash of p[0..n) (upper-cased when fold): 8 bytes to a step (a reference's key is tens
- * of bytes, and the file's references are each looked up), mixed so that the low bits a slot
- * takes depend on every byte. */
+/* The hash of p[0..n) (upper-cased when fold), seeded per process (common/hash.h). */
 static size_t hash_bytes(const char *p, size_t n, bool fold)
 {
-    const uint64_t k = 0x9e3779b97f4a7c15ull;
-    uint64_t h = n * k;
-    for (size_t i = 0; i < n; i += 8) {
-        unsigned char b[8] = { 0 };
-        size_t m = n - i < 8 ? n - i : 8;
-        memcpy(b, p + i, m);
-        for (size_t j = 0; fold && j < m; j++)
-            if (b[j] >= 'a' && b[j] <= 'z')
-                b[j] = (unsigned char)(b[j] - 'a' + 'A');
-        uint64_t w;
-        memcpy(&w, b, sizeof w);
-        h = (h ^ w) * k;
-        h ^= h >> 32;
-    }
-    h ^= h >> 29;
-    h *= 0xbf58476d1ce4e5b9ull;
-    return (size_t)(h ^ (h >> 32));
+    return (size_t)(fold ? amx__hash_upper(p, n) : amx__hash(p, n));
 }
 
 /* The slot of the key p[0..n) of hash h in t, or of the empty slot where it would go

@@ -18,6 +18,7 @@
  */
 #include "link_internal.h"
 #include "common/grow.h"
+#include "common/hash.h"
 #include "resolve/resolve.h"
 
 #include "animidx/os.h" /* AMX_PRINTF */
@@ -312,12 +313,9 @@ static bool has_bone(const skeleton_bones *k, const char *name)
     return false;
 }
 
-static size_t hash_bytes(const char *p, size_t n) /* FNV-1a */
+static size_t hash_bytes(const char *p, size_t n) /* seeded (common/hash.h) */
 {
-    size_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
-    return h;
+    return (size_t)amx__hash(p, n);
 }
 
 /* The line of `subs` at offset `at`: its length, and the part after its first '.' (NULL none). */

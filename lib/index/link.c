@@ -31,6 +31,7 @@
  */
 #include "link_internal.h"
 #include "common/grow.h"
+#include "common/hash.h"
 #include "resolve/resolve.h"
 
 #include <pthread.h>
@@ -54,12 +55,9 @@ struct link_memo {
     size_t cap, used;         /* cap: a power of two */
 };
 
-static uint64_t memo_hash(const char *key) /* FNV-1a, 64 bits */
+static uint64_t memo_hash(const char *key) /* seeded (common/hash.h): keys come from files */
 {
-    uint64_t h = 14695981039346656037ull;
-    for (; *key; key++)
-        h = (h ^ (unsigned char)*key) * 1099511628211ull;
-    return h;
+    return amx__hash(key, strlen(key));
 }
 
 link_memo *link_memo_new(void)
@@ -583,19 +581,16 @@ static int load_bones(linker *l, int64_t skel_id, bone **out, size_t *count)
     return 0;
 }
 
+/* A bone's index or id, and a name compared without case: seeded (common/hash.h), since both
+ * come from files. */
 static size_t hash_idx(int64_t idx)
 {
-    return (size_t)(((uint64_t)idx * 0x9E3779B97F4A7C15ull) >> 32);
+    return (size_t)amx__hash(&idx, sizeof idx);
 }
 
-static size_t hash_key(const char *key) /* FNV-1a over the ASCII upper-cased bytes */
+static size_t hash_key(const char *key)
 {
-    uint32_t h = 2166136261u;
-    for (; *key; key++) {
-        unsigned c = (unsigned char)*key;
-        h = (h ^ (c >= 'a' && c <= 'z' ? c - 32 : c)) * 16777619u;
-    }
-    return h;
+    return (size_t)amx__hash_upper(key, strlen(key));
 }
 
 static void forget_skeleton(skeleton_bones *k)

@@ -1,10 +1,12 @@
 /* lib/common/text.c: control characters escaped in what people read (issue 21, defect 5). */
 #include "test.h"
 #include "animidx/text.h"
+#include "common/hash.h"
 
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 static char out[4096];
 
@@ -154,11 +156,33 @@ static void test_system_words(void)
     CHECK_STR(amx_os_pick("posix", "windows"), win ? "windows" : "posix");
 }
 
+/* common/hash.c: the tables' seeded hashes. The seed is the process's own, so only what holds
+ * within one process is checked: equal texts hash equal, amx__hash_upper reads a-z as A-Z (in
+ * keys longer than its 256-byte chunks too), and the texts' bytes, not only their ends, count. */
+static void test_hash(void)
+{
+    CHECK_EQ(amx__hash("ROOTTRANSFORM", 13), amx__hash("ROOTTRANSFORM", 13));
+    CHECK_EQ(amx__hash_upper("RootTransform", 13), amx__hash_upper("ROOTTRANSFORM", 13));
+    CHECK(amx__hash_upper("RootTransform", 13) != amx__hash_upper("RootTransforn", 13));
+    CHECK(amx__hash("a", 1) != amx__hash("A", 1));
+    CHECK(amx__hash("", 0) != amx__hash("\0", 1));
+    static char lower[1000], upper[1000];
+    for (size_t i = 0; i < sizeof lower; i++) {
+        lower[i] = (char)('a' + i % 26);
+        upper[i] = (char)('A' + i % 26);
+    }
+    CHECK_EQ(amx__hash_upper(lower, sizeof lower), amx__hash_upper(upper, sizeof upper));
+    upper[600] = '#'; /* a byte past the first two chunks */
+    CHECK(amx__hash_upper(lower, sizeof lower) != amx__hash_upper(upper, sizeof upper));
+    CHECK(amx__hash_upper(lower, 256) != amx__hash_upper(lower, 257)); /* the length counts */
+}
+
 int main(void)
 {
     RUN(test_escape);
     RUN(test_format);
     RUN(test_conversions);
     RUN(test_system_words);
+    RUN(test_hash);
     return test_done();
 }
