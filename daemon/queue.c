@@ -18,6 +18,8 @@
  */
 #include "core_internal.h"
 
+#include "animidx/hash.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,12 +64,11 @@ void amxd__set_state(amxd *d, entry *e, int state)
         list_append(&d->lists[state], e);
 }
 
+/* The paths are the watched tree's file names, which a downloaded mod chooses: seeded
+ * (animidx/hash.h), so names cannot be crafted to share a bucket. */
 static uint64_t hash_path(unsigned root, const char *rel)
 {
-    uint64_t h = 1469598103934665603ULL ^ root;
-    for (const unsigned char *p = (const unsigned char *)rel; *p; p++)
-        h = (h ^ *p) * 1099511628211ULL;
-    return h;
+    return amx_hash(rel, strlen(rel)) ^ ((uint64_t)root * 0x9E3779B97F4A7C15ull);
 }
 
 static entry *find_entry(amxd *d, unsigned root, const char *rel, uint64_t h)

@@ -1,6 +1,7 @@
 /* The seeded hashes of hash.h. */
 #include "common/hash.h"
 
+#include "animidx/hash.h"
 #include "animidx/os.h"
 
 #include <pthread.h>
@@ -27,6 +28,11 @@ uint64_t amx__hash(const void *p, size_t n)
 {
     pthread_once(&seeded, draw_seed);
     return XXH3_64bits_withSeed(p, n, seed);
+}
+
+uint64_t amx_hash(const void *p, size_t n)
+{
+    return amx__hash(p, n);
 }
 
 uint64_t amx__hash_upper(const void *p, size_t n)

@@ -39,6 +39,7 @@
  * amx_archive_entry_bytes.
  */
 #include "mp_common.h"
+#include "common/hash.h"
 
 #include <stdlib.h>
 #include <zlib.h>
@@ -251,10 +252,12 @@ typedef struct span_set {
     uint32_t mask;
 } span_set;
 
+/* Seeded (common/hash.h): the offsets and sizes are the archive's, and a fixed hash would let
+ * them be chosen to share one run of slots that every entry then walks. */
 static uint32_t span_hash(uint64_t offset, uint64_t size, uint32_t mask)
 {
-    uint64_t h = (offset * 0x9E3779B97F4A7C15ull) ^ (size * 0xC2B2AE3D27D4EB4Full);
-    return (uint32_t)(h >> 32) & mask;
+    const uint64_t key[2] = { offset, size };
+    return (uint32_t)amx__hash(key, sizeof key) & mask;
 }
 
 /* The entry that stored the same span before entry k, or -1 (then k is recorded). */

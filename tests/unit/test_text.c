@@ -1,6 +1,7 @@
 /* lib/common/text.c: control characters escaped in what people read (issue 21, defect 5). */
 #include "test.h"
 #include "animidx/text.h"
+#include "animidx/hash.h"
 #include "common/hash.h"
 
 #include <stdarg.h>
@@ -166,6 +167,7 @@ static void test_hash(void)
     CHECK(amx__hash_upper("RootTransform", 13) != amx__hash_upper("RootTransforn", 13));
     CHECK(amx__hash("a", 1) != amx__hash("A", 1));
     CHECK(amx__hash("", 0) != amx__hash("\0", 1));
+    CHECK_EQ(amx_hash("Art/W3D/a.w3d", 13), amx__hash("Art/W3D/a.w3d", 13)); /* the public one */
     static char lower[1000], upper[1000];
     for (size_t i = 0; i < sizeof lower; i++) {
         lower[i] = (char)('a' + i % 26);
