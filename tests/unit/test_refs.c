@@ -749,7 +749,9 @@ static void test_sage_interrupted(void)
     char rel[128], text[600], reskin[64];
     for (int i = 0; i < 12; i++) {
         snprintf(rel, sizeof rel, "Mod/Data/INI/Object/Tank%02d.ini", i);
-        snprintf(reskin, sizeof reskin, i ? "ObjectReskin Copy%02d Tank00\nEnd\n" : "", i);
+        reskin[0] = '\0';
+        if (i)
+            snprintf(reskin, sizeof reskin, "ObjectReskin Copy%02d Tank00\nEnd\n", i);
         snprintf(text, sizeof text,
                  "Object Tank%02d\n  Draw = W3DModelDraw M\n    DefaultConditionState\n"
                  "      Model = AVTank\n      Animation = AVTank.AVTank_IDL\n"
