@@ -346,7 +346,9 @@ static void parse_delta_data(amx_dec *d, const w3d_anim *a, w3d_chan *ch, const 
     }
     ch->blocks = (uint32_t)(avail < blocks ? avail : blocks);
     ch->n = n;
-    if (n != a->frames)
+    /* A BFME motion channel of one frame is a constant one: its initial value, held (BFME2's
+     * exporter writes a pivot's unmoving translations so; OpenSAGE makes it one key frame). */
+    if (n != a->frames && !(motion && n == 1))
         amx__finding_sev(d, AMX_C_COUNT_MISMATCH, AMX_SEV_WARNING, (int64_t)ch->body.start, ctx,
                          "the channel has %u frames, the animation %u", n, a->frames);
     ch->usable = ch->slot != S_NONE && n > 0;

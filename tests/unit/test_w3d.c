@@ -1362,6 +1362,32 @@ static void test_broken_compressed(void)
     amx_asset_free(a);
     ch[2].extra_bytes = 0;
 
+    /* 0x284 adaptive delta of N frames in an animation of 10: N = 1 is a constant channel (as
+     * BFME2's guaragorn_idla.w3d writes three), any other N a COUNT_MISMATCH at the channel. */
+    ch[2].count = 1;
+    a = canim_asset(&an, true, &lay);
+    CHECK_CLEAN(a);
+    if (a->clip_count == 1 && a->clips[0].has_samples) {
+        const amx_track *t = track_of(&a->clips[0], 3);
+        CHECK(t && t->channels == AMX_CH_TRANSLATION);
+        for (uint32_t f = 0; t && f < 10; f++)
+            CHECK(t->translation[3 * f + 2] == 0.0f); /* di[0], held */
+    } else {
+        CHECK(!"a sampled clip");
+    }
+    amx_asset_free(a);
+    di[0] = 2.5f;
+    a = canim_asset(&an, true, &lay);
+    const amx_track *held = a->clip_count == 1 ? track_of(&a->clips[0], 3) : NULL;
+    CHECK(held && held->translation[3 * 9 + 2] == 2.5f);
+    amx_asset_free(a);
+    di[0] = 0;
+    ch[2].count = 5;
+    a = canim_asset(&an, true, &lay);
+    CHECK_SEV(a, AMX_C_COUNT_MISMATCH, lay.channels[2] + 8, AMX_SEV_WARNING);
+    amx_asset_free(a);
+    ch[2].count = 10;
+
     /* Flavor 2: BAD_VALUE at the flavor field; its 0x282 channels are not decoded. */
     an.flavor = 2;
     a = canim_asset(&an, false, &lay);
