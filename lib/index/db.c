@@ -1090,14 +1090,16 @@ static int put_objects(amx_db *db, int64_t file_id, const amx_asset *a, int64_t 
 {
     int64_t next;
     int rc = next_id(db->next_object_id, a->object_count, &next);
-    for (uint32_t i = 0, batched = 0; rc == SQLITE_OK && i < a->object_count; i++) {
+    amx__row_batch rows;
+    amx__row_batch_begin(&rows, db->ins_object, next ? db->ins_objects_batch : NULL,
+                         OBJECT_BATCH, OBJECT_COLUMNS, a->object_count);
+    for (uint32_t i = 0; rc == SQLITE_OK && i < a->object_count; i++) {
         const amx_game_object *o = &a->objects[i];
         char *key = amx__upper(o->name);
         if (!key)
             return SQLITE_NOMEM;
-        bool in_batch = next && i - i % OBJECT_BATCH + OBJECT_BATCH <= a->object_count;
-        sqlite3_stmt *s = in_batch ? db->ins_objects_batch : db->ins_object;
-        int at = in_batch ? (int)(i % OBJECT_BATCH) * OBJECT_COLUMNS : 0;
+        int at;
+        sqlite3_stmt *s = amx__row_batch_row(&rows, &at);
         const char *variant = o->variant_of && o->variant_of[0] ? o->variant_of : NULL;
         if (next) {
             ids[i] = next++;
@@ -1113,14 +1115,9 @@ static int put_objects(amx_db *db, int64_t file_id, const amx_asset *a, int64_t 
         bind_text_or_null(s, at + 7, variant);
         sqlite3_bind_int64(s, at + 8, o->line);
         free(key);
-        if (!in_batch) {
-            rc = amx__db_run(s);
-            if (!next)
-                ids[i] = sqlite3_last_insert_rowid(db->db);
-        } else if (++batched == OBJECT_BATCH) {
-            batched = 0;
-            rc = amx__db_run(s);
-        }
+        rc = amx__row_batch_done(&rows);
+        if (!next)
+            ids[i] = sqlite3_last_insert_rowid(db->db);
     }
     return rc;
 }
@@ -1139,14 +1136,15 @@ static int put_states(amx_db *db, int64_t file_id, const amx_asset *a, const int
         return SQLITE_OK;
     int64_t next;
     int rc = next_id(db->next_state_id, todo, &next);
-    for (uint32_t i = 0, done = 0, batched = 0; rc == SQLITE_OK && i < a->state_count; i++) {
+    amx__row_batch rows;
+    amx__row_batch_begin(&rows, db->ins_state, next ? db->ins_states_batch : NULL, STATE_BATCH,
+                         STATE_COLUMNS, todo);
+    for (uint32_t i = 0; rc == SQLITE_OK && i < a->state_count; i++) {
         const amx_ini_state *st = &a->states[i];
         if (!ids[i])
             continue;
-        bool in_batch = next && done - done % STATE_BATCH + STATE_BATCH <= todo;
-        sqlite3_stmt *s = in_batch ? db->ins_states_batch : db->ins_state;
-        int at = in_batch ? (int)(done % STATE_BATCH) * STATE_COLUMNS : 0;
-        done++;
+        int at;
+        sqlite3_stmt *s = amx__row_batch_row(&rows, &at);
         if (next) {
             ids[i] = next++;
             sqlite3_bind_int64(s, at + 1, ids[i]);
@@ -1164,14 +1162,9 @@ static int put_states(amx_db *db, int64_t file_id, const amx_asset *a, const int
         sqlite3_bind_text(s, at + 7, st->model, -1, SQLITE_STATIC);
         sqlite3_bind_text(s, at + 8, st->model, -1, SQLITE_STATIC);
         sqlite3_bind_int64(s, at + 9, st->line);
-        if (!in_batch) {
-            rc = amx__db_run(s);
-            if (!next)
-                ids[i] = sqlite3_last_insert_rowid(db->db);
-        } else if (++batched == STATE_BATCH) {
-            batched = 0;
-            rc = amx__db_run(s);
-        }
+        rc = amx__row_batch_done(&rows);
+        if (!next)
+            ids[i] = sqlite3_last_insert_rowid(db->db);
     }
     return rc;
 }
@@ -1355,11 +1348,13 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a,
                           SQLITE_STATIC);
         rc = amx__db_run(db->ins_pending_refs);
     }
-    for (uint32_t i = 0, batched = 0; rc == SQLITE_OK && !pending && i < a->ref_count; i++) {
+    amx__row_batch rows;
+    amx__row_batch_begin(&rows, db->ins_ref, db->ins_refs_batch, REF_BATCH, REF_COLUMNS,
+                         a->ref_count);
+    for (uint32_t i = 0; rc == SQLITE_OK && !pending && i < a->ref_count; i++) {
         const amx_ref *r = &a->refs[i];
-        bool in_batch = i - i % REF_BATCH + REF_BATCH <= a->ref_count;
-        sqlite3_stmt *s = in_batch ? db->ins_refs_batch : db->ins_ref;
-        int at = in_batch ? (int)(i % REF_BATCH) * REF_COLUMNS : 0;
+        int at;
+        sqlite3_stmt *s = amx__row_batch_row(&rows, &at);
         char key[AMX_REF_KEY_MAX], model_key[AMX_REF_KEY_MAX] = "";
         ref_keys(r, key, model_key);
         sqlite3_bind_int64(s, at + 1, file_id);
@@ -1385,12 +1380,7 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a,
             sqlite3_bind_null(s, at + 9);
         bind_text_or_null(s, at + 10, r->model);
         bind_text_or_null(s, at + 11, r->model ? model_key : NULL);
-        if (!in_batch)
-            rc = amx__db_run(s);
-        else if (++batched == REF_BATCH) {
-            batched = 0;
-            rc = amx__db_run(s);
-        }
+        rc = amx__row_batch_done(&rows);
         /* an override names a model's animation set: its clips bind anew */
         if (rc == SQLITE_OK && r->kind == AMX_REF_ANIM_OVERRIDE && key[0]) {
             sqlite3_bind_text(db->mark_clips_prefix, 1, key, -1, SQLITE_TRANSIENT);

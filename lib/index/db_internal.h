@@ -216,6 +216,44 @@ amx_status amx__db_set_layers(amx_db *db, int64_t root_id, const int64_t *bases,
  * SQLITE_OK or the SQLite error. */
 int amx__db_run(sqlite3_stmt *s);
 
+/* Rows written `per` to one multi-row INSERT while that many are left, the rest one at a time:
+ * `many` has `per` times `columns` parameters (row k's are k * columns + 1, ...), `one` the
+ * parameters of a row (many NULL: every row goes through `one`). For each of the `count` rows,
+ * in order: _row gives the statement and the offset `at` of the row's parameters (bind at + 1,
+ * at + 2, ...), _done steps the statement once its rows are bound (SQLITE_OK or the SQLite
+ * error; a row through `one` is then the last inserted). Every `many` statement is full: nothing
+ * is left to step after the last row. */
+typedef struct amx__row_batch {
+    sqlite3_stmt *one, *many;
+    size_t per, columns;
+    size_t many_left;         /* rows still to go through `many` (whole statements of per) */
+    size_t bound;             /* rows bound to `many` since it last ran */
+} amx__row_batch;
+
+static inline void amx__row_batch_begin(amx__row_batch *b, sqlite3_stmt *one, sqlite3_stmt *many,
+                                        size_t per, size_t columns, size_t count)
+{
+    *b = (amx__row_batch){ .one = one, .many = many, .per = per, .columns = columns,
+                           .many_left = many ? count - count % per : 0 };
+}
+
+static inline sqlite3_stmt *amx__row_batch_row(const amx__row_batch *b, int *at)
+{
+    *at = b->many_left ? (int)(b->bound * b->columns) : 0;
+    return b->many_left ? b->many : b->one;
+}
+
+static inline int amx__row_batch_done(amx__row_batch *b)
+{
+    if (!b->many_left)
+        return amx__db_run(b->one);
+    b->many_left--;
+    if (++b->bound < b->per)
+        return SQLITE_OK;
+    b->bound = 0;
+    return amx__db_run(b->many);
+}
+
 /* dir_key: the upper-cased directory of the logical path (inside an archive, the member's own
  * directory); stem_key: the upper-cased file name without extension. Both malloc'd (NULL when
  * out of memory); the caller frees. */

@@ -377,24 +377,21 @@ static int apply(sqlite3_stmt *const *w, const plan *p)
     if (p->failed)
         return -1;
     for (size_t i = 0; i < p->n;) {
-        /* WRITE_BATCH inserts of INI references, or of findings, in a row: one statement */
-        size_t rows = 1;
+        /* inserts of INI references, or of findings, in a row: WRITE_BATCH to a statement */
         uint8_t kind = p->ops[i].kind;
-        sqlite3_stmt *s = w[kind];
-        if (batched[kind].params) {
-            while (rows < WRITE_BATCH && i + rows < p->n && p->ops[i + rows].kind == kind)
-                rows++;
-            if (rows == WRITE_BATCH)
-                s = w[batched[kind].batch];
-            else
-                rows = 1;
+        size_t n = 1;
+        while (batched[kind].params && i + n < p->n && p->ops[i + n].kind == kind)
+            n++;
+        amx__row_batch rows;
+        amx__row_batch_begin(&rows, w[kind], batched[kind].params ? w[batched[kind].batch] : NULL,
+                             WRITE_BATCH, batched[kind].params, n);
+        for (size_t end = i + n; i < end; i++) {
+            int at;
+            sqlite3_stmt *s = amx__row_batch_row(&rows, &at);
+            bind_op(s, at, &p->ops[i], (const char *)p->text.data);
+            if (amx__row_batch_done(&rows) != SQLITE_OK)
+                return -1;
         }
-        for (size_t r = 0; r < rows; r++)
-            bind_op(s, (int)r * batched[kind].params, &p->ops[i + r],
-                    (const char *)p->text.data);
-        if (amx__db_run(s) != SQLITE_OK)
-            return -1;
-        i += rows;
     }
     return 0;
 }
