@@ -1,7 +1,8 @@
 /*
  * A growing byte buffer: the index's own blobs (a clip's packed tracks, tracks.c; an INI file's
  * pending references, ini_refs_pending.c) with the unsigned LEB128 varints they are written in,
- * and the texts the link pass keeps by offset (link.c's plan, bind_sage.c's row texts).
+ * and the texts kept by offset (link.c's plan, bind_sage.c's row texts, scan.c's names of a
+ * directory's entries and paths of its rows).
  */
 #include "db_internal.h"
 

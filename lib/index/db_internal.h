@@ -17,7 +17,8 @@ extern const amx__migration amx__migrations[];
 extern const int amx__migration_count;
 
 /* A growing byte buffer (byte_buf.c): a clip's packed tracks (tracks.c), an INI file's pending
- * references (ini_refs_pending.c), texts kept by offset (link.c, bind_sage.c). */
+ * references (ini_refs_pending.c), texts kept by offset (link.c, bind_sage.c, scan.c's directory
+ * entries and rows). */
 typedef struct amx__byte_buf {
     uint8_t *data;
     size_t len, cap;

@@ -1046,36 +1046,11 @@ static int cmp_names(const void *a, const void *b)
     return strcmp(((const entry_name *)a)->stored, ((const entry_name *)b)->stored);
 }
 
-/* A growable buffer of NUL-terminated strings, addressed by offset (it moves as it grows). */
-typedef struct strpool {
-    char *buf;
-    size_t len, cap;
-} strpool;
-
-static bool pool_add(strpool *p, const char *str, size_t *at)
-{
-    size_t n = strlen(str) + 1;
-    if (p->cap - p->len < n) {
-        size_t cap = p->cap ? p->cap : 4096;
-        while (cap - p->len < n)
-            cap *= 2;
-        char *g = realloc(p->buf, cap);
-        if (!g)
-            return false;
-        p->buf = g;
-        p->cap = cap;
-    }
-    memcpy(p->buf + p->len, str, n);
-    *at = p->len;
-    p->len += n;
-    return true;
-}
-
 /* The index's rows for the loose files of one directory, sorted by path: read with one query
  * (on the covering index files_dir) inside the batch transaction, instead of one lookup per
  * file. Memory: one directory's rows. */
 typedef struct dir_rows {
-    strpool paths;
+    amx__byte_buf paths;          /* the paths, NUL-terminated */
     size_t *path_at;              /* offsets into paths */
     amx__file_row *rows;
     size_t n;
@@ -1084,7 +1059,7 @@ typedef struct dir_rows {
 
 static void dir_rows_free(dir_rows *d)
 {
-    free(d->paths.buf);
+    amx__byte_buf_free(&d->paths);
     free(d->path_at);
     free(d->rows);
     *d = (dir_rows){ 0 };
@@ -1131,7 +1106,8 @@ static bool dir_rows_load(scanner *s, const char *rel, dir_rows *out)
         memcpy(r->format, f ? f : "", fl);
         r->format[fl] = '\0';
         const unsigned char *path = sqlite3_column_text(q, 0);
-        if (!pool_add(&out->paths, path ? (const char *)path : "", &out->path_at[out->n])) {
+        if (!amx__byte_buf_put_text(&out->paths, path ? (const char *)path : "",
+                                    &out->path_at[out->n])) {
             rc = SQLITE_NOMEM;
             break;
         }
@@ -1152,7 +1128,7 @@ static bool dir_rows_load(scanner *s, const char *rel, dir_rows *out)
 static const amx__file_row *dir_rows_find(dir_rows *d, const char *path)
 {
     while (d->next < d->n) {
-        int c = strcmp(d->paths.buf + d->path_at[d->next], path);
+        int c = strcmp((const char *)d->paths.data + d->path_at[d->next], path);
         if (c == 0)
             return &d->rows[d->next++];
         if (c > 0)
@@ -1321,7 +1297,7 @@ static void walk(scanner *s, const char *abs, const char *rel, const char *raw, 
      * each as the file system spells it and, when that is not text, as the index stores it
      * (amx_path_encode). They are walked in the order of the stored names, the order of the
      * index's rows for the directory (dir_rows_find's cursor). */
-    strpool pool = { 0 };
+    amx__byte_buf pool = { 0 };
     size_t *offs = NULL; /* pairs: raw, stored */
     entry_name *names = NULL;
     size_t n = 0, cap = 0;
@@ -1339,12 +1315,12 @@ static void walk(scanner *s, const char *abs, const char *rel, const char *raw, 
             names = more;
         }
         size_t at, sat;
-        if (!pool_add(&pool, e.name, &at))
+        if (!amx__byte_buf_put_text(&pool, e.name, &at))
             break;
         sat = at;
         if (amx_path_needs_encoding(e.name)) {
             char *enc = amx_path_encode(e.name);
-            bool ok = enc && pool_add(&pool, enc, &sat);
+            bool ok = enc && amx__byte_buf_put_text(&pool, enc, &sat);
             free(enc);
             if (!ok)
                 break;
@@ -1357,8 +1333,8 @@ static void walk(scanner *s, const char *abs, const char *rel, const char *raw, 
     }
     amx_os_dir_close(d);
     for (size_t i = 0; i < n; i++) {
-        names[i].raw = pool.buf + offs[2 * i];
-        names[i].stored = pool.buf + offs[2 * i + 1];
+        names[i].raw = (const char *)pool.data + offs[2 * i];
+        names[i].stored = (const char *)pool.data + offs[2 * i + 1];
     }
     free(offs);
     if (n)
@@ -1422,7 +1398,7 @@ static void walk(scanner *s, const char *abs, const char *rel, const char *raw, 
     }
     dir_rows_free(&known);
     free(names);
-    free(pool.buf);
+    amx__byte_buf_free(&pool);
 }
 
 /* Walks the scope: the whole root, one subtree, or one file. A scope that no longer exists
