@@ -1014,7 +1014,9 @@ static void push(ini_state *s, enum frame_kind kind)
     frame *f = &s->stack[s->depth++];
     f->kind = kind;
     f->line = s->line_no;
-    snprintf(f->what, sizeof f->what, "%.*s", (int)(s->t[0].n < 60 ? s->t[0].n : 60), s->t[0].p);
+    size_t n = s->t[0].n < 60 ? s->t[0].n : 60; /* (a copy: a printf a block cost 1.5% of a scan) */
+    memcpy(f->what, s->t[0].p, n);
+    f->what[n] = '\0';
 }
 
 static void pop(ini_state *s)

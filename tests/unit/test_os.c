@@ -48,6 +48,30 @@ static void test_strings(void)
     CHECK(amx_memmem(hay, 6, "abd", 3) == NULL);
     CHECK(amx_memmem(hay, sizeof hay - 1, "\0abd", 4) == hay + 8);
     CHECK(amx_memmem(hay, 2, "xxx", 3) == NULL);
+    /* against the obvious search: texts of a 3-letter alphabet, so needles of 1 to 9 bytes
+     * match often, partly and at the ends */
+    uint32_t seed = 12345;
+    static unsigned char text[300], pat[9];
+    for (int round = 0; round < 4000; round++) {
+        size_t tl = (size_t)(round % 300), pl = 1 + (size_t)(round % 9);
+        for (size_t i = 0; i < tl; i++) {
+            seed = seed * 1103515245u + 12345u;
+            text[i] = (unsigned char)("ab\0"[(seed >> 16) % 3]);
+        }
+        for (size_t i = 0; i < pl; i++) {
+            seed = seed * 1103515245u + 12345u;
+            pat[i] = (unsigned char)("ab\0"[(seed >> 16) % 3]);
+        }
+        const void *want = NULL;
+        for (size_t at = 0; !want && pl <= tl && at <= tl - pl; at++)
+            if (memcmp(text + at, pat, pl) == 0)
+                want = text + at;
+        if (amx_memmem(text, tl, pat, pl) != want) {
+            CHECK(!"amx_memmem agrees with the obvious search");
+            printf("# text length %zu, needle length %zu, round %d\n", tl, pl, round);
+            break;
+        }
+    }
     const char *s = "Art/Models/VSF_XWing.ALO";
     CHECK(amx_strcasestr(s, "xwing") == s + 15);
     CHECK(amx_strcasestr(s, "ALO") == s + 21);
