@@ -20,12 +20,6 @@
 
 #include <stdarg.h>
 
-#if defined(__GNUC__)
-#define AMX_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#else
-#define AMX_UNLIKELY(x) (x)
-#endif
-
 typedef struct amx_arena amx_arena;
 
 amx_arena *amx__arena_create(size_t limit);

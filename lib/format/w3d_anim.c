@@ -11,10 +11,6 @@
 #include <string.h>
 #include <strings.h>
 
-#ifndef M_PI
-#define M_PI 3.14159265358979323846
-#endif
-
 enum { S_X, S_Y, S_Z, S_Q, S_VIS, NSLOT, S_NONE = NSLOT };
 
 enum chan_kind {
@@ -468,7 +464,8 @@ static float filter_value(uint8_t i)
     if (i < 16)
         return head[i];
     float ratio = (float)(i - 16) / 240.0f;
-    return 1.0f - (float)sin((double)(90.0f * ratio) * M_PI / 180.0);
+    const double pi = 3.14159265358979323846; /* (M_PI is not standard C) */
+    return 1.0f - (float)sin((double)(90.0f * ratio) * pi / 180.0);
 }
 
 static void identity(uint32_t vl, float *out)
