@@ -335,6 +335,8 @@ static int report(linker *l, int64_t file_id, int64_t root, const outcome *o)
             dds = dot && strcasecmp(dot, ".tga") == 0 ? " (a .tga it does not find, it looks for "
                                                         "as .dds)"
                                                       : "";
+        } else if (o->kind == AMX_REF_TEXTURE && strstr(r->tried, "ART/COMPILEDTEXTURES/")) {
+            dds = " (ART/COMPILEDTEXTURES: BFME 2's packed textures)";
         }
         snprintf(msg, sizeof msg, "%s '%.200s'%s is in no file of %.1500s: the engine looks for "
                  "%.1000s%s", kind_noun(o->kind), o->name, also, stack, r->tried, dds);

@@ -118,7 +118,8 @@ size_t amx__texture_lkeys(const char *name, bool w3d, char out[][AMX_LKEY_MAX], 
     put_path(file, 0, sizeof file, f, strlen(f));
     size_t n = 0;
     if (w3d) {
-        /* the DDS variant first: the last three characters replaced */
+        /* Generals and Zero Hour: the DDS variant first (the last three characters replaced),
+         * then the name as written */
         size_t len = strlen(file);
         snprintf(key, sizeof key, "ART/TEXTURES/%.990s", file);
         if (len > 3) {
@@ -126,7 +127,18 @@ size_t amx__texture_lkeys(const char *name, bool w3d, char out[][AMX_LKEY_MAX], 
             snprintf(dds, sizeof dds, "ART/TEXTURES/%.*sDDS", (int)(len - 3 < 990 ? len - 3 : 990), file);
             n = add_key(out, n, max, dds);
         }
-        return add_key(out, n, max, key);
+        n = add_key(out, n, max, key);
+        /* BFME 2 (OpenSAGE's Bfme2TexturePathResolver): ART/COMPILEDTEXTURES/<the name's first
+         * two characters>/<the name>, its extension changed to .dds, then .tga */
+        const char *dot = strrchr(file, '.');
+        size_t stem = dot ? (size_t)(dot - file) : len;
+        if (len >= 2 && stem > 0)
+            for (int e = 0; e < 2; e++) {
+                snprintf(key, sizeof key, "ART/COMPILEDTEXTURES/%.2s/%.*s.%s", file,
+                         (int)(stem < 980 ? stem : 980), file, e ? "TGA" : "DDS");
+                n = add_key(out, n, max, key);
+            }
+        return n;
     }
     char as_written[AMX_LKEY_MAX] = "";
     if (f != name) /* a path: from the game's root */

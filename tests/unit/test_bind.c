@@ -834,9 +834,13 @@ static void test_resolve_rules(void)
     CHECK_STR(tk[1], "DATA/ART/TEXTURES/A.B.TGA");
     CHECK_STR(tk[2], "ART/TEXTURES/A.DDS");
     CHECK_STR(tk[3], "DATA/ART/TEXTURES/A.DDS");
-    CHECK_EQ(amx__texture_lkeys("autwins.tga", true, tk, 8), 2);
+    CHECK_EQ(amx__texture_lkeys("autwins.tga", true, tk, 8), 4);
     CHECK_STR(tk[0], "ART/TEXTURES/AUTWINS.DDS");
     CHECK_STR(tk[1], "ART/TEXTURES/AUTWINS.TGA");
+    CHECK_STR(tk[2], "ART/COMPILEDTEXTURES/AU/AUTWINS.DDS"); /* BFME 2 */
+    CHECK_STR(tk[3], "ART/COMPILEDTEXTURES/AU/AUTWINS.TGA");
+    CHECK_EQ(amx__texture_lkeys("a", true, tk, 8), 1); /* no two characters: no BFME 2 folder */
+    CHECK_STR(tk[0], "ART/TEXTURES/A");
     CHECK_EQ(amx__shader_lkeys("Custom.fx", tk, 8), 6);
     CHECK_STR(tk[0], "CUSTOM.FX");
     CHECK_STR(tk[1], "DATA/ART/SHADERS/CUSTOM.FX");

@@ -306,7 +306,26 @@ static void test_w3d_textures(void)
     CHECK_STR(resolution(db, "box.w3d", "box.tga"), "found Art/Textures/box.dds");
     CHECK_STR(resolution(db, "box.w3d", "lid.tga"), "missing -");
     CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'REFERENCE_NOT_FOUND' AND "
-                       "message LIKE '%%ART/TEXTURES/LID.DDS, ART/TEXTURES/LID.TGA%%'"), 1);
+                       "message LIKE '%%ART/TEXTURES/LID.DDS, ART/TEXTURES/LID.TGA, "
+                       "ART/COMPILEDTEXTURES/LI/LID.DDS, ART/COMPILEDTEXTURES/LI/LID.TGA%%'"), 1);
+    amx_db_close(db);
+
+    /* BFME 2 packs them as Art/CompiledTextures/<first two letters>/<name>.dds */
+    fresh();
+    amxw_w3d_mesh troll = { .name = "GADUZ", .container = "GADUZ", .textures =
+                                (const char *const[]){ "gaduz.tga", "gaduzdrum.tga" },
+                            .texture_count = 2 };
+    amxw_w3d_mesh_write(&b, &troll);
+    put("Mod/Art/W3D/ga/gaduz.w3d", &b);
+    put_bytes("Mod/Art/CompiledTextures/ga/gaduz.dds", "dds");
+    put_bytes("Mod/Art/CompiledTextures/gu/gaduzdrum.dds", "dds"); /* not where it is looked for */
+    db = open_db();
+    scan(db, "Mod", NULL);
+    CHECK_STR(resolution(db, "gaduz.w3d", "gaduz.tga"), "found Art/CompiledTextures/ga/gaduz.dds");
+    CHECK_STR(resolution(db, "gaduz.w3d", "gaduzdrum.tga"), "missing -");
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'REFERENCE_NOT_FOUND' AND "
+                       "message LIKE '%%ART/COMPILEDTEXTURES/GA/GADUZDRUM.DDS%%the tree has "
+                       "Art/CompiledTextures/gu/gaduzdrum.dds%%'"), 1);
     amx_db_close(db);
 }
 
