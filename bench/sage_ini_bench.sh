@@ -7,6 +7,10 @@
 #   index build, warm, --jobs 1      vs  cat of every file (warm)   target: <= 2x
 #   index build, warm, --jobs nproc  vs  cat of every file (warm)   target: <= 2x
 #
+# Then what a user's next scans cost (incremental, on a copy of the tree, warm): a rescan with
+# nothing changed, and a rescan after the INI file with the most references gained a comment
+# line (the file is decoded again and its references resolved again; nothing else is).
+#
 # The tree defaults to the corpus's Generals mod (../shared/corpus/mods/Generals_Rebalanced: 59
 # INI files, 17 MB, 2 W3D files); --tree DIR measures another (read only). See bench/README.md.
 set -euo pipefail
@@ -101,6 +105,39 @@ for (( i = 1; i <= runs; i++ )); do
         cat_all > /dev/null # warm again
     fi
 done
+# incremental: a copy of the tree indexed once, then rescans of it
+copy=$work/tree
+cp -R "$tree" "$copy"
+chmod -R u+w "$copy"
+"$animidx" scan "$copy" --db "$work/inc.db" --config "$work/empty.ini" --jobs 1 --quiet > /dev/null || true
+edited=$(python3 - "$work/inc.db" <<'PY' 2>/dev/null || true
+import sqlite3, sys
+c = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+row = c.execute("SELECT r.path || '/' || f.path FROM files f JOIN roots r ON r.id = f.root_id "
+                "JOIN refs x ON x.file_id = f.id WHERE f.format = 'sage-ini' "
+                "GROUP BY f.id ORDER BY count(*) DESC LIMIT 1").fetchone()
+print(row[0] if row else "")
+PY
+)
+rescan() { # JOBS: one rescan of the copy into its index, prints its wall time
+    local t0 t1 rc=0
+    t0=$(now)
+    run_rss "$work/use" "$animidx" scan "$copy" --db "$work/inc.db" --config "$work/empty.ini" \
+        --jobs "$1" --json --quiet > "$work/inc.json" || rc=$?
+    t1=$(now)
+    (( rc < 2 )) || { echo "sage_ini_bench: rescan exited $rc" >&2; cat "$work/inc.json" >&2; exit 1; }
+    elapsed "$t0" "$t1"
+}
+same_t=(); same_c=(); edit_t=(); edit_c=()
+for (( i = 1; i <= runs; i++ )); do
+    same_t+=("$(rescan 1)"); same_c+=("$(usage_cpu "$work/use")")
+    if [[ -n $edited && -f $edited ]]; then
+        printf '; edited by sage_ini_bench, run %d\n' "$i" >> "$edited"
+        edit_t+=("$(rescan 1)"); edit_c+=("$(usage_cpu "$work/use")")
+    fi
+done
+edit_note=${edited#"$copy"/}
+edit_kb=$([[ -n $edited && -f $edited ]] && du -k "$edited" | cut -f1 || echo 0)
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 cat_m=$(median "${cat_t[@]}"); one_m=$(median "${one_t[@]}"); all_m=$(median "${all_t[@]}")
 r1=$(ratio "$one_m" "$cat_m"); rn=$(ratio "$all_m" "$cat_m")
@@ -132,6 +169,10 @@ $(row "index build, --jobs $cores (warm)" all_t all_c)
 $(row "cat of every file (cold)" ccat_t ccat_c)
 $(row "index build, --jobs 1 (cold)" cone_t cone_c)
 $(row "index build, --jobs $cores (cold)" call_t call_c)
+$(row "rescan, nothing changed (warm, --jobs 1)" same_t same_c)
+$(row "rescan after one INI file changed (warm, --jobs 1)" edit_t edit_c)
+
+The changed file: ${edit_note:-none found} (${edit_kb} KB; the INI file with the most references).
 
 | target (warm, wall) | value | result |
 | --- | ---: | --- |
