@@ -407,33 +407,25 @@ amx_status amx_query_clips_for_model(amx_db *db, const char *model,
     return binding_rows(db, s, true, row, user, err, errlen);
 }
 
+/* Every clip with the skeleton it is bound to (binding_rows' columns), before a WHERE clause */
+#define CLIPS_BOUND_TO                                                                          \
+    "SELECT " CLIP_COLUMNS ", sr.path, sf.path, "                                               \
+    "(SELECT how FROM clip_bindings b WHERE b.clip_id = c.id AND "                              \
+    "b.skeleton_id = c.skeleton_id), (SELECT via FROM clip_bindings b WHERE "                   \
+    "b.clip_id = c.id AND b.skeleton_id = c.skeleton_id) FROM clips c "                         \
+    "JOIN files f ON f.id = c.file_id JOIN roots r ON r.id = f.root_id "                        \
+    "LEFT JOIN skeletons k ON k.id = c.skeleton_id "                                            \
+    "LEFT JOIN files sf ON sf.id = k.file_id "                                                  \
+    "LEFT JOIN roots sr ON sr.id = sf.root_id "
+
 amx_status amx_query_all_clips(amx_db *db, void (*row)(const amx_clip_row *r, void *user),
                                void *user, char *err, size_t errlen)
 {
     sqlite3_stmt *s = NULL;
-    amx_status st = prep(db,
-                         "SELECT " CLIP_COLUMNS ", sr.path, sf.path, "
-                         "(SELECT how FROM clip_bindings b WHERE b.clip_id = c.id AND "
-                         "b.skeleton_id = c.skeleton_id), (SELECT via FROM clip_bindings b WHERE "
-                         "b.clip_id = c.id AND b.skeleton_id = c.skeleton_id) FROM clips c "
-                         "JOIN files f ON f.id = c.file_id JOIN roots r ON r.id = f.root_id "
-                         "LEFT JOIN skeletons k ON k.id = c.skeleton_id "
-                         "LEFT JOIN files sf ON sf.id = k.file_id "
-                         "LEFT JOIN roots sr ON sr.id = sf.root_id ORDER BY r.path, f.path, c.id",
-                         &s, err, errlen);
+    amx_status st = prep(db, CLIPS_BOUND_TO "ORDER BY r.path, f.path, c.id", &s, err, errlen);
     if (st)
         return st;
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        amx_clip_row r;
-        read_clip(s, 0, &r);
-        r.skeleton_root = col(s, 12);
-        r.skeleton_path = col(s, 13);
-        r.how = col(s, 14);
-        r.via = col(s, 15);
-        row(&r, user);
-    }
-    return finish(db, s, rc, err, errlen);
+    return binding_rows(db, s, false, row, user, err, errlen);
 }
 
 amx_status amx_query_file_summary(amx_db *db, const amx_config *cfg, const char *root,
@@ -734,31 +726,14 @@ amx_status amx_query_clips_with_bone(amx_db *db, const char *bone,
 {
     sqlite3_stmt *s = NULL;
     amx_status st = prep(db,
-                         "SELECT " CLIP_COLUMNS ", sr.path, sf.path, "
-                         "(SELECT how FROM clip_bindings b WHERE b.clip_id = c.id AND "
-                         "b.skeleton_id = c.skeleton_id), (SELECT via FROM clip_bindings b WHERE "
-                         "b.clip_id = c.id AND b.skeleton_id = c.skeleton_id) FROM clips c "
-                         "JOIN files f ON f.id = c.file_id JOIN roots r ON r.id = f.root_id "
-                         "LEFT JOIN skeletons k ON k.id = c.skeleton_id "
-                         "LEFT JOIN files sf ON sf.id = k.file_id "
-                         "LEFT JOIN roots sr ON sr.id = sf.root_id WHERE EXISTS (SELECT 1 FROM "
-                         "clip_tracks t WHERE t.clip_id = c.id AND amx_tracks_have_bone(t.data, ?1)) "
+                         CLIPS_BOUND_TO "WHERE EXISTS (SELECT 1 FROM clip_tracks t WHERE "
+                         "t.clip_id = c.id AND amx_tracks_have_bone(t.data, ?1)) "
                          "ORDER BY r.path, f.path, c.id",
                          &s, err, errlen);
     if (st)
         return st;
     sqlite3_bind_text(s, 1, bone, -1, SQLITE_TRANSIENT);
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        amx_clip_row r;
-        read_clip(s, 0, &r);
-        r.skeleton_root = col(s, 12);
-        r.skeleton_path = col(s, 13);
-        r.how = col(s, 14);
-        r.via = col(s, 15);
-        row(&r, user);
-    }
-    return finish(db, s, rc, err, errlen);
+    return binding_rows(db, s, false, row, user, err, errlen);
 }
 
 static void read_issue(sqlite3_stmt *s, int base, const amx_config *cfg, amx_issue_row *r)
@@ -806,6 +781,18 @@ static amx_status bind_issue_filter(sqlite3_stmt *s, const amx_issue_filter *f)
     return AMX_OK;
 }
 
+/* Prepares `sql` with the filter's parameters bound (*s NULL after an error). */
+static amx_status prep_issues(amx_db *db, const char *sql, const amx_issue_filter *f,
+                              sqlite3_stmt **s, char *err, size_t errlen)
+{
+    amx_status st = prep(db, sql, s, err, errlen);
+    if (!st && (st = bind_issue_filter(*s, f))) {
+        sqlite3_finalize(*s);
+        *s = NULL;
+    }
+    return st;
+}
+
 /* Above this many findings of a code, the first `limit` by path are read in path order from
  * the files (streaming, stopping early) rather than sorted from the findings of the code. */
 #define ISSUES_SORT_MAX 20000
@@ -824,11 +811,10 @@ amx_status amx_query_issues(amx_db *db, const amx_config *cfg, const amx_issue_f
     if (stream && filter->code) {
         /* a rare code: its findings sorted are cheaper than walking the files */
         sqlite3_stmt *c = NULL;
-        amx_status st = prep(db, "SELECT count(*) FROM findings WHERE code = ?1", &c, err, errlen);
-        if (st || (st = bind_issue_filter(c, filter))) {
-            sqlite3_finalize(c);
+        amx_status st = prep_issues(db, "SELECT count(*) FROM findings WHERE code = ?1", filter,
+                                    &c, err, errlen);
+        if (st)
             return st;
-        }
         int rc = sqlite3_step(c);
         stream = rc == SQLITE_ROW && sqlite3_column_int64(c, 0) > ISSUES_SORT_MAX;
         if ((st = finish(db, c, rc == SQLITE_ROW ? SQLITE_DONE : rc, err, errlen)))
@@ -847,13 +833,9 @@ amx_status amx_query_issues(amx_db *db, const amx_config *cfg, const amx_issue_f
                  "JOIN roots r ON r.id = f.root_id WHERE 1 %s "
                  "ORDER BY r.path, f.path, coalesce(i.offset, -1), i.id", where);
     sqlite3_stmt *s = NULL;
-    amx_status st = prep(db, sql, &s, err, errlen);
+    amx_status st = prep_issues(db, sql, filter, &s, err, errlen);
     if (st)
         return st;
-    if ((st = bind_issue_filter(s, filter))) {
-        sqlite3_finalize(s);
-        return st;
-    }
     int rc;
     size_t given = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -880,26 +862,23 @@ amx_status amx_query_issue_counts(amx_db *db, const amx_config *cfg,
     amx_issue_filter none = { 0 };
     if (!filter)
         filter = &none;
-    char where[512], sql[4096];
+    char where[512], from[1024], sql[4096];
     issue_where(db, filter, where, sizeof where);
     bool join = strstr(where, "f.") != NULL;
     bool roots = strstr(where, "r.") != NULL;
     bool counted[AMX_CODE_COUNT] = { false }; /* the codes that passed the filters */
     bool other = false;                       /* a code this animidx does not know */
     /* with no filter on files or roots, the findings_code index holds all it needs */
-    snprintf(sql, sizeof sql,
-             "SELECT i.code, i.severity, count(*), count(DISTINCT i.file_id) FROM findings i %s %s "
-             "WHERE 1 %s GROUP BY i.code, i.severity",
+    snprintf(from, sizeof from, "FROM findings i %s %s WHERE 1 %s",
              join || roots ? "JOIN files f ON f.id = i.file_id" : "",
              roots ? "JOIN roots r ON r.id = f.root_id" : "", where);
+    snprintf(sql, sizeof sql,
+             "SELECT i.code, i.severity, count(*), count(DISTINCT i.file_id) %s "
+             "GROUP BY i.code, i.severity", from);
     sqlite3_stmt *s = NULL;
-    amx_status st = prep(db, sql, &s, err, errlen);
+    amx_status st = prep_issues(db, sql, filter, &s, err, errlen);
     if (st)
         return st;
-    if ((st = bind_issue_filter(s, filter))) {
-        sqlite3_finalize(s);
-        return st;
-    }
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         amx_issue_count c = { .code = col_or(s, 0, ""),
@@ -922,9 +901,7 @@ amx_status amx_query_issue_counts(amx_db *db, const amx_config *cfg,
     /* the files with any finding that counted (severity filters and switched-off codes
      * apply per code, so the codes that counted are listed) */
     *files_total = 0;
-    snprintf(sql, sizeof sql, "SELECT count(DISTINCT i.file_id) FROM findings i %s %s WHERE 1 %s",
-             join || roots ? "JOIN files f ON f.id = i.file_id" : "",
-             roots ? "JOIN roots r ON r.id = f.root_id" : "", where);
+    snprintf(sql, sizeof sql, "SELECT count(DISTINCT i.file_id) %s", from);
     if (!other) { /* only the codes that counted (a filter or the config may leave some out) */
         size_t at = strlen(sql);
         at += (size_t)snprintf(sql + at, sizeof sql - at, " AND i.code IN (''");
@@ -935,12 +912,8 @@ amx_status amx_query_issue_counts(amx_db *db, const amx_config *cfg,
         if (at < sizeof sql)
             snprintf(sql + at, sizeof sql - at, ")");
     }
-    if ((st = prep(db, sql, &s, err, errlen)))
+    if ((st = prep_issues(db, sql, filter, &s, err, errlen)))
         return st;
-    if ((st = bind_issue_filter(s, filter))) {
-        sqlite3_finalize(s);
-        return st;
-    }
     rc = sqlite3_step(s);
     if (rc == SQLITE_ROW) {
         *files_total = (uint64_t)sqlite3_column_int64(s, 0);
@@ -1116,6 +1089,13 @@ static amx_status show_one(amx_db *db, const amx_config *cfg, int64_t id,
     "r.kind, r.tag, r.name, o.name, coalesce(r.line, 0), coalesce(r.offset, -1), r.resolution, " \
     "tr.path, t.path, t.root_id <> f.root_id"
 
+/* The referring file's root and path, then REF_COLUMNS (the target t and its root tr are
+ * joined after this) */
+#define REFS_FROM                                                                                \
+    "SELECT fr.path, f.path, " REF_COLUMNS " FROM refs r "                                       \
+    "JOIN files f ON f.id = r.file_id JOIN roots fr ON fr.id = f.root_id "                      \
+    "LEFT JOIN game_objects o ON o.id = r.object_id "
+
 static void read_ref(sqlite3_stmt *s, int base, amx_ref_row *r)
 {
     *r = (amx_ref_row){
@@ -1139,20 +1119,15 @@ amx_status amx_query_refs(amx_db *db, const char *root, const char *path,
                          "SELECT f.id, r.path, f.path FROM files f JOIN roots r ON r.id = f.root_id "
                          "WHERE r.path = ?1 AND f.path = ?2",
                          &s, err, errlen);
+    /* what the file names (found or not), and what names it */
     if (!st)
         st = prep(db,
-                  "SELECT fr.path, f.path, " REF_COLUMNS " FROM refs r "
-                  "JOIN files f ON f.id = r.file_id JOIN roots fr ON fr.id = f.root_id "
-                  "LEFT JOIN game_objects o ON o.id = r.object_id "
-                  "LEFT JOIN files t ON t.id = r.target_id LEFT JOIN roots tr ON tr.id = t.root_id "
-                  "WHERE r.file_id = ?1 ORDER BY r.id",
+                  REFS_FROM "LEFT JOIN files t ON t.id = r.target_id "
+                  "LEFT JOIN roots tr ON tr.id = t.root_id WHERE r.file_id = ?1 ORDER BY r.id",
                   &o, err, errlen);
     if (!st)
         st = prep(db,
-                  "SELECT fr.path, f.path, " REF_COLUMNS " FROM refs r "
-                  "JOIN files f ON f.id = r.file_id JOIN roots fr ON fr.id = f.root_id "
-                  "LEFT JOIN game_objects o ON o.id = r.object_id "
-                  "JOIN files t ON t.id = r.target_id JOIN roots tr ON tr.id = t.root_id "
+                  REFS_FROM "JOIN files t ON t.id = r.target_id JOIN roots tr ON tr.id = t.root_id "
                   "WHERE r.target_id = ?1 ORDER BY fr.path, f.path, r.id",
                   &i, err, errlen);
     if (st) {
