@@ -24,6 +24,19 @@ static void json_offset(amx_json *j, int64_t off)
         amx_json_null(j);
 }
 
+/* With --json, a command's output is one array, and a newline after it. */
+static void json_list_begin(amx_json *j)
+{
+    amx_json_init(j, stdout, true);
+    amx_json_begin_array(j);
+}
+
+static void json_list_end(amx_json *j)
+{
+    amx_json_end_array(j);
+    fputc('\n', stdout);
+}
+
 /* Runs one list query: a JSON array with --json, else rows of text and a closing line
  * "<count> <noun>". `query` runs the query with the row callback and ctx. */
 typedef amx_status (*list_query)(amx_db *db, out_ctx *ctx, const void *arg, char *err, size_t errlen);
@@ -36,14 +49,12 @@ static int run_list(cli_opts *o, const amx_config *cfg, list_query query, const 
         return EXIT_IO;
     out_ctx ctx = { .json = o->json };
     if (o->json) {
-        amx_json_init(&ctx.j, stdout, true);
-        amx_json_begin_array(&ctx.j);
+        json_list_begin(&ctx.j);
     }
     char err[1024];
     amx_status st = query(db, &ctx, arg, err, sizeof err);
     if (o->json) {
-        amx_json_end_array(&ctx.j);
-        fputc('\n', stdout);
+        json_list_end(&ctx.j);
     } else if (!st) {
         cli_printf("%d %s\n", ctx.count, noun);
     }
@@ -196,15 +207,13 @@ static int clips_of_model(cli_opts *o, amx_config *cfg)
     char err[1024];
     clips_ctx c = { .db = db, .cfg = cfg, .o.json = o->json };
     if (o->json) {
-        amx_json_init(&c.o.j, stdout, true);
-        amx_json_begin_array(&c.o.j);
+        json_list_begin(&c.o.j);
     } else {
         cli_printf("clips played on model %s:\n", o->model);
     }
     amx_status st = amx_query_clips_for_model(db, o->model, clip_row, &c, err, sizeof err);
     if (o->json) {
-        amx_json_end_array(&c.o.j);
-        fputc('\n', stdout);
+        json_list_end(&c.o.j);
     } else if (!st) {
         cli_printf("%d clips\n", c.o.count);
     }
@@ -275,8 +284,7 @@ int cmd_clips(cli_opts *o, amx_config *cfg)
         skel = from_file;
     clips_ctx c = { .db = db, .cfg = cfg, .o.json = o->json, .skeleton = o->bone ? skel : NULL };
     if (o->json) {
-        amx_json_init(&c.o.j, stdout, true);
-        amx_json_begin_array(&c.o.j);
+        json_list_begin(&c.o.j);
     } else if (o->bone) {
         cli_printf("clips animating bone %s%s%s:\n", o->bone, skel ? " of skeleton " : "",
                    skel ? skel : "");
@@ -287,8 +295,7 @@ int cmd_clips(cli_opts *o, amx_config *cfg)
         st = o->bone ? amx_query_clips_with_bone(db, o->bone, clip_row, &c, err, sizeof err)
                      : amx_query_clips(db, skel, clip_row, &c, err, sizeof err);
     if (o->json) {
-        amx_json_end_array(&c.o.j);
-        fputc('\n', stdout);
+        json_list_end(&c.o.j);
     } else if (!st) {
         cli_printf("%d clips\n", c.o.count);
     }
@@ -485,8 +492,7 @@ int cmd_issues(cli_opts *o, amx_config *cfg)
             c.filter.path_prefix = where.v[0].path;
     }
     if (o->json) {
-        amx_json_init(&c.j, stdout, true);
-        amx_json_begin_array(&c.j);
+        json_list_begin(&c.j);
     }
     char err[1024];
     if (c.where)
@@ -506,8 +512,7 @@ int cmd_issues(cli_opts *o, amx_config *cfg)
     amx_db_close(db);
     cli_paths_free(&where);
     if (o->json) {
-        amx_json_end_array(&c.j);
-        fputc('\n', stdout);
+        json_list_end(&c.j);
     }
     if (st) {
         cli_error("%s", err);
@@ -1007,8 +1012,7 @@ int cmd_show(cli_opts *o, amx_config *cfg)
         return EXIT_IO;
     show_ctx s = { .o.json = o->json };
     if (o->json) {
-        amx_json_init(&s.o.j, stdout, true);
-        amx_json_begin_array(&s.o.j);
+        json_list_begin(&s.o.j);
     }
     amx_show_callbacks cb = {
         .file = show_file, .skeleton = show_skeleton, .bone = show_bone, .clip = show_clip,
@@ -1032,8 +1036,7 @@ int cmd_show(cli_opts *o, amx_config *cfg)
     free(s.run.last);
     cli_paths_free(&where);
     if (o->json) {
-        amx_json_end_array(&s.o.j);
-        fputc('\n', stdout);
+        json_list_end(&s.o.j);
     }
     amx_db_close(db);
     if (st) {
@@ -1286,13 +1289,11 @@ int cmd_refs(cli_opts *o, amx_config *cfg)
     if (o->missing) {
         missing_ctx c = { .o.json = o->json };
         if (o->json) {
-            amx_json_init(&c.o.j, stdout, true);
-            amx_json_begin_array(&c.o.j);
+            json_list_begin(&c.o.j);
         }
         st = amx_query_missing(db, cfg, o->include_base, missing_row, &c, err, sizeof err);
         if (o->json) {
-            amx_json_end_array(&c.o.j);
-            fputc('\n', stdout);
+            json_list_end(&c.o.j);
         } else if (!st) {
             cli_printf("%d file%s missing, of the wrong kind or not decoding, %lld reference%s\n",
                        c.o.count, c.o.count == 1 ? "" : "s", (long long)c.references,
@@ -1301,8 +1302,7 @@ int cmd_refs(cli_opts *o, amx_config *cfg)
     } else {
         refs_ctx c = { .o.json = o->json };
         if (o->json) {
-            amx_json_init(&c.o.j, stdout, true);
-            amx_json_begin_array(&c.o.j);
+            json_list_begin(&c.o.j);
         }
         int found = 0;
         cli_paths where;
@@ -1320,8 +1320,7 @@ int cmd_refs(cli_opts *o, amx_config *cfg)
         refs_close(&c);
         free(c.run.last);
         if (o->json) {
-            amx_json_end_array(&c.o.j);
-            fputc('\n', stdout);
+            json_list_end(&c.o.j);
         }
     }
     amx_db_close(db);
@@ -1334,6 +1333,18 @@ int cmd_refs(cli_opts *o, amx_config *cfg)
 
 /* ---- rules ---- */
 
+/* A rule as `rules --json` lists it, with its effective severity. */
+static void rule_json(amx_json *j, const amx_code_info *ci, amx_severity eff)
+{
+    amx_json_begin_object(j);
+    amx_json_kstring(j, "code", ci->name);
+    amx_json_kstring(j, "severity", amx_severity_name(eff));
+    amx_json_kstring(j, "default_severity", amx_severity_name(ci->severity));
+    amx_json_kstring(j, "summary", ci->summary);
+    amx_json_kstring(j, "help", ci->help);
+    amx_json_end_object(j);
+}
+
 /* `rules CODE`: one rule, its effective severity, what it means and how to fix it. */
 static int one_rule(cli_opts *o, const amx_config *cfg, const char *name)
 {
@@ -1343,17 +1354,11 @@ static int one_rule(cli_opts *o, const amx_config *cfg, const char *name)
         return EXIT_USAGE;
     }
     const amx_code_info *ci = amx_code_get(code);
-    amx_severity eff = cfg->severity_set[code] ? cfg->severity[code] : ci->severity;
+    amx_severity eff = cli_effective_severity_of(cfg, code);
     if (o->json) {
         amx_json j;
         amx_json_init(&j, stdout, true);
-        amx_json_begin_object(&j);
-        amx_json_kstring(&j, "code", ci->name);
-        amx_json_kstring(&j, "severity", amx_severity_name(eff));
-        amx_json_kstring(&j, "default_severity", amx_severity_name(ci->severity));
-        amx_json_kstring(&j, "summary", ci->summary);
-        amx_json_kstring(&j, "help", ci->help);
-        amx_json_end_object(&j);
+        rule_json(&j, ci, eff);
         fputc('\n', stdout);
         return EXIT_OK;
     }
@@ -1382,20 +1387,13 @@ int cmd_rules(cli_opts *o, amx_config *cfg)
         return one_rule(o, cfg, o->args[0]);
     amx_json j;
     if (o->json) {
-        amx_json_init(&j, stdout, true);
-        amx_json_begin_array(&j);
+        json_list_begin(&j);
     }
     for (int i = 0; i < AMX_CODE_COUNT; i++) {
         const amx_code_info *ci = amx_code_get((amx_code)i);
-        amx_severity eff = cfg->severity_set[i] ? cfg->severity[i] : ci->severity;
+        amx_severity eff = cli_effective_severity_of(cfg, (amx_code)i);
         if (o->json) {
-            amx_json_begin_object(&j);
-            amx_json_kstring(&j, "code", ci->name);
-            amx_json_kstring(&j, "severity", amx_severity_name(eff));
-            amx_json_kstring(&j, "default_severity", amx_severity_name(ci->severity));
-            amx_json_kstring(&j, "summary", ci->summary);
-            amx_json_kstring(&j, "help", ci->help);
-            amx_json_end_object(&j);
+            rule_json(&j, ci, eff);
         } else {
             cli_printf("%-24s %s%-8s%s %s%s\n", ci->name, cli_sev_on(eff), amx_severity_name(eff),
                        cli_color_off(), ci->summary,
@@ -1403,8 +1401,7 @@ int cmd_rules(cli_opts *o, amx_config *cfg)
         }
     }
     if (o->json) {
-        amx_json_end_array(&j);
-        fputc('\n', stdout);
+        json_list_end(&j);
     }
     return EXIT_OK;
 }
