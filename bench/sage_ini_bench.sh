@@ -73,16 +73,16 @@ trap 'rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM
 : > "$work/empty.ini"
 
-scan() { # DB JOBS JSONOUT: one fresh index build, prints its wall time
+index_scan() { # TREE DB JOBS JSONOUT: one scan of TREE into DB, prints its wall time
     local t0 t1 rc=0
-    rm -f "$1"*
     t0=$(now)
-    run_rss "$work/use" "$animidx" scan "$tree" --db "$1" --config "$work/empty.ini" \
-        --jobs "$2" --json --quiet > "$3" || rc=$?
+    run_rss "$work/use" "$animidx" scan "$1" --db "$2" --config "$work/empty.ini" \
+        --jobs "$3" --json --quiet > "$4" || rc=$?
     t1=$(now)
-    (( rc < 2 )) || { echo "sage_ini_bench: scan exited $rc" >&2; cat "$3" >&2; exit 1; }
+    (( rc < 2 )) || { echo "sage_ini_bench: scan exited $rc" >&2; cat "$4" >&2; exit 1; }
     elapsed "$t0" "$t1"
 }
+scan() { rm -f "$1"*; index_scan "$tree" "$@"; } # DB JOBS JSONOUT: a fresh index build
 
 files=$(find "$tree" -type f | wc -l)
 bytes=$(find "$tree" -type f -printf '%s\n' | awk '{ s += $1 } END { printf "%d", s }')
@@ -109,7 +109,8 @@ done
 copy=$work/tree
 cp -R "$tree" "$copy"
 chmod -R u+w "$copy"
-"$animidx" scan "$copy" --db "$work/inc.db" --config "$work/empty.ini" --jobs 1 --quiet > /dev/null || true
+rescan() { index_scan "$copy" "$work/inc.db" "$1" "$work/inc.json"; } # JOBS: the copy again
+rescan 1 > /dev/null # its first index, not timed
 edited=$(python3 - "$work/inc.db" <<'PY' 2>/dev/null || true
 import sqlite3, sys
 c = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
@@ -119,15 +120,6 @@ row = c.execute("SELECT r.path || '/' || f.path FROM files f JOIN roots r ON r.i
 print(row[0] if row else "")
 PY
 )
-rescan() { # JOBS: one rescan of the copy into its index, prints its wall time
-    local t0 t1 rc=0
-    t0=$(now)
-    run_rss "$work/use" "$animidx" scan "$copy" --db "$work/inc.db" --config "$work/empty.ini" \
-        --jobs "$1" --json --quiet > "$work/inc.json" || rc=$?
-    t1=$(now)
-    (( rc < 2 )) || { echo "sage_ini_bench: rescan exited $rc" >&2; cat "$work/inc.json" >&2; exit 1; }
-    elapsed "$t0" "$t1"
-}
 same_t=(); same_c=(); edit_t=(); edit_c=()
 for (( i = 1; i <= runs; i++ )); do
     same_t+=("$(rescan 1)"); same_c+=("$(usage_cpu "$work/use")")

@@ -1,7 +1,6 @@
-/* The seeded hashes of hash.h. */
+/* The seeded hashes of animidx/hash.h and common/hash.h. */
 #include "common/hash.h"
 
-#include "animidx/hash.h"
 #include "animidx/os.h"
 
 #include <pthread.h>
@@ -24,15 +23,10 @@ static void draw_seed(void)
     seed = XXH3_64bits(&s, sizeof s);
 }
 
-uint64_t amx__hash(const void *p, size_t n)
+uint64_t amx_hash(const void *p, size_t n)
 {
     pthread_once(&seeded, draw_seed);
     return XXH3_64bits_withSeed(p, n, seed);
-}
-
-uint64_t amx_hash(const void *p, size_t n)
-{
-    return amx__hash(p, n);
 }
 
 uint64_t amx__hash_upper(const void *p, size_t n)

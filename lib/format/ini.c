@@ -152,7 +152,7 @@ typedef struct ini_state {
 /* The hash of p[0..n) (upper-cased when fold), seeded per process (common/hash.h). */
 static size_t hash_bytes(const char *p, size_t n, bool fold)
 {
-    return (size_t)(fold ? amx__hash_upper(p, n) : amx__hash(p, n));
+    return (size_t)(fold ? amx__hash_upper(p, n) : amx_hash(p, n));
 }
 
 /* The slot of the key p[0..n) of hash h in t, or of the empty slot where it would go

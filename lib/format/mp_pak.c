@@ -257,7 +257,7 @@ typedef struct span_set {
 static uint32_t span_hash(uint64_t offset, uint64_t size, uint32_t mask)
 {
     const uint64_t key[2] = { offset, size };
-    return (uint32_t)amx__hash(key, sizeof key) & mask;
+    return (uint32_t)amx_hash(key, sizeof key) & mask;
 }
 
 /* The entry that stored the same span before entry k, or -1 (then k is recorded). */

@@ -315,7 +315,7 @@ static bool has_bone(const skeleton_bones *k, const char *name)
 
 static size_t hash_bytes(const char *p, size_t n) /* seeded (common/hash.h) */
 {
-    return (size_t)amx__hash(p, n);
+    return (size_t)amx_hash(p, n);
 }
 
 /* The line of `subs` at offset `at`: its length, and the part after its first '.' (NULL none). */

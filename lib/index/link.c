@@ -57,7 +57,7 @@ struct link_memo {
 
 static uint64_t memo_hash(const char *key) /* seeded (common/hash.h): keys come from files */
 {
-    return amx__hash(key, strlen(key));
+    return amx_hash(key, strlen(key));
 }
 
 link_memo *link_memo_new(void)
@@ -582,7 +582,7 @@ static int load_bones(linker *l, int64_t skel_id, bone **out, size_t *count)
  * come from files. */
 static size_t hash_idx(int64_t idx)
 {
-    return (size_t)amx__hash(&idx, sizeof idx);
+    return (size_t)amx_hash(&idx, sizeof idx);
 }
 
 static size_t hash_key(const char *key)

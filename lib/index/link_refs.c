@@ -329,17 +329,17 @@ static int report(linker *l, int64_t file_id, int64_t root, const outcome *o)
     case RES_MISSING: {
         char stack[2048];
         link_describe_stack(l, root, stack, sizeof stack);
-        const char *dds = "";
+        const char *how = ""; /* what the list of places does not say */
         if (o->kind == AMX_REF_TEXTURE && !o->w3d) {
             const char *dot = strrchr(o->name, '.');
-            dds = dot && strcasecmp(dot, ".tga") == 0 ? " (a .tga it does not find, it looks for "
+            how = dot && strcasecmp(dot, ".tga") == 0 ? " (a .tga it does not find, it looks for "
                                                         "as .dds)"
                                                       : "";
         } else if (o->kind == AMX_REF_TEXTURE && strstr(r->tried, "ART/COMPILEDTEXTURES/")) {
-            dds = " (ART/COMPILEDTEXTURES: BFME 2's packed textures)";
+            how = " (ART/COMPILEDTEXTURES: BFME 2's packed textures)";
         }
         snprintf(msg, sizeof msg, "%s '%.200s'%s is in no file of %.1500s: the engine looks for "
-                 "%.1000s%s", kind_noun(o->kind), o->name, also, stack, r->tried, dds);
+                 "%.1000s%s", kind_noun(o->kind), o->name, also, stack, r->tried, how);
         if (where_else(l, o->kind, o->name, o->w3d, root, msg, sizeof msg))
             return -1;
         return link_add_finding_sev(l, file_id, "refs", AMX_C_REFERENCE_NOT_FOUND,

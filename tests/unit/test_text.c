@@ -162,12 +162,11 @@ static void test_system_words(void)
  * keys longer than its 256-byte chunks too), and the texts' bytes, not only their ends, count. */
 static void test_hash(void)
 {
-    CHECK_EQ(amx__hash("ROOTTRANSFORM", 13), amx__hash("ROOTTRANSFORM", 13));
+    CHECK_EQ(amx_hash("ROOTTRANSFORM", 13), amx_hash("ROOTTRANSFORM", 13));
     CHECK_EQ(amx__hash_upper("RootTransform", 13), amx__hash_upper("ROOTTRANSFORM", 13));
     CHECK(amx__hash_upper("RootTransform", 13) != amx__hash_upper("RootTransforn", 13));
-    CHECK(amx__hash("a", 1) != amx__hash("A", 1));
-    CHECK(amx__hash("", 0) != amx__hash("\0", 1));
-    CHECK_EQ(amx_hash("Art/W3D/a.w3d", 13), amx__hash("Art/W3D/a.w3d", 13)); /* the public one */
+    CHECK(amx_hash("a", 1) != amx_hash("A", 1));
+    CHECK(amx_hash("", 0) != amx_hash("\0", 1));
     static char lower[1000], upper[1000];
     for (size_t i = 0; i < sizeof lower; i++) {
         lower[i] = (char)('a' + i % 26);
