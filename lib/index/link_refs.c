@@ -304,8 +304,14 @@ static void add_spelling(outcome *o, const char *name)
     snprintf(quoted, sizeof quoted, "'%.510s'", name);
     if (strstr(o->others, quoted)) /* said already */
         return;
-    if (o->nothers++ < 4 && at + strlen(quoted) + 3 < sizeof o->others)
-        snprintf(o->others + at, sizeof o->others - at, "%s%s", at ? ", " : "", quoted);
+    size_t len = strlen(quoted);
+    if (o->nothers++ < 4 && at + len + 3 < sizeof o->others) {
+        if (at) {
+            memcpy(o->others + at, ", ", 2);
+            at += 2;
+        }
+        memcpy(o->others + at, quoted, len + 1);
+    }
 }
 
 /* The finding of one outcome of the references to a file (where: where the first spelling is). */
