@@ -94,8 +94,10 @@ amx_status amx_query_summary(amx_db *db, const amx_config *cfg, bool include_bas
              "(SELECT count(*) FROM models WHERE kind = 'model'), "
              "(SELECT count(*) FROM models WHERE kind = 'particle'), "
              /* clips that should have a skeleton and have none (MW3 definitions have none by
-              * design and get no such finding), and clips no model loads by name */
-             "(SELECT count(*) FROM findings i %s WHERE i.code = 'SKELETON_NOT_FOUND' %s), "
+              * design and get no such finding; a clip's finding has the context 'skeleton', a
+              * W3D HLOD's or HMODEL's names the model), and clips no model loads by name */
+             "(SELECT count(*) FROM findings i %s WHERE i.code = 'SKELETON_NOT_FOUND' "
+             "AND i.context = 'skeleton' %s), "
              "(SELECT count(*) FROM findings i %s WHERE i.code = 'CLIP_NOT_LOADED_BY_NAME' %s), "
              "(SELECT count(*) FROM findings i %s WHERE i.code = 'ANIMATION_NOT_REACHED' %s), "
              /* what a base layer might have had */

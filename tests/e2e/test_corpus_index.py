@@ -267,7 +267,9 @@ def test_sage():
     db = os.path.join(TMP, "bfme.db")
     with case(tap, "BFME2_sample: aragorn.ini parses and binds; guaragorn_pala.w3d holds "
                    "GUISILDUR_SKL.GUARAGORN_PALA") as c:
-        scan(bfme, db)
+        s = scan(bfme, db)
+        c.eq(s["clips_unbound"], 1, "clips_unbound: the PALA animation; the HLOD GADUZ built on "
+             "the absent MUDRMTROLL_SKL is a model, not a clip")
         iss = ax.json("issues", "--db", db, "--json")
         ini = [i for i in iss if i["path"].endswith("aragorn.ini")]
         c.eq(sorted((i["code"], i["severity"]) for i in ini),
