@@ -19,7 +19,9 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lint"))
 from tap import Tap, Cli, case, canon, short, run as tap_run  # noqa: E402
+import schema_check  # noqa: E402
 
 if len(sys.argv) < 2:
     sys.stderr.write("usage: test_corpus_index.py ANIMIDX\n")
@@ -292,6 +294,28 @@ def test_sage():
              ["GondorAragorn", "GondorAragornMP"], "show: the INI's objects")
         p = ax.run("clips", "--model", "X", "--skeleton", "Y", "--db", db)
         c.eq(p.returncode, 2, "clips --model with --skeleton: usage error")
+
+
+def test_dump_schema():
+    """docs/dump.schema.json describes what dump --json writes for every file of the corpus
+    (Alamo, MEG, W3D, the mods' XML and SAGE INI)."""
+    schema_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs",
+                               "dump.schema.json")
+    with open(schema_path, encoding="utf-8") as fh:
+        schema = json.load(fh)
+    files = sorted(os.path.join(d, f) for d, _, fs in os.walk(CORPUS) for f in fs
+                   if f != "MANIFEST.tsv")
+    with case(tap, "dump --json of every corpus file is valid against docs/dump.schema.json") as c:
+        formats, problems = set(), []
+        for k in range(0, len(files), 50):
+            p = ax.run("dump", "--json", *files[k:k + 50])
+            for line in p.stdout.splitlines():
+                o = json.loads(line)
+                formats.add(o["format"])
+                problems += ["%s: %s" % (o["path"], e) for e in schema_check.validate(o, schema)[:3]]
+        c.eq(problems[:5], [], "schema errors (%d in all)" % len(problems))
+        c.that({"alamo-ala", "alamo-xml", "sage-ini", "w3d", "meg"} <= formats,
+               "formats dumped: %s" % sorted(formats))
 
 
 def test_mod():
@@ -651,6 +675,7 @@ def main():
     test_w3d(manifest)
     test_mod()
     test_sage()
+    test_dump_schema()
     return tap.finish()
 
 

@@ -1,6 +1,7 @@
 """A small JSON Schema validator for the subset docs/report.schema.json uses (the standard
 library has no jsonschema): type (one or a list), const, enum, properties, required,
-additionalProperties (false or a schema), items, minimum, pattern, and $ref to "#/$defs/NAME".
+additionalProperties (false or a schema), items, minItems, maxItems, minimum, minLength, pattern,
+and $ref to "#/$defs/NAME" (docs/dump.schema.json uses the item counts and minLength).
 As in JSON Schema, a keyword applies only to values of the type it is about (so `required`
 is ignored for a null). validate() returns a list of "path: problem" strings, empty when valid.
 """
@@ -17,7 +18,8 @@ _TYPES = {
 }
 
 KNOWN = {"$schema", "$id", "$defs", "title", "description", "type", "const", "enum", "properties",
-         "required", "additionalProperties", "items", "minimum", "pattern", "$ref"}
+         "required", "additionalProperties", "items", "minItems", "maxItems", "minimum", "minLength",
+         "pattern", "$ref"}
 
 
 def validate(value, schema, root=None, path="$"):
@@ -55,6 +57,12 @@ def validate(value, schema, root=None, path="$"):
     if isinstance(value, list) and "items" in schema:
         for i, v in enumerate(value):
             errors += validate(v, schema["items"], root, "%s[%d]" % (path, i))
+    if isinstance(value, list) and len(value) < schema.get("minItems", 0):
+        errors.append("%s: %d items, fewer than %d" % (path, len(value), schema["minItems"]))
+    if isinstance(value, list) and "maxItems" in schema and len(value) > schema["maxItems"]:
+        errors.append("%s: %d items, more than %d" % (path, len(value), schema["maxItems"]))
+    if isinstance(value, str) and len(value) < schema.get("minLength", 0):
+        errors.append("%s: %r is shorter than %d" % (path, _short(value), schema["minLength"]))
     if _TYPES["number"](value) and "minimum" in schema and value < schema["minimum"]:
         errors.append("%s: %r is below the minimum %r" % (path, value, schema["minimum"]))
     if isinstance(value, str) and "pattern" in schema and not re.search(schema["pattern"], value):
