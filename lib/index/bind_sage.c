@@ -2,8 +2,9 @@
  * SAGE INI (Generals, Zero Hour, BFME): every model, animation, bone, sub-object, #include and
  * copied object an INI file names, checked the way the engine finds it (docs/formats/sage-ini.md):
  *
- *   Model = X          ART/W3D/<X up to its first '.'>.W3D (BFME also ART/W3D/<2 letters>/...)
- *                      must hold a render object X (an HLOD, or the mesh CONTAINER.MESH)
+ *   Model = X          ART/W3D/<X up to its first '.'>.W3D (first in DATA/<language>/ART/W3D/;
+ *                      BFME also ART/W3D/<2 letters>/...) must hold a render object X (an HLOD,
+ *                      or the mesh CONTAINER.MESH)
  *   Animation = H.A    ART/W3D/A.W3D must hold animation A of hierarchy H, and H should be the
  *                      model's hierarchy (ANIMATION_HIERARCHY_MISMATCH: error when the pivots
  *                      differ, info when only the name does)
@@ -178,27 +179,39 @@ static void upper(char *out, size_t n, const char *in)
     out[i] = '\0';
 }
 
-/* The logical paths a W3D file of stem `stem` is looked for at: ART/W3D/<stem>.W3D, and the
- * two-letter directory BFME's archives use. */
-static size_t w3d_lkeys(const char *stem, char out[2][AMX_LKEY_MAX])
+/* The logical paths a W3D file of stem `stem` is looked for at, in order: in each language
+ * directory, DATA/<language>/ART/W3D/<stem>.W3D (W3DFileSystem.cpp; resolve.h,
+ * amx__languages), then ART/W3D/<stem>.W3D, then the two-letter directory BFME's archives use. */
+enum { W3D_LKEYS = AMX_MAX_LANGUAGES + 2 };
+
+static size_t w3d_lkeys(const amx__languages *languages, const char *stem,
+                        char out[W3D_LKEYS][AMX_LKEY_MAX])
 {
     char u[256];
     upper(u, sizeof u, stem);
-    size_t len = strlen(u), at = 0;
-    out[0][0] = '\0';
-    append_str(out[0], AMX_LKEY_MAX, &at, "ART/W3D/");
-    append(out[0], AMX_LKEY_MAX, &at, u, len);
-    append_str(out[0], AMX_LKEY_MAX, &at, ".W3D");
+    size_t len = strlen(u), n = 0;
+    for (size_t i = 0; i <= languages->count; i++, n++) {
+        size_t at = 0;
+        out[n][0] = '\0';
+        if (i < languages->count) {
+            append_str(out[n], AMX_LKEY_MAX, &at, "DATA/");
+            append_str(out[n], AMX_LKEY_MAX, &at, languages->name[i]);
+            append_str(out[n], AMX_LKEY_MAX, &at, "/");
+        }
+        append_str(out[n], AMX_LKEY_MAX, &at, "ART/W3D/");
+        append(out[n], AMX_LKEY_MAX, &at, u, len);
+        append_str(out[n], AMX_LKEY_MAX, &at, ".W3D");
+    }
     if (len < 2)
-        return 1;
-    at = 0;
-    out[1][0] = '\0';
-    append_str(out[1], AMX_LKEY_MAX, &at, "ART/W3D/");
-    append(out[1], AMX_LKEY_MAX, &at, u, 2);
-    append_str(out[1], AMX_LKEY_MAX, &at, "/");
-    append(out[1], AMX_LKEY_MAX, &at, u, len);
-    append_str(out[1], AMX_LKEY_MAX, &at, ".W3D");
-    return 2;
+        return n;
+    size_t at = 0;
+    out[n][0] = '\0';
+    append_str(out[n], AMX_LKEY_MAX, &at, "ART/W3D/");
+    append(out[n], AMX_LKEY_MAX, &at, u, 2);
+    append_str(out[n], AMX_LKEY_MAX, &at, "/");
+    append(out[n], AMX_LKEY_MAX, &at, u, len);
+    append_str(out[n], AMX_LKEY_MAX, &at, ".W3D");
+    return n + 1;
 }
 
 /* Finds a W3D file by stem: 1 found, 0 none (tried: the paths looked at), -1 error. A stem no
@@ -207,8 +220,8 @@ static size_t w3d_lkeys(const char *stem, char out[2][AMX_LKEY_MAX])
  * again. */
 static int find_w3d(linker *l, const char *stem, int64_t root, file_hit *h, char *tried, size_t n)
 {
-    char keys[2][AMX_LKEY_MAX], mk[AMX_LKEY_MAX + 32];
-    size_t k = w3d_lkeys(stem, keys);
+    char keys[W3D_LKEYS][AMX_LKEY_MAX], mk[AMX_LKEY_MAX + 32];
+    size_t k = w3d_lkeys(&l->languages, stem, keys);
     tried[0] = '\0';
     for (size_t i = 0, at = 0; i < k && at + 2 < n; i++) {
         if (at) {
@@ -604,16 +617,16 @@ static int check_model(linker *l, struct sage_stmts *g, int64_t file_id, int64_t
     if (!m)
         return -1;
     if (m->state == 0) {
-        char stem[256] = "", keys[2][AMX_LKEY_MAX], what[300], tried[600] = "";
+        char stem[256] = "", keys[W3D_LKEYS][AMX_LKEY_MAX], what[300], tried[600] = "";
         size_t at = 0;
         append(stem, sizeof stem, &at, r->name, strcspn(r->name, "."));
-        size_t k = w3d_lkeys(stem, keys);
+        size_t k = w3d_lkeys(&l->languages, stem, keys);
         quoted(what, sizeof what, "model", r->name);
         at = 0;
-        append(tried, sizeof tried, &at, keys[0], strnlen(keys[0], 290));
-        if (k > 1) {
-            append_str(tried, sizeof tried, &at, ", ");
-            append(tried, sizeof tried, &at, keys[1], strnlen(keys[1], 290));
+        for (size_t i = 0; i < k; i++) {
+            if (i)
+                append_str(tried, sizeof tried, &at, ", ");
+            append(tried, sizeof tried, &at, keys[i], strnlen(keys[i], 290));
         }
         return not_found(l, file_id, root, r, what, tried);
     }

@@ -232,6 +232,63 @@ static int load_roots(linker *l)
     return 0;
 }
 
+/* SAGE's language directories (resolve.h, amx__languages): every DATA/<X>/ of the index that
+ * holds ART/W3D/ or ART/TEXTURES/, in name order. One seek on files_lkey per directory under
+ * DATA/ (each the first key past the directory before), and two to look inside it: a game's dozen
+ * directories cost a few dozen seeks. A tree with more than LANGUAGE_DIRS of them is looked at no
+ * further. 0, or -1 with the error on l->h. */
+enum { LANGUAGE_DIRS = 4096 };
+
+static int load_languages(linker *l)
+{
+    l->languages.count = 0;
+    sqlite3_stmt *next = NULL, *under = NULL;
+    int rc = sqlite3_prepare_v2(l->h, "SELECT lkey FROM files WHERE lkey >= ?1 AND "
+                                "lkey < 'DATA0' ORDER BY lkey LIMIT 1", -1, &next, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(l->h, "SELECT 1 FROM files WHERE lkey > ?1 AND lkey < ?2 "
+                                "LIMIT 1", -1, &under, NULL);
+    char from[AMX_LKEY_MAX] = "DATA/";
+    for (size_t dirs = 0; rc == SQLITE_OK && dirs < LANGUAGE_DIRS &&
+                          l->languages.count < AMX_MAX_LANGUAGES; dirs++) {
+        sqlite3_bind_text(next, 1, from, -1, SQLITE_TRANSIENT);
+        rc = sqlite3_step(next);
+        if (rc != SQLITE_ROW)
+            break;
+        const char *key = col_text(next, 0);
+        if (!key || strncmp(key, "DATA/", 5) != 0)
+            break; /* not in the range asked for */
+        const char *dir = key + 5, *slash = strchr(dir, '/');
+        size_t len = slash ? (size_t)(slash - dir) : strlen(dir);
+        char name[AMX_LANGUAGE_MAX];
+        snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : 0), dir);
+        /* past this directory (every key under DATA/X/ is below DATA/X0), or past this file */
+        snprintf(from, sizeof from, "DATA/%.*s%s", (int)len, dir, slash ? "0" : "\x01");
+        sqlite3_reset(next);
+        rc = SQLITE_OK;
+        if (!slash || len == 0 || len >= AMX_LANGUAGE_MAX)
+            continue;
+        bool holds = false;
+        for (int sub = 0; sub < 2 && !holds && rc == SQLITE_OK; sub++) {
+            char lo[AMX_LKEY_MAX], hi[AMX_LKEY_MAX];
+            const char *art = sub ? "TEXTURES" : "W3D";
+            snprintf(lo, sizeof lo, "DATA/%s/ART/%s/", name, art);
+            snprintf(hi, sizeof hi, "DATA/%s/ART/%s0", name, art);
+            sqlite3_bind_text(under, 1, lo, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(under, 2, hi, -1, SQLITE_TRANSIENT);
+            rc = sqlite3_step(under);
+            holds = rc == SQLITE_ROW;
+            sqlite3_reset(under);
+            rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
+        }
+        if (holds)
+            snprintf(l->languages.name[l->languages.count++], AMX_LANGUAGE_MAX, "%s", name);
+    }
+    sqlite3_finalize(next);
+    sqlite3_finalize(under);
+    return rc == SQLITE_OK || rc == SQLITE_DONE ? 0 : -1;
+}
+
 amx_alamo_game link_game_of(const linker *l, int64_t root)
 {
     const root_info *r = link_root_of(l, root);
@@ -1263,7 +1320,7 @@ static int linker_open(linker *l, sqlite3 *h)
     for (size_t i = 0; i < LINK_STATEMENTS; i++)
         if (sqlite3_prepare_v2(h, link_sql[i], -1, slots[i], NULL) != SQLITE_OK)
             return -1;
-    if (load_roots(l))
+    if (load_roots(l) || load_languages(l))
         return -1;
     l->memo = calloc(LOOKUP_MEMO, sizeof *l->memo); /* optional: without it every lookup queries */
     return (l->answers = link_memo_new()) ? 0 : -1;

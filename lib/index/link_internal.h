@@ -134,6 +134,7 @@ typedef struct linker {
     link_memo *answers;
     root_info *roots;
     size_t root_count;
+    amx__languages languages; /* SAGE's Data/<language>/ directories in the index */
     held_findings held[2];    /* origin 'link', 'refs' */
     bool holding;             /* a file is being linked: its findings are held */
     /* no link pass has written anything yet (an index being built): there are no bindings

@@ -98,7 +98,7 @@ static int resolve_ref(linker *l, amx_ref_kind kind, const char *name, const cha
 {
     memset(r, 0, sizeof *r);
     r->what = RES_MISSING;
-    char keys[8][AMX_LKEY_MAX];
+    char keys[AMX_MAX_TEXTURE_LKEYS][AMX_LKEY_MAX];
     size_t n = 0;
     const char *trimmed_name = name;
     while (*trimmed_name == ' ')
@@ -125,7 +125,7 @@ static int resolve_ref(linker *l, amx_ref_kind kind, const char *name, const cha
             r->what = RES_SKIPPED; /* the engine's "no texture" */
             return 0;
         }
-        n = amx__texture_lkeys(trimmed_name, w3d, keys, 8);
+        n = amx__texture_lkeys(trimmed_name, w3d, &l->languages, keys, AMX_MAX_TEXTURE_LKEYS);
         break;
     case AMX_REF_SHADER:
         if (amx__shader_builtin(trimmed_name)) {

@@ -109,7 +109,8 @@ static size_t add_key(char out[][AMX_LKEY_MAX], size_t n, size_t max, const char
     return n + 1;
 }
 
-size_t amx__texture_lkeys(const char *name, bool w3d, char out[][AMX_LKEY_MAX], size_t max)
+size_t amx__texture_lkeys(const char *name, bool w3d, const amx__languages *languages,
+                          char out[][AMX_LKEY_MAX], size_t max)
 {
     char key[AMX_LKEY_MAX], file[AMX_LKEY_MAX];
     if (!name || !*name)
@@ -119,15 +120,21 @@ size_t amx__texture_lkeys(const char *name, bool w3d, char out[][AMX_LKEY_MAX], 
     size_t n = 0;
     if (w3d) {
         /* Generals and Zero Hour: the DDS variant first (the last three characters replaced),
-         * then the name as written */
+         * then the name as written; each in the language directories, then in ART/TEXTURES/ */
         size_t len = strlen(file);
-        snprintf(key, sizeof key, "ART/TEXTURES/%.990s", file);
-        if (len > 3) {
-            char dds[AMX_LKEY_MAX];
-            snprintf(dds, sizeof dds, "ART/TEXTURES/%.*sDDS", (int)(len - 3 < 990 ? len - 3 : 990), file);
-            n = add_key(out, n, max, dds);
+        size_t langs = languages ? languages->count : 0;
+        for (int spelling = len > 3 ? 0 : 1; spelling < 2; spelling++) {
+            int keep = spelling ? (int)(len < 900 ? len : 900) : (int)(len - 3 < 900 ? len - 3 : 900);
+            const char *ext = spelling ? "" : "DDS";
+            for (size_t i = 0; i <= langs; i++) {
+                if (i < langs)
+                    snprintf(key, sizeof key, "DATA/%s/ART/TEXTURES/%.*s%s",
+                             languages->name[i], keep, file, ext);
+                else
+                    snprintf(key, sizeof key, "ART/TEXTURES/%.*s%s", keep, file, ext);
+                n = add_key(out, n, max, key);
+            }
         }
-        n = add_key(out, n, max, key);
         /* BFME 2 (OpenSAGE's Bfme2TexturePathResolver): ART/COMPILEDTEXTURES/<the name's first
          * two characters>/<the name>, its extension changed to .dds, then .tga */
         const char *dot = strrchr(file, '.');
@@ -277,7 +284,7 @@ size_t amx__ref_file(amx_ref_kind kind, const char *name, bool w3d, char *out, s
         return 0;
     case AMX_REF_TEXTURE:
         /* Alamo: the last candidate (DATA/ART/TEXTURES/<stem>.DDS); W3D: the first (the DDS) */
-        n = amx__texture_lkeys(name, w3d, keys, 8);
+        n = amx__texture_lkeys(name, w3d, NULL, keys, 8);
         if (n)
             snprintf(out, outlen, "%s", keys[w3d ? 0 : n - 1]);
         return strlen(out);

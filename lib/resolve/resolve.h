@@ -47,12 +47,32 @@ int64_t amx__name_crc(const char *name);
 #define AMX_MAX_ASSET_PATH 259
 #define AMX_MAX_ANIM_PATH 255
 
+/* SAGE's language directories. Generals and Zero Hour look a .w3d file up in
+ * Data/<language>/Art/W3D/ before Art/W3D/, and a texture in Data/<language>/Art/Textures/
+ * before Art/Textures/ (W3DFileSystem.cpp, GameFileClass::Set_Name), <language> being the
+ * install's (a registry value: the retail EnglishZH.big holds Data/English/Art/Textures/). The
+ * index cannot know a user's language, so the link pass tries every language directory the index
+ * holds (the first AMX_MAX_LANGUAGES in name order). Names are upper-cased, as in files.lkey. */
+#define AMX_MAX_LANGUAGES 4
+#define AMX_LANGUAGE_MAX 64
+typedef struct amx__languages {
+    size_t count;
+    char name[AMX_MAX_LANGUAGES][AMX_LANGUAGE_MAX];
+} amx__languages;
+
+/* The most candidates amx__texture_lkeys gives: W3D's two spellings in each language directory
+ * and in ART/TEXTURES/, then BFME 2's two. */
+#define AMX_MAX_TEXTURE_LKEYS (2 * (AMX_MAX_LANGUAGES + 1) + 2)
+
 /* The logical paths (as files.lkey) tried, in order, for a texture a file names. Alamo
  * (TextureRepository): the name as written when it has a directory, then
  * DATA/ART/TEXTURES/<file name>, then both with the extension replaced by .DDS (TGA before DDS).
- * W3D (textureloader.cpp, W3DFileSystem): ART/TEXTURES/<file name> with its last three
- * characters made DDS, then as written (DDS before TGA). Returns how many. */
-size_t amx__texture_lkeys(const char *name, bool w3d, char out[][AMX_LKEY_MAX], size_t max);
+ * W3D (textureloader.cpp, W3DFileSystem): <file name> with its last three characters made DDS,
+ * then as written (DDS before TGA), each in DATA/<language>/ART/TEXTURES/ for every language of
+ * `languages` (NULL: none), then in ART/TEXTURES/; then BFME 2's
+ * ART/COMPILEDTEXTURES/<first two characters>/<stem>.DDS and .TGA. Returns how many. */
+size_t amx__texture_lkeys(const char *name, bool w3d, const amx__languages *languages,
+                          char out[][AMX_LKEY_MAX], size_t max);
 
 /* The paths tried for an Alamo shader (EffectsRepository): the name cut at the first '.' of its
  * file name, with .FX then .FXO, each bare and in DATA/ART/SHADERS/ and DATA/ART/SHADERS/TERRAIN/. */

@@ -825,22 +825,38 @@ static void test_resolve_rules(void)
     amx__root_lkey_prefix("/Data/x/Data/Art", pre, sizeof pre);
     CHECK_STR(pre, "DATA/ART/");
     CHECK_EQ(amx__name_crc("DATA/ART/MODELS/X.ALO"), amx__name_crc("data\\art\\models\\x.alo"));
-    char tk[8][AMX_LKEY_MAX];
-    CHECK_EQ(amx__texture_lkeys("Rep_Aurek.tga", false, tk, 8), 2);
+    char tk[AMX_MAX_TEXTURE_LKEYS][AMX_LKEY_MAX];
+    CHECK_EQ(amx__texture_lkeys("Rep_Aurek.tga", false, NULL, tk, 8), 2);
     CHECK_STR(tk[0], "DATA/ART/TEXTURES/REP_AUREK.TGA");
     CHECK_STR(tk[1], "DATA/ART/TEXTURES/REP_AUREK.DDS");
-    CHECK_EQ(amx__texture_lkeys("Art\\Textures\\a.b.tga", false, tk, 8), 4);
+    CHECK_EQ(amx__texture_lkeys("Art\\Textures\\a.b.tga", false, NULL, tk, 8), 4);
     CHECK_STR(tk[0], "ART/TEXTURES/A.B.TGA");
     CHECK_STR(tk[1], "DATA/ART/TEXTURES/A.B.TGA");
     CHECK_STR(tk[2], "ART/TEXTURES/A.DDS");
     CHECK_STR(tk[3], "DATA/ART/TEXTURES/A.DDS");
-    CHECK_EQ(amx__texture_lkeys("autwins.tga", true, tk, 8), 4);
+    CHECK_EQ(amx__texture_lkeys("autwins.tga", true, NULL, tk, 8), 4);
     CHECK_STR(tk[0], "ART/TEXTURES/AUTWINS.DDS");
     CHECK_STR(tk[1], "ART/TEXTURES/AUTWINS.TGA");
     CHECK_STR(tk[2], "ART/COMPILEDTEXTURES/AU/AUTWINS.DDS"); /* BFME 2 */
     CHECK_STR(tk[3], "ART/COMPILEDTEXTURES/AU/AUTWINS.TGA");
-    CHECK_EQ(amx__texture_lkeys("a", true, tk, 8), 1); /* no two characters: no BFME 2 folder */
+    CHECK_EQ(amx__texture_lkeys("a", true, NULL, tk, 8), 1); /* no two characters: no BFME 2 folder */
     CHECK_STR(tk[0], "ART/TEXTURES/A");
+    /* Zero Hour's language directories, each spelling there before ART/TEXTURES/ */
+    amx__languages langs = { .count = 2, .name = { "ENGLISH", "GERMAN" } };
+    CHECK_EQ(amx__texture_lkeys("Art\\Sign.tga", true, &langs, tk, AMX_MAX_TEXTURE_LKEYS), 8);
+    CHECK_STR(tk[0], "DATA/ENGLISH/ART/TEXTURES/SIGN.DDS");
+    CHECK_STR(tk[1], "DATA/GERMAN/ART/TEXTURES/SIGN.DDS");
+    CHECK_STR(tk[2], "ART/TEXTURES/SIGN.DDS");
+    CHECK_STR(tk[3], "DATA/ENGLISH/ART/TEXTURES/SIGN.TGA");
+    CHECK_STR(tk[5], "ART/TEXTURES/SIGN.TGA");
+    CHECK_STR(tk[6], "ART/COMPILEDTEXTURES/SI/SIGN.DDS");
+    CHECK_EQ(amx__texture_lkeys("Sign.tga", false, &langs, tk, 8), 2); /* Alamo: none of them */
+    CHECK_STR(tk[0], "DATA/ART/TEXTURES/SIGN.TGA");
+    langs = (amx__languages){ .count = AMX_MAX_LANGUAGES, .name = { "A", "B", "C", "D" } };
+    _Static_assert(AMX_MAX_LANGUAGES == 4, "four names above"); /* the most there can be fit */
+    CHECK_EQ(amx__texture_lkeys("Sign.tga", true, &langs, tk, AMX_MAX_TEXTURE_LKEYS),
+             AMX_MAX_TEXTURE_LKEYS);
+    CHECK_STR(tk[AMX_MAX_TEXTURE_LKEYS - 1], "ART/COMPILEDTEXTURES/SI/SIGN.TGA");
     CHECK_EQ(amx__shader_lkeys("Custom.fx", tk, 8), 6);
     CHECK_STR(tk[0], "CUSTOM.FX");
     CHECK_STR(tk[1], "DATA/ART/SHADERS/CUSTOM.FX");

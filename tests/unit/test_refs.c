@@ -327,6 +327,33 @@ static void test_w3d_textures(void)
                        "message LIKE '%%ART/COMPILEDTEXTURES/GA/GADUZDRUM.DDS%%the tree has "
                        "Art/CompiledTextures/gu/gaduzdrum.dds%%'"), 1);
     amx_db_close(db);
+
+    /* Zero Hour looks in Data/<language>/Art/Textures/ first (EnglishZH.big holds such
+     * textures): found there, and named where a texture is missing. Data/INI and Data/Scripts
+     * are no language. */
+    fresh();
+    amxw_w3d_mesh sign = { .name = "SIGN", .container = "SIGN", .textures =
+                               (const char *const[]){ "sign.tga", "box.tga", "nowhere.tga" },
+                           .texture_count = 3 };
+    amxw_w3d_mesh_write(&b, &sign);
+    put("Gen/Art/W3D/sign.w3d", &b);
+    put_bytes("Gen/Data/English/Art/Textures/sign.tga", "tga");
+    put_bytes("Gen/Data/English/Art/Textures/box.dds", "dds");
+    put_bytes("Gen/Art/Textures/box.dds", "dds");
+    put_bytes("Gen/Data/INI/GameData.ini", "; nothing\n");
+    put_bytes("Gen/Data/Scripts/x.scb", "scb");
+    db = open_db();
+    scan(db, "Gen", NULL);
+    CHECK_STR(resolution(db, "sign.w3d", "sign.tga"), "found Data/English/Art/Textures/sign.tga");
+    CHECK_STR(resolution(db, "sign.w3d", "box.tga"), "found Data/English/Art/Textures/box.dds");
+    CHECK_STR(resolution(db, "sign.w3d", "nowhere.tga"), "missing -");
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'REFERENCE_NOT_FOUND' AND "
+                       "message LIKE '%%looks for DATA/ENGLISH/ART/TEXTURES/NOWHERE.DDS, "
+                       "ART/TEXTURES/NOWHERE.DDS, DATA/ENGLISH/ART/TEXTURES/NOWHERE.TGA, "
+                       "ART/TEXTURES/NOWHERE.TGA, ART/COMPILEDTEXTURES/%%'"), 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE message LIKE '%%DATA/INI/%%' OR "
+                       "message LIKE '%%DATA/SCRIPTS/%%'"), 0);
+    amx_db_close(db);
 }
 
 /* A W3D file with a hierarchy SKL of two pivots, an animation of SKL that moves pivot 2 (one
@@ -663,6 +690,32 @@ static void test_sage_name_length(void)
     CHECK_EQ(findings(db, "Dirt.ini", "W3D_NAME_TOO_LONG", "error"), 1);
     CHECK_EQ(findings(db, "Dirt.ini", "REFERENCE_NOT_FOUND", NULL), 0);
     CHECK_EQ(findings(db, "Dirt.ini", "REFERENCE_WRONG_KIND", NULL), 0);
+    amx_db_close(db);
+}
+
+/* Zero Hour looks a .w3d file up in Data/<language>/Art/W3D/ before Art/W3D/: the language's
+ * file wins (its contents are what is checked), a file only there is found, and a missing
+ * model's message names the language directory too. */
+static void test_sage_language(void)
+{
+    fresh();
+    w3d_model("Gen/Data/German/Art/W3D/AVTank.w3d", "AVTANK", TANK_PIVOTS, 4, "AVTANK", TANK_SUBS,
+              3);
+    w3d_model("Gen/Art/W3D/AVTank.w3d", "AVTANK", TANK_PIVOTS, 4, "NOTTANK", NULL, 0);
+    w3d_anim("Gen/Data/German/Art/W3D/AVTank_IDL.w3d", "AVTANK_IDL", "AVTANK");
+    put_bytes("Gen/Data/INI/Object/Lang.ini",
+              "Object Lang\n  Draw = W3DModelDraw ModuleTag_01\n    DefaultConditionState\n"
+              "      Model = AVTank\n      Animation = AVTank.AVTank_IDL\n    End\n"
+              "    ConditionState = RUBBLE\n      Model = AVGone\n    End\n  End\nEnd\n");
+    amx_db *db = open_db();
+    scan(db, "Gen", NULL);
+    CHECK_STR(resolution(db, "Lang.ini", "AVTank"), "found Data/German/Art/W3D/AVTank.w3d");
+    CHECK_STR(resolution(db, "Lang.ini", "AVTank.AVTank_IDL"),
+              "found Data/German/Art/W3D/AVTank_IDL.w3d");
+    CHECK_EQ(findings(db, "Lang.ini", "REFERENCE_WRONG_KIND", NULL), 0);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'REFERENCE_NOT_FOUND' AND "
+                       "message LIKE '%%looked for DATA/GERMAN/ART/W3D/AVGONE.W3D, "
+                       "ART/W3D/AVGONE.W3D, ART/W3D/AV/AVGONE.W3D'"), 1);
     amx_db_close(db);
 }
 
@@ -1270,6 +1323,7 @@ int main(void)
     test_run("test_layers_and_archives", test_layers_and_archives);
     test_run("test_crc_collision", test_crc_collision);
     test_run("test_w3d_textures", test_w3d_textures);
+    test_run("test_sage_language", test_sage_language);
     test_run("test_too_long", test_too_long);
     test_run("test_reference_limit", test_reference_limit);
     test_run("test_one_file_per_missing", test_one_file_per_missing);
