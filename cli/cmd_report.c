@@ -174,8 +174,9 @@ static int gather_index(report *r)
     return EXIT_OK;
 }
 
-/* The previous report's generated_at, read with SQLite's JSON functions like the findings. */
-static char *previous_time(const char *file)
+/* A string field of the previous report (NULL when absent or not a string), read with
+ * SQLite's JSON functions like the findings. */
+static char *previous_field(const char *file, const char *json_path)
 {
     size_t len;
     char err[256];
@@ -184,8 +185,10 @@ static char *previous_time(const char *file)
     sqlite3_stmt *s = NULL;
     char *at = NULL;
     if (text && sqlite3_open(":memory:", &mem) == SQLITE_OK &&
-        sqlite3_prepare_v2(mem, "SELECT json_extract(?1, '$.generated_at')", -1, &s, NULL) == SQLITE_OK) {
+        sqlite3_prepare_v2(mem, "SELECT CASE WHEN json_valid(?1) THEN json_extract(?1, ?2) END",
+                           -1, &s, NULL) == SQLITE_OK) {
         sqlite3_bind_text(s, 1, text, (int)len, SQLITE_STATIC);
+        sqlite3_bind_text(s, 2, json_path, -1, SQLITE_STATIC);
         if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) == SQLITE_TEXT)
             at = dup0((const char *)sqlite3_column_text(s, 0));
     }
@@ -195,14 +198,27 @@ static char *previous_time(const char *file)
     return at;
 }
 
-/* Reads the previous report (before the index, so a bad file fails fast with exit 2). */
+/* Reads the previous report (before the index, so a bad file fails fast with exit 2). A file
+ * of findings that is not a report (a lint baseline, lint --format json) is refused: its
+ * paths and findings are not a report's, and the diff would be made up. */
 static int load_previous(report *r, const char *file)
 {
     char err[1024];
     int rc = cli_findings_load(file, &r->previous, err, sizeof err);
-    if (rc != EXIT_OK)
+    if (rc != EXIT_OK) {
         cli_error("--previous: %s", err);
-    r->previous_at = previous_time(file);
+        return rc;
+    }
+    char *kind = previous_field(file, "$.kind");
+    if (!kind || strcmp(kind, "animidx-report") != 0) {
+        cli_error("--previous: %s is not an animidx report (its \"kind\" is %s%s%s, not "
+                  "\"animidx-report\"): give the report.json an earlier 'animidx report' wrote",
+                  file, kind ? "\"" : "", kind ? kind : "missing", kind ? "\"" : "");
+        free(kind);
+        return EXIT_USAGE;
+    }
+    free(kind);
+    r->previous_at = previous_field(file, "$.generated_at");
     return rc;
 }
 

@@ -207,6 +207,14 @@ with case(tap, "report exit codes") as c:
         f.write('{"findings": 3}')
     c.eq(ax.run("report", "--db", DB, "--out", os.path.join(TMP, "x"), "--previous", bad).returncode, 2,
          "a previous report that is not one")
+    baseline = os.path.join(TMP, "baseline.json")
+    with open(baseline, "w") as f:
+        f.write('{"kind": "animidx-baseline", "schema": 1, "findings": [{"code": "TRUNCATED", '
+                '"path": "X.ALA"}]}')
+    p = ax.run("report", "--db", DB, "--out", os.path.join(TMP, "x"), "--previous", baseline)
+    c.eq(p.returncode, 2, "a lint baseline given as the previous report")
+    c.that("animidx-baseline" in p.stderr and "report.json" in p.stderr,
+           "the error says what the file is and what to give: %r" % p.stderr)
     c.eq(ax.run("report", "--db", DB, "--out", os.path.join(TMP, "x"), "--previous",
                 os.path.join(TMP, "missing.json")).returncode, 3, "a missing previous report")
     c.eq(ax.run("report", "--db", os.path.join(TMP, "none.db"), "--out", os.path.join(TMP, "x")).returncode, 3,
