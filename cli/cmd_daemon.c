@@ -379,6 +379,18 @@ static void status_text(const char *r, const cli_opts *o)
     }
 }
 
+/* status, pause, resume, sync and stop talk to the one daemon of the socket: an argument
+ * (a directory, a name) would be ignored, so it is a usage error, before the daemon is asked. */
+static int no_arguments(const cli_opts *o, const char *cmd)
+{
+    if (!o->nargs)
+        return EXIT_OK;
+    cli_error("%s: unexpected argument '%s'; it talks to the daemon of the socket ([daemon] "
+              "socket in the config, or --config FILE), whatever directories it watches", cmd,
+              o->args[0]);
+    return EXIT_USAGE;
+}
+
 /* The options that shape what --lint / --follow print: an error without it. */
 static int lint_options_only_with(const cli_opts *o, bool with, const char *cmd, const char *flag)
 {
@@ -395,7 +407,9 @@ static int lint_options_only_with(const cli_opts *o, bool with, const char *cmd,
 
 int cmd_status(cli_opts *o, amx_config *cfg)
 {
-    int rc = lint_options_only_with(o, o->follow, "status", "--follow");
+    int rc = no_arguments(o, "status");
+    if (rc == EXIT_OK)
+        rc = lint_options_only_with(o, o->follow, "status", "--follow");
     if (rc != EXIT_OK)
         return rc;
     if (o->follow) {
@@ -429,11 +443,15 @@ static void state_text(const char *r, const cli_opts *o)
 
 int cmd_pause(cli_opts *o, amx_config *cfg)
 {
+    if (no_arguments(o, "pause") != EXIT_OK)
+        return EXIT_USAGE;
     return run(o, cfg, "pause", state_text);
 }
 
 int cmd_resume(cli_opts *o, amx_config *cfg)
 {
+    if (no_arguments(o, "resume") != EXIT_OK)
+        return EXIT_USAGE;
     return run(o, cfg, "resume", state_text);
 }
 
@@ -447,6 +465,8 @@ static void sync_text(const char *r, const cli_opts *o)
 
 int cmd_sync(cli_opts *o, amx_config *cfg)
 {
+    if (no_arguments(o, "sync") != EXIT_OK)
+        return EXIT_USAGE;
     return run(o, cfg, "sync", sync_text);
 }
 
@@ -459,6 +479,8 @@ int cmd_sync(cli_opts *o, amx_config *cfg)
  * (the last thing before it exits). */
 int cmd_stop(cli_opts *o, amx_config *cfg)
 {
+    if (no_arguments(o, "stop") != EXIT_OK)
+        return EXIT_USAGE;
     char *reply = request(cfg, "stop");
     if (!reply)
         return EXIT_IO;

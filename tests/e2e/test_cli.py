@@ -131,6 +131,19 @@ with case(tap, "every option a command does not take is a usage error naming the
     c.that(p.returncode == 2 and "scan, issues, refs, lint and report take it" in p.stderr, "several takers: %r" % p.stderr)
     c.eq(ax.run("issues", "--no-such-option", "--db", DB).returncode, 2, "an unknown option")
 
+with case(tap, "the daemon's commands take no argument: one is a usage error, before any daemon "
+               "is asked") as c:
+    # a socket no daemon listens on: an argument that were ignored would reach no real daemon
+    cfg = os.path.join(TMP, "nodaemon.ini")
+    with open(cfg, "w") as fh:
+        fh.write("[daemon]\nsocket = %s\n" % os.path.join(TMP, "nodaemon.sock").replace("\\", "/"))
+    for cmd in ("status", "pause", "resume", "sync", "stop"):
+        p = ax.run(cmd, "Data", "--config", cfg)
+        c.eq(p.returncode, 2, "animidx %s Data: exit status (stderr %r)" % (cmd, p.stderr[:300]))
+        c.that("unexpected argument 'Data'" in p.stderr, "%s: says so: %r" % (cmd, p.stderr[:300]))
+    c.eq(ax.run("status", "--config", cfg).returncode, 3, "status without a daemon: exit 3")
+
+
 with case(tap, "scan FILE is a usage error; scan --quiet prints nothing") as c:
     p = ax.run("scan", os.path.join(MODELS, "X_SHIP.ALO"), "--db", DB)
     c.eq(p.returncode, 2, "scan of a file")
