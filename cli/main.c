@@ -81,8 +81,8 @@ static const opt_def options[] = {
 #define NOPTIONS (sizeof options / sizeof options[0])
 
 static const cli_cmd commands[] = {
-    { "scan", "scan [DIR...] [--base DIR]... [--no-base] [--db FILE] [--jobs N] [--follow-links]\n"
-              "              [--json] [--quiet]",
+    { "scan", "scan [DIR...] [--base DIR]... [--no-base] [--include-base] [--db FILE] [--jobs N]\n"
+              "              [--follow-links] [--json] [--quiet]",
       "index a directory tree (incremental: unchanged files are skipped)",
       "Recursively finds the animation, model and archive files under each DIR (the configured\n"
       "roots when none is given), decodes new and changed ones in parallel, removes rows of\n"
@@ -115,7 +115,7 @@ static const cli_cmd commands[] = {
       cmd_dump,
       { { "--json", "one JSON object per file per line" }, { "--samples", NULL },
         { "--max-frames", NULL }, { "--color", NULL } } },
-    { "clips", "clips --skeleton NAME | --model NAME | --bone NAME [--db FILE] [--json]",
+    { "clips", "clips [--skeleton] NAME | --model NAME | --bone NAME [--db FILE] [--json]",
       "list the clips that target a skeleton, that play on a model, or that animate a bone",
       "Lists every indexed clip bound to skeleton NAME (case-insensitive), with its frames, fps,\n"
       "the number of its bones that do not fit the skeleton, the skeleton's file and how the\n"
@@ -126,7 +126,9 @@ static const cli_cmd commands[] = {
       "With --model, the animations the game plays on model NAME, every engine, each with how\n"
       "it was bound: an Alamo model's by the naming convention or an XML override, a W3D\n"
       "render object's hierarchy by the W3D header, and for Generals, Zero Hour and BFME the\n"
-      "INI draw states that play it (the object, the state, the INI file and line).\n",
+      "INI draw states that play it (the object, the state, the INI file and line).\n"
+      "--skeleton may be left out ('animidx clips VSF_AUREK'), and NAME may be a model's\n"
+      "path as for show ('animidx clips Art/Models/VSF_AUREK.ALO'): its skeleton.\n",
       cmd_clips,
       { { "--skeleton", "the skeleton (case-insensitive; 'animidx skeletons' lists them)" },
         { "--model", "the model: an Alamo model file's name, a W3D HLOD, an INI Model = NAME" },
@@ -257,7 +259,8 @@ static const cli_cmd commands[] = {
     { "lint", "lint [PATH...] [--base DIR]... [--include-base] [--db FILE] [--fail-on error|warning|info]\n"
               "              [--format text|json|sarif|junit] [--max-results N] [--group-by file|code]\n"
               "              [--baseline FILE | --write-baseline FILE] [--suppressions FILE]\n"
-              "              [--dependents] [--follow-links] [--quiet]",
+              "              [--dependents] [--no-base] [--jobs N] [--follow-links] [--json] [--quiet]\n"
+              "              [--color WHEN]",
       "check a tree for CI: scan it and fail on findings at or above a severity",
       "Scans each PATH (the configured roots when none is given) incrementally and reports its\n"
       "findings, grouped by file, then one line per code with its counts and, last, the verdict\n"
@@ -277,7 +280,7 @@ static const cli_cmd commands[] = {
                       "scanning) or junit (JUnit XML: one testcase per asset)" },
         { "--max-results", "SARIF: at most N results (default 5000, GitHub shows no more;\n"
                            "a run may hold 25000), the most severe first; what is left out is\n"
-                           "said in a run notification and on stderr. 0: no limit" },
+                           "said in a run notification and on stderr. N: 1 to 25000" },
         { "--group-by", "SARIF: one result per file (file) or per code (code), with the\n"
                         "count and the first locations, instead of one per finding" },
         { "--baseline", NULL }, { "--write-baseline", NULL },
@@ -294,7 +297,7 @@ static const cli_cmd commands[] = {
         { "--json", "the same as --format json" },
         { "--quiet", "no progress line; no summary on stderr with --format json|sarif|junit" },
         { "--color", NULL } } },
-    { "report", "report [--db FILE] [--out DIR] [--previous FILE] [--plots WHICH] [--include-base]",
+    { "report", "report [--db FILE] [--out DIR] [--previous FILE] [--plots WHICH] [--include-base] [--quiet]",
       "write report.json and a self-contained report.html of the index",
       "Writes {{DIR/report.json}} (every finding, totals per format and severity, tool and decoder\n"
       "versions, the effective config, scan times; schema in docs/report.schema.json) and\n"
