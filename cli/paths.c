@@ -154,21 +154,26 @@ static const char *base_name(const char *p)
     return b;
 }
 
-/* "nothing indexed at ...; the closest indexed paths: ..." (reads every indexed path once) */
+/* "nothing indexed at ...; the closest indexed paths: ..." (reads every indexed path once).
+ * For a file, the indexed files whose names are closest to its name; for a directory (typed
+ * with a trailing slash), the indexed directories whose last parts are closest to it, so that
+ * 'Art/Models/' typed in a root whose files are under Data/ suggests Data/Art/Models/. */
 typedef struct nearest {
     const char *want, *root;
+    bool dir;
     char *best[5], *best_root[5];
     size_t dist[5], n;
     bool oom;
 } nearest;
 
-static void near_file(const char *path, const char *format, void *user)
+static void consider(nearest *c, const char *name, size_t len, size_t d)
 {
-    nearest *c = user;
-    (void)format;
-    size_t d = cli_name_distance(base_name(path), c->want);
     if (d > strlen(c->want) / 3 + 2 || c->oom)
         return;
+    for (size_t k = 0; k < c->n; k++) /* a directory comes once per file in it */
+        if (strcmp(c->best_root[k], c->root) == 0 && strlen(c->best[k]) == len &&
+            strncmp(c->best[k], name, len) == 0)
+            return;
     size_t k = c->n < 5 ? c->n++ : 5;
     if (k == 5) {
         if (d >= c->dist[4])
@@ -182,24 +187,60 @@ static void near_file(const char *path, const char *format, void *user)
         c->dist[k] = c->dist[k - 1];
         k--;
     }
-    c->best[k] = strdup(path);
+    c->best[k] = strndup(name, len);
     c->best_root[k] = strdup(c->root);
     c->dist[k] = d;
     c->oom |= !c->best[k] || !c->best_root[k];
 }
 
-static void suggest(amx_db *db, const root_list *roots, const char *cmd, const char *typed,
-                    const char *tail)
+/* The last n parts of the first len bytes of p ("Data/Art/Models", 2: "Art/Models"). */
+static const char *last_parts(const char *p, size_t len, size_t n)
 {
-    nearest c = { .want = base_name(tail) };
+    size_t at = len;
+    while (at > 0) {
+        if (p[at - 1] == '/' && --n == 0)
+            break;
+        at--;
+    }
+    return p + at;
+}
+
+static void near_file(const char *path, const char *format, void *user)
+{
+    nearest *c = user;
+    (void)format;
+    if (!c->dir) {
+        consider(c, path, strlen(path), cli_name_distance(base_name(path), c->want));
+        return;
+    }
+    /* each directory of the path (not inside an archive: a member is no directory) */
+    size_t parts = 1;
+    for (const char *w = c->want; *w; w++)
+        parts += *w == '/';
+    char tail[AMX_PATH_MAX];
+    for (const char *s = path; *s && *s != '#'; s++) {
+        if (*s != '/')
+            continue;
+        size_t len = (size_t)(s - path);
+        const char *t = last_parts(path, len, parts);
+        snprintf(tail, sizeof tail, "%.*s", (int)(path + len - t), t);
+        /* the directory with its slash, as it is typed */
+        consider(c, path, len + 1, cli_name_distance(tail, c->want));
+    }
+}
+
+static void suggest(amx_db *db, const root_list *roots, const char *cmd, const char *typed,
+                    const char *tail, bool dir)
+{
+    nearest c = { .want = dir ? tail : base_name(tail), .dir = dir };
     char err[1024];
-    for (size_t r = 0; r < roots->n && !c.oom; r++) {
+    for (size_t r = 0; r < roots->n && !c.oom && c.want[0]; r++) {
         c.root = roots->v[r];
         if (amx_query_files(db, roots->v[r], near_file, &c, err, sizeof err) != AMX_OK)
             break; /* the suggestions are a courtesy: what was found so far is shown */
     }
     cli_error("%s: nothing indexed at '%s' (looked relative to the current directory, to each "
-              "scanned root and as the end of an indexed path)%s", cmd, typed,
+              "scanned root%s)%s", cmd, typed, dir ? "" : " and as the end of an indexed path",
               c.n ? "; the closest indexed paths:" : "; 'animidx issues' and 'animidx skeletons' "
                                                     "list indexed paths");
     for (size_t k = 0; k < c.n; k++) {
@@ -360,7 +401,7 @@ int cli_resolve_path(amx_db *db, const char *cmd, const char *typed, bool allow_
         cli_error("out of memory");
         rc = EXIT_IO;
     } else if (out->n == 0) {
-        suggest(db, &a, cmd, typed, norm);
+        suggest(db, &a, cmd, typed, norm, want_dir);
         rc = EXIT_FINDINGS;
     } else if (out->n > 1) {
         cli_error("%s: '%s' matches %zu indexed %s; give more of the path:", cmd, typed, out->n,

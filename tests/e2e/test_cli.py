@@ -213,6 +213,11 @@ with case(tap, "issues PATH: a directory with or without a trailing slash, relat
     c.eq(sorted({i["path"] for i in json.loads(p.stdout)}), ["Art/Models/X_SHIP_DIE_00.ALA"], "a file by its name")
     p = ax.run("issues", "Art/Modles/", "--db", DB)
     c.that(p.returncode == 1 and "nothing indexed at" in p.stderr, "no match: %r" % p.stderr)
+    c.that("closest indexed paths" in p.stderr and "\n  Art/Models/\n" in p.stderr,
+           "a directory that matches nothing: the closest indexed directories: %r" % p.stderr)
+    p = ax.run("issues", "Models/", "--db", DB)
+    c.that(p.returncode == 1 and "\n  Art/Models/\n" in p.stderr,
+           "the end of an indexed directory: that directory suggested: %r" % p.stderr)
 
 with case(tap, "refs PATH: the same forms; a path that matches nothing suggests the closest") as c:
     for arg, cwd in (("Art/Models/X_SHIP.ALO", None), ("x_ship.alo", None), ("./X_SHIP.ALO", MODELS),
