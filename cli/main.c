@@ -346,7 +346,7 @@ static void usage(FILE *out)
           "  --config FILE  config file (default: {{CONFIG/animidx/animidx.ini}}; a project's\n"
           "                 {{./animidx.ini}} is read only when given: --config {{./animidx.ini}})\n"
           "  --help         the command's usage and every option it takes: animidx COMMAND --help\n"
-          "\n  --version      print the version\n"
+          "\nanimidx --version  prints the version (a command takes no --version)\n"
           "\nexit status: 0 ok, 1 findings at or above the gate, 2 usage or config error,\n"
           "3 I/O or database error\n"
           "\nfiles (their folders: {{$XDG_CONFIG_HOME, $XDG_STATE_HOME, $XDG_CACHE_HOME when set|"

@@ -122,10 +122,12 @@ def page_animidx(exe):
                 out.append(esc(line.strip()))
     out += [".SH EXIT STATUS",
             ".TP", "0", "success (dump, lint: nothing at or above the gate)",
-            ".TP", "1", "a finding at or above the gate; show, issues: nothing indexed at the path",
+            ".TP", "1", "a finding at or above the gate; show, issues, refs: nothing indexed at the path, or "
+            "several files match it",
             ".TP", "2", "usage or configuration error",
             ".TP", "3", "I/O or database error (also: a database that is not an animidx index; scan: "
-            "the scan is incomplete); status, pause, resume, sync: no daemon answers",
+            "the scan is incomplete); status, pause, resume, sync, stop: no daemon answers; "
+            "status, sync: the daemon's index is not in sync",
             ".TP", "130", "scan stopped by Ctrl\\-C or SIGTERM",
             ".SH ENVIRONMENT",
             ".TP", "NO_COLOR", esc("when set and not empty, no colours (as --color=never)")]
