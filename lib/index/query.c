@@ -99,17 +99,12 @@ amx_status amx_query_summary(amx_db *db, const amx_config *cfg, bool include_bas
              "(SELECT count(*) FROM findings i %s WHERE i.code = 'SKELETON_NOT_FOUND' "
              "AND i.context = 'skeleton' %s), "
              "(SELECT count(*) FROM findings i %s WHERE i.code = 'CLIP_NOT_LOADED_BY_NAME' %s), "
-             "(SELECT count(*) FROM findings i %s WHERE i.code = 'ANIMATION_NOT_REACHED' %s), "
-             /* what a base layer might have had */
-             "(SELECT count(*) FROM findings i JOIN files f ON f.id = i.file_id WHERE i.code IN "
-             "('REFERENCE_NOT_FOUND', 'SKELETON_NOT_FOUND') AND NOT EXISTS (SELECT 1 FROM "
-             "root_layers l WHERE l.root_id = f.root_id) %s)",
+             "(SELECT count(*) FROM findings i %s WHERE i.code = 'ANIMATION_NOT_REACHED' %s)",
              include_base ? "" : "JOIN files f ON f.id = i.file_id",
              include_base ? "" : "AND " TARGETS_ONLY,
              include_base ? "" : "JOIN files f ON f.id = i.file_id",
              include_base ? "" : "AND " TARGETS_ONLY,
              include_base ? "" : "JOIN files f ON f.id = i.file_id",
-             include_base ? "" : "AND " TARGETS_ONLY,
              include_base ? "" : "AND " TARGETS_ONLY);
     if ((st = prep(db, sql, &s, err, errlen)))
         return st;
@@ -121,9 +116,23 @@ amx_status amx_query_summary(amx_db *db, const amx_config *cfg, bool include_bas
         out->clips_unbound = (uint64_t)sqlite3_column_int64(s, 4);
         out->clips_not_loaded = (uint64_t)sqlite3_column_int64(s, 5);
         out->clips_not_reached = (uint64_t)sqlite3_column_int64(s, 6);
-        out->not_found_without_bases = (uint64_t)sqlite3_column_int64(s, 7);
         rc = SQLITE_DONE;
     }
+    if ((st = finish(db, s, rc, err, errlen)))
+        return st;
+    /* what a base layer might have had: the findings that count (a code turned off in the
+     * config does not) */
+    snprintf(sql, sizeof sql,
+             "SELECT i.code, i.severity, count(*) FROM findings i JOIN files f ON f.id = i.file_id "
+             "WHERE i.code IN ('REFERENCE_NOT_FOUND', 'SKELETON_NOT_FOUND') AND NOT EXISTS "
+             "(SELECT 1 FROM root_layers l WHERE l.root_id = f.root_id) %s "
+             "GROUP BY i.code, i.severity",
+             include_base ? "" : "AND " TARGETS_ONLY);
+    if ((st = prep(db, sql, &s, err, errlen)))
+        return st;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        if (effective(cfg, col_or(s, 0, ""), col_or(s, 1, "")) <= AMX_SEV_ERROR)
+            out->not_found_without_bases += (uint64_t)sqlite3_column_int64(s, 2);
     if ((st = finish(db, s, rc, err, errlen)))
         return st;
     snprintf(sql, sizeof sql,

@@ -885,6 +885,12 @@ def test_layers_cli():
         c.that(nf and "base layer" not in nf[0]["message"], "the finding does not repeat how to "
                "declare the game: %s" % short(nf))
         c.eq(s.get("not_found_without_base_layers"), 1, "the summary counts what a base layer may hold")
+        off = os.path.join(TMP, "layers", "off.ini")
+        write(off, "[severity]\nSKELETON_NOT_FOUND = off\n")
+        c.eq(scan(mod, db, "--config", off).get("not_found_without_base_layers"), 0,
+             "a code turned off in the config is not counted (it disappears everywhere)")
+        p = ax.run("scan", mod, "--db", db, "--config", off)
+        c.that("--base DIR" not in p.stdout, "nor is the note printed: %s" % short(p.stdout))
         p = ax.run("scan", mod, "--db", db)
         c.eq(sum("--base DIR" in l for l in p.stdout.splitlines()), 1, "the summary says it once: %s"
              % short(p.stdout))
