@@ -212,13 +212,26 @@ static int clips_of_model(cli_opts *o, amx_config *cfg)
         cli_printf("clips played on model %s:\n", o->model);
     }
     amx_status st = amx_query_clips_for_model(db, o->model, clip_row, &c, err, sizeof err);
+    /* a model's file typed for its name ('X.ALO', 'Art/W3D/x.w3d'): the name is its stem */
+    size_t len = strlen(o->model);
+    bool file_like = strpbrk(o->model, "/\\") ||
+                     (len > 4 && (strcasecmp(o->model + len - 4, ".alo") == 0 ||
+                                  strcasecmp(o->model + len - 4, ".w3d") == 0));
+    if (!st && !c.o.count && file_like) {
+        char stem[1024];
+        amx_path_stem(o->model, stem, sizeof stem);
+        if (stem[0])
+            st = amx_query_clips_for_model(db, stem, clip_row, &c, err, sizeof err);
+    }
     if (o->json) {
         json_list_end(&c.o.j);
     } else if (!st) {
         cli_printf("%d clips\n", c.o.count);
     }
     if (!st && !c.o.count)
-        cli_error("clips: no animation plays on a model '%s' in the index", o->model);
+        cli_error("clips: no animation plays on a model '%s' in the index (--model takes the "
+                  "model's name: an Alamo model file's name without its directory and .ALO, a "
+                  "W3D HLOD or mesh, a SAGE INI Model = NAME)", o->model);
     amx_db_close(db);
     if (st) {
         cli_error("%s", err);

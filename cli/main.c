@@ -131,7 +131,8 @@ static const cli_cmd commands[] = {
       "path as for show ('animidx clips Art/Models/VSF_AUREK.ALO'): its skeleton.\n",
       cmd_clips,
       { { "--skeleton", "the skeleton (case-insensitive; 'animidx skeletons' lists them)" },
-        { "--model", "the model: an Alamo model file's name, a W3D HLOD, an INI Model = NAME" },
+        { "--model", "the model: an Alamo model file's name, a W3D HLOD, an INI Model = NAME\n"
+                    "(a model's file, X.ALO or x.w3d, stands for its name)" },
         { "--bone", "only the clips with a track for a bone of this name" },
         { "--db", NULL }, { "--json", NULL }, { "--color", NULL } } },
     { "skeletons", "skeletons [--bone NAME] [--db FILE] [--json]",

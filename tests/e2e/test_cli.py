@@ -234,6 +234,14 @@ with case(tap, "clips: a model's path stands for its skeleton") as c:
     a = json.loads(must(ax.run("clips", "--skeleton", "X_SHIP", "--db", DB, "--json"), "clips").stdout)
     b = json.loads(must(ax.run("clips", "art/models/x_ship.alo", "--db", DB, "--json"), "clips by path").stdout)
     c.that(a and a == b, "same clips: %s vs %s" % (short(a), short(b)))
+    a = json.loads(must(ax.run("clips", "--model", "X_SHIP", "--db", DB, "--json"), "clips --model").stdout)
+    for typed in ("X_SHIP.ALO", "Art/Models/X_SHIP.ALO", "x_ship.alo"):
+        b = json.loads(must(ax.run("clips", "--model", typed, "--db", DB, "--json"),
+                            "clips --model " + typed).stdout)
+        c.that(a and a == b, "--model %s: the model's clips: %s vs %s" % (typed, short(a), short(b)))
+    p = ax.run("clips", "--model", "NO_SUCH_MODEL", "--db", DB)
+    c.that(p.returncode == 0 and "the model's name" in p.stderr, "nothing plays: what --model takes: %r"
+           % p.stderr)
 
 # ---------------------------------------------------------------- 4. '#' in file names
 
