@@ -191,7 +191,7 @@ static const cli_cmd commands[] = {
       "a removal and an addition.\n",
       cmd_changes,
       { { "--since", NULL }, { "--db", NULL }, { "--json", NULL }, { "--color", NULL } } },
-    { "watch", "watch DIR... [--base DIR]... [--no-base] [--db FILE] [--jobs N] [--follow-links]\n"
+    { "watch", "watch [DIR...] [--base DIR]... [--no-base] [--db FILE] [--jobs N] [--follow-links]\n"
                "              [--lint [--fail-on S] [--baseline FILE] [--suppressions FILE]\n"
                "              [--json] [--color WHEN]]",
       "keep the index current while files change (animidxd in the foreground)",
