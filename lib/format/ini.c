@@ -45,10 +45,11 @@
 typedef struct tok { const char *p; size_t n; } tok;
 
 enum frame_kind { F_OBJECT, F_MODULE, F_DRAW, F_STATE, F_BFME_STATE, F_BFME_ANIM, F_GENERIC,
-                  F_FLAT, F_SCRIPT };
+                  F_FLAT, F_NAMED, F_SCRIPT };
 
 typedef struct frame {
     enum frame_kind kind;
+    const char *const *subs;  /* F_NAMED: the blocks nested in it (NULL-terminated) */
     uint32_t line;
     char what[64];            /* for messages: the block's first token */
 } frame;
@@ -1013,6 +1014,7 @@ static void push(ini_state *s, enum frame_kind kind)
     }
     frame *f = &s->stack[s->depth++];
     f->kind = kind;
+    f->subs = NULL;
     f->line = s->line_no;
     size_t n = s->t[0].n < 60 ? s->t[0].n : 60; /* (a copy: a printf a block cost 1.5% of a scan) */
     memcpy(f->what, s->t[0].p, n);
@@ -1147,11 +1149,39 @@ static bool flat_block(tok t)
         "AudioEvent", "MusicTrack", "DialogEvent", "Locomotor", "CommandButton", "CommandSet",
         "Upgrade", "Science", "ParticleSystem", "MappedImage", "MultiplayerColor", "Armor",
         "Weapon", "SpecialPower", "CrateData", "Rank", "PlayerTemplate",
+        "Credits", /* "Blank" is a field without a value (EA Credits.cpp) */
     };
     for (size_t i = 0; i < sizeof flat / sizeof flat[0]; i++)
         if (tok_is(t, flat[i]))
             return true;
     return false;
+}
+
+/* Blocks whose fields are written without '=' ("Position X:0 Y:408") and whose parse tables
+ * open only the blocks they name (EA ControlBarScheme.cpp m_controlBarSchemeFieldParseTable,
+ * parseAnimatingPart; ShellMenuScheme.cpp m_shellMenuSchemeFieldParseTable): the blocks nested
+ * in `t`, or NULL when `t` is not one of them. A nested block not named here is flat. */
+static const char *const *named_subs(tok t)
+{
+    static const char *const cbs[] = { "ImagePart", "AnimatingPart", NULL };
+    static const char *const anim[] = { "ImagePart", NULL };
+    static const char *const shell[] = { "ImagePart", "LinePart", NULL };
+    if (tok_is(t, "ControlBarScheme"))
+        return cbs;
+    if (tok_is(t, "AnimatingPart"))
+        return anim;
+    if (tok_is(t, "ShellMenuScheme"))
+        return shell;
+    return NULL;
+}
+
+/* Opens the block of the current line: F_NAMED with its nested blocks, or F_FLAT. */
+static void push_named(ini_state *s, const char *const *subs)
+{
+    size_t depth = s->depth;
+    push(s, subs ? F_NAMED : F_FLAT);
+    if (s->depth > depth)
+        s->stack[s->depth - 1].subs = subs;
 }
 
 static void top_level(ini_state *s)
@@ -1187,7 +1217,11 @@ static void top_level(ini_state *s)
         push(s, F_OBJECT);
         return;
     }
-    push(s, flat_block(f) ? F_FLAT : F_GENERIC);
+    const char *const *subs = named_subs(f);
+    if (subs)
+        push_named(s, subs);
+    else
+        push(s, flat_block(f) ? F_FLAT : F_GENERIC);
 }
 
 /* Draw / Behavior / Body / ClientUpdate = TYPE TAG: a module of an object, which ends at End. */
@@ -1292,6 +1326,18 @@ static void in_block(ini_state *s)
             return;
         if (f->kind == F_FLAT)
             return;
+        if (f->kind == F_NAMED) {
+            for (const char *const *k = f->subs; *k; k++)
+                if (tok_is(t0, *k)) {
+                    push_named(s, named_subs(t0));
+                    return;
+                }
+            /* a lone word still opens a block (every field of these tables has a value; a
+             * variant of another game may nest more), any other line is a field */
+            if (!s->has_eq && s->nt == 1 && t0.p[0] != '#')
+                push(s, F_GENERIC);
+            return;
+        }
         if (opens_generic(s))
             push(s, F_GENERIC);
         return;

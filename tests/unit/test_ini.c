@@ -446,6 +446,54 @@ static void test_bounds(void)
     free(lng);
 }
 
+/* Blocks whose fields are written without '=' and whose parse tables open only the nested
+ * blocks they name: Credits (EA Credits.cpp m_creditsFieldParseTable: "Blank" is a field with no
+ * value), ControlBarScheme (ControlBarScheme.cpp: ImagePart, AnimatingPart, and ImagePart in an
+ * AnimatingPart) and ShellMenuScheme (ShellMenuScheme.cpp: ImagePart, LinePart). Real mods' files
+ * (commy2/zerohour Credits.ini, FireRainV ControlBarScheme.ini) were INI_MALFORMED. */
+static void test_schemes_and_credits(void)
+{
+    static const char *ok[] = {
+        "Credits\n  ScrollRate = 2\n  Style = MINORTITLE\n  Text = \"A\"\n  Blank\n  Blank\n"
+        "  Text = GUI:B\nEnd\n",
+        "ControlBarScheme America8x6\n  ScreenCreationRes X:800 Y:600\n  Side America\n"
+        "  QueueButtonImage SCBigButton\n  MoneyUL X:360 Y:438\n  ImagePart\n"
+        "    Position X:0 Y:408\n    Size X:800 Y:191\n    ImageName InGameUIAmericaBase\n"
+        "    Layer 4\n  End\n  AnimatingPart\n    Animation SLIDE_RIGHT\n    Duration 500\n"
+        "    FinalPos X:10 Y:20\n    ImagePart\n      Position X:1 Y:2\n      Layer 3\n    End\n"
+        "  End\n  PowerPurchaseImage GeneralsPowerWindow_American\nEnd\n"
+        "Object After\nEnd\n",
+        "ShellMenuScheme Default\n  ImagePart\n    Position X:0 Y:0\n    Size X:800 Y:600\n"
+        "    ImageName MainMenuBackdrop\n  End\n  LinePart\n    StartPosition X:5 Y:5\n"
+        "    EndPosition X:90 Y:5\n    Color R:255 G:255 B:255 A:255\n    Width 2\n  End\nEnd\n",
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        amx_asset *a = decode_text(ok[i]);
+        if (!a)
+            continue;
+        for (uint32_t k = 0; k < a->finding_count; k++)
+            printf("# case %zu: %s\n", i, a->findings[k].message);
+        CHECK_EQ(a->finding_count, 0);
+        if (i == 1) {
+            CHECK_EQ(a->object_count, 1); /* the scheme's End closed it: Object is top-level */
+            if (a->object_count == 1)
+                CHECK_STR(a->objects[0].name, "After");
+        }
+        amx_asset_free(a);
+    }
+    /* a missing End is still one */
+    amx_asset *a = decode_text("ControlBarScheme A\n  Side America\n  ImagePart\n"
+                               "    Layer 4\nEnd\n");
+    if (a) {
+        const amx_finding *f = finding_at(a, AMX_C_INI_MALFORMED, 1);
+        CHECK(f != NULL);
+        if (f)
+            CHECK(strstr(f->message, "'ControlBarScheme' (line 1) has no End") != NULL);
+        CHECK_EQ(count_code(a, AMX_C_INI_MALFORMED), 1);
+        amx_asset_free(a);
+    }
+}
+
 int main(void)
 {
     test_run("test_objects_states_refs", test_objects_states_refs);
@@ -454,6 +502,7 @@ int main(void)
     test_run("test_bfme", test_bfme);
     test_run("test_lexer", test_lexer);
     test_run("test_probe", test_probe);
+    test_run("test_schemes_and_credits", test_schemes_and_credits);
     test_run("test_corpus", test_corpus);
     test_run("test_mutations", test_mutations);
     test_run("test_bounds", test_bounds);
