@@ -64,6 +64,11 @@ static void skeleton_row(const amx_skeleton_row *s, void *user)
                                         .bones = s->bones, .clips = s->clips };
 }
 
+static bool same_skeleton(const rep_clip *c, const rep_skeleton *s)
+{
+    return c->skel_path && strcmp(c->skel_path, s->path) == 0 && strcmp(c->skel_root, s->root) == 0;
+}
+
 static void clip_row(const amx_clip_row *c, void *user)
 {
     const char *skel_root = c->skeleton_root, *skel_path = c->skeleton_path;
@@ -164,6 +169,14 @@ static int gather_index(report *r)
     if (g.oom) {
         cli_error("out of memory");
         return EXIT_IO;
+    }
+    /* The report lists each clip once, under the skeleton it is bound to first; a skeleton's
+     * count is what it lists (amx_query_skeletons also counts the clips an XML override binds
+     * to it as well). */
+    for (size_t k = 0; k < r->nskels; k++) {
+        r->skels[k].clips = 0;
+        for (size_t i = 0; i < r->nclips; i++)
+            r->skels[k].clips += same_skeleton(&r->clips[i], &r->skels[k]);
     }
     int64_t last = -1;
     for (size_t i = 0; i < r->nscans; i++)
@@ -386,11 +399,6 @@ static void json_clip(amx_json *j, const rep_clip *c)
     amx_json_kstring(j, "bound_by", c->how);
     amx_json_kstring(j, "via", c->via);
     amx_json_end_object(j);
-}
-
-static bool same_skeleton(const rep_clip *c, const rep_skeleton *s)
-{
-    return c->skel_path && strcmp(c->skel_path, s->path) == 0 && strcmp(c->skel_root, s->root) == 0;
 }
 
 static void write_json(FILE *out, const report *r)

@@ -696,7 +696,9 @@ static amx_status skeletons_where(amx_db *db, const char *bone,
     char sql[700];
     snprintf(sql, sizeof sql,
              "SELECT r.path, f.path, s.name, f.format, s.bone_count, "
-             "(SELECT count(*) FROM clips c WHERE c.skeleton_id = s.id) "
+             /* every clip checked against it (clips --skeleton lists them): the clips
+              * bound to it first and those an XML override also binds to it */
+             "(SELECT count(DISTINCT b.clip_id) FROM clip_bindings b WHERE b.skeleton_id = s.id) "
              "FROM skeletons s JOIN files f ON f.id = s.file_id "
              "JOIN roots r ON r.id = f.root_id %s ORDER BY s.name_key, f.path",
              bone ? "WHERE EXISTS (SELECT 1 FROM bones b WHERE b.skeleton_id = s.id AND "

@@ -328,9 +328,19 @@ def test_mod():
     s = scan(mod, db)
     iss = ax.json("issues", "--db", db, "--json")
     clips = {}
+    counted = []
     for sk in ax.json("skeletons", "--db", db, "--json"):
+        bound = set()
         for r in ax.json("clips", "--skeleton", sk["skeleton"], "--db", db, "--json"):
             clips.setdefault(r["path"], []).append(r)
+            if r["bound"] and (r["skeleton_root"], r["skeleton_path"]) == (sk["root"], sk["path"]):
+                bound.add(r["path"])
+        counted.append((sk["skeleton"], sk["clips"], len(bound)))
+    with case(tap, "mod: skeletons counts every clip bound to a skeleton, an XML override's too "
+                   "(as clips --skeleton lists them)") as c:
+        c.eq([x for x in counted if x[1] != x[2]], [], "(skeleton, skeletons' count, clips bound)")
+        c.eq([x[1] for x in counted if x[0] == "Hero_Super_Tank"], [3],
+             "Hero_Super_Tank: the Super_Tank override's 3 clips, inherited by Drogen_Hosh_Supertank")
     with case(tap, "mod: kalani_Die_00.ALA keeps its real BONE_INDEX_MISMATCH findings") as c:
         k = [i for i in iss if i["path"].endswith("kalani_Die_00.ALA")]
         c.eq(len(k), 16, "kalani_Die_00 findings")
