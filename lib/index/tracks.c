@@ -30,7 +30,7 @@
 
 static uint64_t zigzag(int64_t v)
 {
-    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+    return ((uint64_t)v << 1) ^ (0 - ((uint64_t)v >> 63)); /* all ones when v < 0 */
 }
 
 static int64_t unzigzag(uint64_t v)
