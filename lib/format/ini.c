@@ -917,7 +917,9 @@ static void state_field(ini_state *s)
             return;
         }
     if (tok_is(f, "ParticleSysBone")) {
-        if (s->nt > 1)
+        /* "None": no bone, the system sits at the object's origin (the engine's lookup finds no
+         * bone of that name and uses the origin: no missing bone) */
+        if (s->nt > 1 && !tok_is_ci(expand(s, s->t[1]), "None"))
             add_named(s, st->particle, &st->n_particle, tokdup(s, expand(s, s->t[1])),
                       "ParticleSysBone");
         return;
@@ -948,7 +950,8 @@ static void bfme_state_field(ini_state *s)
     if (tok_is(f, "Model") && s->nt > 1) {
         s->cur->model = tokdup(s, expand(s, s->t[1]));
         s->cur->model_line = s->line_no;
-    } else if (tok_is(f, "ParticleSysBone") && s->nt > 1) {
+    } else if (tok_is(f, "ParticleSysBone") && s->nt > 1 &&
+               !tok_is_ci(expand(s, s->t[1]), "None")) {
         add_named(s, s->cur->particle, &s->cur->n_particle, tokdup(s, expand(s, s->t[1])),
                   "ParticleSysBone");
     }

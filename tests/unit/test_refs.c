@@ -677,6 +677,34 @@ static void test_sage_ini(void)
     amx_db_close(db);
 }
 
+/* "ParticleSysBone = None FX" is Zero Hour's way to put a particle system at the object's origin
+ * (299 lines of the corpus mod, the retail infantry's InfantryDustTrails): the engine looks the
+ * bone up (W3DModelDraw::recalcBonesForClientParticleSystems, Get_Bone_Index), finds none and
+ * uses the origin, as meant. It is no missing bone; a real name that no pivot has still is. */
+static void test_sage_particle_none(void)
+{
+    fresh();
+    w3d_model("Gen/Art/W3D/AVTank.w3d", "AVTANK", TANK_PIVOTS, 4, "AVTANK", TANK_SUBS, 3);
+    put_bytes("Gen/Data/INI/Object/Dust.ini",
+              "Object Dust\n"                                                /* 1 */
+              "  Draw = W3DModelDraw ModuleTag_01\n"                         /* 2 */
+              "    DefaultConditionState\n"                                  /* 3 */
+              "      Model = AVTank\n"                                       /* 4 */
+              "      ParticleSysBone = None InfantryDustTrails\n"            /* 5 */
+              "      ParticleSysBone = NONE SmokeFX\n"                       /* 6 */
+              "      ParticleSysBone = Nozzle SmokeFX\n"                     /* 7 */
+              "    End\n"                                                    /* 8 */
+              "  End\n"                                                      /* 9 */
+              "End\n");                                                      /* 10 */
+    amx_db *db = open_db();
+    scan(db, "Gen", NULL);
+    CHECK_STR(ini_finding(db, "Dust.ini", "MODEL_BONE_NOT_FOUND", 5), "");
+    CHECK_STR(ini_finding(db, "Dust.ini", "MODEL_BONE_NOT_FOUND", 6), "");
+    CHECK_STR(ini_finding(db, "Dust.ini", "MODEL_BONE_NOT_FOUND", 7), "warning");
+    CHECK_EQ(findings(db, "Dust.ini", "MODEL_BONE_NOT_FOUND", NULL), 1);
+    amx_db_close(db);
+}
+
 /* The 15-character rule on a real case: the file exists, its HLOD name is cut to 15. */
 static void test_sage_name_length(void)
 {
@@ -1330,6 +1358,7 @@ int main(void)
     test_run("test_relink_what_changed", test_relink_what_changed);
     test_run("test_sage_ini", test_sage_ini);
     test_run("test_sage_name_length", test_sage_name_length);
+    test_run("test_sage_particle_none", test_sage_particle_none);
     test_run("test_sage_incremental", test_sage_incremental);
     test_run("test_sage_include", test_sage_include);
     test_run("test_sage_interrupted", test_sage_interrupted);
