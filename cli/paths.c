@@ -40,11 +40,13 @@ static void roots_free(root_list *a)
     free(a->v);
 }
 
-/* The engines whose file systems ignore case: Petroglyph Alamo and Westwood (W3D, BIG). */
+/* The engines whose file systems ignore case: Petroglyph Alamo and Westwood/EA (W3D, BIG, and
+ * the SAGE games' INI files, which the same file system reads). */
 static bool case_blind(const char *format)
 {
     return strncmp(format, "alamo-", 6) == 0 || strcmp(format, "meg") == 0 ||
-           strcmp(format, "w3d") == 0 || strcmp(format, "big") == 0;
+           strcmp(format, "w3d") == 0 || strcmp(format, "big") == 0 ||
+           strcmp(format, "sage-ini") == 0;
 }
 
 /* Normalises an absolute path in place: "//", "/./" and "/x/../" go. */

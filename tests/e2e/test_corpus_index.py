@@ -233,6 +233,9 @@ def test_sage():
                "all the nuke missile's animation: %s" % short(long_names))
         c.that(all(i["severity"] == "info" for i in iss if i["code"] == "REFERENCE_NOT_FOUND"),
                "missing base-game assets are info without a base layer")
+        shown = ax.json("show", "data/ini/crate.ini", "--db", db, "--json", want_rc=None)
+        c.eq([x["path"] for x in shown or []], ["Data/INI/Crate.ini"],
+             "an INI file's path in any case, as the SAGE engine's file system takes it (README)")
     ref_db = db
     with case(tap, "Generals_Rebalanced: scans killed (kill -9) at points through the scan and "
                    "its link pass, then a full scan: the references and findings of a scan never "
