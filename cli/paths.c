@@ -232,7 +232,7 @@ static void near_file(const char *path, const char *format, void *user)
 }
 
 static void suggest(amx_db *db, const root_list *roots, const char *cmd, const char *typed,
-                    const char *tail, bool dir)
+                    const char *tail, bool dir, bool allow_dir)
 {
     nearest c = { .want = dir ? tail : base_name(tail), .dir = dir };
     char err[1024];
@@ -240,6 +240,14 @@ static void suggest(amx_db *db, const root_list *roots, const char *cmd, const c
         c.root = roots->v[r];
         if (amx_query_files(db, roots->v[r], near_file, &c, err, sizeof err) != AMX_OK)
             break; /* the suggestions are a courtesy: what was found so far is shown */
+    }
+    if (dir && !allow_dir && c.n && c.dist[0] == 0) {
+        /* an indexed directory, given to a command that takes a file */
+        cli_error("%s: '%s' is a directory; %s takes a file ('animidx issues %s' lists the "
+                  "findings under it)", cmd, typed, cmd, c.best[0]);
+        for (size_t k = 0; k < c.n; k++)
+            free(c.best[k]), free(c.best_root[k]);
+        return;
     }
     cli_error("%s: nothing indexed at '%s' (looked relative to the current directory, to each "
               "scanned root%s)%s", cmd, typed, dir ? "" : " and as the end of an indexed path",
@@ -403,7 +411,7 @@ int cli_resolve_path(amx_db *db, const char *cmd, const char *typed, bool allow_
         cli_error("out of memory");
         rc = EXIT_IO;
     } else if (out->n == 0) {
-        suggest(db, &a, cmd, typed, norm, want_dir);
+        suggest(db, &a, cmd, typed, norm, want_dir, allow_dir);
         rc = EXIT_FINDINGS;
     } else if (out->n > 1) {
         cli_error("%s: '%s' matches %zu indexed %s; give more of the path:", cmd, typed, out->n,

@@ -200,6 +200,9 @@ with case(tap, "show: an ambiguous name lists the candidates; no match suggests 
            "Art/Models/X_SHIP_IDLE_00.ALA" in p.stderr, "suggests: %r" % p.stderr)
     p = ax.run("show", "Art/Models/X_SHIP.ALO/", "--db", DB)
     c.eq(p.returncode, 1, "a file with a trailing slash is not a directory")
+    p = ax.run("show", "Art/Models/", "--db", DB)
+    c.that(p.returncode == 1 and "'Art/Models/' is a directory; show takes a file" in p.stderr,
+           "a directory given to show: %r" % p.stderr)
 
 with case(tap, "issues PATH: a directory with or without a trailing slash, relative, absolute, any case") as c:
     every = json.loads(must(ax.run("issues", "--db", DB, "--json"), "issues").stdout)
