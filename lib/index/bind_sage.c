@@ -904,13 +904,23 @@ static int check_include(linker *l, struct sage_stmts *g, int64_t file_id, int64
 }
 
 /* The engine's load order of object INIs (INI::loadDirectory): Default/Object.ini, then the
- * files of Object/, then those of its subdirectories, each sorted; other files after. */
+ * files of Object/, then those of its subdirectories, each group in the order of the engine's
+ * FilenameList: a std::set of the paths under rts::less_than_nocase<AsciiString>, that is
+ * AsciiString::compareNoCase, _stricmp, which compares lower-case letters ('_' sorts before
+ * every letter) and the paths' '\' separators (after the digits); other files after. `sort` is
+ * the path so: lower case, '\' for '/', compared with strcmp. */
 static int load_rank(const char *path, char *sort, size_t n)
 {
     char u[1024];
     upper(u, sizeof u, path);
     const char *obj = strstr(u, "INI/OBJECT/");
-    snprintf(sort, n, "%s", u);
+    size_t i = 0;
+    for (; n && path[i] && i + 1 < n; i++) {
+        char c = path[i];
+        sort[i] = c == '/' ? '\\' : c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
+    }
+    if (n)
+        sort[i] = '\0';
     if (strstr(u, "INI/DEFAULT/OBJECT.INI"))
         return 0;
     if (obj)

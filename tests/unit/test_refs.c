@@ -705,6 +705,35 @@ static void test_sage_particle_none(void)
     amx_db_close(db);
 }
 
+/* The engine loads Data/INI/Object/'s files in the order of its FilenameList, a std::set ordered
+ * by rts::less_than_nocase<AsciiString> (AsciiString::compareNoCase: _stricmp, which compares the
+ * lower-case letters): '_' (0x5F) sorts before every letter, and the '\' of a subdirectory path
+ * before the digits. Ordered by the upper-cased path, Chem_Sys.ini came after ChemicalGeneral.ini
+ * ('_' after 'I'): a reskin in ChemicalGeneral.ini of an object of Chem_Sys.ini was a false "defined
+ * only after it" error, and the reverse, which stops the game, was missed. (Real names: fist-c/INI
+ * has Chem_GLASystem.ini, Flam_ChinaSystem.ini and Nuke_ChinaSystem.ini beside ChemicalGeneral.ini,
+ * FlameGeneral.ini and NukeGeneral.ini.) */
+static void test_sage_load_order(void)
+{
+    fresh();
+    put_bytes("Gen/Data/INI/Object/Chem_Sys.ini",
+              "Object PoisonField\nEnd\n"                                     /* 1-2 */
+              "ObjectReskin EarlyCopy ChemTank\nEnd\n");                      /* 3-4 */
+    put_bytes("Gen/Data/INI/Object/ChemicalGeneral.ini",
+              "Object ChemTank\nEnd\n"                                        /* 1-2 */
+              "ObjectReskin PoisonField2 PoisonField\nEnd\n");                /* 3-4 */
+    put_bytes("Gen/Data/INI/Object/Sub2/Later.ini", "Object InSub2\nEnd\n");
+    put_bytes("Gen/Data/INI/Object/Sub/Reskins.ini",
+              "ObjectReskin SubCopy InSub2\nEnd\n");                          /* 1-2 */
+    amx_db *db = open_db();
+    scan(db, "Gen", NULL);
+    CHECK_STR(ini_finding(db, "ChemicalGeneral.ini", "INI_MALFORMED", 3), "");
+    CHECK_STR(ini_finding(db, "Chem_Sys.ini", "INI_MALFORMED", 3), "error");
+    /* "Sub2\Later.ini" before "Sub\Reskins.ini": '2' (0x32) before '\' (0x5C) */
+    CHECK_STR(ini_finding(db, "Reskins.ini", "INI_MALFORMED", 1), "");
+    amx_db_close(db);
+}
+
 /* The 15-character rule on a real case: the file exists, its HLOD name is cut to 15. */
 static void test_sage_name_length(void)
 {
@@ -1359,6 +1388,7 @@ int main(void)
     test_run("test_sage_ini", test_sage_ini);
     test_run("test_sage_name_length", test_sage_name_length);
     test_run("test_sage_particle_none", test_sage_particle_none);
+    test_run("test_sage_load_order", test_sage_load_order);
     test_run("test_sage_incremental", test_sage_incremental);
     test_run("test_sage_include", test_sage_include);
     test_run("test_sage_interrupted", test_sage_interrupted);
