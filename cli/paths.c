@@ -411,7 +411,17 @@ int cli_resolve_path(amx_db *db, const char *cmd, const char *typed, bool allow_
         cli_error("out of memory");
         rc = EXIT_IO;
     } else if (out->n == 0) {
-        suggest(db, &a, cmd, typed, norm, want_dir, allow_dir);
+        /* a file the scan saw and skipped (show lists such archive members) */
+        bool skipped = false;
+        for (size_t k = 0; k < nc && !skipped && !want_dir && c[k].rel[0]; k++)
+            if (amx_query_path_skipped(db, c[k].root, c[k].rel, true, &skipped, err,
+                                       sizeof err) != AMX_OK)
+                break; /* a courtesy: the suggestions follow */
+        if (skipped)
+            cli_error("%s: '%s' is a file of a kind animidx does not read: the scan counts it "
+                      "and skips it, so the index holds nothing about it", cmd, typed);
+        else
+            suggest(db, &a, cmd, typed, norm, want_dir, allow_dir);
         rc = EXIT_FINDINGS;
     } else if (out->n > 1) {
         cli_error("%s: '%s' matches %zu indexed %s; give more of the path:", cmd, typed, out->n,

@@ -523,6 +523,28 @@ amx_status amx_query_path_at(amx_db *db, const char *root, const char *path, boo
     return path_rows(db, s, row, user, err, errlen);
 }
 
+amx_status amx_query_path_skipped(amx_db *db, const char *root, const char *path, bool fold,
+                                  bool *skipped, char *err, size_t errlen)
+{
+    *skipped = false;
+    sqlite3_stmt *s = NULL;
+    amx_status st = prep(db, fold
+        ? "SELECT 1 FROM files f WHERE f.root_id = " ROOT_OF " AND f.status = 'ignored' AND "
+          "(f.path = ?2 OR (f.parent_id IS NULL AND f.lkey = " PREFIX_OF " || upper(?2))) LIMIT 1"
+        : "SELECT 1 FROM files f WHERE f.root_id = " ROOT_OF " AND f.status = 'ignored' AND "
+          "f.path = ?2 LIMIT 1", &s, err, errlen);
+    if (st)
+        return st;
+    sqlite3_bind_text(s, 1, root, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 2, path, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        *skipped = true;
+        rc = SQLITE_DONE;
+    }
+    return finish(db, s, rc, err, errlen);
+}
+
 amx_status amx_query_path_under(amx_db *db, const char *root, const char *dir, bool fold,
                                 amx_path_cb row, void *user, char *err, size_t errlen)
 {

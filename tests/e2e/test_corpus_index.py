@@ -659,6 +659,10 @@ def main():
         p = ax.run("dump", "--json", os.path.join(mroot, "v1_1_file_data.meg") + "#TEST.TXT")
         c.that(p.returncode in (0, 1) and json.loads(p.stdout or "{}").get("format") == "unknown",
                "dump of a member: exit %d %r %r" % (p.returncode, p.stdout[:200], p.stderr))
+        p = ax.run("show", "v1_1_file_data.meg#TEST.TXT", "--db", mdb)
+        c.that(p.returncode == 1 and "of a kind animidx does not read" in p.stderr,
+               "show of a member show lists but does not index: says why: exit %d %r"
+               % (p.returncode, p.stderr))
 
     with case(tap, "MEG fixtures: members of other formats are not findings (as loose files of other formats)") as c:
         # A loose TEST.TXT is indexed as 'other' without a finding; inside an archive it should be too:
