@@ -136,6 +136,8 @@ typedef struct ini_state {
     bool has_default;
     size_t module_states;     /* condition states of the module (not transitions) */
     str_table flag_sets;      /* the module's condition flag sets, for duplicates */
+    char *ignored_flags;      /* the module's IgnoreConditionStates (a flag_set), or NULL */
+    uint32_t ignored_line;
     state_data *def, *cur;    /* the default state; the state being read */
     const char *cur_kind, *cur_flags;
     uint32_t cur_line;
@@ -715,6 +717,39 @@ static char *flag_set(ini_state *s, size_t from)
     return out;
 }
 
+/* The first flag of `set` that the module's IgnoreConditionStates names, as a length (0: none),
+ * at *at. Both are flag_set strings: sorted words, one space between. */
+static size_t ignored_flag(const ini_state *s, const char *set, const char **at)
+{
+    const char *a = set, *b = s->ignored_flags;
+    while (b && *a && *b) {
+        size_t na = strcspn(a, " "), nb = strcspn(b, " ");
+        int c = strncmp(a, b, na < nb ? na : nb);
+        if (c == 0 && na == nb) {
+            *at = a;
+            return na;
+        }
+        if (c < 0 || (c == 0 && na < nb))
+            a += na + (a[na] == ' ');
+        else
+            b += nb + (b[nb] == ' ');
+    }
+    return 0;
+}
+
+/* A state or alias whose flags the module said to ignore: the engine refuses it at load
+ * (W3DModelDrawModuleData::parseConditionState, PARSE_NORMAL and PARSE_ALIAS: "You should not
+ * specify bits in a state once they are used in IgnoreConditionStates", throw INI_INVALID_DATA). */
+static void check_ignored(ini_state *s, const char *set)
+{
+    const char *flag = NULL;
+    size_t n = ignored_flag(s, set, &flag);
+    if (n)
+        state_malformed(s, "the flag %.*s is in the module's IgnoreConditionStates (line %u): the "
+                        "engine refuses a state for a flag it is told to ignore",
+                        (int)(n < 200 ? n : 200), flag, (unsigned)s->ignored_line);
+}
+
 /* Adds a condition flag set to the module's; false (and INI_MALFORMED) when it is there. */
 static bool add_flag_set(ini_state *s, char *set)
 {
@@ -737,6 +772,8 @@ static bool add_flag_set(ini_state *s, char *set)
 static void end_module(ini_state *s)
 {
     str_table_clear(&s->flag_sets);
+    free(s->ignored_flags);
+    s->ignored_flags = NULL;
     s->module = NULL;
     s->has_default = false;
     s->module_states = 0;
@@ -789,6 +826,7 @@ static void begin_state(ini_state *s, const char *kind)
     else if (set[0] && !s->has_default && s->module_states == 0)
         state_malformed(s, "without a DefaultConditionState, the first ConditionState must be for "
                   "NONE");
+    check_ignored(s, set);
     s->module_states++;
     add_flag_set(s, set);
 }
@@ -1298,6 +1336,7 @@ static void in_block(ini_state *s)
             char *set = flag_set(s, 1);
             if (!set)
                 return;
+            check_ignored(s, set);
             if (!set[0] && s->has_default) {
                 state_malformed(s, "an AliasConditionState for no flags (NONE) beside a "
                           "DefaultConditionState");
@@ -1306,6 +1345,14 @@ static void in_block(ini_state *s)
             }
             add_flag_set(s, set);
             return;
+        }
+        if (tok_is(t0, "IgnoreConditionStates")) { /* a plain list replaces the last (BitFlags) */
+            char *set = flag_set(s, 1);
+            if (set) {
+                free(s->ignored_flags);
+                s->ignored_flags = set;
+                s->ignored_line = s->line_no;
+            }
         }
         return; /* the module's own fields: one line each */
     case F_STATE: /* the engine's table of state fields: none opens a block */
@@ -1354,6 +1401,7 @@ static void free_state(ini_state *s)
     free(s->objects);
     free(s->states);
     str_table_free(&s->flag_sets);
+    free(s->ignored_flags);
     str_table_free(&s->seen);
     str_table_free(&s->defines);
     free(s->def);

@@ -186,6 +186,17 @@ static void test_malformed(void)
         { "Object A\n  Draw = W3DModelDraw M\n    DefaultConditionState\n      Model = M\n"
           "      WeaponFireFXBone = QUATERNARY Muzzle\n    End\n  End\nEnd\n", 5, "weapon slot" },
         { "Object A\nEnd\nEnd\n", 3, "End outside any block" },
+        /* a state, or an alias, for a flag the module ignores (W3DModelDraw.cpp
+         * parseConditionState); a state before the IgnoreConditionStates line is not */
+        { "Object A\n  Draw = W3DModelDraw M\n    DefaultConditionState\n      Model = M\n"
+          "    End\n    ConditionState = MOVING\n      Model = N\n    End\n"
+          "    IgnoreConditionStates = PREORDER Moving\n    ConditionState = RUBBLE MOVING\n"
+          "      Model = O\n    End\n  End\nEnd\n", 10, "the flag MOVING is in the module's "
+          "IgnoreConditionStates (line 9)" },
+        { "Object A\n  Draw = W3DModelDraw M\n    DefaultConditionState\n      Model = M\n"
+          "    End\n    IgnoreConditionStates = RUBBLE\n    ConditionState = DAMAGED\n"
+          "      Model = N\n    End\n    AliasConditionState = REALLYDAMAGED RUBBLE\n  End\nEnd\n",
+          10, "the flag RUBBLE is in the module's IgnoreConditionStates (line 6)" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         amx_asset *a = decode_text(cases[i].text);
