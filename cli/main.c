@@ -466,7 +466,15 @@ static int parse_args(const cli_cmd *cmd, int argc, char **argv, cli_opts *o)
         if (takes_value) {
             if (eq)
                 value = eq + 1;
-            else if (i + 1 < argc)
+            else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) == 0 &&
+                     (find_option(argv[i + 1]) || strcmp(argv[i + 1], "--config") == 0 ||
+                      strcmp(argv[i + 1], "--help") == 0)) {
+                /* 'changes --since --db x.db': the value was left out, not '--db' meant */
+                cli_error("%s needs a value, and %s is an option; see 'animidx %s --help' (a "
+                          "value that starts with '--': %s=VALUE)", name, argv[i + 1], cmd->name,
+                          name);
+                return EXIT_USAGE;
+            } else if (i + 1 < argc)
                 value = argv[++i];
             else {
                 cli_error("%s needs a value; see 'animidx %s --help'", name, cmd->name);

@@ -130,6 +130,12 @@ with case(tap, "every option a command does not take is a usage error naming the
     p = ax.run("skeletons", "--include-base", "--db", DB)
     c.that(p.returncode == 2 and "scan, issues, refs, lint and report take it" in p.stderr, "several takers: %r" % p.stderr)
     c.eq(ax.run("issues", "--no-such-option", "--db", DB).returncode, 2, "an unknown option")
+    p = ax.run("changes", "--since", "--db", DB)
+    c.that(p.returncode == 2 and "--since needs a value" in p.stderr and "--db" in p.stderr,
+           "an option where a value goes is named as such: %r" % p.stderr)
+    p = ax.run("lint", DATA, "--db", DB, "--fail-on", "--quiet")
+    c.that(p.returncode == 2 and "--fail-on needs a value" in p.stderr, "lint --fail-on --quiet: %r"
+           % p.stderr)
 
 with case(tap, "the daemon's commands take no argument: one is a usage error, before any daemon "
                "is asked") as c:
