@@ -1439,10 +1439,21 @@ void amx__ini_decode(amx_dec *d)
         return;
     }
     s->bfme = bfme_dialect(d->r.base, d->r.end);
-    /* a UTF-8 byte order mark is not part of the first word */
+    /* A UTF-8 byte order mark: Zero Hour keeps its bytes (INI::readLine makes only bytes 1-31
+     * spaces; a char is signed), so they begin the first word, which is then no block it knows:
+     * INI::load throws INI_UNKNOWN_TOKEN and the game stops. Said once; the rest is read without
+     * it. (BFME: OpenSAGE reads text through .NET, which drops the mark; no engine source.) */
     const uint8_t *bom = amx_reader_peek(&d->r, 3);
-    if (bom && bom[0] == 0xEF && bom[1] == 0xBB && bom[2] == 0xBF)
+    if (bom && bom[0] == 0xEF && bom[1] == 0xBB && bom[2] == 0xBF) {
         amx_reader_skip(&d->r, 3);
+        if (!s->bfme) {
+            s->line_no = 1;
+            malformed(s, "the file begins with a UTF-8 byte order mark (bytes EF BB BF): the game "
+                      "reads them as part of the first word, which is then no block it knows, and "
+                      "stops at load. Save the file without it (ANSI, or UTF-8 without BOM)");
+            s->line_no = 0;
+        }
+    }
     while (!s->oom && !d->out_of_memory && next_line(s)) {
         if (s->nt == 0)
             continue;

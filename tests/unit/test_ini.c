@@ -197,6 +197,9 @@ static void test_malformed(void)
           "    End\n    IgnoreConditionStates = RUBBLE\n    ConditionState = DAMAGED\n"
           "      Model = N\n    End\n    AliasConditionState = REALLYDAMAGED RUBBLE\n  End\nEnd\n",
           10, "the flag RUBBLE is in the module's IgnoreConditionStates (line 6)" },
+        /* a UTF-8 byte order mark begins the first word (INI::readLine keeps bytes >= 128) */
+        { "\357\273\277Object A\nEnd\n", 1, "UTF-8 byte order mark" },
+        { "\357\273\277; c\nObject A\nEnd\n", 1, "ANSI, or UTF-8 without BOM" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         amx_asset *a = decode_text(cases[i].text);
@@ -343,6 +346,13 @@ static void test_lexer(void)
     CHECK(find_ref(a, AMX_REF_W3D_ANIMATION, "AVTank_SKL.AVTank_IDL", "AVTank_D") != NULL);
     CHECK(find_ref(a, AMX_REF_PARTICLE_BONE, "Ex", "AVTank_D") != NULL);
     amx_asset_free(a);
+    /* BFME: no engine source; OpenSAGE's reader drops the mark */
+    a = decode_text("\357\273\277#define M X\nObject A\nEnd\n");
+    if (a) {
+        CHECK_EQ(count_code(a, AMX_C_INI_MALFORMED), 0);
+        CHECK_EQ(a->object_count, 1);
+        amx_asset_free(a);
+    }
     a = decode_text("#define M X\nObject A // c\n  Draw = W3DScriptedModelDraw M-1 --c\n"
                     "    DefaultModelConditionState\n      Model = GU/Hero-SKN-//c\n    End\n"
                     "  End\n  #include \"..\\inc\\b\tc.inc\" -- c\nEnd\n");
