@@ -34,7 +34,9 @@
  * libxml2's messages (those of the parser and of its encoding converters) come to the error
  * handlers here, never to stderr. A file that is not UTF-8, declares no encoding and has no
  * byte order mark is read as Latin-1 (what the game's Windows tools write), noted at info
- * level. NUL bytes are not XML text: they are read as if absent and reported as such.
+ * level; so is one whose declaration its bytes are not in (declaration_unfit: the game reads
+ * the bytes whatever the declaration says). NUL bytes are not XML text: they are read as if
+ * absent and reported as such.
  */
 #include "common/grow.h"
 #include "common/utf8.h"
@@ -532,17 +534,82 @@ static void libxml_init(void)
     sax_init();
 }
 
-/* Whether the document declares its encoding (then it is read so, even if it lies). */
-static bool declares_encoding(const uint8_t *data, size_t len)
+/* The encoding the document's declaration names ("" for none), at most n - 1 bytes of it. */
+static void declared_encoding(const uint8_t *data, size_t len, char *out, size_t n)
 {
-    size_t n = len < 200 ? len : 200;
-    const char *end = memchr(data, '>', n);
-    if (!end)
-        return false;
-    for (const char *p = (const char *)data; p + 8 <= end; p++)
-        if (strncmp(p, "encoding", 8) == 0)
+    out[0] = '\0';
+    size_t i = len >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF ? 3 : 0;
+    size_t end = len < 200 ? len : 200;
+    if (end - i < 5 || memcmp(data + i, "<?xml", 5) != 0)
+        return;
+    const char *p = (const char *)data + i, *stop = memchr(p, '>', end - i);
+    if (!stop)
+        return;
+    for (; p + 8 <= stop && strncmp(p, "encoding", 8) != 0; p++)
+        ;
+    if (p + 8 > stop)
+        return;
+    for (p += 8; p < stop && is_space(*p); p++)
+        ;
+    if (p >= stop || *p++ != '=')
+        return;
+    while (p < stop && is_space(*p))
+        p++;
+    if (p >= stop || (*p != '"' && *p != '\''))
+        return;
+    const char *v = p + 1, *q = memchr(v, *p, (size_t)(stop - v));
+    size_t k = q ? (size_t)(q - v) : 0;
+    if (k >= n)
+        k = n - 1;
+    memcpy(out, v, k);
+    out[k] = '\0';
+}
+
+static bool memchr_high(const uint8_t *data, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (data[i] & 0x80)
             return true;
     return false;
+}
+
+static const char *const utf8_names[] = { "UTF-8", "UTF8", NULL };
+
+static bool name_is(const char *name, const char *const *list)
+{
+    for (; *list; list++)
+        if (strcasecmp(name, *list) == 0)
+            return true;
+    return false;
+}
+
+/* Why a document of 8-bit characters is not read in the encoding it declares, or NULL when
+ * it is. The game reads the bytes whatever the declaration says (ModVerify's engine model
+ * reads every XML file through an ASCII text reader, which a declaration never changes), so a
+ * declaration libxml2 would follow into losing the file is not followed: UTF-8 over bytes
+ * that are not UTF-8, ASCII over bytes past 0x7F (libxml2 stops at the first one: the rest of
+ * the file was lost), a 16- or 32-bit encoding over 8-bit bytes, a name no converter knows
+ * (nothing was read). Any other encoding libxml2 converts is used as declared. */
+static const char *declaration_unfit(const char *decl, const uint8_t *data, size_t len,
+                                     size_t not_utf8)
+{
+    static const char *const ascii[] = { "ASCII", "US-ASCII", "ANSI_X3.4-1968", "ISO646-US",
+                                         "US", NULL };
+    static const char *const wide[] = { "UTF-16", "UTF16", "UTF-16LE", "UTF-16BE", "UTF-32",
+                                        "UTF32", "UTF-32LE", "UTF-32BE", "UCS-2", "UCS2",
+                                        "UCS-4", "UCS4", "ISO-10646-UCS-2", "ISO-10646-UCS-4",
+                                        "UNICODE", NULL };
+    if (name_is(decl, utf8_names))
+        return not_utf8 == len ? NULL : "the bytes are not in";
+    if (name_is(decl, ascii))
+        return memchr_high(data, len) ? "the bytes are not in (a byte past 0x7F)" : NULL;
+    if (name_is(decl, wide))
+        return "an 8-bit document is not in";
+    xmlCharEncodingHandlerPtr h = xmlFindCharEncodingHandler(decl);
+    if (!h)
+        return "no converter knows";
+    xmlCharEncCloseFunc(h);
+    return NULL;
 }
 
 /* The file as libxml2 reads it: a block at a time, NUL bytes left out when `drop_nul`. */
@@ -608,7 +675,7 @@ static int read_block(void *arg, char *buf, int size)
 }
 
 /* Reads the document; returns false when the parser could not be made. */
-static bool parse(xml_state *s, xml_input *in, bool latin1)
+static bool parse(xml_state *s, xml_input *in, bool latin1, bool ignore_decl)
 {
     xmlParserCtxtPtr ctxt = xmlCreateIOParserCtxt(&sax_handler, NULL, read_block, NULL, in,
                                                   XML_CHAR_ENCODING_NONE);
@@ -617,7 +684,7 @@ static bool parse(xml_state *s, xml_input *in, bool latin1)
     s->ctxt = ctxt;
     ctxt->_private = s;
     xmlCtxtUseOptions(ctxt, XML_PARSE_RECOVER | XML_PARSE_NONET | XML_PARSE_NOWARNING |
-                                XML_PARSE_BIG_LINES);
+                                XML_PARSE_BIG_LINES | (ignore_decl ? XML_PARSE_IGNORE_ENC : 0));
     if (latin1) /* once the input is there (libxml2 cannot switch the encoding of none) */
         xmlSwitchEncoding(ctxt, XML_CHAR_ENCODING_8859_1);
     xmlParseDocument(ctxt);
@@ -662,14 +729,21 @@ void amx__xml_decode(amx_dec *d)
         amx__fatal(d, AMX_C_LIMIT_EXCEEDED, -1, NULL, "the XML reader could not be started");
         return;
     }
-    /* The encoding: a byte order mark or the declaration says; otherwise UTF-8 when the bytes
-     * are, else Latin-1. Only a document of 8-bit characters can hold a stray NUL. */
+    /* The encoding: a byte order mark says, or the declaration when the bytes are in it;
+     * otherwise UTF-8 when the bytes are, else Latin-1. Only a document of 8-bit characters
+     * can hold a stray NUL. */
     xmlCharEncoding enc = len >= 4 ? xmlDetectCharEncoding(data, 4) : XML_CHAR_ENCODING_NONE;
     bool bytes = enc == XML_CHAR_ENCODING_NONE || enc == XML_CHAR_ENCODING_UTF8; /* or "<?xm" */
     bool bom = len >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF;
-    size_t bad = bytes && !bom && !declares_encoding(data, len) ? amx__utf8_invalid_at(data, len)
-                                                                : len;
-    bool latin1 = bad < len;
+    char decl[64];
+    declared_encoding(data, len, decl, sizeof decl);
+    size_t not_utf8 = bytes && !bom ? amx__utf8_invalid_at(data, len) : len;
+    const char *unfit = !bytes || !decl[0]          ? NULL
+                        : bom && name_is(decl, utf8_names) ? NULL
+                        : bom ? "a UTF-8 byte order mark contradicts"
+                              : declaration_unfit(decl, data, len, not_utf8);
+    bool ignore_decl = unfit != NULL;
+    bool latin1 = bytes && !bom && (!decl[0] || ignore_decl) && not_utf8 < len;
     /* libxml2's messages on this thread come here while it parses (its handlers are
      * per-thread), and go back to what they were after */
     xmlStructuredErrorFunc old_serror = xmlStructuredError;
@@ -679,7 +753,7 @@ void amx__xml_decode(amx_dec *d)
     xmlSetStructuredErrorFunc(&s, on_error);
     xmlSetGenericErrorFunc(&s, on_generic_error);
     xml_input in = { .s = &s, .data = data, .len = len, .drop_nul = bytes, .first_nul = -1 };
-    bool started = parse(&s, &in, latin1);
+    bool started = parse(&s, &in, latin1, ignore_decl);
     xmlSetStructuredErrorFunc(old_serror_ctx, old_serror);
     xmlSetGenericErrorFunc(old_generic_ctx, old_generic);
     if (!started || d->cancelled) {
@@ -690,9 +764,14 @@ void amx__xml_decode(amx_dec *d)
     }
     if (s.oom)
         amx__finding(d, AMX_C_LIMIT_EXCEEDED, -1, NULL, "out of memory reading the XML");
-    if (latin1)
-        amx__finding_sev(d, AMX_C_XML_MALFORMED, AMX_SEV_INFO, (int64_t)bad, NULL,
+    if (latin1 && !decl[0])
+        amx__finding_sev(d, AMX_C_XML_MALFORMED, AMX_SEV_INFO, (int64_t)not_utf8, NULL,
                          "not UTF-8 and no encoding declared: read as Latin-1");
+    else if (ignore_decl)
+        amx__finding_sev(d, AMX_C_XML_MALFORMED, AMX_SEV_INFO, latin1 ? (int64_t)not_utf8 : -1,
+                         "line 1", "declares encoding '%s', which %s: read as %s (the game "
+                         "reads the bytes whatever the declaration says)", decl, unfit,
+                         latin1 ? "Latin-1" : "UTF-8");
     if (in.nul_count)
         amx__finding(d, AMX_C_XML_MALFORMED, in.first_nul, NULL,
                      "%llu NUL byte%s (the first at byte %lld): XML text cannot hold %s; "

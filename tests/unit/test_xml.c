@@ -470,6 +470,55 @@ static void test_libxml_messages(void)
     amx_asset_free(b);
 }
 
+/* The game reads a file's bytes whatever its declaration says (ModVerify's engine model reads
+ * every XML file through an ASCII text reader), and real mods declare what their bytes are not:
+ * the generated unit files of the Thrawn's Revenge family say encoding='ASCII'. libxml2 followed
+ * such a declaration into losing the file: ASCII at the first byte past 0x7F (a comment's 'é'
+ * lost every object after it), a name it knows no converter for (nothing read), UTF-16 over
+ * 8-bit bytes and UTF-8 over Latin-1 bytes (warnings). Such a declaration is now not followed:
+ * the file is read as UTF-8 or Latin-1 by its bytes, one info finding says so. */
+static void test_declared_encoding(void)
+{
+    static const struct {
+        const char *decl, *comment, *model, *model_read, *want;
+    } cases[] = {
+        { "encoding='ASCII'", "caf\xE9", "B\xE9.alo", "B\xC3\xA9.alo", "read as Latin-1" },
+        { "encoding=\"us-ascii\"", "caf\xC3\xA9", "B.alo", "B.alo", "read as UTF-8" },
+        { "encoding=\"UTF-16\"", "plain", "B.alo", "B.alo", "read as UTF-8" },
+        { "encoding=\"UTF-8\"", "caf\xE9", "B\xE9.alo", "B\xC3\xA9.alo", "read as Latin-1" },
+        { "encoding=\"ANSI\"", "caf\xE9", "B.alo", "B.alo", "no converter knows" },
+        /* true declarations are read so, and nothing is said */
+        { "encoding='ASCII'", "plain", "B.alo", "B.alo", NULL },
+        { "encoding=\"ISO-8859-1\"", "caf\xE9", "B\xE9.alo", "B\xC3\xA9.alo", NULL },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[600];
+        snprintf(text, sizeof text,
+                 "<?xml version=\"1.0\" %s?>\n<Units>\n<!-- %s -->\n"
+                 "<SpaceUnit Name=\"A\"><Space_Model_Name>A.alo</Space_Model_Name></SpaceUnit>\n"
+                 "<SpaceUnit Name=\"B\"><Variant_Of_Existing_Type>A</Variant_Of_Existing_Type>"
+                 "<Land_Model_Name>%s</Land_Model_Name></SpaceUnit>\n</Units>\n",
+                 cases[i].decl, cases[i].comment, cases[i].model);
+        amx_asset *a = decode_text(text);
+        if (!a)
+            continue;
+        CHECK_EQ(a->object_count, 2);
+        CHECK_EQ(a->ref_count, 2);
+        if (a->object_count == 2) {
+            CHECK_STR(a->objects[1].name, "B");
+            CHECK_STR(a->objects[1].variant_of ? a->objects[1].variant_of : "", "A");
+        }
+        if (a->ref_count == 2)
+            CHECK_STR(a->refs[1].name, cases[i].model_read);
+        CHECK_EQ(a->finding_count, cases[i].want ? 1 : 0);
+        if (cases[i].want) {
+            const amx_finding *f = find_text(a, AMX_C_XML_MALFORMED, cases[i].want);
+            CHECK(f && f->severity == AMX_SEV_INFO);
+        }
+        amx_asset_free(a);
+    }
+}
+
 /* Issue 21, 3: names are stored bounded (a 300,000-character Name made every output line of
  * its 5,510 references 300 KB long): at most 256 bytes of their own, cut at a character
  * boundary, then "…(N bytes)", with one warning; a tag's text past 64 KiB is a warning too. */
@@ -639,6 +688,7 @@ int main(void)
     test_run("test_nested_tags", test_nested_tags);
     test_run("test_nul_bytes", test_nul_bytes);
     test_run("test_libxml_messages", test_libxml_messages);
+    test_run("test_declared_encoding", test_declared_encoding);
     test_run("test_stop_and_memory", test_stop_and_memory);
     test_run("test_long_names", test_long_names);
     test_run("test_corpus", test_corpus);
