@@ -200,6 +200,11 @@ static void test_malformed(void)
         /* a UTF-8 byte order mark begins the first word (INI::readLine keeps bytes >= 128) */
         { "\357\273\277Object A\nEnd\n", 1, "UTF-8 byte order mark" },
         { "\357\273\277; c\nObject A\nEnd\n", 1, "ANSI, or UTF-8 without BOM" },
+        /* a misspelt block (INI::load: "Unknown block") */
+        { "Object A\nEnd\nObjcet B\n  KindOf = X\nEnd\n", 3, "'Objcet' is no block of the game "
+          "(did you mean Object?)" },
+        { "Weapon W\nEnd\nweapon V\nEnd\n", 3, "did you mean Weapon?" },
+        { "Armor A\nEnd\nArmour B\nEnd\n", 3, "did you mean Armor?" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         amx_asset *a = decode_text(cases[i].text);
@@ -298,6 +303,13 @@ static void test_bfme(void)
     /* the Zero Hour state rules are not judged in a BFME file: a state without a model */
     a = decode_text("#define X 1\nObject A\n  Draw = W3DModelDraw M\n    ConditionState = DAMAGED\n"
                     "    End\n  End\nEnd\n");
+    if (a) {
+        CHECK_EQ(count_code(a, AMX_C_INI_MALFORMED), 0);
+        amx_asset_free(a);
+    }
+    /* a block of another game of the engine (BFME's ExperienceLevel) is no misspelling */
+    a = decode_text("Object A\nEnd\nExperienceLevel L\n  RequiredExperience = 0\nEnd\n"
+                    "StanceTemplate S\nEnd\n");
     if (a) {
         CHECK_EQ(count_code(a, AMX_C_INI_MALFORMED), 0);
         amx_asset_free(a);
