@@ -99,11 +99,12 @@ ninja -C build-win >/dev/null || { ninja -C build-win; echo "windows.sh: the bui
 # The zip: the programs, the README and docs, the man pages as text (CRLF: Notepad's).
 version=$(sed -n "s/^  version: '\(.*\)',/\1/p" meson.build)
 stage=build-win/zip/animidx-$version-windows-x86_64
-rm -rf build-win/zip && mkdir -p "$stage/docs"
+rm -rf build-win/zip && mkdir -p "$stage/docs/formats"
 cp build-win/cli/animidx.exe build-win/daemon/animidxd.exe "$stage/"
 x86_64-w64-mingw32-strip "$stage/animidx.exe" "$stage/animidxd.exe"
 cp README.md "$stage/"
 cp docs/*.md docs/*.json "$stage/docs/"
+cp docs/formats/*.md "$stage/docs/formats/"
 # the licences of what the static programs hold (the dependency build collects them)
 cp -r "$prefix/licenses" "$stage/licenses"
 cat > "$stage/licenses/README.txt" <<'TXT'

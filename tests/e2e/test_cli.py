@@ -469,7 +469,8 @@ with case(tap, "man pages and completions: generated from --help, installed by m
         exe = ".exe" if WINDOWS else ""
         for want in ("bin/animidx" + exe, "bin/animidxd" + exe, "share/man/man1/animidx.1", "share/man/man8/animidxd.8",
                      "share/bash-completion/completions/animidx", "share/zsh/site-functions/_animidx",
-                     "share/doc/animidx/README.md", "share/doc/animidx/docs/rules.md"):
+                     "share/doc/animidx/README.md", "share/doc/animidx/docs/rules.md",
+                     "share/doc/animidx/docs/formats/sage-ini.md", "share/doc/animidx/docs/formats/alamo.md"):
             c.that(any(f.endswith(want) for f in files), "installed: %s" % want)
 
 shutil.rmtree(TMP, ignore_errors=True)
