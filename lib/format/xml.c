@@ -97,6 +97,19 @@ static const struct {
 
 /* ---- probe ---- */
 
+/* The game skips whatever comes before the first '<' (ModVerify's engine model,
+ * PetroglyphXmlFileParserBase.SkipCharactersUntilXmlHeader: "The engine skips everything
+ * until the first '<' character"): a file whose first '<', within its first 256 bytes and
+ * after no NUL byte, opens an XML declaration is XML. */
+static bool declaration_after_stray_bytes(const uint8_t *data, size_t len)
+{
+    size_t n = len < 256 ? len : 256;
+    const uint8_t *lt = memchr(data, '<', n);
+    if (!lt || memchr(data, 0, (size_t)(lt - data)))
+        return false;
+    return len - (size_t)(lt - data) >= 5 && memcmp(lt, "<?xml", 5) == 0;
+}
+
 bool amx__xml_probe(const uint8_t *data, size_t len)
 {
     if (!data)
@@ -109,7 +122,7 @@ bool amx__xml_probe(const uint8_t *data, size_t len)
     while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n'))
         i++;
     if (len - i < 2 || data[i] != '<')
-        return false;
+        return declaration_after_stray_bytes(data, len);
     const char *p = (const char *)data + i + 1;
     size_t left = len - i - 1;
     if (left >= 4 && strncmp(p, "?xml", 4) == 0)
@@ -158,6 +171,7 @@ typedef struct xml_state {
     uint32_t errors;
     uint32_t first_line;
     char first[200];
+    uint32_t line_base;           /* lines before what libxml2 reads (stray bytes skipped) */
 } xml_state;
 
 /* ---- libxml2's messages ---- */
@@ -165,7 +179,7 @@ typedef struct xml_state {
 static uint32_t current_line(xml_state *s)
 {
     int line = s->ctxt ? xmlSAX2GetLineNumber(s->ctxt) : 0;
-    return line > 0 ? (uint32_t)line : 0;
+    return line > 0 ? (uint32_t)line + s->line_base : 0;
 }
 
 static void note_problem(xml_state *s, int line, const char *message)
@@ -186,7 +200,8 @@ static void on_error(void *arg, xmlErrorPtr e)
     xml_state *s = arg;
     if (!s || !e || e->level < XML_ERR_ERROR || s->stopped || s->d->cancelled)
         return;
-    note_problem(s, e->line > 0 ? e->line : (int)current_line(s), e->message);
+    note_problem(s, e->line > 0 ? e->line + (int)s->line_base : (int)current_line(s),
+                 e->message);
 }
 
 /* The parser context's handler: libxml2 gives the context, whose _private is the state. */
@@ -734,6 +749,21 @@ void amx__xml_decode(amx_dec *d)
      * can hold a stray NUL. */
     xmlCharEncoding enc = len >= 4 ? xmlDetectCharEncoding(data, 4) : XML_CHAR_ENCODING_NONE;
     bool bytes = enc == XML_CHAR_ENCODING_NONE || enc == XML_CHAR_ENCODING_UTF8; /* or "<?xm" */
+    /* What comes before an XML declaration (spaces, lines, a second byte order mark, a stray
+     * character): the game skips everything before the first '<' (see
+     * declaration_after_stray_bytes), libxml2 refuses a declaration anywhere but at the start
+     * (a warning; stray characters before it made the file no XML at all). The document is
+     * read from its first '<', its lines and offsets counted from the file's start. */
+    size_t skip = 0;
+    const uint8_t *lt = bytes ? memchr(data, '<', len) : NULL;
+    if (lt && lt > data && len - (size_t)(lt - data) >= 5 && memcmp(lt, "<?xml", 5) == 0 &&
+        !(lt - data == 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF)) {
+        skip = (size_t)(lt - data);
+        for (size_t i = 0; i < skip; i++)
+            s.line_base += data[i] == '\n' || (data[i] == '\r' && data[i + 1] != '\n');
+        data += skip;
+        len -= skip;
+    }
     bool bom = len >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF;
     char decl[64];
     declared_encoding(data, len, decl, sizeof decl);
@@ -764,20 +794,26 @@ void amx__xml_decode(amx_dec *d)
     }
     if (s.oom)
         amx__finding(d, AMX_C_LIMIT_EXCEEDED, -1, NULL, "out of memory reading the XML");
+    if (skip)
+        amx__finding_sev(d, AMX_C_XML_MALFORMED, AMX_SEV_INFO, 0, "line 1",
+                         "%zu byte%s before the XML declaration: the game skips everything "
+                         "before the first '<'; read from there", skip, skip == 1 ? "" : "s");
     if (latin1 && !decl[0])
-        amx__finding_sev(d, AMX_C_XML_MALFORMED, AMX_SEV_INFO, (int64_t)not_utf8, NULL,
+        amx__finding_sev(d, AMX_C_XML_MALFORMED, AMX_SEV_INFO, (int64_t)(skip + not_utf8), NULL,
                          "not UTF-8 and no encoding declared: read as Latin-1");
     else if (ignore_decl)
-        amx__finding_sev(d, AMX_C_XML_MALFORMED, AMX_SEV_INFO, latin1 ? (int64_t)not_utf8 : -1,
+        amx__finding_sev(d, AMX_C_XML_MALFORMED, AMX_SEV_INFO,
+                         latin1 ? (int64_t)(skip + not_utf8) : -1,
                          "line 1", "declares encoding '%s', which %s: read as %s (the game "
                          "reads the bytes whatever the declaration says)", decl, unfit,
                          latin1 ? "Latin-1" : "UTF-8");
     if (in.nul_count)
-        amx__finding(d, AMX_C_XML_MALFORMED, in.first_nul, NULL,
+        amx__finding(d, AMX_C_XML_MALFORMED, in.first_nul + (int64_t)skip, NULL,
                      "%llu NUL byte%s (the first at byte %lld): XML text cannot hold %s; "
                      "read as if absent",
                      (unsigned long long)in.nul_count, in.nul_count == 1 ? "" : "s",
-                     (long long)in.first_nul, in.nul_count == 1 ? "one" : "them");
+                     (long long)(in.first_nul + (int64_t)skip),
+                     in.nul_count == 1 ? "one" : "them");
     if (s.errors) {
         char ctx[32];
         snprintf(ctx, sizeof ctx, "line %u", (unsigned)s.first_line);

@@ -130,6 +130,11 @@ static void test_probe(void)
         { "<1a/>", false },
         { "", false },
         { "hello <a/>", false },
+        /* the game skips whatever comes before the first '<': a declaration after stray bytes */
+        { "x<?xml version=\"1.0\"?><a/>", true },
+        { "\xEF\xBB\xBF\xEF\xBB\xBF<?xml version=\"1.0\"?><a/>", true },
+        { "hello <?xmlish", true },
+        { "hello <b><?xml version=\"1.0\"?>", false },
         { "\x3C\x00\x00\x00", false },   /* a MEG of 60 files starts so */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -519,6 +524,59 @@ static void test_declared_encoding(void)
     }
 }
 
+/* What comes before the XML declaration: the game skips everything before the first '<'
+ * (ModVerify's engine model: "The engine skips everything until the first '<' character";
+ * ModVerify reports it as DataBeforeHeader). libxml2 refuses a declaration anywhere but at the
+ * start: blank lines before it were an XML_MALFORMED warning, a stray character or a second
+ * byte order mark made the file no XML at all (skipped by a scan, its objects lost). The file
+ * is now read from its first '<', lines and offsets counted from the file's start, with one
+ * info finding. */
+static void test_bytes_before_declaration(void)
+{
+    static const struct {
+        const char *prefix;
+        uint32_t skipped, line;
+    } cases[] = {
+        { "\n\n  \t", 5, 5 }, /* bytes skipped; the object's line */
+        { "\xEF\xBB\xBF\r\n", 5, 4 },
+        { "x", 1, 3 },
+        { "\xEF\xBB\xBF\xEF\xBB\xBF", 6, 3 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[400];
+        snprintf(text, sizeof text,
+                 "%s<?xml version=\"1.0\"?>\n<Units>\n<SpaceUnit Name=\"A\">"
+                 "<Space_Model_Name>A.alo</Space_Model_Name></SpaceUnit>\n<Bad>&</Bad>\n"
+                 "</Units>\n",
+                 cases[i].prefix);
+        size_t n = strlen(text);
+        CHECK_EQ(amx_probe((const uint8_t *)text, n), AMX_FMT_ALAMO_XML);
+        amx_asset *a = test_decode((const uint8_t *)text, n, NULL);
+        if (!a)
+            continue;
+        CHECK_EQ(a->format, AMX_FMT_ALAMO_XML);
+        CHECK_EQ(a->object_count, 1);
+        if (a->object_count == 1)
+            CHECK_EQ(a->objects[0].line, cases[i].line);
+        CHECK_EQ(a->ref_count, 1);
+        char want[80];
+        snprintf(want, sizeof want, "%u byte%s before the XML declaration", cases[i].skipped,
+                 cases[i].skipped == 1 ? "" : "s");
+        const amx_finding *f = find_text(a, AMX_C_XML_MALFORMED, want);
+        CHECK(f && f->severity == AMX_SEV_INFO);
+        /* the stray '&' two lines on: one warning, at its line in the file */
+        char line[40];
+        snprintf(line, sizeof line, "line %u:", cases[i].line + 1);
+        const amx_finding *w = NULL;
+        for (uint32_t k = 0; k < a->finding_count; k++)
+            if (a->findings[k].severity == AMX_SEV_WARNING)
+                w = &a->findings[k];
+        CHECK(w && strstr(w->message, line));
+        CHECK_EQ(a->finding_count, 2);
+        amx_asset_free(a);
+    }
+}
+
 /* Issue 21, 3: names are stored bounded (a 300,000-character Name made every output line of
  * its 5,510 references 300 KB long): at most 256 bytes of their own, cut at a character
  * boundary, then "…(N bytes)", with one warning; a tag's text past 64 KiB is a warning too. */
@@ -689,6 +747,7 @@ int main(void)
     test_run("test_nul_bytes", test_nul_bytes);
     test_run("test_libxml_messages", test_libxml_messages);
     test_run("test_declared_encoding", test_declared_encoding);
+    test_run("test_bytes_before_declaration", test_bytes_before_declaration);
     test_run("test_stop_and_memory", test_stop_and_memory);
     test_run("test_long_names", test_long_names);
     test_run("test_corpus", test_corpus);
