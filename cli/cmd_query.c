@@ -1265,8 +1265,8 @@ static void missing_row(const amx_missing_row *m, void *user)
     }
     /* a SAGE INI reference names no one file: its name, and its other spellings if any */
     bool spelt = m->file || m->spelling_count > 1;
-    cli_printf("%-7s %-18s %s%s: %lld reference%s in %lld file%s%s",
-               amx_severity_name(m->severity), m->kind, m->file ? m->file : m->name,
+    cli_printf("%s%-7s%s %-18s %s%s: %lld reference%s in %lld file%s%s", cli_sev_on(m->severity),
+               amx_severity_name(m->severity), cli_color_off(), m->kind, m->file ? m->file : m->name,
                strcmp(m->resolution, "wrong-kind") == 0 ? " (wrong kind)"
                : strcmp(m->resolution, "unusable") == 0 ? " (does not decode)"
                                                          : "",

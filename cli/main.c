@@ -176,7 +176,7 @@ static const cli_cmd commands[] = {
       cmd_refs,
       { { "--missing", NULL },
         { "--include-base", "also the references of roots scanned only as base layers" },
-        { "--db", NULL }, { "--json", "JSON (docs/json.md)" } } },
+        { "--db", NULL }, { "--json", "JSON (docs/json.md)" }, { "--color", NULL } } },
     { "rules", "rules [CODE] [--json]", "list every issue code, or explain one",
       "Without CODE, the catalogue of docs/rules.md with each code's effective severity (the\n"
       "config's [severity] overrides applied). With CODE, that rule: its severity, what it\n"

@@ -420,6 +420,10 @@ with case(tap, "colours: on a terminal, off with NO_COLOR or --color=never; --co
     c.that(red in ax.run("issues", "--db", DB, "--color=always").stdout, "--color=always")
     c.that("\033[" not in ax.run("issues", "--db", DB).stdout, "not a terminal: none")
     c.eq(ax.run("issues", "--db", DB, "--color", "sometimes").returncode, 2, "--color sometimes")
+    p = ax.run("refs", "--missing", "--db", DB, "--color=always")
+    c.that(p.returncode == 0 and "\033[" in p.stdout, "refs --missing: severities coloured with "
+           "--color=always (%d, %r)" % (p.returncode, (p.stderr or p.stdout)[:200]))
+    c.that("\033[" not in ax.run("refs", "--missing", "--db", DB).stdout, "refs --missing in a pipe: none")
     script = shutil.which("script")
     if WINDOWS:  # --color=always and a pipe are checked above
         c.note("on a terminal: not on Windows: script(1)'s pty is not a Windows console, and "
