@@ -149,6 +149,8 @@ typedef struct ini_state {
     bool defines_over_limit;  /* MAX_DEFINES reached (said once) */
     bool continuing;          /* the line read is cut: its rest comes as the next line */
     bool include_in_block;    /* an #include inside a block (its text may close the block) */
+    tok replace_tag;          /* the tag of the last ReplaceModule line of an object ... */
+    uint32_t replace_line;    /* ... and its line (its block's frame has this line) */
     bool oom;
 } ini_state;
 
@@ -1316,6 +1318,34 @@ static void top_level(ini_state *s)
         push(s, flat_block(f) ? F_FLAT : F_GENERIC);
 }
 
+/* The module-tag rules of Zero Hour that stop the game at load in a release build
+ * (ThingTemplate::parseModuleName): a module line without its tag (INI::getNextToken throws,
+ * rethrown), and, in ReplaceModule, a module with the tag it replaces (throw INI_INVALID_DATA).
+ * Two modules of an object with one tag are not judged: ModuleInfo::addModuleInfo checks that
+ * only #if defined(_DEBUG) || defined(_INTERNAL); a release build keeps both modules. */
+static void check_module_tag(ini_state *s)
+{
+    tok t0 = s->t[0];
+    if (s->nt < 3) {
+        if (s->nt == 2)
+            malformed(s, "the module %.*s has no tag (%.*s = MODULE TAG): the game stops at "
+                      "load", (int)(s->t[1].n < 100 ? s->t[1].n : 100), s->t[1].p, (int)t0.n,
+                      t0.p);
+        else
+            malformed(s, "a %.*s without its module and tag: the game stops at load", (int)t0.n,
+                      t0.p);
+        return;
+    }
+    const frame *f = &s->stack[s->depth - 1];
+    tok tag = s->t[2];
+    if (s->replace_line && f->line == s->replace_line && strcmp(f->what, "ReplaceModule") == 0 &&
+        tag.n == s->replace_tag.n && memcmp(tag.p, s->replace_tag.p, tag.n) == 0)
+        malformed(s, "the module %.*s keeps the tag %.*s of ReplaceModule (line %u): the module "
+                  "that replaces needs a new tag, and the game stops at load",
+                  (int)(s->t[1].n < 100 ? s->t[1].n : 100), s->t[1].p,
+                  (int)(tag.n < 100 ? tag.n : 100), tag.p, (unsigned)s->replace_line);
+}
+
 /* Draw / Behavior / Body / ClientUpdate = TYPE TAG: a module of an object, which ends at End. */
 static bool module_line(ini_state *s)
 {
@@ -1323,6 +1353,8 @@ static bool module_line(ini_state *s)
     if (!s->has_eq || !(tok_is(t0, "Draw") || tok_is(t0, "Behavior") || tok_is(t0, "Body") ||
                         tok_is(t0, "ClientUpdate")))
         return false;
+    if (!s->bfme)
+        check_module_tag(s);
     if (tok_is(t0, "Draw") && s->nt >= 2) {
         const tok *last = &s->t[s->nt > 2 ? 2 : 1];
         end_module(s);
@@ -1364,8 +1396,13 @@ static void in_block(ini_state *s)
     case F_OBJECT:
         if (module_line(s))
             return;
-        if (opens_generic(s))
+        if (opens_generic(s)) {
+            if (tok_is(t0, "ReplaceModule") && s->nt >= 2) {
+                s->replace_tag = s->t[1];
+                s->replace_line = s->line_no;
+            }
             push(s, F_GENERIC);
+        }
         return;
     case F_DRAW:
         /* TransitionState = A B (Zero Hour) has two states; BFME's names one */

@@ -205,6 +205,20 @@ static void test_malformed(void)
           "(did you mean Object?)" },
         { "Weapon W\nEnd\nweapon V\nEnd\n", 3, "did you mean Weapon?" },
         { "Armor A\nEnd\nArmour B\nEnd\n", 3, "did you mean Armor?" },
+        /* a module line without its tag (ThingTemplate::parseModuleName: getNextToken throws,
+         * release builds included), also in a wrapper and in an ObjectReskin's Draw */
+        { "Object A\n  Behavior = SlowDeathBehavior ModuleTag_01\n  End\n"
+          "  Behavior = SlowDeathBehavior ; ModuleTag_02\n  End\nEnd\n", 4,
+          "the module SlowDeathBehavior has no tag" },
+        { "Object A\n  AddModule\n    Body = ActiveBody\n      MaxHealth = 1\n    End\n  End\n"
+          "End\n", 3, "the module ActiveBody has no tag" },
+        { "Object A\nEnd\nObjectReskin B A\n  Draw =\n  End\nEnd\n", 4,
+          "a Draw without its module and tag" },
+        /* ReplaceModule's module keeps the tag it replaces (parseModuleName: "ReplaceModule
+         * must specify a new, unique tag", throw INI_INVALID_DATA) */
+        { "Object A\n  Behavior = SlowDeathBehavior ModuleTag_05\n  End\n"
+          "  ReplaceModule ModuleTag_05\n    Behavior = SlowDeathBehavior ModuleTag_05\n"
+          "    End\n  End\nEnd\n", 5, "keeps the tag ModuleTag_05 of ReplaceModule (line 4)" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         amx_asset *a = decode_text(cases[i].text);
@@ -224,6 +238,38 @@ static void test_malformed(void)
             for (uint32_t k = 0; k < a->finding_count; k++)
                 printf("# case %zu: %s\n", i, a->findings[k].message);
         CHECK_EQ(count_code(a, AMX_C_INI_MALFORMED), 1);
+        amx_asset_free(a);
+    }
+}
+
+/* Module tags Zero Hour does not stop at in a release build: two modules of an object with one
+ * tag (ModuleInfo::addModuleInfo checks it only #if defined(_DEBUG) || defined(_INTERNAL)), a
+ * reskin's Draw with the tag of the original's (parseModuleName drops the copied module first),
+ * AddModule, ReplaceModule with a new tag, tags differing in case only, a BFME module line. */
+static void test_module_tags(void)
+{
+    static const char *const ok[] = {
+        "Object A\n  Behavior = SlowDeathBehavior ModuleTag_05\n  End\n"
+        "  Behavior = SlowDeathBehavior ModuleTag_05\n  End\n"
+        "  Draw = W3DModelDraw ModuleTag_05\n  End\nEnd\n",
+        "Object A\n  Draw = W3DModelDraw ModuleTag_01\n  End\nEnd\n"
+        "ObjectReskin B A\n  Draw = W3DModelDraw ModuleTag_01\n  End\nEnd\n",
+        "Object A\n  Behavior = SlowDeathBehavior ModuleTag_05\n  End\n"
+        "  AddModule\n    Behavior = FXListDie ModuleTag_06\n    End\n  End\n"
+        "  ReplaceModule ModuleTag_05\n    Behavior = SlowDeathBehavior ModuleTag_05b\n"
+        "    End\n  End\n  ReplaceModule ModuleTag_06\n"
+        "    Behavior = FXListDie moduletag_06\n    End\n  End\nEnd\n",
+        "Object A\n  ReplaceModule ModuleTag_05\n    Behavior = X ModuleTag_06\n    End\n  End\n"
+        "  AddModule\n    Behavior = X ModuleTag_05\n    End\n  End\nEnd\n",
+        "#define T ModuleTag_01\nObject A\n  Behavior = SlowDeathBehavior\n  End\nEnd\n",
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        amx_asset *a = decode_text(ok[i]);
+        if (!a)
+            continue;
+        for (uint32_t k = 0; k < a->finding_count; k++)
+            printf("# case %zu: %s\n", i, a->findings[k].message);
+        CHECK_EQ(count_code(a, AMX_C_INI_MALFORMED), 0);
         amx_asset_free(a);
     }
 }
@@ -531,6 +577,7 @@ int main(void)
 {
     test_run("test_objects_states_refs", test_objects_states_refs);
     test_run("test_malformed", test_malformed);
+    test_run("test_module_tags", test_module_tags);
     test_run("test_name_length", test_name_length);
     test_run("test_bfme", test_bfme);
     test_run("test_lexer", test_lexer);
