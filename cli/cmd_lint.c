@@ -363,6 +363,11 @@ static int parse_options(const cli_opts *o, amx_severity *gate, out_format *fmt)
             return EXIT_USAGE;
         }
         *fmt = (out_format)k;
+        if (o->json && *fmt != FMT_JSON) {
+            cli_error("lint: --json is --format json; it does not go with --format %s (give one "
+                      "of them)", o->format);
+            return EXIT_USAGE;
+        }
     }
     if ((o->max_results >= 0 || o->group_by) && *fmt != FMT_SARIF) {
         cli_error("lint: --%s shapes the SARIF output; use it with --format sarif",

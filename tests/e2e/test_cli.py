@@ -133,6 +133,11 @@ with case(tap, "every option a command does not take is a usage error naming the
     p = ax.run("changes", "--since", "--db", DB)
     c.that(p.returncode == 2 and "--since needs a value" in p.stderr and "--db" in p.stderr,
            "an option where a value goes is named as such: %r" % p.stderr)
+    p = ax.run("lint", DATA, "--db", DB, "--format", "sarif", "--json")
+    c.that(p.returncode == 2 and "--json" in p.stderr and "--format sarif" in p.stderr,
+           "lint --format sarif --json: which one? %r" % p.stderr)
+    p = ax.run("lint", DATA, "--db", DB, "--format", "json", "--json", "--quiet")
+    c.eq(p.returncode, 1 if '"passed": false' in p.stdout else 0, "lint --format json --json agree")
     p = ax.run("lint", DATA, "--db", DB, "--fail-on", "--quiet")
     c.that(p.returncode == 2 and "--fail-on needs a value" in p.stderr, "lint --fail-on --quiet: %r"
            % p.stderr)
