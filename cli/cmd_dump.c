@@ -671,6 +671,10 @@ int cmd_dump(cli_opts *o, amx_config *cfg)
                   amx_os_pick("Data/Art/Models/X.ALO", "Data\\Art\\Models\\X.ALO"));
         return EXIT_USAGE;
     }
+    if (o->max_frames >= 0 && !o->samples) {
+        cli_error("dump: --max-frames goes with --samples (it is the longest clip sampled)");
+        return EXIT_USAGE;
+    }
     int worst = EXIT_OK;
     uint32_t max_frames = o->max_frames < 0 ? 0 : o->max_frames == 0 ? UINT32_MAX
                                                                    : (uint32_t)o->max_frames;

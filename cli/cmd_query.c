@@ -1293,6 +1293,11 @@ int cmd_refs(cli_opts *o, amx_config *cfg)
         cli_error("refs: give one path ('animidx refs Art/Models/X.ALO') or --missing");
         return EXIT_USAGE;
     }
+    if (o->include_base && !o->missing) {
+        cli_error("refs: --include-base goes with --missing (a PATH is found in every root, base "
+                  "layers included)");
+        return EXIT_USAGE;
+    }
     amx_db *db = cli_open_db_readonly(cfg);
     if (!db)
         return EXIT_IO;

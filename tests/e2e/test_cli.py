@@ -133,6 +133,12 @@ with case(tap, "every option a command does not take is a usage error naming the
     p = ax.run("changes", "--since", "--db", DB)
     c.that(p.returncode == 2 and "--since needs a value" in p.stderr and "--db" in p.stderr,
            "an option where a value goes is named as such: %r" % p.stderr)
+    p = ax.run("dump", "--max-frames", "10", os.path.join(MODELS, "X_SHIP_IDLE_00.ALA"))
+    c.that(p.returncode == 2 and "--samples" in p.stderr,
+           "dump --max-frames without --samples (it shapes the samples): %d %r" % (p.returncode, p.stderr))
+    p = ax.run("refs", "X_SHIP.ALO", "--include-base", "--db", DB)
+    c.that(p.returncode == 2 and "--missing" in p.stderr,
+           "refs PATH --include-base (it shapes --missing): %d %r" % (p.returncode, p.stderr))
     p = ax.run("lint", DATA, "--db", DB, "--format", "sarif", "--json")
     c.that(p.returncode == 2 and "--json" in p.stderr and "--format sarif" in p.stderr,
            "lint --format sarif --json: which one? %r" % p.stderr)
