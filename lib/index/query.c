@@ -1332,7 +1332,9 @@ amx_status amx_query_missing(amx_db *db, const amx_config *cfg, bool include_bas
                                           : missing ? "REFERENCE_NOT_FOUND"
                                                     : "REFERENCE_WRONG_KIND",
                                      !missing || sqlite3_column_int(s, 11) ? "error" : "info");
-        if (sev != AMX_SEV_OFF && sev > g->severity)
+        if (sev == AMX_SEV_OFF)
+            continue; /* a code turned off in the config: not a missing file to list */
+        if (sev > g->severity)
             g->severity = sev;
         g->references++;
         group_spelling(g, kind, col_or(s, 6, ""));

@@ -435,6 +435,16 @@ with case(tap, "colours: on a terminal, off with NO_COLOR or --color=never; --co
     c.that(p.returncode == 0 and "\033[" in p.stdout, "refs --missing: severities coloured with "
            "--color=always (%d, %r)" % (p.returncode, (p.stderr or p.stdout)[:200]))
     c.that("\033[" not in ax.run("refs", "--missing", "--db", DB).stdout, "refs --missing in a pipe: none")
+
+with case(tap, "refs --missing: a code turned off in the config disappears from it") as c:
+    every = json.loads(must(ax.run("refs", "--missing", "--db", DB, "--json"), "refs --missing").stdout)
+    off = os.path.join(TMP, "refs-off.ini")
+    with open(off, "w") as fh:
+        fh.write("[severity]\nREFERENCE_NOT_FOUND = off\n")
+    rest = json.loads(must(ax.run("refs", "--missing", "--db", DB, "--json", "--config", off),
+                           "refs --missing, REFERENCE_NOT_FOUND off").stdout)
+    c.that(any(m["resolution"] == "missing" for m in every), "the tree misses files: %s" % short(every))
+    c.eq(rest, [m for m in every if m["resolution"] != "missing"], "without the missing files")
     script = shutil.which("script")
     if WINDOWS:  # --color=always and a pipe are checked above
         c.note("on a terminal: not on Windows: script(1)'s pty is not a Windows console, and "
