@@ -189,7 +189,7 @@ static void consider(nearest *c, const char *name, size_t len, size_t d)
         c->dist[k] = c->dist[k - 1];
         k--;
     }
-    c->best[k] = strndup(name, len);
+    c->best[k] = amx_strndup(name, len);
     c->best_root[k] = strdup(c->root);
     c->dist[k] = d;
     c->oom |= !c->best[k] || !c->best_root[k];
