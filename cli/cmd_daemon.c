@@ -397,6 +397,7 @@ static int lint_options_only_with(const cli_opts *o, bool with, const char *cmd,
     const char *given = o->fail_on        ? "--fail-on"
                         : o->baseline     ? "--baseline"
                         : o->suppressions ? "--suppressions"
+                        : o->color        ? "--color" /* only those lines have colours */
                                           : NULL;
     if (given && !with) {
         cli_error("%s: %s goes with %s (the findings that appear and go)", cmd, given, flag);

@@ -215,7 +215,9 @@ static const cli_cmd commands[] = {
         { "--suppressions", "with --lint: findings matching {code, path glob, reason} are not\n"
                             "shown" },
         { "--json", "with --lint: one JSON object per finding that appeared or went" },
-        { "--color", NULL }, { "--follow-links", NULL } } },
+        { "--color", "with --lint: colour severities: auto (on a terminal, unless NO_COLOR is\n"
+                     "set), always, never" },
+        { "--follow-links", NULL } } },
     { "status", "status [--json] | status --follow [--fail-on S] [--baseline FILE]\n"
                 "              [--suppressions FILE] [--json] [--color WHEN]",
       "what the watcher daemon (animidxd) is doing",
@@ -236,7 +238,8 @@ static const cli_cmd commands[] = {
         { "--baseline", "with --follow: findings in FILE are not shown" },
         { "--suppressions", "with --follow: findings matching {code, path glob, reason} are\n"
                             "not shown" },
-        { "--color", NULL } } },
+        { "--color", "with --follow: colour severities: auto (on a terminal, unless NO_COLOR\n"
+                     "is set), always, never" } } },
     { "pause", "pause [--json] [--quiet]", "stop indexing changes until 'resume' (a mod install)",
       "The daemon keeps watching and queues the changes; 'resume' indexes them.\n", cmd_pause,
       { { "--json", "print the daemon's reply (JSON)" }, { "--quiet", NULL } } },

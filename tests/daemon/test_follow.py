@@ -276,6 +276,8 @@ try:
         for args, msg in ((["watch", "Data", "--fail-on", "warning"], "--fail-on goes with --lint"),
                           (["watch", "Data", "--json"], "--json goes with --lint"),
                           (["status", "--baseline", "b.json"], "--baseline goes with --follow"),
+                          (["watch", "Data", "--color", "always"], "--color goes with --lint"),
+                          (["status", "--color", "never"], "--color goes with --follow"),
                           (["watch", "Data", "--lint", "--fail-on", "fatal"], "--fail-on: expected")):
             p = ax.run(*args, "--config", cfg, cwd=tree, timeout=60 * SLOW)
             c.eq(p.returncode, 2, "%s: exit status" % " ".join(args))
