@@ -170,9 +170,10 @@ static int gather_index(report *r)
         cli_error("out of memory");
         return EXIT_IO;
     }
-    /* The report lists each clip once, under the skeleton it is bound to first; a skeleton's
-     * count is what it lists (amx_query_skeletons also counts the clips an XML override binds
-     * to it as well). */
+    /* The report lists a clip under every skeleton it is bound to (a clip an XML override binds
+     * to a second model comes under both, with that binding's bones), and once among the unbound
+     * clips when it is bound to none; a skeleton's count is what it lists (base layers left
+     * out). */
     for (size_t k = 0; k < r->nskels; k++) {
         r->skels[k].clips = 0;
         for (size_t i = 0; i < r->nclips; i++)

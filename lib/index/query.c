@@ -433,7 +433,20 @@ amx_status amx_query_all_clips(amx_db *db, void (*row)(const amx_clip_row *r, vo
                                void *user, char *err, size_t errlen)
 {
     sqlite3_stmt *s = NULL;
-    amx_status st = prep(db, CLIPS_BOUND_TO "ORDER BY r.path, f.path, c.id", &s, err, errlen);
+    /* a row per binding (the first skeleton's is among them), then the clips bound to none */
+    amx_status st = prep(db,
+                         "SELECT r.path, f.path, c.name, k.name, f.format, c.frames, c.fps, "
+                         "c.duration, b.bones_bad, c.track_count, 1, c.details, sr.path, sf.path, "
+                         "b.how, b.via FROM clip_bindings b JOIN clips c ON c.id = b.clip_id "
+                         "JOIN skeletons k ON k.id = b.skeleton_id "
+                         "JOIN files f ON f.id = c.file_id JOIN roots r ON r.id = f.root_id "
+                         "JOIN files sf ON sf.id = k.file_id JOIN roots sr ON sr.id = sf.root_id "
+                         "UNION ALL "
+                         "SELECT " CLIP_COLUMNS ", NULL, NULL, NULL, NULL FROM clips c "
+                         "JOIN files f ON f.id = c.file_id JOIN roots r ON r.id = f.root_id "
+                         "WHERE c.skeleton_id IS NULL "
+                         "ORDER BY 1, 2, 3, 13, 14",
+                         &s, err, errlen);
     if (st)
         return st;
     return binding_rows(db, s, false, row, user, err, errlen);

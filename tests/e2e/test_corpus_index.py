@@ -358,6 +358,31 @@ def test_mod():
         c.eq([x for x in counted if x[1] != x[2]], [], "(skeleton, skeletons' count, clips bound)")
         c.eq([x[1] for x in counted if x[0] == "Hero_Super_Tank"], [3],
              "Hero_Super_Tank: the Super_Tank override's 3 clips, inherited by Drogen_Hosh_Supertank")
+    with case(tap, "mod: report.json lists a clip under every skeleton it is bound to, with that "
+                   "binding's bones (as skeletons counts and clips --skeleton lists)") as c:
+        out = os.path.join(TMP, "mod-report")
+        os.makedirs(out, exist_ok=True)
+        ax.run("report", "--db", db, "--out", out)
+        with open(os.path.join(out, "report.json"), encoding="utf-8") as f:
+            rep = json.load(f)
+        listed = {(sk["skeleton"], sk["path"]): sk["clips"] for sk in rep["skeletons"]}
+        c.eq(sorted((k[0], len(v)) for k, v in listed.items() if len(v) != dict(
+                 ((x[0], x[1]) for x in counted)).get(k[0])), [],
+             "(skeleton, clips listed) where skeletons counts otherwise")
+        hero = [v for k, v in listed.items() if k[0] == "Hero_Super_Tank"]
+        c.eq([(x["clip"], x["bones_missing"], x["bound_by"]) for x in (hero[0] if hero else [])],
+             [("Confederate_Super_Tank_Deploy_00", 4, "xml-override"),
+              ("Confederate_Super_Tank_Idle_00", 4, "xml-override"),
+              ("Confederate_Super_Tank_Undeploy_00", 4, "xml-override")],
+             "Hero_Super_Tank: the override's clips, 4 bones not matching (was: no clips)")
+        c.eq([(x["clip"], x["bones_missing"]) for k, v in listed.items()
+              if k[0] == "Confederate_Super_Tank" for x in v],
+             [("Confederate_Super_Tank_Deploy_00", 0), ("Confederate_Super_Tank_Idle_00", 0),
+              ("Confederate_Super_Tank_Undeploy_00", 0)], "the same clips under their own model")
+        unbound = [(x["path"], x["clip"]) for x in rep["unbound_clips"]]
+        under = {(x["path"], x["clip"]) for v in listed.values() for x in v}
+        c.eq(len(unbound), len(set(unbound)), "unbound clips, each once")
+        c.eq(sorted(set(unbound) & under), [], "a clip both unbound and under a skeleton")
     with case(tap, "mod: kalani_Die_00.ALA keeps its real BONE_INDEX_MISMATCH findings") as c:
         k = [i for i in iss if i["path"].endswith("kalani_Die_00.ALA")]
         c.eq(len(k), 16, "kalani_Die_00 findings")

@@ -237,8 +237,8 @@ typedef struct amx_clip_row {
     bool bound;                   /* the skeleton was found in the index */
     const char *details;          /* format-specific details as a JSON object, or NULL */
     const char *skeleton_root;    /* the root and path of the file of the skeleton the clip is */
-    const char *skeleton_path;    /* bound to (amx_query_clips, amx_query_all_clips); NULL when
-                                   * unbound */
+    const char *skeleton_path;    /* bound to (that binding's in amx_query_clips and
+                                   * amx_query_all_clips); NULL when unbound */
     const char *how;              /* how the binding was made: "name" (the engine's file-name
                                    * convention), "xml-override", "w3d-header", "ancs"; NULL
                                    * when unbound */
@@ -263,7 +263,9 @@ amx_status amx_query_clips(amx_db *db, const char *skeleton,
                            void (*row)(const amx_clip_row *r, void *user), void *user,
                            char *err, size_t errlen);
 
-/* Every clip of the index, in root and path order, with the file of its bound skeleton. */
+/* Every clip of the index, in root and path order, with each skeleton it is bound to: a row per
+ * binding, with that binding's bones_missing, how and via (a clip an XML override also binds to
+ * another model's skeleton comes once for each), and a row for a clip bound to none. */
 amx_status amx_query_all_clips(amx_db *db, void (*row)(const amx_clip_row *r, void *user),
                                void *user, char *err, size_t errlen);
 
@@ -363,7 +365,7 @@ amx_status amx_query_skeletons_with_bone(amx_db *db, const char *bone,
                                          void (*row)(const amx_skeleton_row *r, void *user),
                                          void *user, char *err, size_t errlen);
 /* The clips with a track for a bone of this name (case-insensitive), in root and path order,
- * with the file of the skeleton each is bound to (as amx_query_all_clips). */
+ * one row each, with the file of the skeleton each is bound to first. */
 amx_status amx_query_clips_with_bone(amx_db *db, const char *bone,
                                      void (*row)(const amx_clip_row *r, void *user), void *user,
                                      char *err, size_t errlen);
