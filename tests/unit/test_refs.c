@@ -773,6 +773,17 @@ static void test_sage_language(void)
     CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'REFERENCE_NOT_FOUND' AND "
                        "message LIKE '%%looked for DATA/GERMAN/ART/W3D/AVGONE.W3D, "
                        "ART/W3D/AVGONE.W3D, ART/W3D/AV/AVGONE.W3D'"), 1);
+    /* incremental: the missing model appears in a language directory the index did not have
+     * (a new language): the next scan finds it; it goes again: missing again */
+    w3d_model("Gen/Data/French/Art/W3D/AVGone.w3d", "AVGONE", TANK_PIVOTS, 4, "AVGONE", NULL, 0);
+    scan(db, "Gen", NULL);
+    CHECK_STR(resolution(db, "Lang.ini", "AVGone"), "found Data/French/Art/W3D/AVGone.w3d");
+    CHECK_EQ(findings(db, "Lang.ini", "REFERENCE_NOT_FOUND", NULL), 0);
+    CHECK_STR(resolution(db, "Lang.ini", "AVTank"), "found Data/German/Art/W3D/AVTank.w3d");
+    CHECK_EQ(remove(at("Gen/Data/French/Art/W3D/AVGone.w3d")), 0);
+    scan(db, "Gen", NULL);
+    CHECK_STR(resolution(db, "Lang.ini", "AVGone"), "missing -");
+    CHECK_EQ(findings(db, "Lang.ini", "REFERENCE_NOT_FOUND", "info"), 1);
     amx_db_close(db);
 }
 
