@@ -389,3 +389,35 @@ void amx_text_for_system(amx_strbuf *b, const char *text)
         p = close + 2;
     }
 }
+
+/* ---- near misses ---- */
+
+static int ascii_lower(unsigned char c)
+{
+    return c >= 'A' && c <= 'Z' ? c + 32 : c;
+}
+
+static bool same_folded(const char *a, const char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ascii_lower((unsigned char)a[i]) != ascii_lower((unsigned char)b[i]))
+            return false;
+    return true;
+}
+
+bool amx_text_one_edit(const char *a, size_t na, const char *b, size_t nb)
+{
+    if (na > nb)
+        return amx_text_one_edit(b, nb, a, na);
+    if (nb - na > 1)
+        return false;
+    size_t i = 0;
+    while (i < na && ascii_lower((unsigned char)a[i]) == ascii_lower((unsigned char)b[i]))
+        i++;
+    if (na < nb) /* b has one character more, at i */
+        return same_folded(a + i, b + i + 1, na - i);
+    return i == na || same_folded(a + i + 1, b + i + 1, na - i - 1) || /* changed at i */
+           (i + 1 < na && ascii_lower((unsigned char)a[i]) == ascii_lower((unsigned char)b[i + 1]) &&
+            ascii_lower((unsigned char)a[i + 1]) == ascii_lower((unsigned char)b[i]) &&
+            same_folded(a + i + 2, b + i + 2, na - i - 2)); /* swapped at i */
+}

@@ -28,6 +28,7 @@
 #include "common/grow.h"
 #include "common/hash.h"
 #include "decoder.h"
+#include "animidx/text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -270,40 +271,17 @@ static const char *const first_blocks[] = {
 static const char *const other_zh_blocks[] = { "BenchProfile", "ReallyLowMHz", "ScriptAction",
                                                "ScriptCondition" };
 
-static int fold(unsigned char c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
-
-/* Whether a and b (lengths na, nb) are one edit apart, case aside: a letter's case, one letter
- * changed, added, dropped, or two neighbours swapped. */
-static bool one_edit(const char *a, size_t na, const char *b, size_t nb)
-{
-    if (na > nb + 1 || nb > na + 1)
-        return false;
-    size_t i = 0;
-    while (i < na && i < nb && fold((unsigned char)a[i]) == fold((unsigned char)b[i]))
-        i++;
-    if (i == na && i == nb)
-        return true; /* the same but for case */
-    const char *ra = a + i, *rb = b + i;
-    size_t la = na - i, lb = nb - i;
-    if (la == lb && la >= 2 && fold((unsigned char)ra[0]) == fold((unsigned char)rb[1]) &&
-        fold((unsigned char)ra[1]) == fold((unsigned char)rb[0]))
-        return strncasecmp(ra + 2, rb + 2, la - 2) == 0; /* swapped */
-    if (la == lb)
-        return strncasecmp(ra + 1, rb + 1, la - 1) == 0; /* changed */
-    return la > lb ? strncasecmp(ra + 1, rb, lb) == 0 : strncasecmp(ra, rb + 1, la) == 0;
-}
-
 /* The Zero Hour block a top-level word that is none misspells (one edit, or case), or NULL. */
 static const char *misspelt_block(tok t)
 {
     for (size_t k = 0; k < sizeof first_blocks / sizeof first_blocks[0]; k++) {
         const char *b = first_blocks[k];
         if (b[0] != '#' && strcmp(b, "ChildObject") != 0 && strlen(b) >= 4 &&
-            one_edit(t.p, t.n, b, strlen(b)))
+            amx_text_one_edit(t.p, t.n, b, strlen(b)))
             return b;
     }
     for (size_t k = 0; k < sizeof other_zh_blocks / sizeof other_zh_blocks[0]; k++)
-        if (one_edit(t.p, t.n, other_zh_blocks[k], strlen(other_zh_blocks[k])))
+        if (amx_text_one_edit(t.p, t.n, other_zh_blocks[k], strlen(other_zh_blocks[k])))
             return other_zh_blocks[k];
     return NULL;
 }

@@ -18,6 +18,7 @@
 #include "resolve/resolve.h"
 
 #include "common/grow.h"
+#include "animidx/text.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -402,25 +403,6 @@ static int bind_overrides(linker *l, const clip_ctx *c, const char *set, binding
 
 /* ---- names no model loads ---- */
 
-/* True when a and b (any case) differ by at most one inserted, removed or replaced character,
- * or two neighbours swapped. */
-static bool one_edit(const char *a, size_t na, const char *b, size_t nb)
-{
-    if (na > nb)
-        return one_edit(b, nb, a, na);
-    if (nb - na > 1)
-        return false;
-    size_t i = 0;
-    while (i < na && toupper((unsigned char)a[i]) == toupper((unsigned char)b[i]))
-        i++;
-    if (na == nb) /* replace at i, or swap i and i + 1 */
-        return i == na || strncasecmp(a + i + 1, b + i + 1, na - i - 1) == 0 ||
-               (i + 1 < na && toupper((unsigned char)a[i]) == toupper((unsigned char)b[i + 1]) &&
-                toupper((unsigned char)a[i + 1]) == toupper((unsigned char)b[i]) &&
-                strncasecmp(a + i + 2, b + i + 2, na - i - 2) == 0);
-    return strncasecmp(a + i, b + i + 1, na - i) == 0; /* insert into a at i */
-}
-
 /* The type of the game's table `rest` (len bytes) is closest to: the same once underscores are
  * left out, else one edit away. NULL: none. */
 static const char *closest_type(amx_alamo_game game, const char *rest, size_t len)
@@ -436,7 +418,7 @@ static const char *closest_type(amx_alamo_game game, const char *rest, size_t le
         if (strlen(types[i]) == k && strncasecmp(types[i], squashed, k) == 0)
             return types[i];
     for (size_t i = 0; i < n; i++)
-        if (one_edit(rest, len, types[i], strlen(types[i])))
+        if (amx_text_one_edit(rest, len, types[i], strlen(types[i])))
             return types[i];
     return NULL;
 }

@@ -178,6 +178,24 @@ static void test_hash(void)
     CHECK(amx__hash_upper(lower, 256) != amx__hash_upper(lower, 257)); /* the length counts */
 }
 
+/* amx_text_one_edit: one typo apart, case aside (the INI decoder's "did you mean" and the
+ * Alamo animation types' near misses). */
+static void test_one_edit(void)
+{
+    CHECK(amx_text_one_edit("Object", 6, "object", 6));   /* case only */
+    CHECK(amx_text_one_edit("Objcet", 6, "Object", 6));   /* two neighbours swapped */
+    CHECK(amx_text_one_edit("Objekt", 6, "Object", 6));   /* one changed */
+    CHECK(amx_text_one_edit("Armour", 6, "Armor", 5));    /* one added */
+    CHECK(amx_text_one_edit("Weapn", 5, "Weapon", 6));    /* one dropped */
+    CHECK(amx_text_one_edit("Weapon", 6, "Weapon", 6));
+    CHECK(amx_text_one_edit("", 0, "A", 1));
+    CHECK(!amx_text_one_edit("Obxyct", 6, "Object", 6));  /* two changed */
+    CHECK(!amx_text_one_edit("Objects", 7, "Objec", 5));  /* two dropped */
+    CHECK(!amx_text_one_edit("ExperienceLevel", 15, "Locomotor", 9));
+    CHECK(!amx_text_one_edit("ab", 2, "ca", 2));          /* not a swap of neighbours */
+    CHECK(amx_text_one_edit("IDLE", 4, "IDEL", 4));
+}
+
 int main(void)
 {
     RUN(test_escape);
@@ -185,5 +203,6 @@ int main(void)
     RUN(test_conversions);
     RUN(test_system_words);
     RUN(test_hash);
+    RUN(test_one_edit);
     return test_done();
 }

@@ -27,6 +27,10 @@
  * *cp when cp is not NULL. */
 size_t amx_utf8_len(const unsigned char *s, size_t n, unsigned *cp);
 
+/* True when a[0, na) and b[0, nb) differ, ASCII case aside, by at most one character changed,
+ * added or dropped, or two neighbours swapped: a name one typo from another ("did you mean"). */
+bool amx_text_one_edit(const char *a, size_t na, const char *b, size_t nb);
+
 /* True when the code point is one amx_text_escape writes as \xNN (C0, DEL, C1, U+2028/9). */
 bool amx_text_is_control(unsigned cp);
 
