@@ -181,7 +181,8 @@ static void upper(char *out, size_t n, const char *in)
 
 /* The logical paths a W3D file of stem `stem` is looked for at, in order: in each language
  * directory, DATA/<language>/ART/W3D/<stem>.W3D (W3DFileSystem.cpp; resolve.h,
- * amx__languages), then ART/W3D/<stem>.W3D, then the two-letter directory BFME's archives use. */
+ * amx__languages), then ART/W3D/<stem>.W3D, then ART/W3D/<first two letters>/<stem>.W3D, the
+ * directory BFME's archives use. */
 enum { W3D_LKEYS = AMX_MAX_LANGUAGES + 2 };
 
 static size_t w3d_lkeys(const amx__languages *languages, const char *stem,
@@ -190,28 +191,20 @@ static size_t w3d_lkeys(const amx__languages *languages, const char *stem,
     char u[256];
     upper(u, sizeof u, stem);
     size_t len = strlen(u), n = 0;
-    for (size_t i = 0; i <= languages->count; i++, n++) {
+    for (size_t i = 0; i <= languages->count + (len >= 2); i++, n++) {
+        bool bfme = i > languages->count;
         size_t at = 0;
         out[n][0] = '\0';
-        if (i < languages->count) {
-            append_str(out[n], AMX_LKEY_MAX, &at, "DATA/");
-            append_str(out[n], AMX_LKEY_MAX, &at, languages->name[i]);
+        append_str(out[n], AMX_LKEY_MAX, &at, amx__language_prefix(languages, i));
+        append_str(out[n], AMX_LKEY_MAX, &at, "ART/W3D/");
+        if (bfme) {
+            append(out[n], AMX_LKEY_MAX, &at, u, 2);
             append_str(out[n], AMX_LKEY_MAX, &at, "/");
         }
-        append_str(out[n], AMX_LKEY_MAX, &at, "ART/W3D/");
         append(out[n], AMX_LKEY_MAX, &at, u, len);
         append_str(out[n], AMX_LKEY_MAX, &at, ".W3D");
     }
-    if (len < 2)
-        return n;
-    size_t at = 0;
-    out[n][0] = '\0';
-    append_str(out[n], AMX_LKEY_MAX, &at, "ART/W3D/");
-    append(out[n], AMX_LKEY_MAX, &at, u, 2);
-    append_str(out[n], AMX_LKEY_MAX, &at, "/");
-    append(out[n], AMX_LKEY_MAX, &at, u, len);
-    append_str(out[n], AMX_LKEY_MAX, &at, ".W3D");
-    return n + 1;
+    return n;
 }
 
 /* Finds a W3D file by stem: 1 found, 0 none (tried: the paths looked at), -1 error. A stem no

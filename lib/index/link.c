@@ -242,12 +242,8 @@ enum { LANGUAGE_DIRS = 4096 };
 static int load_languages(linker *l)
 {
     l->languages.count = 0;
-    sqlite3_stmt *next = NULL, *under = NULL;
-    int rc = sqlite3_prepare_v2(l->h, "SELECT lkey FROM files WHERE lkey >= ?1 AND "
-                                "lkey < 'DATA0' ORDER BY lkey LIMIT 1", -1, &next, NULL);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(l->h, "SELECT 1 FROM files WHERE lkey > ?1 AND lkey < ?2 "
-                                "LIMIT 1", -1, &under, NULL);
+    sqlite3_stmt *next = l->data_lkey_from, *under = l->lkey_between;
+    int rc = SQLITE_OK;
     char from[AMX_LKEY_MAX] = "DATA/";
     for (size_t dirs = 0; rc == SQLITE_OK && dirs < LANGUAGE_DIRS &&
                           l->languages.count < AMX_MAX_LANGUAGES; dirs++) {
@@ -282,10 +278,10 @@ static int load_languages(linker *l)
             rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
         }
         if (holds)
-            snprintf(l->languages.name[l->languages.count++], AMX_LANGUAGE_MAX, "%s", name);
+            snprintf(l->languages.prefix[l->languages.count++], sizeof l->languages.prefix[0],
+                     "DATA/%s/", name);
     }
-    sqlite3_finalize(next);
-    sqlite3_finalize(under);
+    sqlite3_reset(next);
     return rc == SQLITE_OK || rc == SQLITE_DONE ? 0 : -1;
 }
 
@@ -1286,6 +1282,10 @@ static const char *const link_sql[] = {
     /* a file the next scan decodes again, as after a decoder's version changed */
     "UPDATE files SET decoder_version = 0 WHERE id = ?1",
     FINDING_INSERT FINDING_ROWS_16,
+    /* the first logical path from ?1 in DATA/ (load_languages) */
+    "SELECT lkey FROM files WHERE lkey >= ?1 AND lkey < 'DATA0' ORDER BY lkey LIMIT 1",
+    /* whether a file's logical path lies between ?1 and ?2 */
+    "SELECT 1 FROM files WHERE lkey > ?1 AND lkey < ?2 LIMIT 1",
 };
 
 enum { LINK_STATEMENTS = sizeof link_sql / sizeof link_sql[0] };
@@ -1304,7 +1304,8 @@ static void linker_slots(linker *l, sqlite3_stmt **slots[LINK_STATEMENTS])
         &l->update_asset_ref, &l->files_at, &l->crc_twins, &l->clips_named,
         &l->update_clip_fit, &l->files_of_stem, &l->clips_squashed,
         &l->update_sage_ref, &l->ins_sage_ref, &l->ins_sage_refs_batch, &l->del_pending_refs,
-        &l->pending_refs_of_file, &l->decode_again, &l->ins_findings_batch,
+        &l->pending_refs_of_file, &l->decode_again, &l->ins_findings_batch, &l->data_lkey_from,
+        &l->lkey_between,
     };
     _Static_assert(sizeof all / sizeof all[0] == LINK_STATEMENTS, "one statement per slot");
     memcpy(slots, all, sizeof all);

@@ -122,7 +122,7 @@ typedef struct linker {
         *file_info, *asset_refs, *del_ref_findings, *update_asset_ref, *files_at, *crc_twins,
         *clips_named, *update_clip_fit, *files_of_stem, *clips_squashed, *update_sage_ref,
         *ins_sage_ref, *ins_sage_refs_batch, *del_pending_refs, *pending_refs_of_file,
-        *decode_again, *ins_findings_batch;
+        *decode_again, *ins_findings_batch, *data_lkey_from, *lkey_between;
     struct sage_stmts *sage;  /* bind_sage.c's statements, prepared on first use */
     skeleton_bones cache[SKELETON_CACHE];
     unsigned cache_next;

@@ -125,13 +125,9 @@ size_t amx__texture_lkeys(const char *name, bool w3d, const amx__languages *lang
         size_t langs = languages ? languages->count : 0;
         for (int spelling = len > 3 ? 0 : 1; spelling < 2; spelling++) {
             int keep = spelling ? (int)(len < 900 ? len : 900) : (int)(len - 3 < 900 ? len - 3 : 900);
-            const char *ext = spelling ? "" : "DDS";
             for (size_t i = 0; i <= langs; i++) {
-                if (i < langs)
-                    snprintf(key, sizeof key, "DATA/%s/ART/TEXTURES/%.*s%s",
-                             languages->name[i], keep, file, ext);
-                else
-                    snprintf(key, sizeof key, "ART/TEXTURES/%.*s%s", keep, file, ext);
+                snprintf(key, sizeof key, "%sART/TEXTURES/%.*s%s",
+                         amx__language_prefix(languages, i), keep, file, spelling ? "" : "DDS");
                 n = add_key(out, n, max, key);
             }
         }

@@ -57,8 +57,15 @@ int64_t amx__name_crc(const char *name);
 #define AMX_LANGUAGE_MAX 64
 typedef struct amx__languages {
     size_t count;
-    char name[AMX_MAX_LANGUAGES][AMX_LANGUAGE_MAX];
+    char prefix[AMX_MAX_LANGUAGES][AMX_LANGUAGE_MAX + 8]; /* "DATA/ENGLISH/" */
 } amx__languages;
+
+/* The directories a SAGE file is looked for under, in order: prefix 0 .. count - 1 the language
+ * directories, then (i == count, or no languages) "", the game's own. */
+static inline const char *amx__language_prefix(const amx__languages *l, size_t i)
+{
+    return l && i < l->count ? l->prefix[i] : "";
+}
 
 /* The most candidates amx__texture_lkeys gives: W3D's two spellings in each language directory
  * and in ART/TEXTURES/, then BFME 2's two. */

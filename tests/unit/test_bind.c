@@ -842,7 +842,7 @@ static void test_resolve_rules(void)
     CHECK_EQ(amx__texture_lkeys("a", true, NULL, tk, 8), 1); /* no two characters: no BFME 2 folder */
     CHECK_STR(tk[0], "ART/TEXTURES/A");
     /* Zero Hour's language directories, each spelling there before ART/TEXTURES/ */
-    amx__languages langs = { .count = 2, .name = { "ENGLISH", "GERMAN" } };
+    amx__languages langs = { .count = 2, .prefix = { "DATA/ENGLISH/", "DATA/GERMAN/" } };
     CHECK_EQ(amx__texture_lkeys("Art\\Sign.tga", true, &langs, tk, AMX_MAX_TEXTURE_LKEYS), 8);
     CHECK_STR(tk[0], "DATA/ENGLISH/ART/TEXTURES/SIGN.DDS");
     CHECK_STR(tk[1], "DATA/GERMAN/ART/TEXTURES/SIGN.DDS");
@@ -852,7 +852,8 @@ static void test_resolve_rules(void)
     CHECK_STR(tk[6], "ART/COMPILEDTEXTURES/SI/SIGN.DDS");
     CHECK_EQ(amx__texture_lkeys("Sign.tga", false, &langs, tk, 8), 2); /* Alamo: none of them */
     CHECK_STR(tk[0], "DATA/ART/TEXTURES/SIGN.TGA");
-    langs = (amx__languages){ .count = AMX_MAX_LANGUAGES, .name = { "A", "B", "C", "D" } };
+    langs = (amx__languages){ .count = AMX_MAX_LANGUAGES,
+                              .prefix = { "DATA/A/", "DATA/B/", "DATA/C/", "DATA/D/" } };
     _Static_assert(AMX_MAX_LANGUAGES == 4, "four names above"); /* the most there can be fit */
     CHECK_EQ(amx__texture_lkeys("Sign.tga", true, &langs, tk, AMX_MAX_TEXTURE_LKEYS),
              AMX_MAX_TEXTURE_LKEYS);
