@@ -64,11 +64,6 @@ static void skeleton_row(const amx_skeleton_row *s, void *user)
                                         .bones = s->bones, .clips = s->clips };
 }
 
-static bool same_skeleton(const rep_clip *c, const rep_skeleton *s)
-{
-    return c->skel_path && strcmp(c->skel_path, s->path) == 0 && strcmp(c->skel_root, s->root) == 0;
-}
-
 static void clip_row(const amx_clip_row *c, void *user)
 {
     const char *skel_root = c->skeleton_root, *skel_path = c->skeleton_path;
@@ -177,7 +172,7 @@ static int gather_index(report *r)
     for (size_t k = 0; k < r->nskels; k++) {
         r->skels[k].clips = 0;
         for (size_t i = 0; i < r->nclips; i++)
-            r->skels[k].clips += same_skeleton(&r->clips[i], &r->skels[k]);
+            r->skels[k].clips += rep_same_skeleton(&r->clips[i], &r->skels[k]);
     }
     int64_t last = -1;
     for (size_t i = 0; i < r->nscans; i++)
@@ -188,28 +183,30 @@ static int gather_index(report *r)
     return EXIT_OK;
 }
 
-/* A string field of the previous report (NULL when absent or not a string), read with
- * SQLite's JSON functions like the findings. */
-static char *previous_field(const char *file, const char *json_path)
+/* The previous report's "kind" and "generated_at" (NULL when absent or not a string), read at
+ * once with SQLite's JSON functions like the findings. */
+static void previous_meta(const char *file, char **kind, char **generated_at)
 {
     size_t len;
     char err[256];
     char *text = (char *)amx_read_regular(file, AMX_SIDE_FILE_MAX, &len, NULL, err, sizeof err);
     sqlite3 *mem = NULL;
     sqlite3_stmt *s = NULL;
-    char *at = NULL;
+    *kind = *generated_at = NULL;
     if (text && sqlite3_open(":memory:", &mem) == SQLITE_OK &&
-        sqlite3_prepare_v2(mem, "SELECT CASE WHEN json_valid(?1) THEN json_extract(?1, ?2) END",
-                           -1, &s, NULL) == SQLITE_OK) {
+        sqlite3_prepare_v2(mem, "SELECT json_extract(?1, '$.kind'), json_extract(?1, "
+                           "'$.generated_at') WHERE json_valid(?1)", -1, &s, NULL) == SQLITE_OK) {
         sqlite3_bind_text(s, 1, text, (int)len, SQLITE_STATIC);
-        sqlite3_bind_text(s, 2, json_path, -1, SQLITE_STATIC);
-        if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) == SQLITE_TEXT)
-            at = dup0((const char *)sqlite3_column_text(s, 0));
+        if (sqlite3_step(s) == SQLITE_ROW) {
+            if (sqlite3_column_type(s, 0) == SQLITE_TEXT)
+                *kind = dup0((const char *)sqlite3_column_text(s, 0));
+            if (sqlite3_column_type(s, 1) == SQLITE_TEXT)
+                *generated_at = dup0((const char *)sqlite3_column_text(s, 1));
+        }
     }
     sqlite3_finalize(s);
     sqlite3_close(mem);
     free(text);
-    return at;
 }
 
 /* Reads the previous report (before the index, so a bad file fails fast with exit 2). A file
@@ -223,7 +220,8 @@ static int load_previous(report *r, const char *file)
         cli_error("--previous: %s", err);
         return rc;
     }
-    char *kind = previous_field(file, "$.kind");
+    char *kind;
+    previous_meta(file, &kind, &r->previous_at);
     if (!kind || strcmp(kind, "animidx-report") != 0) {
         cli_error("--previous: %s is not an animidx report (its \"kind\" is %s%s%s, not "
                   "\"animidx-report\"): give the report.json an earlier 'animidx report' wrote",
@@ -232,7 +230,6 @@ static int load_previous(report *r, const char *file)
         return EXIT_USAGE;
     }
     free(kind);
-    r->previous_at = previous_field(file, "$.generated_at");
     return rc;
 }
 
@@ -481,7 +478,7 @@ static void write_json(FILE *out, const report *r)
         amx_json_key(&j, "clips");
         amx_json_begin_array(&j);
         for (size_t c = 0; c < r->nclips; c++)
-            if (same_skeleton(&r->clips[c], sk))
+            if (rep_same_skeleton(&r->clips[c], sk))
                 json_clip(&j, &r->clips[c]);
         amx_json_end_array(&j);
         amx_json_end_object(&j);

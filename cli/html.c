@@ -857,7 +857,7 @@ static int section_skeleton(FILE *out, const report *r, const rep_skeleton *sk, 
     size_t nclips = 0, bad = 0;
     for (size_t c = 0; c < r->nclips; c++) {
         const rep_clip *cl = &r->clips[c];
-        if (!cl->skel_path || strcmp(cl->skel_path, sk->path) || strcmp(cl->skel_root, sk->root))
+        if (!rep_same_skeleton(cl, sk))
             continue;
         nclips++;
         bad += cl->bones_missing > 0;
@@ -882,7 +882,7 @@ static int section_skeleton(FILE *out, const report *r, const rep_skeleton *sk, 
         fputs(clip_head, out);
         for (size_t c = 0; c < r->nclips; c++) {
             const rep_clip *cl = &r->clips[c];
-            if (cl->skel_path && !strcmp(cl->skel_path, sk->path) && !strcmp(cl->skel_root, sk->root))
+            if (rep_same_skeleton(cl, sk))
                 clip_table_row(out, r, cl, d, rd);
         }
         fputs("</table>\n", out);
@@ -890,8 +890,7 @@ static int section_skeleton(FILE *out, const report *r, const rep_skeleton *sk, 
     /* The hierarchy: marked for every clip that does not match, else plain. */
     for (size_t c = 0; c < r->nclips && rc == EXIT_OK; c++) {
         const rep_clip *cl = &r->clips[c];
-        if (!cl->skel_path || strcmp(cl->skel_path, sk->path) || strcmp(cl->skel_root, sk->root) ||
-            cl->bones_missing == 0)
+        if (!rep_same_skeleton(cl, sk) || cl->bones_missing == 0)
             continue;
         /* and the bones drawn: a skeleton of 20,000 bones against 50 clips would be a
          * million rows */

@@ -4,6 +4,8 @@
 
 #include "lint.h"
 
+#include <string.h>
+
 typedef struct rep_clip {
     char *root, *path, *clip, *skeleton, *format;
     int64_t frames, bones_missing, tracks;
@@ -17,6 +19,12 @@ typedef struct rep_skeleton {
     char *root, *path, *name, *format;
     int64_t bones, clips;
 } rep_skeleton;
+
+/* Whether clip row c is a binding to skeleton s (the report lists it under s). */
+static inline bool rep_same_skeleton(const rep_clip *c, const rep_skeleton *s)
+{
+    return c->skel_path && strcmp(c->skel_path, s->path) == 0 && strcmp(c->skel_root, s->root) == 0;
+}
 
 /* A name no layer provides (amx_missing_row), with its first referrers. */
 typedef struct rep_spelling {
