@@ -527,6 +527,7 @@ def test_rename_move_delete():
         # new file has the old one's size, not its mtime: not the same file, its row not moved
         gone, fresh = UNITS + "/UV_WALKER_IDLE_00.ALA", UNITS + "/UV_WALKER_MOVE_00.ALA"
         clip(os.path.join(ROOT, gone), ["Root", "Tail"], indices=[0, 1], frames=12)
+        d.sync()  # indexed before the next file (one batch may index them in either order)
         # a row made after it: the deleted row's id is not the highest (SQLite hands that out
         # again, rename or not)
         clip(os.path.join(u, "UV_WALKER_TURNL_00.ALA"), WALKER, frames=5)
