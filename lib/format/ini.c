@@ -1324,12 +1324,14 @@ static void check_module_tag(ini_state *s)
                   (int)(tag.n < 100 ? tag.n : 100), tag.p, (unsigned)s->replace_line);
 }
 
-/* Draw / Behavior / Body / ClientUpdate = TYPE TAG: a module of an object, which ends at End. */
+/* Draw / Behavior / Body / ClientUpdate = TYPE TAG: a module of an object, which ends at End.
+ * BFME adds ClientBehavior = TYPE TAG (OpenSAGE ObjectDefinition.cs, FieldParseTable:
+ * ClientBehaviorModuleData.ParseClientBehavior), which no Zero Hour object has. */
 static bool module_line(ini_state *s)
 {
     tok t0 = s->t[0];
     if (!s->has_eq || !(tok_is(t0, "Draw") || tok_is(t0, "Behavior") || tok_is(t0, "Body") ||
-                        tok_is(t0, "ClientUpdate")))
+                        tok_is(t0, "ClientUpdate") || tok_is(t0, "ClientBehavior")))
         return false;
     if (!s->bfme)
         check_module_tag(s);

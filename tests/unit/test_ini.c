@@ -374,6 +374,53 @@ static void test_bfme(void)
     }
 }
 
+/* Blocks of BFME objects that animidx must see open and close, else an End closes the block
+ * around them and the rest of the object is lost. Found on retail BFME 2 1.06 and RotWK mod
+ * objects (MordorArcher, AngmarThrallMaster). ClientBehavior = TYPE TAG is a module (OpenSAGE
+ * ObjectDefinition.cs FieldParseTable): here it comes before the draw module, whose states were
+ * then read as unknown blocks (no state, no reference) and the object's End as a stray one. */
+static void test_bfme_blocks(void)
+{
+    amx_asset *a = decode_text(
+        "Object Orc\n"                                                      /* 1 */
+        "\tClientBehavior = AnimationSoundClientBehavior ModuleTag_Audio\n"  /* 2 */
+        "\t\tMaxUpdateRangeCap = 800\n"                                     /* 3 */
+        "\tEnd\n"                                                           /* 4 */
+        "\tDraw = W3DScriptedModelDraw ModuleTag_01\n"                       /* 5 */
+        "\t\tDefaultModelConditionState\n"                                  /* 6 */
+        "\t\t\tModel = MUOrc_SKN\n"                                         /* 7 */
+        "\t\tEnd\n"                                                         /* 8 */
+        "\t\tAnimationState = MOVING\n"                                     /* 9 */
+        "\t\t\tAnimation = Run\n"                                           /* 10 */
+        "\t\t\t\tAnimationName = MUOrc_SKL.MUOrc_RUNA\n"                     /* 11 */
+        "\t\t\tEnd\n"                                                       /* 12 */
+        "\t\tEnd\n"                                                         /* 13 */
+        "\tEnd\n"                                                           /* 14 */
+        "End\n"                                                             /* 15 */
+        "ChildObject Orc2 Orc\n"                                            /* 16 */
+        "End\n");                                                           /* 17 */
+    if (!a)
+        return;
+    if (a->finding_count)
+        show_findings(a, 0);
+    CHECK_CLEAN(a);
+    CHECK_EQ(count_code(a, AMX_C_INI_MALFORMED), 0);
+    CHECK_EQ(a->object_count, 2);
+    CHECK_EQ(a->state_count, 2);
+    if (a->state_count == 2) {
+        CHECK_STR(a->states[0].kind, "DefaultModelConditionState");
+        CHECK_STR(a->states[0].model, "MUOrc_SKN");
+        CHECK_STR(a->states[1].kind, "AnimationState");
+        CHECK_STR(a->states[1].flags, "MOVING");
+        CHECK_EQ(a->states[1].object, 0);
+    }
+    const amx_ref *r = find_ref(a, AMX_REF_W3D_ANIMATION, "MUOrc_SKL.MUOrc_RUNA", "MUOrc_SKN");
+    CHECK(r != NULL);
+    if (r)
+        CHECK_EQ(r->line, 11);
+    amx_asset_free(a);
+}
+
 /* The lexer reads tokens in the file's bytes: bytes 1-31 are spaces (a tab or CR between the
  * words of a state's flags, a module's name or an #include path reads as one space), '=' runs
  * separate, ';' ends the line even inside a word, a NUL ends a name, and in BFME only a
@@ -586,6 +633,7 @@ int main(void)
     test_run("test_module_tags", test_module_tags);
     test_run("test_name_length", test_name_length);
     test_run("test_bfme", test_bfme);
+    test_run("test_bfme_blocks", test_bfme_blocks);
     test_run("test_lexer", test_lexer);
     test_run("test_probe", test_probe);
     test_run("test_schemes_and_credits", test_schemes_and_credits);
