@@ -26,7 +26,7 @@ static const amx_format_entry format_table[] = {
     { .format = AMX_FMT_BIG, .name = "big", .extensions = ".big", .decoder_version = 1,
       .is_archive = true, .probe = amx__big_probe, .decode = amx__big_decode },
     /* Text: game object XML (no extension: a .xml file that is not XML is skipped silently) */
-    { .format = AMX_FMT_ALAMO_XML, .name = "alamo-xml", .extensions = "", .decoder_version = 4,
+    { .format = AMX_FMT_ALAMO_XML, .name = "alamo-xml", .extensions = "", .decoder_version = 5,
       .is_archive = false, .probe = amx__xml_probe, .decode = amx__xml_decode },
     /* (a .ini file that is not a SAGE INI, such as a configuration file, is skipped silently) */
     { .format = AMX_FMT_SAGE_INI, .name = "sage-ini", .extensions = "", .decoder_version = 1,

@@ -77,6 +77,9 @@ static const struct {
     { "WaypointFlagModelName", AMX_REF_MODEL, false },   /* GameConstants.xml */
     { "Tactical_Model_Name", AMX_REF_MODEL_OR_PARTICLE, false },
     { "Event_Model_Name", AMX_REF_MODEL_OR_PARTICLE, false }, /* RadarMap.xml */
+    /* a hero's Personal_Flame_Thrower_Ability (an Abilities sub-object): the flame's
+     * emitter, a particle system (p_flamethrower00); eaw-schema: referenceKind modelFile */
+    { "Flame_Emitter_Model_Name", AMX_REF_MODEL_OR_PARTICLE, false },
     { "Land_Terrain_Model_Mapping", AMX_REF_MODEL, true },
     { "Land_Model_Anim_Override_Name", AMX_REF_ANIM_OVERRIDE, false },
     { "Space_Model_Anim_Override_Name", AMX_REF_ANIM_OVERRIDE, false },

@@ -342,6 +342,44 @@ static void test_nested_tags(void)
     amx_asset_free(a);
 }
 
+/* A hero's flame thrower names its emitter in an ability sub-object, two levels below the
+ * object (Imperial-Blood-Team/Imperial_Blood_0.5, Units_Hero_Underworld_Bossk.xml): the
+ * reference was not read, so a missing p_flamethrower00.alo went unsaid. eaw-schema's PersonalFlameThrowerAbility.yaml marks the tag referenceKind: modelFile. The
+ * ability's own Name is no game object (it is not a child of the root). */
+static void test_flame_emitter(void)
+{
+    amx_asset *a = decode_text(
+        "<?xml version=\"1.0\"?>\n<Hero_Files>\n"                                       /* 1-2 */
+        "<HeroUnit Name=\"Bossk\"><Land_Model_Name>UI_Bossk.alo</Land_Model_Name>\n"      /* 3 */
+        "<Abilities SubObjectList=\"Yes\">\n"                                             /* 4 */
+        "<Personal_Flame_Thrower_Ability Name=\"Bossk_Flame_Thrower\">\n"                 /* 5 */
+        "<Flame_Emitter_Model_Name> p_flamethrower00 </Flame_Emitter_Model_Name>\n"        /* 6 */
+        "</Personal_Flame_Thrower_Ability></Abilities></HeroUnit>\n"                       /* 7 */
+        "<HeroUnit Name=\"Other\"><Flame_Emitter_Model_Name/></HeroUnit>\n"               /* 8 */
+        "</Hero_Files>\n");
+    if (!a)
+        return;
+    CHECK_CLEAN(a);
+    CHECK_EQ(a->object_count, 2);
+    if (a->object_count == 2) {
+        CHECK_STR(a->objects[0].name, "Bossk");
+        CHECK_STR(a->objects[1].name, "Other");
+    }
+    CHECK_EQ(a->ref_count, 3);
+    if (a->ref_count == 3) {
+        const amx_ref *r = a->refs;
+        CHECK_STR(r[0].tag, "Land_Model_Name");
+        CHECK_STR(r[1].tag, "Flame_Emitter_Model_Name");
+        CHECK_STR(r[1].name, "p_flamethrower00");
+        CHECK_EQ(r[1].kind, AMX_REF_MODEL_OR_PARTICLE); /* a particle system in the game */
+        CHECK_EQ(r[1].object, 0);
+        CHECK_EQ(r[1].line, 6);
+        CHECK_STR(r[2].name, ""); /* empty: no file named (the index skips it) */
+        CHECK_EQ(r[2].object, 1);
+    }
+    amx_asset_free(a);
+}
+
 /* Issue 21, 10: an entity reference in element text was dropped without a word (`x&i;y` read
  * as a reference to "xy"); it is kept as written, with a finding naming it, also after the
  * document's first well-formedness error (where libxml2 drops references silently). */
@@ -744,6 +782,7 @@ int main(void)
     test_run("test_entity_in_attribute", test_entity_in_attribute);
     test_run("test_entity_in_text", test_entity_in_text);
     test_run("test_nested_tags", test_nested_tags);
+    test_run("test_flame_emitter", test_flame_emitter);
     test_run("test_nul_bytes", test_nul_bytes);
     test_run("test_libxml_messages", test_libxml_messages);
     test_run("test_declared_encoding", test_declared_encoding);
