@@ -1414,6 +1414,12 @@ static void in_block(ini_state *s)
             add_flag_set(s, set);
             return;
         }
+        if (tok_is(t0, "LodOptions")) {
+            /* W3DHordeModelDraw's LodOptions = LEVEL ... End (OpenSAGE W3dHordeModelDraw.cs:
+             * LodOption.Parse, a block of one-line fields) */
+            push(s, F_GENERIC);
+            return;
+        }
         if (tok_is(t0, "IgnoreConditionStates")) { /* a plain list replaces the last (BitFlags) */
             char *set = flag_set(s, 1);
             if (set) {

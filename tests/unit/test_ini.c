@@ -419,6 +419,44 @@ static void test_bfme_blocks(void)
     if (r)
         CHECK_EQ(r->line, 11);
     amx_asset_free(a);
+    /* W3DHordeModelDraw's LodOptions = LEVEL ... End (OpenSAGE W3dHordeModelDraw.cs) is a block
+     * of the draw module: its End closed the module, and the states after it were lost (retail
+     * MordorArcher: 22 INI_MALFORMED, 0 states) */
+    a = decode_text(
+        "Object Archer\n"                                                   /* 1 */
+        "\tDraw = W3DHordeModelDraw ModuleTag_01\n"                          /* 2 */
+        "\t\tLodOptions\t= LOW\n"                                            /* 3 */
+        "\t\t\tAllowMultipleModels\t= ALLOW_MULTIPLE_MODELS_LOW\n"             /* 4 */
+        "\t\tEnd\n"                                                         /* 5 */
+        "\t\tLodOptions = HIGH\n"                                           /* 6 */
+        "\t\t\tMaxRandomTextures = 4\n"                                     /* 7 */
+        "\t\tEnd\n"                                                         /* 8 */
+        "\t\tDefaultModelConditionState\n"                                  /* 9 */
+        "\t\t\tModel = MUArchr_SKN\n"                                       /* 10 */
+        "\t\tEnd\n"                                                         /* 11 */
+        "\t\tAnimationState = MOVING\n"                                     /* 12 */
+        "\t\t\tAnimation = Run\n"                                           /* 13 */
+        "\t\t\t\tAnimationName = MUArchr_SKL.MUArchr_RUNB\n"                 /* 14 */
+        "\t\t\tEnd\n"                                                       /* 15 */
+        "\t\tEnd\n"                                                         /* 16 */
+        "\tEnd\n"                                                           /* 17 */
+        "End\n");                                                           /* 18 */
+    if (!a)
+        return;
+    if (a->finding_count)
+        show_findings(a, 1);
+    CHECK_CLEAN(a);
+    CHECK_EQ(a->state_count, 2);
+    if (a->state_count == 2) {
+        CHECK_STR(a->states[0].module, "W3DHordeModelDraw ModuleTag_01");
+        CHECK_STR(a->states[0].model, "MUArchr_SKN");
+        CHECK_EQ(a->states[1].line, 12);
+    }
+    r = find_ref(a, AMX_REF_W3D_ANIMATION, "MUArchr_SKL.MUArchr_RUNB", "MUArchr_SKN");
+    CHECK(r != NULL);
+    if (r)
+        CHECK_EQ(r->line, 14);
+    amx_asset_free(a);
 }
 
 /* The lexer reads tokens in the file's bytes: bytes 1-31 are spaces (a tab or CR between the
