@@ -515,14 +515,15 @@ static int root_key(load_state *st, const char *path_text, const char *name, con
     }
     if (strcasecmp(name, "game") != 0)
         return fail(st, "unknown key '%s' in [root %s] (known keys: game, base)", name, path_text);
-    static const char *const games[] = { "eaw", "foc", "mp1", "mp2" };
+    static const char *const games[] = { "eaw", "foc", "mp1", "mp2", "generals", "zh" };
     const char *known = NULL;
     for (size_t i = 0; i < sizeof games / sizeof games[0] && !known; i++)
         if (strcasecmp(value, games[i]) == 0)
             known = games[i];
     if (!known)
         return fail(st, "bad value '%s' for game: expected eaw (Empire at War), foc (Forces of "
-                    "Corruption), mp1 or mp2 (Metroid Prime 1, 2)", value);
+                    "Corruption), mp1 or mp2 (Metroid Prime 1, 2), generals or zh (Command & "
+                    "Conquer Generals, Zero Hour)", value);
     char *path = resolve_path(st, "root", path_text);
     if (!path)
         return 0;

@@ -113,9 +113,16 @@ typedef struct str_table {
     bool fold;                /* keys compare without case */
 } str_table;
 
+/* The SAGE game a tree is declared for ([root PATH] game = generals | zh: amx_decode_opts.game),
+ * or none: then the dialect is told from each file (bfme_dialect) and the engine rules are Zero
+ * Hour's, save the top-level words, of which only misspellings of its blocks are judged. */
+enum sage_game { SAGE_UNDECLARED, SAGE_GENERALS, SAGE_ZH };
+
 typedef struct ini_state {
     amx_dec *d;
     bool bfme;                /* the BFME dialect: "//" and "--" comments */
+    enum sage_game game;
+    const bool *seps;         /* the bytes that separate tokens (lex_separates[_generals]) */
     /* the line being read: its tokens point into the file's bytes */
     tok t[MAX_TOKENS];
     size_t nt;
@@ -267,22 +274,53 @@ static const char *const first_blocks[] = {
     "#define", "#include",
 };
 
-/* Zero Hour's other top-level blocks (INI.cpp theTypeTable), which no game file starts with. */
-static const char *const other_zh_blocks[] = { "BenchProfile", "ReallyLowMHz", "ScriptAction",
-                                               "ScriptCondition" };
+/* The engine's table of top-level blocks (INI.cpp theTypeTable, in its order): Zero Hour's 62,
+ * of which Generals has all but the 5 marked zh (EA Generals/Code/.../INI/INI.cpp 84-145,
+ * GeneralsMD 84-150). Any other word at the top level stops the game at load (INI::load:
+ * "Unknown block", throw INI_UNKNOWN_TOKEN). */
+static const struct engine_block { const char *name; bool zh; } engine_blocks[] = {
+    { "AIData", 0 }, { "Animation", 0 }, { "Armor", 0 }, { "AudioEvent", 0 },
+    { "AudioSettings", 0 }, { "Bridge", 0 }, { "Campaign", 0 }, { "ChallengeGenerals", 1 },
+    { "CommandButton", 0 }, { "CommandMap", 0 }, { "CommandSet", 0 }, { "ControlBarScheme", 0 },
+    { "ControlBarResizer", 0 }, { "CrateData", 0 }, { "Credits", 0 }, { "WindowTransition", 0 },
+    { "DamageFX", 0 }, { "DialogEvent", 0 }, { "DrawGroupInfo", 0 }, { "EvaEvent", 0 },
+    { "FXList", 0 }, { "GameData", 0 }, { "InGameUI", 0 }, { "Locomotor", 0 }, { "Language", 0 },
+    { "MapCache", 0 }, { "MapData", 0 }, { "MappedImage", 0 }, { "MiscAudio", 0 }, { "Mouse", 0 },
+    { "MouseCursor", 0 }, { "MultiplayerColor", 0 }, { "MultiplayerStartingMoneyChoice", 1 },
+    { "OnlineChatColors", 0 }, { "MultiplayerSettings", 0 }, { "MusicTrack", 0 }, { "Object", 0 },
+    { "ObjectCreationList", 0 }, { "ObjectReskin", 0 }, { "ParticleSystem", 0 },
+    { "PlayerTemplate", 0 }, { "Road", 0 }, { "Science", 0 }, { "Rank", 0 }, { "SpecialPower", 0 },
+    { "ShellMenuScheme", 0 }, { "Terrain", 0 }, { "Upgrade", 0 }, { "Video", 0 }, { "WaterSet", 0 },
+    { "WaterTransparency", 0 }, { "Weather", 1 }, { "Weapon", 0 }, { "WebpageURL", 0 },
+    { "HeaderTemplate", 0 }, { "StaticGameLOD", 0 }, { "DynamicGameLOD", 0 }, { "LODPreset", 0 },
+    { "BenchProfile", 0 }, { "ReallyLowMHz", 0 }, { "ScriptAction", 1 }, { "ScriptCondition", 1 },
+};
 
-/* The Zero Hour block a top-level word that is none misspells (one edit, or case), or NULL. */
-static const char *misspelt_block(tok t)
+/* The game's name for messages. */
+static const char *game_title(enum sage_game g)
 {
-    for (size_t k = 0; k < sizeof first_blocks / sizeof first_blocks[0]; k++) {
-        const char *b = first_blocks[k];
-        if (b[0] != '#' && strcmp(b, "ChildObject") != 0 && strlen(b) >= 4 &&
-            amx_text_one_edit(t.p, t.n, b, strlen(b)))
-            return b;
+    return g == SAGE_GENERALS ? "Generals" : "Zero Hour";
+}
+
+/* The block of the table `t` is (exactly), or NULL. */
+static const struct engine_block *engine_block(tok t)
+{
+    for (size_t k = 0; k < sizeof engine_blocks / sizeof engine_blocks[0]; k++)
+        if (strlen(engine_blocks[k].name) == t.n && memcmp(engine_blocks[k].name, t.p, t.n) == 0)
+            return &engine_blocks[k];
+    return NULL;
+}
+
+/* The block of game g (undeclared: Zero Hour) a top-level word that is none misspells (one
+ * edit, or case), or NULL. */
+static const char *misspelt_block(tok t, enum sage_game g)
+{
+    for (size_t k = 0; k < sizeof engine_blocks / sizeof engine_blocks[0]; k++) {
+        const struct engine_block *b = &engine_blocks[k];
+        if ((g != SAGE_GENERALS || !b->zh) &&
+            amx_text_one_edit(t.p, t.n, b->name, strlen(b->name)))
+            return b->name;
     }
-    for (size_t k = 0; k < sizeof other_zh_blocks / sizeof other_zh_blocks[0]; k++)
-        if (amx_text_one_edit(t.p, t.n, other_zh_blocks[k], strlen(other_zh_blocks[k])))
-            return other_zh_blocks[k];
     return NULL;
 }
 
@@ -423,6 +461,14 @@ static const bool lex_separates[256] = {
     [29] = 1, [30] = 1, [31] = 1, [' '] = 1, ['='] = 1,
 };
 
+/* Generals' separators: its INI::readLine makes a byte a space when isspace() says so (tab,
+ * LF, VT, FF, CR; Generals/Code/.../INI/INI.cpp 453-454), where Zero Hour's makes every byte
+ * 1-31 one (GeneralsMD INI.cpp 463-464): a control byte 1-8 or 14-31 is part of a Generals
+ * token. */
+static const bool lex_separates_generals[256] = {
+    [9] = 1, [10] = 1, [11] = 1, [12] = 1, [13] = 1, [' '] = 1, ['='] = 1,
+};
+
 /* The class of line byte i of n: a BFME comment only where the dialect has them and the byte
  * is doubled, else part of a token. */
 static int lex_at(const ini_state *s, const uint8_t *p, size_t i, size_t n)
@@ -481,12 +527,12 @@ static bool next_line(ini_state *s)
     size_t nt = 0; /* (locals: the file's bytes may alias s's fields, to a compiler) */
     bool has_eq = false;
     for (size_t i = 0; i < end;) {
-        while (i < end && lex_separates[p[i]]) {
+        while (i < end && s->seps[p[i]]) {
             has_eq |= p[i] == '=';
             i++;
         }
         size_t st = i;
-        while (i < end && !lex_separates[p[i]])
+        while (i < end && !s->seps[p[i]])
             i++;
         if (i > st && nt < MAX_TOKENS)
             s->t[nt++] = (tok){ (const char *)p + st, i - st };
@@ -497,7 +543,7 @@ static bool next_line(ini_state *s)
 }
 
 /* The line's bytes from token `from` to the end of token `to` as a string, the separators
- * between them as the game reads them (bytes 1-31 are spaces), up to a NUL. */
+ * between them as the game reads them (the bytes it makes spaces are spaces), up to a NUL. */
 static const char *span_dup(ini_state *s, size_t from, size_t to)
 {
     const char *a = s->t[from].p, *b = s->t[to].p + s->t[to].n;
@@ -509,7 +555,7 @@ static const char *span_dup(ini_state *s, size_t from, size_t to)
     if (!out)
         return "";
     for (size_t i = 0; i < n; i++)
-        out[i] = lex_class[(uint8_t)a[i]] == LEX_SPACE ? ' ' : a[i];
+        out[i] = s->seps[(uint8_t)a[i]] && a[i] != '=' ? ' ' : a[i];
     out[n] = '\0';
     return out;
 }
@@ -1247,9 +1293,32 @@ static void push_named(ini_state *s, const char *const *subs)
         s->stack[s->depth - 1].subs = subs;
 }
 
+/* In a tree declared for Generals or Zero Hour (no BFME): every top-level word that is no block
+ * of the game's table stops it at load (INI::load, Generals INI.cpp 387-392, GeneralsMD
+ * 394-399), a block Zero Hour added among them when the game is Generals. */
+static void top_level_word(ini_state *s, tok f)
+{
+    const struct engine_block *b = engine_block(f);
+    int n = (int)(f.n < 100 ? f.n : 100);
+    if (b && b->zh && s->game == SAGE_GENERALS) {
+        malformed(s, "'%.*s' is a block of Zero Hour, which Generals does not have (the tree is "
+                  "declared game = generals): Generals stops at load at an unknown block", n,
+                  f.p);
+    } else if (!b) {
+        const char *meant = misspelt_block(f, s->game);
+        char hint[96] = "";
+        if (meant)
+            snprintf(hint, sizeof hint, " (did you mean %s?)", meant);
+        malformed(s, "'%.*s' is no block of %s%s: the game stops at load at an unknown block", n,
+                  f.p, game_title(s->game), hint);
+    }
+}
+
 static void top_level(ini_state *s)
 {
     tok f = s->t[0];
+    if (s->game && !tok_is_ci(f, "End"))
+        top_level_word(s, f);
     if (tok_is(f, "#include")) {
         on_include(s);
         return;
@@ -1281,10 +1350,11 @@ static void top_level(ini_state *s)
         return;
     }
     /* A word that is no block stops Zero Hour at load (INI::load: "Unknown block", throw
-     * INI_UNKNOWN_TOKEN). Said for a misspelling of one of its blocks only: a block of another
-     * game of the engine (BFME has many, in files without a mark of its dialect) is no typo. */
-    if (!s->bfme && !first_block((const uint8_t *)f.p, f.n)) {
-        const char *meant = misspelt_block(f);
+     * INI_UNKNOWN_TOKEN). Undeclared, said for a misspelling of one of its blocks only: a block
+     * of another game of the engine (BFME has many, in files without a mark of its dialect) is
+     * no typo. A declared game's words are judged in top_level_word. */
+    if (!s->game && !s->bfme && !first_block((const uint8_t *)f.p, f.n) && !engine_block(f)) {
+        const char *meant = misspelt_block(f, SAGE_UNDECLARED);
         if (meant)
             malformed(s, "'%.*s' is no block of the game (did you mean %s?): the game stops at "
                       "load at an unknown block", (int)(f.n < 100 ? f.n : 100), f.p, meant);
@@ -1376,6 +1446,13 @@ static void in_block(ini_state *s)
     case F_OBJECT:
         if (module_line(s))
             return;
+        if (s->game == SAGE_GENERALS && tok_is(t0, "OverrideableByLikeKind"))
+            /* Zero Hour's wrapper (GeneralsMD ThingTemplate.cpp 237-242): no field of a Generals
+             * object (Generals ThingTemplate.cpp, s_objectFieldParseTable: AddModule,
+             * RemoveModule, ReplaceModule, InheritableModule), so INI::initFromINIMulti throws */
+            malformed(s, "OverrideableByLikeKind is a field of Zero Hour's objects, not of "
+                      "Generals' (the tree is declared game = generals): Generals stops at load "
+                      "at an unknown field");
         if (opens_generic(s)) {
             if (tok_is(t0, "ReplaceModule") && s->nt >= 2) {
                 s->replace_tag = s->t[1];
@@ -1512,7 +1589,14 @@ void amx__ini_decode(amx_dec *d)
         free(s);
         return;
     }
-    s->bfme = bfme_dialect(d->r.base, d->r.end);
+    const char *game = d->opts->game;
+    s->game = !game                           ? SAGE_UNDECLARED
+              : strcasecmp(game, "generals") == 0 ? SAGE_GENERALS
+              : strcasecmp(game, "zh") == 0       ? SAGE_ZH
+                                                  : SAGE_UNDECLARED;
+    /* a tree declared for Generals or Zero Hour is no BFME tree, whatever its words */
+    s->bfme = !s->game && bfme_dialect(d->r.base, d->r.end);
+    s->seps = s->game == SAGE_GENERALS ? lex_separates_generals : lex_separates;
     /* A UTF-8 byte order mark: Zero Hour keeps its bytes (INI::readLine makes only bytes 1-31
      * spaces; a char is signed), so they begin the first word, which is then no block it knows:
      * INI::load throws INI_UNKNOWN_TOKEN and the game stops. Said once; the rest is read without

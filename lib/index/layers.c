@@ -31,10 +31,13 @@ amx_status amx__db_set_game(amx_db *db, int64_t root_id, const char *game, char 
         /* the table of animation types changed: the root's Alamo clips are bound again */
         "UPDATE clips SET linked = 0 WHERE file_id IN (SELECT id FROM files WHERE root_id = ?1 "
         "AND format = 'alamo-ala')",
+        /* the SAGE game's rules changed (ini.c): the root's INI files are decoded again */
+        "UPDATE files SET decoder_version = 0 WHERE root_id = ?1 AND format = 'sage-ini'",
     };
-    sqlite3_stmt *s[2] = { 0 };
+    enum { N = sizeof sql / sizeof sql[0] };
+    sqlite3_stmt *s[N] = { 0 };
     int rc = SQLITE_OK;
-    for (size_t i = 0; i < 2 && rc == SQLITE_OK; i++)
+    for (size_t i = 0; i < N && rc == SQLITE_OK; i++)
         rc = sqlite3_prepare_v2(db->db, sql[i], -1, &s[i], NULL);
     if (rc == SQLITE_OK) {
         sqlite3_bind_int64(s[0], 1, root_id);
@@ -42,12 +45,13 @@ amx_status amx__db_set_game(amx_db *db, int64_t root_id, const char *game, char 
             sqlite3_bind_text(s[0], 2, game, -1, SQLITE_STATIC);
         rc = amx__db_run(s[0]);
     }
-    if (rc == SQLITE_OK && sqlite3_changes(db->db) > 0) {
-        sqlite3_bind_int64(s[1], 1, root_id);
-        rc = amx__db_run(s[1]);
+    bool changed = rc == SQLITE_OK && sqlite3_changes(db->db) > 0;
+    for (size_t i = 1; i < N && rc == SQLITE_OK && changed; i++) {
+        sqlite3_bind_int64(s[i], 1, root_id);
+        rc = amx__db_run(s[i]);
         db->dirty = true;
     }
-    for (size_t i = 0; i < 2; i++)
+    for (size_t i = 0; i < N; i++)
         sqlite3_finalize(s[i]);
     return rc == SQLITE_OK ? AMX_OK : amx__db_error(db, "index: recording a root's game", err,
                                                     errlen);

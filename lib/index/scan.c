@@ -1658,10 +1658,13 @@ static amx_status scan_root(amx_db *db, const amx_scan_opts *opts, amx_scan_stat
     if (!st && !opts->as_base) /* a base layer scanned for itself becomes a target */
         st = amx__db_set_role(db, s.root_id, "target", err, errlen);
     amx_alamo_game alamo;
-    if (!st) /* the table of animation types the root's clips are named by */
+    const char *game = amx_config_game(opts->config, root);
+    if (!st) /* the table of animation types the root's clips are named by; the SAGE game */
         st = amx__db_set_game(db, s.root_id,
-                              amx_alamo_game_parse(amx_config_game(opts->config, root), &alamo)
+                              amx_alamo_game_parse(game, &alamo)
                                   ? (alamo == AMX_ALAMO_EAW ? "eaw" : "foc")
+                              : game && (strcmp(game, "generals") == 0 || strcmp(game, "zh") == 0)
+                                  ? game
                                   : NULL,
                               err, errlen);
     sqlite3_stmt *q = NULL;

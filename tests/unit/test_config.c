@@ -674,7 +674,8 @@ static void test_daemon_keys(void)
 }
 
 /* The shipped config: loads as is (all defaults), and every example in it is valid. */
-/* [root PATH] game = mp1|mp2: the most specific section holding the root wins. */
+/* [root PATH] game = mp1|mp2|eaw|foc|generals|zh: the most specific section holding the root
+ * wins. */
 static void test_root_game(void)
 {
     amx_config c;
@@ -683,12 +684,16 @@ static void test_root_game(void)
     CHECK_EQ(amx_config_load_string(&c,
                                     "[root /games/prime]\ngame = MP1\n"
                                     "[root /games/prime/echoes]\ngame = mp2\n"
-                                    "[root /games/eaw]\ngame = EaW\n",
+                                    "[root /games/eaw]\ngame = EaW\n"
+                                    "[root /games/gen]\ngame = Generals\n"
+                                    "[root /games/gen/zh]\ngame = ZH\n",
                                     "animidx.ini", err, sizeof err),
              0);
     CHECK_STR(err, "");
-    CHECK_EQ(c.game_count, 3);
+    CHECK_EQ(c.game_count, 5);
     CHECK_STR(amx_config_game(&c, "/games/eaw/Data"), "eaw");
+    CHECK_STR(amx_config_game(&c, "/games/gen/Data"), "generals");
+    CHECK_STR(amx_config_game(&c, "/games/gen/zh/Data"), "zh");
     CHECK_STR(amx_config_game(&c, "/games/prime"), "mp1");
     CHECK_STR(amx_config_game(&c, "/games/prime/Data"), "mp1");
     CHECK_STR(amx_config_game(&c, "/games/prime/echoes/Data"), "mp2");
@@ -696,7 +701,7 @@ static void test_root_game(void)
     CHECK(amx_config_game(&c, "/games") == NULL);
     /* a copy through a failed load keeps them */
     CHECK_EQ(amx_config_load_string(&c, "[root x]\ngame = mp4\n", "animidx.ini", err, sizeof err), -1);
-    CHECK_EQ(c.game_count, 3);
+    CHECK_EQ(c.game_count, 5);
     amx_config_finish(&c);
 
     /* A long root, as Windows installs have them: inih hands the handler a section name cut
@@ -719,7 +724,8 @@ static void test_root_game(void)
     CHECK(amx_config_game(&c, root) == NULL);
     amx_config_finish(&c);
     CHECK_STR(load_err("[root x]\ngame = mp4\n"), "animidx.ini:2: bad value 'mp4' for game: expected eaw "
-              "(Empire at War), foc (Forces of Corruption), mp1 or mp2 (Metroid Prime 1, 2)");
+              "(Empire at War), foc (Forces of Corruption), mp1 or mp2 (Metroid Prime 1, 2), generals "
+              "or zh (Command & Conquer Generals, Zero Hour)");
     CHECK_STR(load_err("[root x]\nlevel = 3\n"), "animidx.ini:2: unknown key 'level' in [root x] (known keys: game, base)");
     CHECK_STR(load_err("[root ]\ngame = mp1\n"), "animidx.ini:2: [root] needs a path: [root Data/MP1]");
 }

@@ -16,6 +16,14 @@ static amx_asset *decode_text(const char *text)
     return test_decode((const uint8_t *)text, strlen(text), &o);
 }
 
+/* The same, for a tree declared for `game` ([root PATH] game = generals | zh; NULL: none). */
+static amx_asset *decode_game(const char *text, const char *game)
+{
+    amx_decode_opts o = { .file_name = "Data/INI/Object/Test.ini", .format = AMX_FMT_SAGE_INI,
+                          .game = game };
+    return test_decode((const uint8_t *)text, strlen(text), &o);
+}
+
 static size_t count_code(const amx_asset *a, amx_code code)
 {
     size_t n = 0;
@@ -664,6 +672,92 @@ static void test_schemes_and_credits(void)
     }
 }
 
+
+/* A tree declared for Generals or Zero Hour ([root PATH] game): every top-level word that is no
+ * block of the game's table stops it at load (INI::load), Zero Hour's 5 added blocks included
+ * for Generals (INI.cpp theTypeTable: Generals 57 blocks, Zero Hour 62); Generals' objects have
+ * no OverrideableByLikeKind (ThingTemplate.cpp); Generals' readLine makes only isspace() bytes
+ * spaces. Undeclared, only misspellings of Zero Hour's blocks are judged, as before. */
+static void test_declared_game(void)
+{
+    static const char *const GAMES[] = { NULL, "generals", "zh", "GENERALS" };
+    static const struct {
+        const char *text;
+        unsigned line;       /* the finding's line (0: none in any game) */
+        int want[4];         /* INI_MALFORMED count: undeclared, generals, zh, GENERALS */
+        const char *says[4]; /* what the finding says (NULL: not checked) */
+    } cases[] = {
+        /* Zero Hour's own blocks */
+        { "Weather\n  SnowEnabled = Yes\nEnd\n", 1, { 0, 1, 0, 1 },
+          { NULL, "'Weather' is a block of Zero Hour, which Generals does not have", NULL, NULL } },
+        { "MultiplayerStartingMoneyChoice\n  Value = 5000\nEnd\n", 1, { 0, 1, 0, 1 },
+          { 0 } },
+        { "ChallengeGenerals\nEnd\n", 1, { 0, 1, 0, 1 }, { 0 } },
+        { "ScriptAction X\nEnd\n", 1, { 0, 1, 0, 1 }, { 0 } },
+        { "ScriptCondition X\nEnd\n", 1, { 0, 1, 0, 1 }, { 0 } },
+        /* blocks of both: never judged */
+        { "Armor A\n  Armor = DEFAULT 100%\nEnd\nBenchProfile X\nReallyLowMHz 400\n", 0,
+          { 0, 0, 0, 0 }, { 0 } },
+        /* a word of no table: judged only in a declared game */
+        { "Armor A\nEnd\nFooBar X\nEnd\n", 3, { 0, 1, 1, 1 },
+          { NULL, "'FooBar' is no block of Generals: the game stops", "'FooBar' is no block of "
+            "Zero Hour: the game stops", NULL } },
+        /* a misspelling: the declared game's table says what was meant */
+        { "Weathr\nEnd\n", 1, { 1, 1, 1, 1 },
+          { "(did you mean Weather?)", "'Weathr' is no block of Generals: the game",
+            "'Weathr' is no block of Zero Hour (did you mean Weather?)", NULL } },
+        { "Objcet A\nEnd\n", 1, { 1, 1, 1, 1 },
+          { NULL, "no block of Generals (did you mean Object?)", NULL, NULL } },
+        /* BFME's words are no blocks of a declared game */
+        { "ChildObject B A\nEnd\n", 1, { 0, 1, 1, 1 }, { 0 } },
+        /* Zero Hour's module wrapper is no field of a Generals object */
+        { "Object A\n  OverrideableByLikeKind\n    Behavior = X ModuleTag_01\n    End\n  End\n"
+          "End\n", 2, { 0, 1, 0, 1 },
+          { NULL, "OverrideableByLikeKind is a field of Zero Hour's objects, not of Generals'",
+            NULL, NULL } },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (size_t g = 0; g < 4; g++) {
+            amx_asset *a = decode_game(cases[i].text, GAMES[g]);
+            CHECK(a != NULL);
+            if (!a)
+                continue;
+            if (count_code(a, AMX_C_INI_MALFORMED) != (size_t)cases[i].want[g]) {
+                printf("# game %s\n", GAMES[g] ? GAMES[g] : "(none)");
+                show_findings(a, i);
+            }
+            CHECK_EQ(count_code(a, AMX_C_INI_MALFORMED), (size_t)cases[i].want[g]);
+            if (cases[i].want[g]) {
+                const amx_finding *f = finding_at(a, AMX_C_INI_MALFORMED, cases[i].line);
+                CHECK(f != NULL);
+                if (f && cases[i].says[g] && !strstr(f->message, cases[i].says[g]))
+                    printf("# case %zu, game %zu: %s\n", i, g, f->message);
+                CHECK(!f || !cases[i].says[g] || strstr(f->message, cases[i].says[g]));
+                /* Generals never suggests a block it does not have */
+                CHECK(!f || g != 1 || !strstr(f->message, "mean Weather"));
+            }
+            amx_asset_free(a);
+        }
+    /* the lexer: a control byte 1-8 or 14-31 is a space to Zero Hour, part of a word to
+     * Generals (isspace), whose object is then named with it; tab, VT, FF, CR are spaces to
+     * both */
+    const char *text = "Object Tank\x1a\v\f\r\n  Draw = W3DModelDraw\x01ModuleTag_01\n"
+                       "    DefaultConditionState\n      Model = AVTank\n    End\n  End\nEnd\n";
+    for (size_t g = 0; g < 3; g++) {
+        amx_asset *a = decode_game(text, GAMES[g]);
+        CHECK(a != NULL);
+        if (!a)
+            continue;
+        CHECK_EQ(a->object_count, 1);
+        if (a->object_count == 1)
+            CHECK_STR(a->objects[0].name, g == 1 ? "Tank\x1a" : "Tank");
+        /* Generals reads "W3DModelDraw\x01ModuleTag_01" as one word: a module without a tag */
+        CHECK_EQ(count_code(a, AMX_C_INI_MALFORMED), g == 1 ? 1 : 0);
+        CHECK(g != 1 || finding_at(a, AMX_C_INI_MALFORMED, 2) != NULL);
+        amx_asset_free(a);
+    }
+}
+
 int main(void)
 {
     test_run("test_objects_states_refs", test_objects_states_refs);
@@ -673,6 +767,7 @@ int main(void)
     test_run("test_bfme", test_bfme);
     test_run("test_bfme_blocks", test_bfme_blocks);
     test_run("test_lexer", test_lexer);
+    test_run("test_declared_game", test_declared_game);
     test_run("test_probe", test_probe);
     test_run("test_schemes_and_credits", test_schemes_and_credits);
     test_run("test_corpus", test_corpus);

@@ -734,6 +734,45 @@ static void test_sage_load_order(void)
     amx_db_close(db);
 }
 
+/* Scans `root` with its [root] section saying `game = game`. */
+static void scan_config(amx_db *db, const char *root, const char *game)
+{
+    char r[1400], text[3000], err[512] = "";
+    snprintf(r, sizeof r, "%s/%s", top, root);
+    snprintf(text, sizeof text, "[root %s]\ngame = %s\n", r, game);
+    amx_config cfg;
+    CHECK_EQ(amx_config_init(&cfg), 0);
+    CHECK_EQ(amx_config_load_string(&cfg, text, "animidx.ini", err, sizeof err), 0);
+    amx_scan_opts o = { .root = r, .jobs = 2, .config = &cfg };
+    amx_status st = amx_scan(db, &o, NULL, err, sizeof err);
+    if (st)
+        printf("# scan of %s: %s\n", root, err);
+    CHECK_EQ(st, AMX_OK);
+    amx_config_finish(&cfg);
+}
+
+/* [root PATH] game = generals | zh: the INI rules of the game the tree is declared for
+ * (ini.c); a changed game decodes the root's INI files again, unchanged as they are. */
+static void test_sage_declared_game(void)
+{
+    fresh();
+    put_bytes("Gen/Data/INI/Weather.ini", "Weather\n  SnowEnabled = No\nEnd\n");
+    put_bytes("Gen/Data/INI/Object/Tank.ini", "Object Tank\nEnd\n");
+    amx_db *db = open_db();
+    scan(db, "Gen", NULL);
+    CHECK_EQ(findings(db, "Weather.ini", "INI_MALFORMED", NULL), 0);
+    scan_config(db, "Gen", "generals");
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM roots WHERE game = 'generals'"), 1);
+    CHECK_EQ(findings(db, "Weather.ini", "INI_MALFORMED", "error"), 1);
+    CHECK_EQ(findings(db, "", "INI_MALFORMED", NULL), 1);
+    scan_config(db, "Gen", "zh");
+    CHECK_EQ(findings(db, "", "INI_MALFORMED", NULL), 0);
+    scan(db, "Gen", NULL); /* no game said: as before */
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM roots WHERE game IS NULL"), 1);
+    CHECK_EQ(findings(db, "", "INI_MALFORMED", NULL), 0);
+    amx_db_close(db);
+}
+
 /* The 15-character rule on a real case: the file exists, its HLOD name is cut to 15. */
 static void test_sage_name_length(void)
 {
@@ -1400,6 +1439,7 @@ int main(void)
     test_run("test_sage_name_length", test_sage_name_length);
     test_run("test_sage_particle_none", test_sage_particle_none);
     test_run("test_sage_load_order", test_sage_load_order);
+    test_run("test_sage_declared_game", test_sage_declared_game);
     test_run("test_sage_incremental", test_sage_incremental);
     test_run("test_sage_include", test_sage_include);
     test_run("test_sage_interrupted", test_sage_interrupted);

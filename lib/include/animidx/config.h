@@ -18,7 +18,8 @@
  *   BONE_NOT_IN_SKELETON = warning   ; info | warning | error | off
  *   [root Metroid/Data]
  *   game = mp1                  ; Metroid Prime files under this root are from MP1 (or mp2);
- *                               ; eaw | foc: the Alamo game whose animation types it uses
+ *                               ; eaw | foc: the Alamo game whose animation types it uses;
+ *                               ; generals | zh: the SAGE game its INI files are for
  *   [root Mods/MyMod]
  *   base = Games/FoC, Games/EaW ; the layers this root sits on, in lookup order ("" = none)
  *   [daemon]                    ; animidxd, and the CLI commands that talk to it
@@ -66,8 +67,9 @@ typedef struct amx_config {
     amx_severity severity[AMX_CODE_COUNT];  /* effective severity of every code */
     bool severity_set[AMX_CODE_COUNT];      /* true where the config overrides the default */
     char *source;                           /* the file loaded, or NULL when defaults only */
-    /* [root PATH] sections: game = eaw|foc|mp1|mp2 for the roots at or below PATH (the Alamo
-     * game's table of animation types; Metroid Prime files carry no game marker). Parallel
+    /* [root PATH] sections: game = eaw|foc|mp1|mp2|generals|zh for the roots at or below PATH
+     * (the Alamo game's table of animation types; Metroid Prime files carry no game marker; the
+     * SAGE game whose INI rules apply, docs/formats/sage-ini.md). Parallel
      * lists, paths absolute. */
     char **game_paths;
     char **games;
