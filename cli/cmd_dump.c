@@ -361,6 +361,8 @@ static void print_json(const char *path, const amx_asset *a, const amx_config *c
                 amx_json_kint(&j, "state", r->state);
             if (r->model)
                 amx_json_kstring(&j, "model", r->model);
+            if (r->slot)
+                amx_json_kstring(&j, "slot", r->slot);
             amx_json_end_object(&j);
         }
         amx_json_end_array(&j);

@@ -629,13 +629,16 @@ static bool too_long(ini_state *s, const char *what, const char *name, const cha
     return true;
 }
 
-/* Records a reference of the current object and state, once per (kind, name, model). */
+/* Records a reference of the current object and state, once per (kind, name, model, slot):
+ * `slot` is a weapon barrel bone's slot and the slot's barrel bone names (weapon_slot_text),
+ * NULL for any other reference. */
 static void ref(ini_state *s, amx_ref_kind kind, const char *name, const char *tag,
-                uint32_t line, const char *model)
+                uint32_t line, const char *model, const char *slot)
 {
-    /* "KIND\x1fNAME\x1fMODEL", upper-cased, each name cut at 580 bytes (built by hand: the
-     * decoder makes one per name of every state, a printf each cost a tenth of the decode) */
-    char key[1200];
+    /* "KIND\x1fNAME\x1fMODEL[\x1fSLOT]", upper-cased, each name cut at 580 bytes and the slot
+     * at 1200 (built by hand: the decoder makes one per name of every state, a printf each cost
+     * a tenth of the decode) */
+    char key[2500];
     size_t at = 0;
     char digits[12];
     int nd = 0;
@@ -647,6 +650,10 @@ static void ref(ini_state *s, amx_ref_kind kind, const char *name, const char *t
     at += upper_n(key + at, name, 580);
     key[at++] = '\x1f';
     at += upper_n(key + at, model, 580);
+    if (slot) {
+        key[at++] = '\x1f';
+        at += upper_n(key + at, slot, 1200);
+    }
     key[at] = '\0';
     if (!first_time(s, key))
         return;
@@ -656,7 +663,22 @@ static void ref(ini_state *s, amx_ref_kind kind, const char *name, const char *t
         amx_ref *r = &s->d->asset->refs[before];
         r->state = s->n_states ? (int32_t)s->n_states - 1 : -1;
         r->model = model;
+        r->slot = slot ? amx__strdup(s->d, slot) : NULL;
     }
+}
+
+/* "SLOT NAME..." of weapon slot w of a state: the slot and the names of its barrel bones
+ * (WeaponFireFXBone, WeaponRecoilBone, WeaponMuzzleFlash, WeaponLaunchBone, in that order, those
+ * set), each cut at 280 bytes. The engine looks them up together (W3DModelDraw.cpp,
+ * validateWeaponBarrelInfo): NAME01, NAME02, ... for as long as one of them is found, and the
+ * plain names only when none has a NAME01. Tokens hold no space, so the text splits back. */
+static void weapon_slot_text(const state_data *st, int w, char *out, size_t n)
+{
+    static const char *const slots[SLOTS] = { "PRIMARY", "SECONDARY", "TERTIARY" };
+    int at = snprintf(out, n, "%s", slots[w]);
+    for (int k = 0; k < WB_HIDESHOW; k++)
+        if (st->weapon[k][w].name && at > 0 && (size_t)at < n)
+            at += snprintf(out + at, n - (size_t)at, " %.280s", st->weapon[k][w].name);
 }
 
 static bool is_none(const char *n) { return strcasecmp(n, "None") == 0; }
@@ -674,7 +696,7 @@ static void state_refs(ini_state *s, const state_data *st)
             (dot && too_long(s, "model", model, dot + 1, strlen(dot + 1), "Model", st->model_line)))
             model_ok = false;
         else
-            ref(s, AMX_REF_W3D_MODEL, model, "Model", st->model_line, NULL);
+            ref(s, AMX_REF_W3D_MODEL, model, "Model", st->model_line, NULL, NULL);
     }
     for (size_t i = 0; i < st->n_anims; i++) {
         const named *a = &st->anims[i];
@@ -697,24 +719,28 @@ static void state_refs(ini_state *s, const state_data *st)
         if (too_long(s, "animation", a->name, a->name, (size_t)(dot - a->name), a->tag, a->line) ||
             too_long(s, "animation", a->name, dot + 1, strlen(dot + 1), a->tag, a->line))
             continue;
-        ref(s, AMX_REF_W3D_ANIMATION, a->name, a->tag, a->line, model_ok ? model : NULL);
+        ref(s, AMX_REF_W3D_ANIMATION, a->name, a->tag, a->line, model_ok ? model : NULL, NULL);
     }
     if (!model_ok)
         return;
     for (int k = 0; k < 4; k++)
         if (st->turret[k].name)
-            ref(s, AMX_REF_BONE, st->turret[k].name, st->turret[k].tag, st->turret[k].line, model);
-    for (int k = 0; k < WB_KINDS; k++)
-        for (int w = 0; w < SLOTS; w++)
+            ref(s, AMX_REF_BONE, st->turret[k].name, st->turret[k].tag, st->turret[k].line, model,
+                NULL);
+    for (int w = 0; w < SLOTS; w++) {
+        char slot[1200];
+        weapon_slot_text(st, w, slot, sizeof slot);
+        for (int k = 0; k < WB_KINDS; k++)
             if (st->weapon[k][w].name)
                 ref(s, AMX_REF_BONE, st->weapon[k][w].name, st->weapon[k][w].tag,
-                    st->weapon[k][w].line, model);
+                    st->weapon[k][w].line, model, k == WB_HIDESHOW ? NULL : slot);
+    }
     for (size_t i = 0; i < st->n_particle; i++)
         ref(s, AMX_REF_PARTICLE_BONE, st->particle[i].name, st->particle[i].tag,
-            st->particle[i].line, model);
+            st->particle[i].line, model, NULL);
     for (size_t i = 0; i < st->n_subobj; i++)
         ref(s, AMX_REF_SUB_OBJECT, st->subobj[i].name, st->subobj[i].tag, st->subobj[i].line,
-            model);
+            model, NULL);
 }
 
 static void push_state(ini_state *s, const char *kind, const char *flags, const char *model,
@@ -1092,11 +1118,11 @@ static void end_bfme_state(ini_state *s)
                      an->line) ||
             too_long(s, "animation", an->name, dot + 1, strlen(dot + 1), an->tag, an->line))
             continue;
-        ref(s, AMX_REF_W3D_ANIMATION, an->name, an->tag, an->line, m);
+        ref(s, AMX_REF_W3D_ANIMATION, an->name, an->tag, an->line, m, NULL);
     }
     for (size_t i = 0; m && i < st->n_particle && i < MAX_LIST; i++)
         ref(s, AMX_REF_PARTICLE_BONE, st->particle[i].name, st->particle[i].tag,
-            st->particle[i].line, m);
+            st->particle[i].line, m, NULL);
 }
 
 static void begin_bfme_state(ini_state *s, const char *kind)

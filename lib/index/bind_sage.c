@@ -67,7 +67,7 @@ struct sage_stmts {
 
 static const char *const sage_sql[] = {
     "SELECT r.id, r.kind, r.tag, r.name, coalesce(r.line, 0), o.name, r.model, s.kind, s.flags, "
-    "o.type FROM refs r LEFT JOIN game_objects o ON o.id = r.object_id "
+    "o.type, r.slot FROM refs r LEFT JOIN game_objects o ON o.id = r.object_id "
     "LEFT JOIN object_states s ON s.id = r.state_id WHERE r.file_id = ?1 ORDER BY r.id",
     "SELECT kind, hierarchy_key, sub_objects FROM w3d_objects WHERE file_id = ?1 AND "
     "name_key = ?2 LIMIT 1",
@@ -417,32 +417,102 @@ static bool has_sub_object(model_info *m, const char *name)
     return false;
 }
 
-/* Whether the engine finds bone or sub-object `name` of field `tag` on the model. */
-static bool bone_found(amx_ref_kind kind, const char *tag, const char *name,
-                       const skeleton_bones *k, model_info *subs)
+/* NAME (cut to 200 bytes, like the engine's 256-byte buffer allows) followed by %02d of i. */
+static void numbered(char *out, size_t n, const char *name, size_t len, int i)
+{
+    snprintf(out, n, "%.*s%02d", (int)(len < 200 ? len : 200), name, i);
+}
+
+/* What the engine's bone map holds of a weapon bone name (W3DModelDraw.cpp, doSingleBoneName,
+ * for each public bone: every weapon bone name of the state is one): the bone NAME, and the bones
+ * NAME01, NAME02, ... up to the first missing; only when neither NAME nor NAME01 is a bone, the
+ * sub-objects NAME, NAME01, ... likewise. `plain`: NAME is there; the result: how many numbered
+ * forms are (0-99). */
+static int name_forms(const skeleton_bones *k, model_info *subs, const char *name, size_t len,
+                      bool *plain)
+{
+    char b[256], whole[256];
+    snprintf(whole, sizeof whole, "%.*s", (int)(len < 200 ? len : 200), name);
+    int run = 0;
+    for (; run < 99; run++) {
+        numbered(b, sizeof b, name, len, run + 1);
+        if (!has_bone(k, b))
+            break;
+    }
+    *plain = has_bone(k, whole);
+    if (run || *plain)
+        return run;
+    for (; run < 99; run++) {
+        numbered(b, sizeof b, name, len, run + 1);
+        if (!has_sub_object(subs, b))
+            break;
+    }
+    *plain = has_sub_object(subs, whole);
+    return run;
+}
+
+/* A weapon barrel bone of slot text `slot` ("SLOT NAME...": the slot's WeaponFireFXBone,
+ * WeaponRecoilBone, WeaponMuzzleFlash and WeaponLaunchBone names in the state), as Zero Hour's
+ * validateWeaponBarrelInfo finds it (W3DModelDraw.cpp): barrel i = 1, 2, ... takes each name's
+ * NAMEi from the bone map (name_forms), the barrels ending at the first i none of the names
+ * has; only when there is no barrel 1 are the plain names taken. So once a bone of the slot is
+ * numbered, a plain name is never used. *numbered_by: the NAME01 that made the slot's barrels
+ * numbered ("" when none did). */
+static bool barrel_found(const char *name, const char *slot, const skeleton_bones *k,
+                         model_info *subs, char *numbered_by, size_t nb)
+{
+    numbered_by[0] = '\0';
+    for (const char *p = strchr(slot, ' '); p && !numbered_by[0];) {
+        p++;
+        size_t len = strcspn(p, " ");
+        bool plain;
+        if (len && name_forms(k, subs, p, len, &plain) > 0) {
+            char b[256];
+            numbered(b, sizeof b, p, len, 1);
+            snprintf(numbered_by, nb, "%s", b);
+        }
+        p = p[len] ? p + len : NULL;
+    }
+    bool plain;
+    int run = name_forms(k, subs, name, strlen(name), &plain);
+    return numbered_by[0] ? run > 0 : plain;
+}
+
+/* Whether the engine finds bone or sub-object `name` of field `tag` on the model (`slot`: a
+ * weapon barrel bone's slot text, else NULL). For a barrel bone whose slot is numbered,
+ * *numbered_by says by which bone (barrel_found). */
+static bool bone_found(amx_ref_kind kind, const char *tag, const char *name, const char *slot,
+                       const skeleton_bones *k, model_info *subs, char *numbered_by, size_t nb)
 {
     char n01[256]; /* NAME01: the name cut to 200 bytes, then "01" */
-    size_t at = 0;
-    n01[0] = '\0';
-    append(n01, sizeof n01, &at, name, strnlen(name, 200));
-    append_str(n01, sizeof n01, &at, "01");
+    numbered(n01, sizeof n01, name, strlen(name), 1);
+    numbered_by[0] = '\0';
     if (kind == AMX_REF_SUB_OBJECT)
         return has_sub_object(subs, name);
     if (kind == AMX_REF_PARTICLE_BONE)
         return has_bone(k, name) || has_sub_object(subs, name);
-    if (strncmp(tag, "Weapon", 6) == 0)
-        return has_bone(k, n01) || has_bone(k, name) || has_sub_object(subs, name) ||
-               has_sub_object(subs, n01);
+    if (slot)
+        return barrel_found(name, slot, k, subs, numbered_by, nb);
+    if (strncmp(tag, "Weapon", 6) == 0) { /* WeaponHideShowBone, or a row written before 0021 */
+        bool plain;
+        return name_forms(k, subs, name, strlen(name), &plain) > 0 || plain;
+    }
     return has_bone(k, name) || (!has_bone(k, n01) && has_sub_object(subs, name));
 }
 
 /* The rule bone_found applied, for the message of a bone it did not find. */
-static void bone_rule(amx_ref_kind kind, const char *tag, const char *name, char *rule, size_t n)
+static void bone_rule(amx_ref_kind kind, const char *tag, const char *name, const char *slot,
+                      const char *numbered_by, char *rule, size_t n)
 {
     if (kind == AMX_REF_SUB_OBJECT)
         snprintf(rule, n, "a sub-object of that name");
     else if (kind == AMX_REF_PARTICLE_BONE)
         snprintf(rule, n, "a bone of that name");
+    else if (slot && numbered_by[0])
+        snprintf(rule, n, "the %.*s weapon's barrel bones are numbered (the model has %.100s), "
+                 "so the engine tries only %.100s01, %.100s02, ... as bones, then as "
+                 "sub-objects, and never a plain %.100s", (int)strcspn(slot, " "), slot,
+                 numbered_by, name, name, name);
     else if (strncmp(tag, "Weapon", 6) == 0)
         snprintf(rule, n, "the engine tries %.100s01, %.100s02, ..., then %.100s, as bones, then "
                  "as sub-objects", name, name, name);
@@ -499,6 +569,7 @@ typedef struct ref_row {
     amx_ref_kind kind;
     /* cut to 63, 511, 255, 31, 255 and 299 bytes (what the checks and messages read) */
     const char *tag, *name, *object, *object_type, *model, *state;
+    const char *slot;           /* a weapon barrel bone's "SLOT NAME..." (cut to 1199), or NULL */
     /* a reference that waits in ini_refs_pending (its row is inserted, whole, when resolved);
      * NULL: a row of refs (updated) */
     const amx__pending_ref *pending;
@@ -582,10 +653,10 @@ static int done(linker *l, const ref_row *r, int64_t target, const char *resolut
     const amx__pending_ref *p = r->pending;
     if (!p)
         return link_record(l, W_SAGE_REF, "iott", r->id, target, resolution, via);
-    return link_record(l, W_SAGE_REF_INSERT, "iottttooottott", r->file_id, p->object_id,
+    return link_record(l, W_SAGE_REF_INSERT, "iottttoootttott", r->file_id, p->object_id,
                        amx_ref_kind_name(p->kind), p->tag, p->name, p->key,
                        p->line > 0 ? p->line : -1, p->offset, p->state_id, p->model, p->model_key,
-                       target, resolution, via);
+                       p->slot, target, resolution, via);
 }
 
 /* REFERENCE_NOT_FOUND: `what` is in no layer (info without a base layer, error with one). */
@@ -753,10 +824,11 @@ static int check_bone(linker *l, struct sage_stmts *g, int64_t file_id, int64_t 
         return -1;
     if (!k && r->kind != AMX_REF_SUB_OBJECT && m->hierarchy[0]) /* no hierarchy to look in */
         return done(l, r, m->file.id, "skipped", m->hierarchy);
-    if (bone_found(r->kind, r->tag, r->name, k, m))
+    char numbered_by[256];
+    if (bone_found(r->kind, r->tag, r->name, r->slot, k, m, numbered_by, sizeof numbered_by))
         return done(l, r, m->file.id, "found", m->hierarchy[0] ? m->hierarchy : NULL);
-    char rule[400];
-    bone_rule(r->kind, r->tag, r->name, rule, sizeof rule);
+    char rule[700];
+    bone_rule(r->kind, r->tag, r->name, r->slot, numbered_by, rule, sizeof rule);
     const char *what = r->kind == AMX_REF_SUB_OBJECT ? "sub-object"
                        : r->kind == AMX_REF_PARTICLE_BONE ? "particle bone" : "bone";
     if (!m->sub_by.built)
@@ -769,7 +841,7 @@ static int check_bone(linker *l, struct sage_stmts *g, int64_t file_id, int64_t 
     else
         snprintf(hier, sizeof hier, "no hierarchy");
     if (finding(l, file_id, AMX_C_MODEL_BONE_NOT_FOUND, AMX_SEV_WARNING, r,
-                "%s '%.200s' is not in model '%.200s' (%.500s; %zu sub-objects; %.400s): %s",
+                "%s '%.200s' is not in model '%.200s' (%.500s; %zu sub-objects; %.400s): %.600s",
                 what, r->name, r->model, m->file.path, subs, hier, rule))
         return -1;
     return done(l, r, m->file.id, "missing", m->hierarchy[0] ? m->hierarchy : NULL);
@@ -1073,6 +1145,7 @@ static int pending_rows(linker *l, struct sage_stmts *g, int64_t file_id, amx__p
         r->tag = keep(texts, p->tag, 63);
         r->name = keep(texts, p->name, 511);
         r->model = keep(texts, p->model ? p->model : "", 255);
+        r->slot = p->slot ? keep(texts, p->slot, 1199) : NULL;
         const char *type = "", *object = p->object_id >= 0 ? row_text(&objects, p->object_id,
                                                                        &type) : NULL;
         r->object = keep(texts, object ? object : "", 255);
@@ -1126,6 +1199,8 @@ int bind_sage_refs(linker *l, int64_t file_id, int64_t root)
         if (sk)
             state_text(r, &texts, sk, sf ? sf : "");
         r->object_type = keep(&texts, col_or(s, 9, ""), 31);
+        const char *slot = col_text(s, 10);
+        r->slot = slot ? keep(&texts, slot, 1199) : NULL;
     }
     sqlite3_reset(s);
     amx__pending_refs pend = { 0 };

@@ -1336,7 +1336,7 @@ static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a,
             .state_id = r->state >= 0 && (uint32_t)r->state < a->state_count
                             ? state_ids[r->state] : -1,
             .tag = r->tag, .name = r->name, .key = key, .model = r->model,
-            .model_key = r->model ? model_key : NULL };
+            .model_key = r->model ? model_key : NULL, .slot = r->slot };
         if (amx__pending_refs_add(&db->pending, &p))
             rc = SQLITE_NOMEM;
     }

@@ -183,6 +183,7 @@ typedef struct amx__pending_ref {
     amx_ref_kind kind;
     int64_t object_id, state_id, line, offset;
     const char *tag, *name, *key, *model, *model_key;
+    const char *slot;         /* a weapon barrel bone's slot (amx_ref.slot), or NULL */
 } amx__pending_ref;
 
 /* Writing: begin, then add each reference in order (the layout is at the top of

@@ -10,10 +10,10 @@
  * link pass (of any scan) inserts its rows. Layout (version 1), per reference in the file's
  * order:
  *
- *   u8      flags: 0x01 object, 0x02 state, 0x04 line, 0x08 offset, 0x10 model
+ *   u8      flags: 0x01 object, 0x02 state, 0x04 line, 0x08 offset, 0x10 model, 0x20 slot
  *   varint  [0x01] the game object's row id; [0x02] the draw state's row id;
  *           [0x04] the line; [0x08] the byte offset
- *   string  kind (amx_ref_kind_name), tag, name, key; [0x10] model, model_key
+ *   string  kind (amx_ref_kind_name), tag, name, key; [0x10] model, model_key; [0x20] slot
  *
  * after a u8 version. A string is a varint length, those bytes and a NUL (it holds none). The
  * reader checks every length against the blob: a damaged blob is an error, never a read out of
@@ -29,7 +29,8 @@
 #define F_LINE 0x04u
 #define F_OFFSET 0x08u
 #define F_MODEL 0x10u
-#define F_ALL 0x1Fu
+#define F_SLOT 0x20u
+#define F_ALL 0x3Fu
 
 static void put_string(amx__byte_buf *b, const char *s, size_t len)
 {
@@ -51,10 +52,11 @@ int amx__pending_refs_add(amx__byte_buf *out, const amx__pending_ref *r)
     if (out->len == 0) /* begin could not allocate */
         return -1;
     const char *kind = amx_ref_kind_name(r->kind);
-    const char *texts[6] = { kind ? kind : "", r->tag ? r->tag : "", r->name ? r->name : "",
-                             r->key ? r->key : "", r->model, r->model_key ? r->model_key : "" };
-    size_t lens[6], need = 1 + 4 * 10;
-    for (int i = 0; i < 6; i++) {
+    const char *texts[7] = { kind ? kind : "", r->tag ? r->tag : "", r->name ? r->name : "",
+                             r->key ? r->key : "", r->model, r->model_key ? r->model_key : "",
+                             r->slot };
+    size_t lens[7], need = 1 + 4 * 10;
+    for (int i = 0; i < 7; i++) {
         lens[i] = texts[i] ? strlen(texts[i]) : 0;
         need += 10 + lens[i] + 1;
     }
@@ -62,7 +64,8 @@ int amx__pending_refs_add(amx__byte_buf *out, const amx__pending_ref *r)
         return -1;
     uint8_t flags = (uint8_t)((r->object_id >= 0 ? F_OBJECT : 0) |
                               (r->state_id >= 0 ? F_STATE : 0) | (r->line > 0 ? F_LINE : 0) |
-                              (r->offset >= 0 ? F_OFFSET : 0) | (r->model ? F_MODEL : 0));
+                              (r->offset >= 0 ? F_OFFSET : 0) | (r->model ? F_MODEL : 0) |
+                              (r->slot ? F_SLOT : 0));
     out->data[out->len++] = flags;
     if (flags & F_OBJECT)
         amx__byte_buf_varint(out, (uint64_t)r->object_id);
@@ -74,6 +77,8 @@ int amx__pending_refs_add(amx__byte_buf *out, const amx__pending_ref *r)
         amx__byte_buf_varint(out, (uint64_t)r->offset);
     for (int i = 0; i < ((flags & F_MODEL) ? 6 : 4); i++)
         put_string(out, texts[i], lens[i]);
+    if (flags & F_SLOT)
+        put_string(out, texts[6], lens[6]);
     return 0;
 }
 
@@ -140,7 +145,8 @@ int amx__pending_refs_read(const void *blob, size_t len, amx__pending_refs *out)
             !amx_ref_kind_parse(kind, &r->kind) || !get_string(&c, &r->tag) ||
             !get_string(&c, &r->name) || !get_string(&c, &r->key))
             goto bad;
-        if ((flags & F_MODEL) && (!get_string(&c, &r->model) || !get_string(&c, &r->model_key)))
+        if (((flags & F_MODEL) && (!get_string(&c, &r->model) || !get_string(&c, &r->model_key))) ||
+            ((flags & F_SLOT) && !get_string(&c, &r->slot)))
             goto bad;
         out->n++;
     }

@@ -330,12 +330,12 @@ void link_describe_stack(const linker *l, int64_t root, char *out, size_t n)
  * or WRITE_BATCH rows to a statement (each statement opens a cursor on refs and on each of
  * its indexes). */
 #define SAGE_REF_INSERT_COLUMNS "file_id, object_id, kind, tag, name, key, line, offset, " \
-    "state_id, model, model_key, target_id, resolution, via_key, linked"
-#define SAGE_REF_ROW "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)"
+    "state_id, model, model_key, slot, target_id, resolution, via_key, linked"
+#define SAGE_REF_ROW "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)"
 #define SAGE_REF_ROWS_4 SAGE_REF_ROW ", " SAGE_REF_ROW ", " SAGE_REF_ROW ", " SAGE_REF_ROW
 #define SAGE_REF_ROWS_16 SAGE_REF_ROWS_4 ", " SAGE_REF_ROWS_4 ", " SAGE_REF_ROWS_4 ", " \
     SAGE_REF_ROWS_4
-enum { SAGE_REF_PARAMS = 14, WRITE_BATCH = 16 };
+enum { SAGE_REF_PARAMS = 15, WRITE_BATCH = 16 };
 _Static_assert((int)SAGE_REF_PARAMS <= (int)MAX_WRITE_PARAMS, "a write op holds a row");
 
 /* A finding (W_FINDING's parameters, in this order), likewise: a file's come together (its

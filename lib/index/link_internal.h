@@ -76,7 +76,7 @@ typedef enum write_kind {
     W_KINDS
 } write_kind;
 
-enum { MAX_WRITE_PARAMS = 14 };
+enum { MAX_WRITE_PARAMS = 15 };
 
 typedef struct write_op {    /* (types and values apart: no padding after each type) */
     uint8_t kind, n;

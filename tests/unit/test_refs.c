@@ -644,7 +644,8 @@ static void test_sage_ini(void)
     CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'MODEL_BONE_NOT_FOUND' AND "
                        "severity = 'warning' AND context = 'WeaponMuzzleFlash of ''Tank'' "
                        "(DefaultConditionState), line 7' AND message LIKE '%%bone ''MuzzleFX'' is "
-                       "not in model ''AVTank''%%tries MuzzleFX01, MuzzleFX02%%'"), 1);
+                       "not in model ''AVTank''%%numbered (the model has Muzzle01)%%tries only "
+                       "MuzzleFX01, MuzzleFX02%%'"), 1);
     CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'MODEL_BONE_NOT_FOUND' AND "
                        "context LIKE 'HideSubObject of ''Tank'' (%%), line 10' AND message LIKE "
                        "'%%sub-object ''Antenna''%%'"), 3); /* AVTank, AVTank_D, AVTank (MOVING) */
@@ -674,6 +675,97 @@ static void test_sage_ini(void)
     CHECK_EQ(mc.ini, 1); /* the default's animation, copied into REALLYDAMAGED */
     CHECK_STR(mc.ini_via, "object 'Tank' (ConditionState REALLYDAMAGED), Data/INI/Object/"
                           "Tank.ini:5");
+    amx_db_close(db);
+}
+
+/* A weapon slot's barrel bones are looked up together (W3DModelDraw.cpp,
+ * validateWeaponBarrelInfo): barrel i takes each of the slot's FireFX, Recoil, MuzzleFlash and
+ * Launch names followed by i (01, 02, ...), the barrels ending at the first i none of them has;
+ * the plain names are tried only when there is no barrel 1. A plain bone beside a numbered one
+ * of the same slot is never used: the muzzle flash of a tank whose fire bone is MUZZLE01 but
+ * whose flash is a plain MUZZLEFX never shows. Each name alone (NAME01 or NAME) found both. */
+static void test_sage_weapon_slot(void)
+{
+    fresh();
+    static const char *const pivots[] = { "MUZZLE01", "MUZZLE02", "MUZZLEFX", "RECOIL",
+                                          "LAUNCH04", "GUN" };
+    static const char *const subs[] = { "AVGUN.HULL", "AVGUN.FLASH01" };
+    w3d_model("Gen/Art/W3D/AVGun.w3d", "AVGUN", pivots, 6, "AVGUN", subs, 2);
+    put_bytes("Gen/Data/INI/Object/Gun.ini",
+              "Object Gun\n"                                                 /* 1 */
+              "  Draw = W3DModelDraw ModuleTag_01\n"                         /* 2 */
+              "    DefaultConditionState\n"                                  /* 3 */
+              "      Model = AVGun\n"                                        /* 4 */
+              "      WeaponFireFXBone = PRIMARY Muzzle\n"                    /* 5 */
+              "      WeaponMuzzleFlash = PRIMARY MuzzleFX\n"                 /* 6 */
+              "      WeaponRecoilBone = PRIMARY Recoil\n"                    /* 7 */
+              "      WeaponFireFXBone = SECONDARY MuzzleFX\n"                /* 8 */
+              "      WeaponRecoilBone = SECONDARY Recoil\n"                  /* 9 */
+              "      WeaponFireFXBone = TERTIARY Muzzle\n"                   /* 10 */
+              "      WeaponLaunchBone = TERTIARY Launch\n"                   /* 11 */
+              "      WeaponHideShowBone = TERTIARY Gun\n"                    /* 12 */
+              "    End\n"                                                    /* 13 */
+              "    ConditionState = FIRING_B\n"                              /* 14 */
+              "      WeaponFireFXBone = PRIMARY None\n"                      /* 15 */
+              "    End\n"                                                    /* 16 */
+              "    ConditionState = FIRING_C\n"                              /* 17 */
+              "      WeaponFireFXBone = PRIMARY Flash\n"                     /* 18 */
+              "      WeaponFireFXBone = SECONDARY Barrel\n"                  /* 19 */
+              "    End\n"                                                    /* 20 */
+              "  End\n"                                                      /* 21 */
+              "End\n");                                                      /* 22 */
+    amx_db *db = open_db();
+    scan(db, "Gen", NULL);
+    const char *ini = "Gun.ini";
+    /* PRIMARY in the default state: MUZZLE01 makes its barrels numbered, so the plain MUZZLEFX
+     * and RECOIL are never used */
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'MODEL_BONE_NOT_FOUND' AND "
+                       "severity = 'warning' AND context = 'WeaponMuzzleFlash of ''Gun'' "
+                       "(DefaultConditionState), line 6' AND message LIKE '%%bone ''MuzzleFX'' "
+                       "is not in model ''AVGun''%%the PRIMARY weapon''s barrel bones are "
+                       "numbered (the model has Muzzle01), so the engine tries only MuzzleFX01, "
+                       "MuzzleFX02, ...%%never a plain MuzzleFX'"), 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'MODEL_BONE_NOT_FOUND' AND "
+                       "context = 'WeaponRecoilBone of ''Gun'' (DefaultConditionState), line 7'"),
+             1);
+    /* SECONDARY: none of its names has a NAME01, so the plain MUZZLEFX and RECOIL are used;
+     * TERTIARY: barrels 1 and 2 by MUZZLE01/02 and no LAUNCH01/02, barrel 3 none: LAUNCH04 is
+     * past the barrels' end and never used; the hide/show bone is looked up alone */
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'MODEL_BONE_NOT_FOUND' AND "
+                       "context LIKE '%%(DefaultConditionState), line %%'"), 3);
+    CHECK_STR(ini_finding(db, ini, "MODEL_BONE_NOT_FOUND", 8), "");
+    CHECK_STR(ini_finding(db, ini, "MODEL_BONE_NOT_FOUND", 9), "");
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'MODEL_BONE_NOT_FOUND' AND "
+                       "context = 'WeaponLaunchBone of ''Gun'' (DefaultConditionState), line 11' "
+                       "AND message LIKE '%%numbered (the model has Muzzle01)%%'"), 1);
+    CHECK_STR(ini_finding(db, ini, "MODEL_BONE_NOT_FOUND", 12), "");
+    /* FIRING_B drops PRIMARY's fire bone: no name of the slot is numbered, and the state's copies
+     * of MuzzleFX and Recoil find the plain bones (the default state's are still said) */
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'MODEL_BONE_NOT_FOUND' AND "
+                       "context LIKE '%%(ConditionState FIRING_B)%%'"), 0);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM refs WHERE name = 'MuzzleFX' AND "
+                       "tag = 'WeaponMuzzleFlash'"), 3);
+    /* FIRING_C: the sub-object AVGUN.FLASH01 numbers PRIMARY (Flash01), so MuzzleFX and Recoil
+     * are still plain names never used (their rows there are new: the slot differs), and
+     * SECONDARY's Barrel is in no form */
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'MODEL_BONE_NOT_FOUND' AND "
+                       "context LIKE '%%(ConditionState FIRING_C)%%' AND message LIKE "
+                       "'%%numbered (the model has Flash01)%%'"), 2);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'MODEL_BONE_NOT_FOUND' AND "
+                       "context = 'WeaponFireFXBone of ''Gun'' (ConditionState FIRING_C), line 19' "
+                       "AND message LIKE '%%tries Barrel01, Barrel02, ..., then Barrel,%%'"), 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM refs WHERE name = 'Launch' AND "
+                       "slot = 'TERTIARY Muzzle Launch'"), 1);
+    /* the model gains MUZZLEFX01 and RECOIL01: the next scan checks the INI's rows again (their
+     * slot read back from refs), and PRIMARY's flash and recoil bones are found */
+    static const char *const pivots2[] = { "MUZZLE01", "MUZZLE02", "MUZZLEFX01", "RECOIL01",
+                                           "LAUNCH04", "GUN" };
+    w3d_model("Gen/Art/W3D/AVGun.w3d", "AVGUN", pivots2, 6, "AVGUN", subs, 2);
+    scan(db, "Gen", NULL);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'MODEL_BONE_NOT_FOUND' AND "
+                       "context LIKE '%%(DefaultConditionState), line %%'"), 1); /* Launch */
+    CHECK_STR(ini_finding(db, ini, "MODEL_BONE_NOT_FOUND", 6), "");
+    CHECK_STR(ini_finding(db, ini, "MODEL_BONE_NOT_FOUND", 11), "warning");
     amx_db_close(db);
 }
 
@@ -1040,19 +1132,27 @@ static void test_pending_blob(void)
 {
     amx__byte_buf b = { 0 };
     amx__pending_refs_begin(&b);
-    amx__pending_ref in[2] = {
+    amx__pending_ref in[3] = {
         { .kind = AMX_REF_W3D_ANIMATION, .object_id = 7, .state_id = 300, .line = 12,
           .offset = -1, .tag = "Animation", .name = "AVTank.AVTank_IDL", .key = "AVTANK_IDL",
           .model = "AVTank", .model_key = "AVTANK" },
         { .kind = AMX_REF_INCLUDE, .object_id = -1, .state_id = -1, .line = 0, .offset = 99,
           .tag = "#include", .name = "", .key = "", .model = NULL, .model_key = NULL },
+        { .kind = AMX_REF_BONE, .object_id = 7, .state_id = 301, .line = 14, .offset = -1,
+          .tag = "WeaponMuzzleFlash", .name = "MuzzleFX", .key = "AVTANK", .model = "AVTank",
+          .model_key = "AVTANK", .slot = "PRIMARY Muzzle MuzzleFX" },
     };
-    CHECK_EQ(amx__pending_refs_add(&b, &in[0]), 0);
-    CHECK_EQ(amx__pending_refs_add(&b, &in[1]), 0);
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ(amx__pending_refs_add(&b, &in[i]), 0);
     amx__pending_refs out;
     CHECK_EQ(amx__pending_refs_read(b.data, b.len, &out), 0);
-    CHECK_EQ(out.n, 2);
-    if (out.n == 2) {
+    CHECK_EQ(out.n, 3);
+    if (out.n == 3) {
+        CHECK(out.refs[0].slot == NULL && out.refs[1].slot == NULL);
+        CHECK_EQ(out.refs[2].kind, AMX_REF_BONE);
+        CHECK_STR(out.refs[2].name, "MuzzleFX");
+        CHECK_STR(out.refs[2].model_key, "AVTANK");
+        CHECK_STR(out.refs[2].slot, "PRIMARY Muzzle MuzzleFX");
         CHECK_EQ(out.refs[0].kind, AMX_REF_W3D_ANIMATION);
         CHECK_EQ(out.refs[0].object_id, 7);
         CHECK_EQ(out.refs[0].state_id, 300);
@@ -1081,8 +1181,8 @@ static void test_pending_blob(void)
         amx__pending_refs_free(&out);
         free(copy);
     }
-    /* valid cuts: the version alone (no reference) and the first reference alone */
-    CHECK_EQ(cut_read, 2);
+    /* valid cuts: the version alone (no reference), the first reference alone, the first two */
+    CHECK_EQ(cut_read, 3);
     for (size_t i = 0; i < b.len; i++)
         for (int v = 0; v < 256; v += 51) {
             uint8_t *copy = malloc(b.len);
@@ -1090,7 +1190,8 @@ static void test_pending_blob(void)
             copy[i] = (uint8_t)v;
             if (amx__pending_refs_read(copy, b.len, &out) == 0)
                 for (size_t k = 0; k < out.n; k++)
-                    CHECK(strlen(out.refs[k].name) < b.len && strlen(out.refs[k].tag) < b.len);
+                    CHECK(strlen(out.refs[k].name) < b.len && strlen(out.refs[k].tag) < b.len &&
+                          (!out.refs[k].slot || strlen(out.refs[k].slot) < b.len));
             amx__pending_refs_free(&out);
             free(copy);
         }
@@ -1436,6 +1537,7 @@ int main(void)
     test_run("test_one_file_per_missing", test_one_file_per_missing);
     test_run("test_relink_what_changed", test_relink_what_changed);
     test_run("test_sage_ini", test_sage_ini);
+    test_run("test_sage_weapon_slot", test_sage_weapon_slot);
     test_run("test_sage_name_length", test_sage_name_length);
     test_run("test_sage_particle_none", test_sage_particle_none);
     test_run("test_sage_load_order", test_sage_load_order);

@@ -373,6 +373,10 @@ typedef struct amx_ref {
     int32_t state;           /* INI: the draw state (index into asset->states) or -1 */
     const char *model;       /* INI animations and bones: the model they are checked against
                               * (the state's model); NULL otherwise */
+    const char *slot;        /* INI weapon barrel bones (WeaponFireFXBone, WeaponRecoilBone,
+                              * WeaponMuzzleFlash, WeaponLaunchBone): "SLOT NAME...", the weapon
+                              * slot and the state's barrel bone names of that slot, which the
+                              * engine looks up together; NULL otherwise */
 } amx_ref;
 
 typedef struct amx_particle {
