@@ -1310,6 +1310,17 @@ static const char *const *named_subs(tok t)
     return NULL;
 }
 
+/* The nuggets of a BFME Weapon: blocks of one-line fields in a block that is otherwise flat
+ * (OpenSAGE WeaponTemplate.cs, FieldParseTable, "Nuggets"; its ClearNuggets is a field without a
+ * value). A Zero Hour weapon has none. */
+static const char *const weapon_nuggets[] = {
+    "ProjectileNugget", "DamageNugget", "MetaImpactNugget", "SpecialModelConditionNugget",
+    "ParalyzeNugget", "HordeAttackNugget", "SpawnAndFadeNugget", "AttributeModifierNugget",
+    "DamageFieldNugget", "GrabNugget", "DOTNugget", "SlaveAttackNugget", "FireLogicNugget",
+    "EmotionWeaponNugget", "OpenGateNugget", "WeaponOCLNugget", "LuaEventNugget",
+    "DamageContainedNugget", "StealMoneyNugget", NULL,
+};
+
 /* Opens the block of the current line: F_NAMED with its nested blocks, or F_FLAT. */
 static void push_named(ini_state *s, const char *const *subs)
 {
@@ -1338,6 +1349,15 @@ static void top_level_word(ini_state *s, tok f)
         malformed(s, "'%.*s' is no block of %s%s: the game stops at load at an unknown block", n,
                   f.p, game_title(s->game), hint);
     }
+}
+
+/* Opens a flat block whose lines starting with one of `subs` open flat blocks of their own. */
+static void push_flat(ini_state *s, const char *const *subs)
+{
+    size_t depth = s->depth;
+    push(s, F_FLAT);
+    if (s->depth > depth)
+        s->stack[s->depth - 1].subs = subs;
 }
 
 static void top_level(ini_state *s)
@@ -1388,6 +1408,8 @@ static void top_level(ini_state *s)
     const char *const *subs = named_subs(f);
     if (subs)
         push_named(s, subs);
+    else if (tok_is(f, "Weapon"))
+        push_flat(s, weapon_nuggets);
     else
         push(s, flat_block(f) ? F_FLAT : F_GENERIC);
 }
@@ -1551,8 +1573,14 @@ static void in_block(ini_state *s)
         /* the wrappers of an object's modules (InheritableModule, ReplaceModule, ...) */
         if (s->depth >= 2 && s->stack[s->depth - 2].kind == F_OBJECT && module_line(s))
             return;
-        if (f->kind == F_FLAT)
+        if (f->kind == F_FLAT) {
+            for (const char *const *k = f->subs; k && *k; k++)
+                if (tok_is(t0, *k)) {
+                    push_flat(s, NULL);
+                    return;
+                }
             return;
+        }
         if (f->kind == F_NAMED) {
             for (const char *const *k = f->subs; *k; k++)
                 if (tok_is(t0, *k)) {

@@ -465,6 +465,31 @@ static void test_bfme_blocks(void)
     if (r)
         CHECK_EQ(r->line, 14);
     amx_asset_free(a);
+    /* a BFME Weapon's nuggets are blocks (OpenSAGE WeaponTemplate.cs); ClearNuggets is a field
+     * without a value. The first nugget's End closed the weapon, and the weapon's End was a stray
+     * one (a RotWK mod's Weapon_EM.ini: one per weapon with a nugget) */
+    a = decode_text(
+        "Weapon DrakeBreath\n"                                              /* 1 */
+        "  AttackRange = 60.0\n"                                            /* 2 */
+        "  ClearNuggets\n"                                                  /* 3 */
+        "  DamageNugget ; a basic nugget\n"                                 /* 4 */
+        "    Damage = 500\n"                                                /* 5 */
+        "  End\n"                                                           /* 6 */
+        "  ParalyzeNugget\n"                                                /* 7 */
+        "    Radius = 80\n"                                                 /* 8 */
+        "  End\n"                                                           /* 9 */
+        "End\n"                                                             /* 10 */
+        "Object After\n"                                                    /* 11 */
+        "End\n");                                                           /* 12 */
+    if (!a)
+        return;
+    if (a->finding_count)
+        show_findings(a, 2);
+    CHECK_CLEAN(a);
+    CHECK_EQ(a->object_count, 1);
+    if (a->object_count == 1)
+        CHECK_EQ(a->objects[0].line, 11);
+    amx_asset_free(a);
 }
 
 /* The lexer reads tokens in the file's bytes: bytes 1-31 are spaces (a tab or CR between the
