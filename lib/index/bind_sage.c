@@ -181,8 +181,8 @@ static void upper(char *out, size_t n, const char *in)
 
 /* The logical paths a W3D file of stem `stem` is looked for at, in order: in each language
  * directory, DATA/<language>/ART/W3D/<stem>.W3D (W3DFileSystem.cpp; resolve.h,
- * amx__languages), then ART/W3D/<stem>.W3D, then ART/W3D/<first two letters>/<stem>.W3D, the
- * directory BFME's archives use. */
+ * amx__languages; none in a Generals root: sage_languages), then ART/W3D/<stem>.W3D, then
+ * ART/W3D/<first two letters>/<stem>.W3D, the directory BFME's archives use. */
 enum { W3D_LKEYS = AMX_MAX_LANGUAGES + 2 };
 
 static size_t w3d_lkeys(const amx__languages *languages, const char *stem,
@@ -214,7 +214,8 @@ static size_t w3d_lkeys(const amx__languages *languages, const char *stem,
 static int find_w3d(linker *l, const char *stem, int64_t root, file_hit *h, char *tried, size_t n)
 {
     char keys[W3D_LKEYS][AMX_LKEY_MAX], mk[AMX_LKEY_MAX + 32];
-    size_t k = w3d_lkeys(&l->languages, stem, keys);
+    amx__languages tmp;
+    size_t k = w3d_lkeys(sage_languages(l, root, true, &tmp), stem, keys);
     tried[0] = '\0';
     for (size_t i = 0, at = 0; i < k && at + 2 < n; i++) {
         if (at) {
@@ -684,7 +685,8 @@ static int check_model(linker *l, struct sage_stmts *g, int64_t file_id, int64_t
         char stem[256] = "", keys[W3D_LKEYS][AMX_LKEY_MAX], what[300], tried[600] = "";
         size_t at = 0;
         append(stem, sizeof stem, &at, r->name, strcspn(r->name, "."));
-        size_t k = w3d_lkeys(&l->languages, stem, keys);
+        amx__languages tmp;
+        size_t k = w3d_lkeys(sage_languages(l, root, true, &tmp), stem, keys);
         quoted(what, sizeof what, "model", r->name);
         at = 0;
         for (size_t i = 0; i < k; i++) {

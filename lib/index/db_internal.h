@@ -93,8 +93,8 @@ void amx__db_forget_linked(amx_db *db);
 
 /* Returns the root's id, adding it with `role` ("target" or "base") when it is new. */
 /* Records the game of a root ("eaw", "foc", "generals", "zh", or NULL for the default): when it
- * changes, the root's Alamo clips are bound again and its SAGE INI files decoded again
- * (layers.c). */
+ * changes, the root's Alamo clips are bound again, its SAGE INI files decoded again and its
+ * references resolved again (layers.c). */
 amx_status amx__db_set_game(amx_db *db, int64_t root_id, const char *game, char *err,
                             size_t errlen);
 amx_status amx__db_root_id(amx_db *db, const char *abs_root, const char *role, int64_t *id,

@@ -33,6 +33,10 @@ amx_status amx__db_set_game(amx_db *db, int64_t root_id, const char *game, char 
         "AND format = 'alamo-ala')",
         /* the SAGE game's rules changed (ini.c): the root's INI files are decoded again */
         "UPDATE files SET decoder_version = 0 WHERE root_id = ?1 AND format = 'sage-ini'",
+        /* and where its files are looked for (link.c, sage_languages): its references are
+         * resolved again */
+        "UPDATE refs SET linked = 0 WHERE linked = 1 AND file_id IN (SELECT id FROM files WHERE "
+        "root_id = ?1)",
     };
     enum { N = sizeof sql / sizeof sql[0] };
     sqlite3_stmt *s[N] = { 0 };

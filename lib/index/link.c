@@ -193,6 +193,7 @@ static int load_roots(linker *l)
         *r = (root_info){ .id = sqlite3_column_int64(s, 0), .path = strdup(col_or(s, 1, "")) };
         if (!amx_alamo_game_parse(col_text(s, 2), &r->game))
             r->game = AMX_ALAMO_FOC;
+        r->generals = col_text(s, 2) && strcmp(col_text(s, 2), "generals") == 0;
         if (!r->path) {
             rc = SQLITE_NOMEM;
             break;
@@ -289,6 +290,20 @@ amx_alamo_game link_game_of(const linker *l, int64_t root)
 {
     const root_info *r = link_root_of(l, root);
     return r ? r->game : AMX_ALAMO_FOC;
+}
+
+const amx__languages *sage_languages(const linker *l, int64_t root, bool w3d_file,
+                                     amx__languages *tmp)
+{
+    const root_info *r = link_root_of(l, root);
+    if (!r || !r->generals)
+        return &l->languages;
+    *tmp = l->languages;
+    if (w3d_file)
+        tmp->count = 0;
+    else
+        tmp->last = true;
+    return tmp;
 }
 
 const root_info *link_root_of(const linker *l, int64_t id)

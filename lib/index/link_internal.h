@@ -51,6 +51,7 @@ typedef struct root_info {
     int64_t id;
     char *path;
     amx_alamo_game game;      /* whose table of animation types ([root] game) */
+    bool generals;            /* [root] game = generals: Generals' file lookups (sage_languages) */
     int64_t *bases;
     size_t base_count;
     int64_t stack[MAX_STACK];
@@ -180,6 +181,12 @@ typedef struct clip_ctx {
 
 /* roots and their stacks (link.c) */
 const root_info *link_root_of(const linker *l, int64_t id);
+/* The language directories a SAGE lookup for a file of `root` tries (resolve.h, amx__languages):
+ * the index's, before the game's own directory; in a root declared game = generals none for a
+ * .w3d file (w3d_file) and, for a texture, after the game's own (Generals' W3DFileSystem.cpp).
+ * `tmp` holds the set when it is not the index's. */
+const amx__languages *sage_languages(const linker *l, int64_t root, bool w3d_file,
+                                     amx__languages *tmp);
 amx_alamo_game link_game_of(const linker *l, int64_t root);
 int link_layer_of(const linker *l, int64_t from, int64_t id);
 void link_describe_stack(const linker *l, int64_t root, char *out, size_t n);

@@ -99,6 +99,7 @@ static int resolve_ref(linker *l, amx_ref_kind kind, const char *name, const cha
     memset(r, 0, sizeof *r);
     r->what = RES_MISSING;
     char keys[AMX_MAX_TEXTURE_LKEYS][AMX_LKEY_MAX];
+    amx__languages langs; /* a Generals root's (sage_languages) */
     size_t n = 0;
     const char *trimmed_name = name;
     while (*trimmed_name == ' ')
@@ -125,7 +126,8 @@ static int resolve_ref(linker *l, amx_ref_kind kind, const char *name, const cha
             r->what = RES_SKIPPED; /* the engine's "no texture" */
             return 0;
         }
-        n = amx__texture_lkeys(trimmed_name, w3d, &l->languages, keys, AMX_MAX_TEXTURE_LKEYS);
+        n = amx__texture_lkeys(trimmed_name, w3d, sage_languages(l, root, false, &langs), keys,
+                               AMX_MAX_TEXTURE_LKEYS);
         break;
     case AMX_REF_SHADER:
         if (amx__shader_builtin(trimmed_name)) {

@@ -47,24 +47,31 @@ int64_t amx__name_crc(const char *name);
 #define AMX_MAX_ASSET_PATH 259
 #define AMX_MAX_ANIM_PATH 255
 
-/* SAGE's language directories. Generals and Zero Hour look a .w3d file up in
- * Data/<language>/Art/W3D/ before Art/W3D/, and a texture in Data/<language>/Art/Textures/
- * before Art/Textures/ (W3DFileSystem.cpp, GameFileClass::Set_Name), <language> being the
- * install's (a registry value: the retail EnglishZH.big holds Data/English/Art/Textures/). The
- * index cannot know a user's language, so the link pass tries every language directory the index
- * holds (the first AMX_MAX_LANGUAGES in name order). Names are upper-cased, as in files.lkey. */
+/* SAGE's language directories. Zero Hour looks a .w3d file up in Data/<language>/Art/W3D/ before
+ * Art/W3D/, and a texture in Data/<language>/Art/Textures/ before Art/Textures/ (GeneralsMD
+ * W3DFileSystem.cpp, GameFileClass::Set_Name), <language> being the install's (a registry value:
+ * the retail EnglishZH.big holds Data/English/Art/Textures/). Generals has no language directory
+ * for .w3d files, and looks a texture up in Data/<language>/Art/Textures/ only after Art/Textures/
+ * (Generals W3DFileSystem.cpp 170-189, 283-297): `last`. The index cannot know a user's language,
+ * so the link pass tries every language directory the index holds (the first AMX_MAX_LANGUAGES in
+ * name order). Names are upper-cased, as in files.lkey. */
 #define AMX_MAX_LANGUAGES 4
 #define AMX_LANGUAGE_MAX 64
 typedef struct amx__languages {
     size_t count;
+    bool last;                /* the game's own directory before the language directories */
     char prefix[AMX_MAX_LANGUAGES][AMX_LANGUAGE_MAX + 8]; /* "DATA/ENGLISH/" */
 } amx__languages;
 
-/* The directories a SAGE file is looked for under, in order: prefix 0 .. count - 1 the language
- * directories, then (i == count, or no languages) "", the game's own. */
+/* The directories a SAGE file is looked for under, in order, i = 0 .. count: the language
+ * directories, then "", the game's own (`last`: "" first, then the language directories). */
 static inline const char *amx__language_prefix(const amx__languages *l, size_t i)
 {
-    return l && i < l->count ? l->prefix[i] : "";
+    if (!l || i > l->count)
+        return "";
+    if (l->last)
+        return i == 0 ? "" : l->prefix[i - 1];
+    return i < l->count ? l->prefix[i] : "";
 }
 
 /* The most candidates amx__texture_lkeys gives: W3D's two spellings in each language directory

@@ -844,24 +844,51 @@ static void scan_config(amx_db *db, const char *root, const char *game)
 }
 
 /* [root PATH] game = generals | zh: the INI rules of the game the tree is declared for
- * (ini.c); a changed game decodes the root's INI files again, unchanged as they are. */
+ * (ini.c), and where Generals looks files up (no language directory for .w3d files, textures in
+ * Art/Textures/ before Data/<language>/Art/Textures/: Generals W3DFileSystem.cpp); a changed
+ * game decodes the root's INI files again and resolves its references again, unchanged as the
+ * files are. */
 static void test_sage_declared_game(void)
 {
     fresh();
     put_bytes("Gen/Data/INI/Weather.ini", "Weather\n  SnowEnabled = No\nEnd\n");
-    put_bytes("Gen/Data/INI/Object/Tank.ini", "Object Tank\nEnd\n");
+    put_bytes("Gen/Data/INI/Object/Tank.ini",
+              "Object Tank\n  Draw = W3DModelDraw ModuleTag_01\n    DefaultConditionState\n"
+              "      Model = AVTank\n    End\n    ConditionState = RUBBLE\n      Model = AVGerman\n"
+              "    End\n  End\nEnd\n");
+    w3d_model("Gen/Data/German/Art/W3D/AVTank.w3d", "AVTANK", TANK_PIVOTS, 4, "AVTANK", TANK_SUBS,
+              3);
+    w3d_model("Gen/Art/W3D/AVTank.w3d", "AVTANK", TANK_PIVOTS, 4, "AVTANK", TANK_SUBS, 3);
+    w3d_model("Gen/Data/German/Art/W3D/AVGerman.w3d", "AVGERMAN", TANK_PIVOTS, 4, "AVGERMAN",
+              NULL, 0);
+    w3d_unit("Gen/Art/W3D/unit.w3d", "sign.tga");
+    put_bytes("Gen/Data/German/Art/Textures/sign.tga", "tga");
+    put_bytes("Gen/Art/Textures/sign.tga", "tga");
     amx_db *db = open_db();
     scan(db, "Gen", NULL);
     CHECK_EQ(findings(db, "Weather.ini", "INI_MALFORMED", NULL), 0);
+    CHECK_STR(resolution(db, "Tank.ini", "AVTank"), "found Data/German/Art/W3D/AVTank.w3d");
+    CHECK_STR(resolution(db, "Tank.ini", "AVGerman"), "found Data/German/Art/W3D/AVGerman.w3d");
+    CHECK_STR(resolution(db, "unit.w3d", "sign.tga"), "found Data/German/Art/Textures/sign.tga");
     scan_config(db, "Gen", "generals");
     CHECK_EQ(q_int(db, "SELECT count(*) FROM roots WHERE game = 'generals'"), 1);
     CHECK_EQ(findings(db, "Weather.ini", "INI_MALFORMED", "error"), 1);
     CHECK_EQ(findings(db, "", "INI_MALFORMED", NULL), 1);
+    CHECK_STR(resolution(db, "Tank.ini", "AVTank"), "found Art/W3D/AVTank.w3d");
+    CHECK_STR(resolution(db, "Tank.ini", "AVGerman"), "missing -");
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'REFERENCE_NOT_FOUND' AND "
+                       "message LIKE '%%looked for ART/W3D/AVGERMAN.W3D, ART/W3D/AV/AVGERMAN.W3D'"),
+             1);
+    CHECK_STR(resolution(db, "unit.w3d", "sign.tga"), "found Art/Textures/sign.tga");
     scan_config(db, "Gen", "zh");
     CHECK_EQ(findings(db, "", "INI_MALFORMED", NULL), 0);
+    CHECK_STR(resolution(db, "Tank.ini", "AVGerman"), "found Data/German/Art/W3D/AVGerman.w3d");
+    CHECK_STR(resolution(db, "unit.w3d", "sign.tga"), "found Data/German/Art/Textures/sign.tga");
+    CHECK_EQ(findings(db, "", "REFERENCE_NOT_FOUND", NULL), 0);
     scan(db, "Gen", NULL); /* no game said: as before */
     CHECK_EQ(q_int(db, "SELECT count(*) FROM roots WHERE game IS NULL"), 1);
     CHECK_EQ(findings(db, "", "INI_MALFORMED", NULL), 0);
+    CHECK_STR(resolution(db, "Tank.ini", "AVTank"), "found Data/German/Art/W3D/AVTank.w3d");
     amx_db_close(db);
 }
 
