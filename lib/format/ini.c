@@ -1622,6 +1622,24 @@ static bool bfme_dialect(const uint8_t *data, size_t len)
     for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++)
         if (len >= strlen(marks[i]) && amx_memmem(data, len, marks[i], strlen(marks[i])))
             return true;
+    /* A line that starts with "//" (after spaces and tabs): a comment to BFME (OpenSAGE
+     * TokenReader), and to Zero Hour the start of a block or field name that is none, which
+     * stops the load (INI::load, initFromINIMulti throw on an unknown token), so no Zero Hour
+     * file that loads has one. BFME files without another mark have them (a RotWK mod's FXList
+     * file: "//End" lines of commented-out blocks were read as blocks). */
+    bool line_start = true;
+    for (size_t i = 0; i < len; i++) {
+        uint8_t c = data[i];
+        if (c == '\n') {
+            line_start = true;
+        } else if (line_start && (c == ' ' || c == '\t' || c == '\r')) {
+            continue;
+        } else {
+            if (line_start && c == '/' && i + 1 < len && data[i + 1] == '/')
+                return true;
+            line_start = false;
+        }
+    }
     return false;
 }
 

@@ -490,6 +490,33 @@ static void test_bfme_blocks(void)
     if (a->object_count == 1)
         CHECK_EQ(a->objects[0].line, 11);
     amx_asset_free(a);
+    /* a file with no other mark of the dialect whose lines start with "//": BFME comments (to
+     * Zero Hour an unknown block or field, which stops its load). Its "//End" and "// End" lines
+     * were read as blocks: "'//' has no End" (a RotWK mod's FXList file) */
+    a = decode_text(
+        "FXList FX_Blink\n"                                                 /* 1 */
+        "  ParticleSystem\n"                                                /* 2 */
+        "    Name = BlinkFlare\n"                                           /* 3 */
+        "  End\n"                                                           /* 4 */
+        " //ParticleSystem\n"                                               /* 5 */
+        " //   Name = BlinkFog\n"                                           /* 6 */
+        " // End\n"                                                         /* 7 */
+        "End\n"                                                             /* 8 */
+        "//FXList FX_Old\n"                                                 /* 9 */
+        "//End\n"                                                           /* 10 */
+        "Object After -- a comment too\n"                                   /* 11 */
+        "End\n");                                                           /* 12 */
+    if (!a)
+        return;
+    if (a->finding_count)
+        show_findings(a, 3);
+    CHECK_CLEAN(a);
+    CHECK_EQ(a->object_count, 1);
+    if (a->object_count == 1) {
+        CHECK_STR(a->objects[0].name, "After");
+        CHECK_EQ(a->objects[0].line, 11);
+    }
+    amx_asset_free(a);
 }
 
 /* The lexer reads tokens in the file's bytes: bytes 1-31 are spaces (a tab or CR between the
