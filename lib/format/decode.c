@@ -76,7 +76,7 @@ bool amx_format_parse(const char *name, amx_format *out)
 }
 
 /* Bump when a probe changes what it recognises. */
-#define PROBE_VERSION 4
+#define PROBE_VERSION 5
 
 int amx_format_decoder_version(amx_format fmt)
 {

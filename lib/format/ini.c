@@ -333,6 +333,35 @@ static bool first_block(const uint8_t *p, size_t w)
     return false;
 }
 
+/* A word of 4 bytes or more one edit (or only case) from a block of the engine's table: a
+ * misspelt first block, which stops the game at load ("Unknown block"), and which the decoder
+ * reports (INI_MALFORMED, "did you mean"). */
+static bool near_block(const uint8_t *p, size_t w)
+{
+    if (w < 4)
+        return false;
+    for (size_t k = 0; k < sizeof engine_blocks / sizeof engine_blocks[0]; k++)
+        if (amx_text_one_edit((const char *)p, w, engine_blocks[k].name,
+                              strlen(engine_blocks[k].name)))
+            return true;
+    return false;
+}
+
+/* Whether a line of data[0..n) holds the word End alone (any case), as every INI block ends. */
+static bool end_line(const uint8_t *data, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        while (i < n && data[i] != '\n')
+            i++;
+        while (i < n && is_space_byte(data[i]))
+            i++;
+        if (n - i >= 3 && strncasecmp((const char *)data + i, "End", 3) == 0 &&
+            (n - i == 3 || is_space_byte(data[i + 3]) || data[i + 3] == ';'))
+            return true;
+    }
+    return false;
+}
+
 bool amx__ini_probe(const uint8_t *data, size_t len)
 {
     if (!data)
@@ -365,7 +394,10 @@ bool amx__ini_probe(const uint8_t *data, size_t len)
         size_t s = i;
         while (i < n && !is_space_byte(data[i]) && data[i] != '=' && data[i] != ';')
             i++;
-        return first_block(data + s, i - s) && i < n; /* a block name alone is not a file */
+        if (i >= n) /* a block name alone is not a file */
+            return false;
+        return first_block(data + s, i - s) ||
+               (near_block(data + s, i - s) && end_line(data + i, n - i));
     }
     /* only comments in what the probe sees (a long header): INI when they hold INI */
     return commented_ini && n >= 1024;

@@ -578,10 +578,18 @@ static void test_lexer(void)
 
 static void test_probe(void)
 {
+    /* a misspelt first block (one edit, or case, from a block of the engine's table) in a file
+     * with a line "End": the game stops at load on it, and the decoder says so; without an End
+     * line, or a word of 3 letters, it is no INI (0 of this machine's 4,360 .ini and 4,069
+     * .txt/.cfg/.conf/.md files were taken either way) */
     static const char *yes[] = { "Object A\nEnd\n", "; c\n\nWeapon W\nEnd\n",
-                                 "\357\273\277FXList F\nEnd\n" /* a UTF-8 BOM */, "#define A 1\n" };
+                                 "\357\273\277FXList F\nEnd\n" /* a UTF-8 BOM */, "#define A 1\n",
+                                 "Objcet A\n  KindOf = X\nEnd\n", "weapon W\n  END ; c\n",
+                                 "Armour A\n\tEnd\r\n", "ObjectReskn A B\nend" };
     static const char *no[] = { "[index]\ndatabase = x\n", "Objects\n", "<xml/>", "Object",
-                                "hello world\n" };
+                                "hello world\n", "Objects are defined in\nObject.ini\n",
+                                "Objcet A\n  Ending = X\n", "Rnk A\nEnd\n",
+                                "Objects X\nThe End.\n" };
     for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
         CHECK_EQ(amx_probe((const uint8_t *)yes[i], strlen(yes[i])), AMX_FMT_SAGE_INI);
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
