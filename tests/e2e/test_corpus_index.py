@@ -450,7 +450,8 @@ def test_mod():
         tags = {"Land_Model_Name", "Space_Model_Name", "Galactic_Model_Name",
                 "Destroyed_Galactic_Model_Name", "Galactic_Fleet_Override_Model_Name", "GUI_Model_Name",
                 "GUI_Model", "Tactical_Model_Name", "WaypointFlagModelName", "Event_Model_Name",
-                "Damaged_Smoke_Asset_Name", "Model_To_Attach", "Model_Name", "Land_Terrain_Model_Mapping",
+                "Damaged_Smoke_Asset_Name", "Model_To_Attach", "Model_Name", "Flame_Emitter_Model_Name",
+                "Land_Terrain_Model_Mapping",
                 "Land_Model_Anim_Override_Name", "Space_Model_Anim_Override_Name"}
 
         def tag_refs(t):
