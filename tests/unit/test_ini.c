@@ -641,13 +641,18 @@ static void test_corpus(void)
 
 static void test_mutations(void)
 {
-    mutate_stats st = { 0 };
-    amx_decode_opts o = { .format = AMX_FMT_SAGE_INI };
-    mutate_all((const unsigned char *)TANK, strlen(TANK), 1, &o, &st);
-    CHECK_EQ(st.violations, 0);
-    CHECK(st.decodes > 3 * strlen(TANK));
-    printf("# mutate sample INI: %zu decodes, ok %zu, partial %zu, error %zu\n", st.decodes,
-           st.statuses[0], st.statuses[1], st.statuses[2]);
+    /* undeclared, and in a tree declared for Generals (its own lexer and block table) */
+    static const char *const games[] = { NULL, "generals" };
+    for (size_t g = 0; g < 2; g++) {
+        mutate_stats st = { 0 };
+        amx_decode_opts o = { .format = AMX_FMT_SAGE_INI, .game = games[g] };
+        mutate_all((const unsigned char *)TANK, strlen(TANK), 1, &o, &st);
+        CHECK_EQ(st.violations, 0);
+        CHECK(st.decodes > 3 * strlen(TANK));
+        printf("# mutate sample INI (%s): %zu decodes, ok %zu, partial %zu, error %zu\n",
+               games[g] ? games[g] : "undeclared", st.decodes, st.statuses[0], st.statuses[1],
+               st.statuses[2]);
+    }
 }
 
 /* Bounds: deep nesting, many defines and very long lines cost what the file justifies. */
