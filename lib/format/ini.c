@@ -1585,6 +1585,13 @@ static void in_block(ini_state *s)
                 s->ignored_line = s->line_no;
             }
         }
+        if (s->game == SAGE_GENERALS && (tok_is(t0, "ParticlesAttachedToAnimatedBones") ||
+                                         tok_is(t0, "ReceivesDynamicLights")))
+            /* fields Zero Hour added to W3DModelDrawModuleData::buildFieldParse; no Generals
+             * draw module has them, so INI::initFromINIMulti throws INI_UNKNOWN_TOKEN */
+            malformed(s, "%.*s is a field of Zero Hour's W3DModelDraw, not of Generals' (the tree "
+                      "is declared game = generals): Generals stops at load at an unknown field",
+                      (int)t0.n, t0.p);
         return; /* the module's own fields: one line each */
     case F_STATE: /* the engine's table of state fields: none opens a block */
         state_field(s);

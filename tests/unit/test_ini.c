@@ -775,6 +775,12 @@ static void test_declared_game(void)
           { NULL, "no block of Generals (did you mean Object?)", NULL, NULL } },
         /* BFME's words are no blocks of a declared game */
         { "ChildObject B A\nEnd\n", 1, { 0, 1, 1, 1 }, { 0 } },
+        /* nor are the two fields Zero Hour added to W3DModelDraw one of a Generals draw */
+        { "Object A\n  Draw = W3DTankDraw ModuleTag_01\n    ParticlesAttachedToAnimatedBones = Yes"
+          "\n    ReceivesDynamicLights = No\n    DefaultConditionState\n      Model = X\n"
+          "    End\n  End\nEnd\n", 3, { 0, 2, 0, 2 },
+          { NULL, "ParticlesAttachedToAnimatedBones is a field of Zero Hour's W3DModelDraw, not "
+            "of Generals'", NULL, NULL } },
         /* Zero Hour's module wrapper is no field of a Generals object */
         { "Object A\n  OverrideableByLikeKind\n    Behavior = X ModuleTag_01\n    End\n  End\n"
           "End\n", 2, { 0, 1, 0, 1 },
