@@ -335,6 +335,65 @@ def test_dump_schema():
                "formats dumped: %s" % sorted(formats))
 
 
+FINGERPRINTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "decoder_fingerprints.json")
+DECODE_C = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "lib", "format",
+                        "decode.c")
+
+
+def decoder_versions():
+    """Each format's decoder_version, from lib/format/decode.c's table."""
+    with open(DECODE_C, encoding="utf-8") as fh:
+        text = fh.read()
+    return {m.group(1): int(m.group(2)) for m in
+            re.finditer(r'\.name = "([a-z0-9-]+)",[^}]*?\.decoder_version = (\d+)', text)}
+
+
+def test_decoder_fingerprints():
+    """What each decoder makes of the corpus (dump --json --samples, paths left out), hashed per
+    format, against tests/e2e/decoder_fingerprints.json: a change to a decoder's output must come
+    with a new decoder_version in lib/format/decode.c, or an index made before keeps the old
+    result for every unchanged file (the sage-ini decoder stayed at version 1 through two rounds of
+    changes). AMX_UPDATE_FINGERPRINTS=1 records the new hashes of formats whose version changed."""
+    import hashlib
+    files = sorted(os.path.join(d, f) for d, _, fs in os.walk(CORPUS) for f in fs
+                   if f != "MANIFEST.tsv")
+    digests = {}
+    for k in range(0, len(files), 50):
+        p = ax.run("dump", "--json", "--samples", *files[k:k + 50])
+        for line in p.stdout.splitlines():
+            o = json.loads(line)
+            path = os.path.relpath(o.pop("path"), CORPUS).replace(os.sep, "/")
+            h = digests.setdefault(o["format"], hashlib.sha256())
+            h.update(path.encode() + b"\0" + json.dumps(o, sort_keys=True).encode() + b"\n")
+    versions = decoder_versions()
+    with open(FINGERPRINTS, encoding="utf-8") as fh:
+        table = json.load(fh)
+    known = table["formats"]
+    update = os.environ.get("AMX_UPDATE_FINGERPRINTS") == "1"
+    with case(tap, "each decoder's output on the corpus matches its decoder_version "
+                   "(tests/e2e/decoder_fingerprints.json)") as c:
+        c.that(len(versions) >= 10, "decoder versions read from decode.c: %s" % versions)
+        for fmt in sorted(digests):
+            got, version = digests[fmt].hexdigest(), versions.get(fmt)
+            entry = known.get(fmt)
+            if entry and entry["decoder_version"] == version:
+                c.that(entry["sha256"] == got,
+                       "%s: the decoded output changed (sha256 %s) but its decoder_version is "
+                       "still %s: bump it in lib/format/decode.c, so that existing indexes decode "
+                       "those files again, then run the corpus suite with "
+                       "AMX_UPDATE_FINGERPRINTS=1" % (fmt, got, version))
+            elif update:
+                known[fmt] = {"decoder_version": version, "sha256": got}
+            else:
+                c.that(False, "%s: decoder_version %s, recorded %s: run the corpus suite with "
+                              "AMX_UPDATE_FINGERPRINTS=1 to record sha256 %s"
+                       % (fmt, version, entry and entry["decoder_version"], got))
+    if update:
+        with open(FINGERPRINTS, "w", encoding="utf-8") as fh:
+            json.dump(table, fh, indent=2, sort_keys=True)
+            fh.write("\n")
+
+
 def test_mod():
     """The real submod in the corpus: its parent mod and the game are absent, as for most users."""
     mod = os.path.join(CORPUS, "mods", "CIS_PROTEUS")
@@ -733,6 +792,7 @@ def main():
     test_mod()
     test_sage()
     test_dump_schema()
+    test_decoder_fingerprints()
     return tap.finish()
 
 
