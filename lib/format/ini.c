@@ -118,6 +118,18 @@ typedef struct str_table {
  * Hour's, save the top-level words, of which only misspellings of its blocks are judged. */
 enum sage_game { SAGE_UNDECLARED, SAGE_GENERALS, SAGE_ZH };
 
+/* A BFME draw module's ModelConditionState (its flags as a flag_set, owned; its Model or NULL),
+ * and a name of one of its AnimationStates, checked when the module ends against the model the
+ * state's flags select (bfme_anim_model). */
+typedef struct bfme_mstate { char *flags; const char *model; } bfme_mstate;
+typedef struct bfme_aname {
+    amx_ref_kind kind;
+    const char *name, *tag;
+    uint32_t line;
+    int32_t state;            /* the AnimationState's index in states */
+    size_t flags;             /* its flags: index in bfme_aflags */
+} bfme_aname;
+
 typedef struct ini_state {
     amx_dec *d;
     bool bfme;                /* the BFME dialect: "//" and "--" comments */
@@ -151,6 +163,13 @@ typedef struct ini_state {
     uint32_t cur_line;
     bool cur_transition;
     const char *bfme_default_model;
+    bfme_mstate *bfme_mstates; /* the module's model states, in order */
+    size_t n_mstates, cap_mstates;
+    char **bfme_aflags;        /* the flags (flag_set, owned) of its animation states */
+    size_t n_aflags, cap_aflags;
+    bfme_aname *bfme_anames;   /* their animation and particle bone names */
+    size_t n_anames, cap_anames;
+    char *bfme_cur_flags;      /* the condition flags (flag_set) of the BFME state being read */
     /* references, one per distinct (kind, name, model) in the file */
     str_table seen;
     str_table defines;        /* #define NAME VALUE (fold) */
@@ -664,8 +683,8 @@ static bool too_long(ini_state *s, const char *what, const char *name, const cha
 /* Records a reference of the current object and state, once per (kind, name, model, slot):
  * `slot` is a weapon barrel bone's slot and the slot's barrel bone names (weapon_slot_text),
  * NULL for any other reference. */
-static void ref(ini_state *s, amx_ref_kind kind, const char *name, const char *tag,
-                uint32_t line, const char *model, const char *slot)
+static void ref_in(ini_state *s, amx_ref_kind kind, const char *name, const char *tag,
+                   uint32_t line, const char *model, const char *slot, int32_t state)
 {
     /* "KIND\x1fNAME\x1fMODEL[\x1fSLOT]", upper-cased, each name cut at 580 bytes and the slot
      * at 1200 (built by hand: the decoder makes one per name of every state, a printf each cost
@@ -693,10 +712,17 @@ static void ref(ini_state *s, amx_ref_kind kind, const char *name, const char *t
     amx__ref(s->d, kind, name, tag, (int32_t)s->object, line, -1);
     if (s->d->asset->ref_count > before) {
         amx_ref *r = &s->d->asset->refs[before];
-        r->state = s->n_states ? (int32_t)s->n_states - 1 : -1;
+        r->state = state;
         r->model = model;
         r->slot = slot ? amx__strdup(s->d, slot) : NULL;
     }
+}
+
+/* ref_in for the state read last. */
+static void ref(ini_state *s, amx_ref_kind kind, const char *name, const char *tag,
+                uint32_t line, const char *model, const char *slot)
+{
+    ref_in(s, kind, name, tag, line, model, slot, s->n_states ? (int32_t)s->n_states - 1 : -1);
 }
 
 /* "SLOT NAME..." of weapon slot w of a state: the slot and the names of its barrel bones
@@ -895,8 +921,89 @@ static bool add_flag_set(ini_state *s, char *set)
     return true;
 }
 
+/* Of two flag_set strings a and b: how many words of a are in b (*common) and how many are not
+ * (*only_a). */
+static void set_compare(const char *a, const char *b, size_t *common, size_t *only_a)
+{
+    *common = *only_a = 0;
+    while (*a) {
+        size_t na = strcspn(a, " ");
+        int c = 1;
+        while (*b) {
+            size_t nb = strcspn(b, " ");
+            c = strncmp(a, b, na < nb ? na : nb);
+            if (c == 0 && na != nb)
+                c = na < nb ? -1 : 1;
+            if (c <= 0)
+                break;
+            b += nb + (b[nb] == ' ');
+        }
+        if (c == 0)
+            ++*common;
+        else
+            ++*only_a;
+        a += na + (a[na] == ' ');
+    }
+}
+
+/* The model a BFME AnimationState with the condition flags `flags` plays on, or NULL when that is
+ * not known. A ModelConditionState and an AnimationState are each chosen by the object's flags on
+ * their own, and the engines choose differently: BFME 2's SparseMatchFinder (the Zero Hour one,
+ * SparseMatchFinder.h findBestInfoSlow: the most of the flags, then the fewest others; a tie keeps
+ * the first) and RotWK's findBestInfo (Open-BFME: the first state in order whose flags are all
+ * set, else the default). Asked for the animation state's own flags, the model is the one both
+ * choose; when they differ, NULL (the animation is then looked up, not checked against a
+ * hierarchy). No flags (IdleAnimationState, TransitionState): the default model. */
+static const char *bfme_anim_model(const ini_state *s, const char *flags)
+{
+    const char *def = s->bfme_default_model;
+    if (!flags[0])
+        return def;
+    const char *sparse = NULL, *first = NULL;
+    size_t best_yes = 0, best_extra = 999;
+    bool found_first = false;
+    for (size_t i = 0; i < s->n_mstates; i++) {
+        const bfme_mstate *m = &s->bfme_mstates[i];
+        const char *model = m->model ? m->model : def;
+        size_t yes, extra;
+        set_compare(m->flags, flags, &yes, &extra);
+        if (yes > best_yes || (yes >= best_yes && extra < best_extra)) {
+            sparse = model;
+            best_yes = yes;
+            best_extra = extra;
+        }
+        if (!found_first && m->flags[0] && extra == 0) {
+            first = model;
+            found_first = true;
+        }
+    }
+    if (!found_first)
+        first = def;
+    if (!sparse || !first || strcasecmp(sparse, first) != 0)
+        return NULL;
+    return is_none(first) ? NULL : first;
+}
+
+/* The animation and particle bone names of the module's animation states, against the model
+ * each state's flags select (the module's model states are all known now). */
+static void bfme_module_refs(ini_state *s)
+{
+    for (size_t i = 0; i < s->n_anames; i++) {
+        const bfme_aname *a = &s->bfme_anames[i];
+        const char *model = bfme_anim_model(s, s->bfme_aflags[a->flags]);
+        if (a->kind == AMX_REF_W3D_ANIMATION || model)
+            ref_in(s, a->kind, a->name, a->tag, a->line, model, NULL, a->state);
+    }
+    for (size_t i = 0; i < s->n_mstates; i++)
+        free(s->bfme_mstates[i].flags);
+    for (size_t i = 0; i < s->n_aflags; i++)
+        free(s->bfme_aflags[i]);
+    s->n_mstates = s->n_aflags = s->n_anames = 0;
+}
+
 static void end_module(ini_state *s)
 {
+    bfme_module_refs(s);
     str_table_clear(&s->flag_sets);
     free(s->ignored_flags);
     s->ignored_flags = NULL;
@@ -1121,6 +1228,17 @@ static void bfme_state_field(ini_state *s)
     }
 }
 
+static void bfme_aname_add(ini_state *s, amx_ref_kind kind, const named *n, int32_t state,
+                           size_t flags)
+{
+    if (!amx__grow((void **)&s->bfme_anames, &s->cap_anames, s->n_anames,
+                   sizeof *s->bfme_anames)) {
+        s->oom = true;
+        return;
+    }
+    s->bfme_anames[s->n_anames++] = (bfme_aname){ kind, n->name, n->tag, n->line, state, flags };
+}
+
 static void end_bfme_state(ini_state *s)
 {
     state_data *st = s->cur;
@@ -1130,9 +1248,19 @@ static void end_bfme_state(ini_state *s)
     if (is_default && st->model)
         s->bfme_default_model = st->model;
     push_state(s, s->cur_kind, s->cur_flags, anim_state ? "" : model, s->cur_line);
-    const char *m = model && !is_none(model) ? model : NULL;
+    char *flags = s->bfme_cur_flags;
+    s->bfme_cur_flags = NULL;
+    if (!flags)
+        return;
     if (!anim_state) {
         /* a model state: its model and bones (it names no animation) */
+        if (!amx__grow((void **)&s->bfme_mstates, &s->cap_mstates, s->n_mstates,
+                       sizeof *s->bfme_mstates)) {
+            free(flags);
+            s->oom = true;
+            return;
+        }
+        s->bfme_mstates[s->n_mstates++] = (bfme_mstate){ flags, st->model };
         st->model = model;
         if (!st->model_line)
             st->model_line = s->cur_line;
@@ -1140,7 +1268,17 @@ static void end_bfme_state(ini_state *s)
         state_refs(s, st);
         return;
     }
-    /* an animation state plays on the module's default model and draws none itself */
+    /* an animation state draws no model: it plays on the one its flags select, known when the
+     * module ends (bfme_module_refs) */
+    if (!amx__grow((void **)&s->bfme_aflags, &s->cap_aflags, s->n_aflags,
+                   sizeof *s->bfme_aflags)) {
+        free(flags);
+        s->oom = true;
+        return;
+    }
+    size_t fi = s->n_aflags;
+    s->bfme_aflags[s->n_aflags++] = flags;
+    int32_t state = s->n_states ? (int32_t)s->n_states - 1 : -1;
     for (size_t i = 0; i < st->n_anims && i < MAX_LIST; i++) {
         const named *an = &st->anims[i];
         const char *dot = strchr(an->name, '.');
@@ -1150,11 +1288,10 @@ static void end_bfme_state(ini_state *s)
                      an->line) ||
             too_long(s, "animation", an->name, dot + 1, strlen(dot + 1), an->tag, an->line))
             continue;
-        ref(s, AMX_REF_W3D_ANIMATION, an->name, an->tag, an->line, m, NULL);
+        bfme_aname_add(s, AMX_REF_W3D_ANIMATION, an, state, fi);
     }
-    for (size_t i = 0; m && i < st->n_particle && i < MAX_LIST; i++)
-        ref(s, AMX_REF_PARTICLE_BONE, st->particle[i].name, st->particle[i].tag,
-            st->particle[i].line, m, NULL);
+    for (size_t i = 0; i < st->n_particle && i < MAX_LIST; i++)
+        bfme_aname_add(s, AMX_REF_PARTICLE_BONE, &st->particle[i], state, fi);
 }
 
 static void begin_bfme_state(ini_state *s, const char *kind)
@@ -1163,6 +1300,9 @@ static void begin_bfme_state(ini_state *s, const char *kind)
     s->cur_kind = kind;
     s->cur_line = s->line_no;
     s->cur_flags = joined(s, 1);
+    /* a TransitionState's word is its name, no condition */
+    free(s->bfme_cur_flags);
+    s->bfme_cur_flags = flag_set(s, strcmp(kind, "TransitionState") == 0 ? s->nt : 1);
 }
 
 /* ---- blocks ---- */
@@ -1650,6 +1790,14 @@ static void free_state(ini_state *s)
     str_table_free(&s->defines);
     free(s->def);
     free(s->cur);
+    for (size_t i = 0; i < s->n_mstates; i++)
+        free(s->bfme_mstates[i].flags);
+    for (size_t i = 0; i < s->n_aflags; i++)
+        free(s->bfme_aflags[i]);
+    free(s->bfme_mstates);
+    free(s->bfme_aflags);
+    free(s->bfme_anames);
+    free(s->bfme_cur_flags);
 }
 
 /* Whether the file uses the BFME dialect (then "//" and "--" start comments too). */

@@ -519,6 +519,99 @@ static void test_bfme_blocks(void)
     amx_asset_free(a);
 }
 
+/* A BFME AnimationState draws no model: it plays on the model of the ModelConditionState the
+ * object's flags select, each list being matched on its own (BFME 2: Zero Hour's
+ * SparseMatchFinder, the most flags then the fewest others; RotWK, per Open-BFME: the first state
+ * whose flags are all set). Its animations were checked against the default model, so a
+ * building's damage animation (retail BFME 2 barricade.ini: REALLYDAMAGED plays
+ * MBBarcade_D2.MBBarcade_D2 on the REALLYDAMAGED model MBBarcade_D2) was a hierarchy mismatch
+ * against MBBarcade. Asked with the state's own flags: the model both rules choose, none when they
+ * differ (then the animation is only looked up). */
+static void test_bfme_anim_model(void)
+{
+    amx_asset *a = decode_text(
+        "Object Barricade\n"                                                /* 1 */
+        "  Draw = W3DScriptedModelDraw ModuleTag_Draw\n"                    /* 2 */
+        "    DefaultModelConditionState\n"                                  /* 3 */
+        "      Model = MBBarcade\n"                                         /* 4 */
+        "    End\n"                                                         /* 5 */
+        "    AnimationState = RUBBLE\n"                                     /* 6 */
+        "      Animation = Fall\n"                                          /* 7 */
+        "        AnimationName = MBBarcade_D3.MBBarcade_D3\n"               /* 8 */
+        "      End\n"                                                       /* 9 */
+        "      ParticleSysBone = Smoke01 SmokeRubble\n"                     /* 10 */
+        "    End\n"                                                         /* 11 */
+        "    ModelConditionState = REALLYDAMAGED\n"                         /* 12 */
+        "      Model = MBBarcade_D2\n"                                      /* 13 */
+        "    End\n"                                                         /* 14 */
+        "    ModelConditionState = RUBBLE\n"                                /* 15 */
+        "      Model = MBBarcade_D3\n"                                      /* 16 */
+        "    End\n"                                                         /* 17 */
+        "    ModelConditionState = DAMAGED\n"                               /* 18 */
+        "      Model = MBBarcade_D1\n"                                      /* 19 */
+        "    End\n"                                                         /* 20 */
+        "    ModelConditionState = DAMAGED SNOW\n"                          /* 21 */
+        "      Model = MBBarcade_S1\n"                                      /* 22 */
+        "    End\n"                                                         /* 23 */
+        "    AnimationState = REALLYDAMAGED\n"                              /* 24 */
+        "      Animation = Rubble\n"                                        /* 25 */
+        "        AnimationName = MBBarcade_D2.MBBarcade_D2\n"               /* 26 */
+        "      End\n"                                                       /* 27 */
+        "    End\n"                                                         /* 28 */
+        "    AnimationState = SNOW DAMAGED\n"                               /* 29 */
+        "      Animation = Shake\n"                                         /* 30 */
+        "        AnimationName = MBBarcade_S1.MBBarcade_S1\n"               /* 31 */
+        "      End\n"                                                       /* 32 */
+        "    End\n"                                                         /* 33 */
+        "    IdleAnimationState\n"                                          /* 34 */
+        "      Animation = Idle\n"                                          /* 35 */
+        "        AnimationName = MBBarcade.MBBarcade_IDL\n"                 /* 36 */
+        "      End\n"                                                       /* 37 */
+        "    End\n"                                                         /* 38 */
+        "    TransitionState = TRANS_RUBBLE\n"                              /* 39 */
+        "      Animation = T\n"                                             /* 40 */
+        "        AnimationName = MBBarcade.MBBarcade_TRN\n"                 /* 41 */
+        "      End\n"                                                       /* 42 */
+        "    End\n"                                                         /* 43 */
+        "  End\n"                                                           /* 44 */
+        "End\n");                                                           /* 45 */
+    if (!a)
+        return;
+    CHECK_CLEAN(a);
+    /* the state's own model, though the model state comes after it */
+    const amx_ref *r = find_ref(a, AMX_REF_W3D_ANIMATION, "MBBarcade_D3.MBBarcade_D3", NULL);
+    CHECK(r != NULL);
+    if (r) {
+        CHECK(r->model != NULL);
+        if (r->model)
+            CHECK_STR(r->model, "MBBarcade_D3");
+        CHECK_EQ(r->line, 8);
+        CHECK(r->state >= 0 && (uint32_t)r->state < a->state_count);
+        if (r->state >= 0 && (uint32_t)r->state < a->state_count)
+            CHECK_EQ(a->states[r->state].line, 6);
+    }
+    r = find_ref(a, AMX_REF_PARTICLE_BONE, "Smoke01", "MBBarcade_D3");
+    CHECK(r != NULL);
+    if (r)
+        CHECK_EQ(r->line, 10);
+    r = find_ref(a, AMX_REF_W3D_ANIMATION, "MBBarcade_D2.MBBarcade_D2", NULL);
+    CHECK(r != NULL);
+    if (r && r->model)
+        CHECK_STR(r->model, "MBBarcade_D2");
+    /* DAMAGED SNOW: BFME 2 picks the DAMAGED SNOW model, RotWK the DAMAGED one (first whose flags
+     * are all set): not known, so no model */
+    r = find_ref(a, AMX_REF_W3D_ANIMATION, "MBBarcade_S1.MBBarcade_S1", NULL);
+    CHECK(r != NULL);
+    if (r)
+        CHECK(r->model == NULL || r->model[0] == '\0');
+    /* no flags: the default model */
+    r = find_ref(a, AMX_REF_W3D_ANIMATION, "MBBarcade.MBBarcade_IDL", "MBBarcade");
+    CHECK(r != NULL);
+    r = find_ref(a, AMX_REF_W3D_ANIMATION, "MBBarcade.MBBarcade_TRN", "MBBarcade");
+    CHECK(r != NULL);
+    amx_asset_free(a);
+}
+
 /* The lexer reads tokens in the file's bytes: bytes 1-31 are spaces (a tab or CR between the
  * words of a state's flags, a module's name or an #include path reads as one space), '=' runs
  * separate, ';' ends the line even inside a word, a NUL ends a name, and in BFME only a
@@ -837,6 +930,7 @@ int main(void)
     test_run("test_name_length", test_name_length);
     test_run("test_bfme", test_bfme);
     test_run("test_bfme_blocks", test_bfme_blocks);
+    test_run("test_bfme_anim_model", test_bfme_anim_model);
     test_run("test_lexer", test_lexer);
     test_run("test_declared_game", test_declared_game);
     test_run("test_probe", test_probe);

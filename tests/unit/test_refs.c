@@ -797,6 +797,51 @@ static void test_sage_particle_none(void)
     amx_db_close(db);
 }
 
+/* A BFME AnimationState plays on the model its flags select among the ModelConditionStates, not on
+ * the default model (test_ini's test_bfme_anim_model): a building's damage animation, made for
+ * the damaged model's hierarchy, was an ANIMATION_HIERARCHY_MISMATCH error against the default
+ * model's (retail BFME 2 barricade.ini, MordorFortressBarricadeExpansion: REALLYDAMAGED plays
+ * MBFBarric_D2SK.MBFBarric_D2AN, the default model is MBFBarric). */
+static void test_sage_bfme_anim_model(void)
+{
+    fresh();
+    static const char *const whole[] = { "WALL", "GATE" };
+    static const char *const broken[] = { "RUBBLE01", "RUBBLE02", "RUBBLE03" };
+    w3d_model("Gen/Art/W3D/MBFBarric.w3d", "MBFBARRIC", whole, 2, "MBFBARRIC", NULL, 0);
+    w3d_model("Gen/Art/W3D/MBFBarric_D2.w3d", "MBFBARRIC_D2SK", broken, 3, "MBFBARRIC_D2",
+              NULL, 0);
+    w3d_anim("Gen/Art/W3D/MBFBarric_D2AN.w3d", "MBFBARRIC_D2AN", "MBFBARRIC_D2SK");
+    put_bytes("Gen/Data/INI/Object/Barricade.ini",
+              "Object Barricade\n"                                          /* 1 */
+              "  Draw = W3DScriptedModelDraw ModuleTag_Draw\n"              /* 2 */
+              "    DefaultModelConditionState\n"                            /* 3 */
+              "      Model = MBFBarric\n"                                   /* 4 */
+              "    End\n"                                                   /* 5 */
+              "    ModelConditionState = REALLYDAMAGED\n"                   /* 6 */
+              "      Model = MBFBarric_D2\n"                                /* 7 */
+              "    End\n"                                                   /* 8 */
+              "    AnimationState = REALLYDAMAGED\n"                        /* 9 */
+              "      Animation = Rubble\n"                                  /* 10 */
+              "        AnimationName = MBFBarric_D2SK.MBFBarric_D2AN\n"     /* 11 */
+              "      End\n"                                                 /* 12 */
+              "    End\n"                                                   /* 13 */
+              "    AnimationState = DAMAGED\n"                              /* 14 */
+              "      Animation = Shake\n"                                   /* 15 */
+              "        AnimationName = MBFBarric_D2SK.MBFBarric_D2AN\n"     /* 16 */
+              "      End\n"                                                 /* 17 */
+              "    End\n"                                                   /* 18 */
+              "  End\n"                                                     /* 19 */
+              "End\n");                                                     /* 20 */
+    amx_db *db = open_db();
+    scan(db, "Gen", NULL);
+    CHECK_STR(ini_finding(db, "Barricade.ini", "ANIMATION_HIERARCHY_MISMATCH", 11), "");
+    /* DAMAGED selects no model state: the default model, whose hierarchy it is not */
+    CHECK_STR(ini_finding(db, "Barricade.ini", "ANIMATION_HIERARCHY_MISMATCH", 16), "error");
+    CHECK_EQ(findings(db, "Barricade.ini", "ANIMATION_HIERARCHY_MISMATCH", NULL), 1);
+    CHECK_EQ(findings(db, "Barricade.ini", "REFERENCE_NOT_FOUND", NULL), 0);
+    amx_db_close(db);
+}
+
 /* The engine loads Data/INI/Object/'s files in the order of its FilenameList, a std::set ordered
  * by rts::less_than_nocase<AsciiString> (AsciiString::compareNoCase: _stricmp, which compares the
  * lower-case letters): '_' (0x5F) sorts before every letter, and the '\' of a subdirectory path
@@ -1567,6 +1612,7 @@ int main(void)
     test_run("test_sage_weapon_slot", test_sage_weapon_slot);
     test_run("test_sage_name_length", test_sage_name_length);
     test_run("test_sage_particle_none", test_sage_particle_none);
+    test_run("test_sage_bfme_anim_model", test_sage_bfme_anim_model);
     test_run("test_sage_load_order", test_sage_load_order);
     test_run("test_sage_declared_game", test_sage_declared_game);
     test_run("test_sage_incremental", test_sage_incremental);
