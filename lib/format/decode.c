@@ -26,7 +26,7 @@ static const amx_format_entry format_table[] = {
     { .format = AMX_FMT_BIG, .name = "big", .extensions = ".big", .decoder_version = 1,
       .is_archive = true, .probe = amx__big_probe, .decode = amx__big_decode },
     /* Text: game object XML (no extension: a .xml file that is not XML is skipped silently) */
-    { .format = AMX_FMT_ALAMO_XML, .name = "alamo-xml", .extensions = "", .decoder_version = 5,
+    { .format = AMX_FMT_ALAMO_XML, .name = "alamo-xml", .extensions = "", .decoder_version = 6,
       .is_archive = false, .probe = amx__xml_probe, .decode = amx__xml_decode },
     /* (a .ini file that is not a SAGE INI, such as a configuration file, is skipped silently) */
     { .format = AMX_FMT_SAGE_INI, .name = "sage-ini", .extensions = "", .decoder_version = 2,
@@ -584,7 +584,7 @@ static const char *const ref_kind_names[AMX_REF_KIND_COUNT] = {
     [AMX_REF_W3D_MODEL] = "w3d-model", [AMX_REF_W3D_ANIMATION] = "w3d-animation",
     [AMX_REF_BONE] = "bone", [AMX_REF_SUB_OBJECT] = "sub-object",
     [AMX_REF_PARTICLE_BONE] = "particle-bone", [AMX_REF_INCLUDE] = "include",
-    [AMX_REF_INI_OBJECT] = "object",
+    [AMX_REF_INI_OBJECT] = "object", [AMX_REF_XML_FILE] = "xml-file",
 };
 
 const char *amx_ref_kind_name(amx_ref_kind kind)

@@ -61,28 +61,32 @@ static const struct {
     const char *tag;
     amx_ref_kind kind;
     bool pairs;              /* "terrain, model, terrain, model" */
+    bool root_child;         /* read only as a child of the root */
 } ref_tags[] = {
     /* an .ALO of either kind (ModVerify BIN01: these must not be animations) */
-    { "Land_Model_Name", AMX_REF_MODEL_OR_PARTICLE, false },
-    { "Space_Model_Name", AMX_REF_MODEL_OR_PARTICLE, false },
-    { "Galactic_Model_Name", AMX_REF_MODEL_OR_PARTICLE, false },
-    { "Damaged_Smoke_Asset_Name", AMX_REF_MODEL_OR_PARTICLE, false },
-    { "Model_To_Attach", AMX_REF_MODEL_OR_PARTICLE, false },   /* hardpoints */
+    { "Land_Model_Name", AMX_REF_MODEL_OR_PARTICLE, false, false },
+    { "Space_Model_Name", AMX_REF_MODEL_OR_PARTICLE, false, false },
+    { "Galactic_Model_Name", AMX_REF_MODEL_OR_PARTICLE, false, false },
+    { "Damaged_Smoke_Asset_Name", AMX_REF_MODEL_OR_PARTICLE, false, false },
+    { "Model_To_Attach", AMX_REF_MODEL_OR_PARTICLE, false, false },   /* hardpoints */
     /* a model (BIN01: these must be models, and so must terrain-mapped ones) */
-    { "Destroyed_Galactic_Model_Name", AMX_REF_MODEL, false },
-    { "Galactic_Fleet_Override_Model_Name", AMX_REF_MODEL, false },
-    { "GUI_Model_Name", AMX_REF_MODEL, false },
-    { "Model_Name", AMX_REF_MODEL, false },           /* command bar components, text crawls */
-    { "GUI_Model", AMX_REF_MODEL, false },            /* ModVerify's GameObject.Models */
-    { "WaypointFlagModelName", AMX_REF_MODEL, false },   /* GameConstants.xml */
-    { "Tactical_Model_Name", AMX_REF_MODEL_OR_PARTICLE, false },
-    { "Event_Model_Name", AMX_REF_MODEL_OR_PARTICLE, false }, /* RadarMap.xml */
+    { "Destroyed_Galactic_Model_Name", AMX_REF_MODEL, false, false },
+    { "Galactic_Fleet_Override_Model_Name", AMX_REF_MODEL, false, false },
+    { "GUI_Model_Name", AMX_REF_MODEL, false, false },
+    { "Model_Name", AMX_REF_MODEL, false, false },   /* command bar components, text crawls */
+    { "GUI_Model", AMX_REF_MODEL, false, false },    /* ModVerify's GameObject.Models */
+    { "WaypointFlagModelName", AMX_REF_MODEL, false, false },   /* GameConstants.xml */
+    { "Tactical_Model_Name", AMX_REF_MODEL_OR_PARTICLE, false, false },
+    { "Event_Model_Name", AMX_REF_MODEL_OR_PARTICLE, false, false }, /* RadarMap.xml */
     /* a hero's Personal_Flame_Thrower_Ability (an Abilities sub-object): the flame's
      * emitter, a particle system (p_flamethrower00); eaw-schema: referenceKind modelFile */
-    { "Flame_Emitter_Model_Name", AMX_REF_MODEL_OR_PARTICLE, false },
-    { "Land_Terrain_Model_Mapping", AMX_REF_MODEL, true },
-    { "Land_Model_Anim_Override_Name", AMX_REF_ANIM_OVERRIDE, false },
-    { "Space_Model_Anim_Override_Name", AMX_REF_ANIM_OVERRIDE, false },
+    { "Flame_Emitter_Model_Name", AMX_REF_MODEL_OR_PARTICLE, false, false },
+    { "Land_Terrain_Model_Mapping", AMX_REF_MODEL, true, false },
+    { "Land_Model_Anim_Override_Name", AMX_REF_ANIM_OVERRIDE, false, false },
+    { "Space_Model_Anim_Override_Name", AMX_REF_ANIM_OVERRIDE, false, false },
+    /* an entry of a list file (GameObjectFiles.xml, HardPointDataFiles.xml, SFXEventFiles.xml,
+     * ...): the file DATA/XML/<entry> the game loads */
+    { "File", AMX_REF_XML_FILE, false, true },
 };
 
 #define TAG_COUNT (sizeof ref_tags / sizeof ref_tags[0])
@@ -484,7 +488,8 @@ static void on_start(void *ctx, const xmlChar *localname, const xmlChar *prefix,
     if (s->depth < 2 || s->tag != -1)
         return;
     int tag = tag_index((const char *)localname);
-    if (tag == -1 || (tag == VARIANT_TAG && (s->depth != 3 || s->object < 0)))
+    if (tag == -1 || (tag == VARIANT_TAG && (s->depth != 3 || s->object < 0)) ||
+        (tag >= 0 && ref_tags[tag].root_child && s->depth != 2))
         return;
     s->tag = tag;
     s->tag_depth = s->depth;

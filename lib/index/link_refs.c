@@ -71,6 +71,14 @@ static res_kind kind_fits(amx_ref_kind kind, const file_hit *h, char *what, size
                                                           : format);
     if (kind == AMX_REF_TEXTURE || kind == AMX_REF_SHADER)
         return RES_FOUND; /* not decoded by animidx */
+    if (kind == AMX_REF_XML_FILE) {
+        if (strcmp(format, "alamo-xml") == 0)
+            return RES_FOUND;
+        snprintf(what, n, "which is not XML (%s)", strcmp(format, "unknown") == 0
+                                                       ? "empty, or of no format animidx knows"
+                                                       : format);
+        return RES_UNUSABLE;
+    }
     if (strcmp(h->status, "error") == 0) {
         snprintf(what, n, "which does not decode (its findings say why)");
         return RES_UNUSABLE;
@@ -142,6 +150,9 @@ static int resolve_ref(linker *l, amx_ref_kind kind, const char *name, const cha
         n = amx__model_lkeys(particle, keys);
         break;
     }
+    case AMX_REF_XML_FILE:
+        n = amx__xml_file_lkey(trimmed_name, keys[0]) ? 1 : 0;
+        break;
     default:
         n = amx__model_lkeys(trimmed_name, keys);
         break;
@@ -184,6 +195,7 @@ static const char *kind_noun(amx_ref_kind kind)
     case AMX_REF_SHADER: return "shader";
     case AMX_REF_PARTICLE: return "particle system";
     case AMX_REF_ANIM_OVERRIDE: return "animation set";
+    case AMX_REF_XML_FILE: return "XML file";
     default: return "model";
     }
 }
@@ -193,6 +205,7 @@ static const char *kind_expected(amx_ref_kind kind)
     switch (kind) {
     case AMX_REF_PARTICLE: return "a particle system";
     case AMX_REF_MODEL: case AMX_REF_ANIM_OVERRIDE: return "a model";
+    case AMX_REF_XML_FILE: return "an XML file";
     default: return "a model or a particle system";
     }
 }
@@ -217,10 +230,12 @@ static int where_else(linker *l, amx_ref_kind kind, const char *name, bool w3d, 
                       char *msg, size_t n)
 {
     static const char *const textures[] = { "tga", "dds", NULL }, *const shaders[] = {
-        "fx", "fxo", "fxh", NULL }, *const models[] = { "alo", NULL };
-    const char *const *exts = kind == AMX_REF_TEXTURE ? textures
-                              : kind == AMX_REF_SHADER ? shaders
-                                                       : models;
+        "fx", "fxo", "fxh", NULL }, *const models[] = { "alo", NULL },
+        *const xmls[] = { "xml", NULL };
+    const char *const *exts = kind == AMX_REF_TEXTURE    ? textures
+                              : kind == AMX_REF_SHADER   ? shaders
+                              : kind == AMX_REF_XML_FILE ? xmls
+                                                         : models;
     const char *f = name;
     for (const char *p = name; *p; p++)
         if (*p == '/' || *p == '\\')
@@ -230,7 +245,7 @@ static int where_else(linker *l, amx_ref_kind kind, const char *name, bool w3d, 
     if (kind == AMX_REF_PARTICLE)
         amx__proxy_name(f, stem, sizeof stem);
     char *dot = strrchr(stem, '.');
-    if (dot && (kind == AMX_REF_TEXTURE || kind == AMX_REF_SHADER || ext_is(stem, models)))
+    if (dot && (kind == AMX_REF_TEXTURE || kind == AMX_REF_SHADER || ext_is(stem, exts)))
         *dot = '\0';
     for (char *p = stem; *p; p++)
         *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);

@@ -76,6 +76,18 @@ size_t amx__model_lkeys(const char *name, char out[2][AMX_LKEY_MAX])
     return strcmp(out[0], out[1]) == 0 ? 1 : 2;
 }
 
+size_t amx__xml_file_lkey(const char *name, char out[AMX_LKEY_MAX])
+{
+    static const char xml[] = "DATA/XML/";
+    out[0] = '\0';
+    while (name && (*name == '/' || *name == '\\' || *name == ' '))
+        name++;
+    if (!name || !*name)
+        return 0;
+    size_t at = put_path(out, 0, AMX_LKEY_MAX, xml, sizeof xml - 1);
+    return put_path(out, at, AMX_LKEY_MAX, name, strlen(name));
+}
+
 const char *amx__override_model_tag(const char *override_tag)
 {
     if (!override_tag)
@@ -298,6 +310,10 @@ size_t amx__ref_file(amx_ref_kind kind, const char *name, bool w3d, char *out, s
         n = amx__model_lkeys(particle, keys);
         break;
     }
+    case AMX_REF_XML_FILE:
+        amx__xml_file_lkey(name, keys[0]);
+        snprintf(out, outlen, "%s", keys[0]);
+        return strlen(out);
     default:
         n = amx__model_lkeys(name, keys);
         break;

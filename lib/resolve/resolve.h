@@ -27,6 +27,10 @@ void amx__ref_key(amx_ref_kind kind, const char *name, char *out, size_t outlen)
  * at its first '.'. Returns how many (0 for an empty name, 1 when both are the same). */
 size_t amx__model_lkeys(const char *name, char out[2][AMX_LKEY_MAX]);
 
+/* The logical path of an XML file a list file names (a <File> of GameObjectFiles.xml):
+ * DATA/XML/<name>. Its length (0 for an empty name). */
+size_t amx__xml_file_lkey(const char *name, char out[AMX_LKEY_MAX]);
+
 /* The model tag an animation override pairs with: Land_Model_Anim_Override_Name ->
  * Land_Model_Name, Space_... -> Space_Model_Name; NULL for other tags. */
 const char *amx__override_model_tag(const char *override_tag);

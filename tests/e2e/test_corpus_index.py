@@ -527,7 +527,7 @@ def test_mod():
                 r = ET.parse(os.path.join(dirpath, f)).getroot()
                 for o in r:  # a tag below a child of the root with no Name is no one's, but read
                     objects += o.get("Name") is not None
-                    refs += tag_refs(o)
+                    refs += tag_refs(o) + (o.tag == "File")  # a list file's entries
         got = [ax.json("show", "CIS_Ground_Units.xml", "--db", db, "--json")]
         import sqlite3
         con = sqlite3.connect(db)

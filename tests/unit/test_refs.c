@@ -599,6 +599,62 @@ static void model_clip(const amx_clip_row *r, void *user)
     }
 }
 
+/* A list file's entries (a <File> of GameObjectFiles.xml, HardPointDataFiles.xml, ...) are the
+ * XML files the game loads: DATA/XML/<entry>, through the layers, any case, '\' or '/'. One the
+ * tree does not hold is REFERENCE_NOT_FOUND (info without a base layer, error with one; the
+ * message names where the tree has a file of that name), one that is no XML is
+ * REFERENCE_UNUSABLE (ModVerify FILE00: "missing file in an XML file list"). */
+static void test_xml_file_lists(void)
+{
+    fresh();
+    static const char *const units = "<?xml version=\"1.0\"?>\n<Units>\n"
+                                     "  <SpaceUnit Name=\"A\"><Space_Model_Name>a.alo"
+                                     "</Space_Model_Name></SpaceUnit>\n</Units>\n";
+    put_bytes("Mod/Data/XML/Units/A.xml", units);
+    put_bytes("Mod/Data/XML/Units/Moved.xml", units);
+    put_bytes("Mod/Data/XML/Notes.xml", "just some notes\n");
+    put_bytes("Game/Data/XML/Base_Units.xml", units);
+    put_bytes("Mod/Data/XML/GameObjectFiles.xml",
+              "<?xml version=\"1.0\"?>\n"                                          /* 1 */
+              "<Game_Object_Files>\n"                                              /* 2 */
+              "  <File>Units\\A.xml</File>\n"                                       /* 3 */
+              "  <File> units/a.XML </File>\n"                                      /* 4 */
+              "  <File>Units\\Missing.xml</File>\n"                                 /* 5 */
+              "  <File>Moved.xml</File>\n"                                          /* 6 */
+              "  <File>Notes.xml</File>\n"                                          /* 7 */
+              "  <File>Base_Units.xml</File>\n"                                     /* 8 */
+              "  <!-- <File>Commented.xml</File> -->\n"                             /* 9 */
+              "  <Group><File>Nested.xml</File></Group>\n"                          /* 10 */
+              "</Game_Object_Files>\n");                                           /* 11 */
+    amx_db *db = open_db();
+    scan(db, "Mod", NULL);
+    const char *list = "GameObjectFiles.xml";
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM refs WHERE kind = 'xml-file'"), 6);
+    CHECK_STR(resolution(db, list, "Units\\A.xml"), "found Data/XML/Units/A.xml");
+    CHECK_STR(resolution(db, list, "units/a.XML"), "found Data/XML/Units/A.xml");
+    CHECK_STR(ini_finding(db, list, "REFERENCE_NOT_FOUND", 5), "info");
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'REFERENCE_NOT_FOUND' AND "
+                       "context = 'File, line 6' AND message LIKE 'XML file ''Moved.xml'' is in "
+                       "no file of this tree: the engine looks for DATA/XML/MOVED.XML; the tree "
+                       "has Data/XML/Units/Moved.xml, where the engine does not look'"), 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'REFERENCE_UNUSABLE' AND "
+                       "context = 'File, line 7' AND message LIKE '%%which is not XML%%'"), 1);
+    CHECK_STR(ini_finding(db, list, "REFERENCE_NOT_FOUND", 8), "info");
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings i JOIN files f ON f.id = i.file_id WHERE "
+                       "f.path LIKE '%%GameObjectFiles.xml'"), 4);
+    /* with the game as a base layer: its file is found, the missing ones are errors */
+    scan(db, "Mod", "Game");
+    CHECK_STR(resolution(db, list, "Base_Units.xml"), "found Data/XML/Base_Units.xml");
+    CHECK_STR(ini_finding(db, list, "REFERENCE_NOT_FOUND", 5), "error");
+    CHECK_STR(ini_finding(db, list, "REFERENCE_NOT_FOUND", 8), "");
+    /* the missing file appears: found by the next scan */
+    put_bytes("Mod/Data/XML/Units/Missing.xml", units);
+    scan(db, "Mod", "Game");
+    CHECK_STR(resolution(db, list, "Units\\Missing.xml"), "found Data/XML/Units/Missing.xml");
+    CHECK_EQ(findings(db, list, "REFERENCE_NOT_FOUND", NULL), 1); /* Moved.xml */
+    amx_db_close(db);
+}
+
 /* Every finding of the link pass on an INI, with its code, severity and INI line; the bone
  * lookup rules; the default state's bones checked against a state's own model. */
 static void test_sage_ini(void)
@@ -1608,6 +1664,7 @@ int main(void)
     test_run("test_reference_limit", test_reference_limit);
     test_run("test_one_file_per_missing", test_one_file_per_missing);
     test_run("test_relink_what_changed", test_relink_what_changed);
+    test_run("test_xml_file_lists", test_xml_file_lists);
     test_run("test_sage_ini", test_sage_ini);
     test_run("test_sage_weapon_slot", test_sage_weapon_slot);
     test_run("test_sage_name_length", test_sage_name_length);

@@ -354,11 +354,13 @@ typedef enum amx_ref_kind {
     AMX_REF_INCLUDE,         /* an INI file (#include "path", relative to the file) */
     AMX_REF_INI_OBJECT,      /* an INI game object an ObjectReskin or ChildObject copies, which
                               * must be defined before it */
+    AMX_REF_XML_FILE,        /* an XML file a list file names (a <File> of GameObjectFiles.xml,
+                              * HardPointDataFiles.xml, ...): DATA/XML/<the entry> */
     AMX_REF_KIND_COUNT
 } amx_ref_kind;
 
 /* "model", "anim-override", "model-or-particle", "particle", "texture", "shader", "w3d-model",
- * "w3d-animation", "bone", "sub-object", "particle-bone", "include", "object". */
+ * "w3d-animation", "bone", "sub-object", "particle-bone", "include", "object", "xml-file". */
 const char *amx_ref_kind_name(amx_ref_kind kind);
 bool amx_ref_kind_parse(const char *name, amx_ref_kind *out);
 
