@@ -42,6 +42,8 @@
 #define MAX_LIST 256          /* animations, bones, sub-objects of one state */
 #define SLOTS 3               /* weapon slots: PRIMARY, SECONDARY, TERTIARY */
 #define W3D_NAME_CHARS 15     /* a W3D name field holds 16 bytes with its NUL */
+#define MODEL_PICK_BUDGET 4000000 /* BFME animation state x model state flag comparisons a file
+                                   * (a real module has tens of each; past it, LIMIT_EXCEEDED) */
 
 typedef struct tok { const char *p; size_t n; } tok;
 
@@ -170,6 +172,8 @@ typedef struct ini_state {
     bfme_aname *bfme_anames;   /* their animation and particle bone names */
     size_t n_anames, cap_anames;
     char *bfme_cur_flags;      /* the condition flags (flag_set) of the BFME state being read */
+    size_t model_pick_left;    /* of MODEL_PICK_BUDGET */
+    bool model_pick_over;      /* MODEL_PICK_BUDGET reached (said once) */
     /* references, one per distinct (kind, name, model) in the file */
     str_table seen;
     str_table defines;        /* #define NAME VALUE (fold) */
@@ -985,12 +989,31 @@ static const char *bfme_anim_model(const ini_state *s, const char *flags)
 }
 
 /* The animation and particle bone names of the module's animation states, against the model
- * each state's flags select (the module's model states are all known now). */
+ * each state's flags select (the module's model states are all known now). Each state's model is
+ * chosen once, within MODEL_PICK_BUDGET comparisons a file (a file of thousands of states in one
+ * module would otherwise cost their square): past it, no model. */
 static void bfme_module_refs(ini_state *s)
 {
+    size_t last = SIZE_MAX;
+    const char *model = NULL;
     for (size_t i = 0; i < s->n_anames; i++) {
         const bfme_aname *a = &s->bfme_anames[i];
-        const char *model = bfme_anim_model(s, s->bfme_aflags[a->flags]);
+        if (a->flags != last) {
+            last = a->flags;
+            model = NULL;
+            if (s->n_mstates <= s->model_pick_left) {
+                s->model_pick_left -= s->n_mstates;
+                model = bfme_anim_model(s, s->bfme_aflags[a->flags]);
+            } else if (!s->model_pick_over) {
+                s->model_pick_over = true;
+                char ctx[300];
+                ctx_of(s, ctx, sizeof ctx);
+                amx__finding(s->d, AMX_C_LIMIT_EXCEEDED, s->line_at, ctx,
+                             "more than %d comparisons of animation states with model states: "
+                             "the animations of the rest are not checked against a model",
+                             MODEL_PICK_BUDGET);
+            }
+        }
         if (a->kind == AMX_REF_W3D_ANIMATION || model)
             ref_in(s, a->kind, a->name, a->tag, a->line, model, NULL, a->state);
     }
@@ -1839,6 +1862,7 @@ void amx__ini_decode(amx_dec *d)
     }
     s->d = d;
     s->object = -1;
+    s->model_pick_left = MODEL_PICK_BUDGET;
     s->defines.fold = true;
     s->def = calloc(1, sizeof *s->def);
     s->cur = calloc(1, sizeof *s->cur);
