@@ -140,6 +140,9 @@ static const amx_code_info code_table[AMX_CODE_COUNT] = {
     [AMX_C_ARCHIVE_CRC_COLLISION] = { "ARCHIVE_CRC_COLLISION", AMX_SEV_WARNING,
         "a MEG member a reference finds shares the CRC-32 of its name with another member the game loads",
         "The game finds MEG members by that CRC and may load the other file: rename one of them." },
+    [AMX_C_XML_NOT_LISTED] = { "XML_NOT_LISTED", AMX_SEV_WARNING,
+        "an XML file holds game objects of the kinds a list file's files hold (GameObjectFiles.xml, HardPointDataFiles.xml, ...), but no list file names it: the game never loads it",
+        "Empire at War loads only the XML files its list files name: add a <File> entry for it to the list the message names, or delete the file if it is a leftover (its other findings are about objects the game does not load)." },
 };
 
 const amx_code_info *amx_code_get(amx_code code)

@@ -402,6 +402,12 @@ static const struct { size_t off; bool core; const char *sql; } write_stmts[] = 
         S(del_findings, "DELETE FROM findings WHERE file_id = ?1"),
         S(del_members, "DELETE FROM files WHERE parent_id = ?1"),
         S(del_file, "DELETE FROM files WHERE id = ?1"),
+        /* the XML list check runs again (bind_alamo.c, XML_NOT_LISTED): an XML file was written,
+         * or file ?1 that goes is one or an archive holding one */
+        S(mark_xml_lists, "UPDATE link_state SET xml_lists = 1 WHERE xml_lists = 0"),
+        S(mark_xml_lists_of, "UPDATE link_state SET xml_lists = 1 WHERE xml_lists = 0 AND "
+                             "EXISTS (SELECT 1 FROM files WHERE (id = ?1 OR parent_id = ?1) AND "
+                             "format = 'alamo-xml')"),
         S(ins_skeleton, "INSERT INTO skeletons(file_id, name, name_key, bone_count, root_id, "
                         "dir_key) SELECT ?1, ?2, ?3, ?4, root_id, dir_key FROM files "
                         "WHERE id = ?1"),
@@ -901,6 +907,10 @@ int amx__db_unlink_dependents(amx_db *db, int64_t id)
 static int clear_file(amx_db *db, int64_t id)
 {
     int rc = amx__db_unlink_dependents(db, id);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_int64(db->mark_xml_lists_of, 1, id);
+        rc = amx__db_run(db->mark_xml_lists_of);
+    }
     sqlite3_stmt *dels[] = { db->del_members, db->del_skeletons, db->del_clips, db->del_models,
                              db->del_meshes, db->del_findings, db->del_anim_sets,
                              db->del_skeleton_refs, db->del_refs, db->del_pending_refs,
@@ -1172,7 +1182,7 @@ static int put_states(amx_db *db, int64_t file_id, const amx_asset *a, const int
 static int put_asset(amx_db *db, int64_t file_id, const amx_asset *a,
                      const amx__byte_buf *packed)
 {
-    int rc = SQLITE_OK;
+    int rc = a->format == AMX_FMT_ALAMO_XML ? amx__db_run(db->mark_xml_lists) : SQLITE_OK;
     for (uint32_t i = 0; rc == SQLITE_OK && i < a->skeleton_count; i++) {
         const amx_skeleton *sk = &a->skeletons[i];
         char *key = amx__upper(sk->name);

@@ -49,6 +49,7 @@ struct amx_db {
         *mark_clips_named;
     sqlite3_stmt *del_skeletons, *del_clips, *del_models, *del_meshes, *del_findings, *del_members;
     sqlite3_stmt *del_file;
+    sqlite3_stmt *mark_xml_lists, *mark_xml_lists_of; /* link_state.xml_lists (migration 0022) */
     sqlite3_stmt *ins_skeleton, *ins_bone, *ins_clip, *ins_tracks, *ins_model, *ins_mesh, *ins_finding;
     sqlite3_stmt *ins_anim_set, *del_anim_sets, *mark_clips_of_sets;
     sqlite3_stmt *ins_skeleton_ref, *del_skeleton_refs, *mark_refs_for_skeleton, *mark_refs_of_file;

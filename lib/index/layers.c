@@ -124,10 +124,13 @@ amx_status amx__db_set_layers(amx_db *db, int64_t root_id, const int64_t *bases,
         "JOIN dep ON l.base_id = dep.id) "
         "UPDATE refs SET linked = 0 WHERE file_id IN (SELECT f.id FROM files f "
         "WHERE f.root_id IN dep)",
+        /* and the XML list check (the list files a root's stack holds) */
+        "UPDATE link_state SET xml_lists = 1 WHERE ?1 IS NOT NULL",
     };
-    sqlite3_stmt *s[5] = { 0 };
+    enum { N = sizeof sql / sizeof sql[0] };
+    sqlite3_stmt *s[N] = { 0 };
     int rc = SQLITE_OK;
-    for (size_t i = 0; i < 5 && rc == SQLITE_OK; i++)
+    for (size_t i = 0; i < N && rc == SQLITE_OK; i++)
         rc = sqlite3_prepare_v2(db->db, sql[i], -1, &s[i], NULL);
     if (rc == SQLITE_OK) {
         sqlite3_bind_int64(s[0], 1, root_id);
@@ -139,11 +142,11 @@ amx_status amx__db_set_layers(amx_db *db, int64_t root_id, const int64_t *bases,
         sqlite3_bind_int64(s[1], 3, bases[i]);
         rc = amx__db_run(s[1]);
     }
-    for (size_t i = 2; i < 5 && rc == SQLITE_OK; i++) {
+    for (size_t i = 2; i < N && rc == SQLITE_OK; i++) {
         sqlite3_bind_int64(s[i], 1, root_id);
         rc = amx__db_run(s[i]);
     }
-    for (size_t i = 0; i < 5; i++)
+    for (size_t i = 0; i < N; i++)
         sqlite3_finalize(s[i]);
     db->dirty = true;
     return rc == SQLITE_OK ? AMX_OK : amx__db_error(db, "index: recording a root's layers", err,

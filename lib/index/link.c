@@ -1590,7 +1590,8 @@ amx_status amx__link(amx_db *db, int threads, uint64_t *linked, char *err, size_
         "EXISTS (SELECT 1 FROM skeleton_refs WHERE linked = 0) OR "
         "EXISTS (SELECT 1 FROM refs WHERE linked = 0) OR "
         "EXISTS (SELECT 1 FROM ini_refs_pending) OR "
-        "EXISTS (SELECT 1 FROM skeletons WHERE linked = 0)", -1, &todo, NULL);
+        "EXISTS (SELECT 1 FROM skeletons WHERE linked = 0) OR "
+        "(SELECT xml_lists FROM link_state)", -1, &todo, NULL);
     if (todo_rc == SQLITE_OK)
         todo_rc = sqlite3_step(todo);
     bool nothing = todo_rc == SQLITE_ROW && sqlite3_column_int(todo, 0) == 0;
@@ -1687,6 +1688,8 @@ amx_status amx__link(amx_db *db, int threads, uint64_t *linked, char *err, size_
             st = AMX_E_DB;
         else if ((plan_clear(&l.out), bind_names(&l)) || apply(w, &l.out))
             st = amx__db_error(db, "index: link pass (names)", err, errlen);
+        else if ((plan_clear(&l.out), bind_xml_lists(&l)) || apply(w, &l.out))
+            st = amx__db_error(db, "index: link pass (XML lists)", err, errlen);
         if (!st)
             st = amx__db_commit(db, err, errlen);
         else

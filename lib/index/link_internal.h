@@ -236,6 +236,7 @@ int bind_alamo_clip(linker *l, const clip_ctx *c);                    /* bind_al
 int bind_named_clip(linker *l, const clip_ctx *c);                    /* bind_w3d.c */
 int bind_skeleton_ref(linker *l, int64_t file_id, sqlite3_stmt *r);   /* bind_w3d.c */
 int bind_names(linker *l);                                            /* bind_w3d.c */
+int bind_xml_lists(linker *l);                                 /* bind_alamo_lists.c */
 int bind_by_sets(linker *l, const clip_ctx *c);                       /* bind_mp.c */
 int link_asset_refs(linker *l, int64_t file_id, bool pending);        /* link_refs.c */
 int bind_sage_refs(linker *l, int64_t file_id, int64_t root);          /* bind_sage.c */

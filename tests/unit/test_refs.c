@@ -655,6 +655,117 @@ static void test_xml_file_lists(void)
     amx_db_close(db);
 }
 
+/* The XML_NOT_LISTED findings of the index, "path|message" lines sorted (for comparing an
+ * index made step by step with one made fresh). */
+static char *not_listed(amx_db *db)
+{
+    sqlite3_stmt *s = NULL;
+    size_t cap = 4096, at = 0;
+    char *out = calloc(1, cap);
+    CHECK_EQ(sqlite3_prepare_v2(amx_db_handle(db), "SELECT f.path || '|' || i.message FROM "
+                                "findings i JOIN files f ON f.id = i.file_id WHERE i.code = "
+                                "'XML_NOT_LISTED' ORDER BY 1", -1, &s, NULL), SQLITE_OK);
+    while (out && sqlite3_step(s) == SQLITE_ROW) {
+        const char *t = (const char *)sqlite3_column_text(s, 0);
+        size_t n = strlen(t);
+        if (at + n + 2 > cap) {
+            char *g = realloc(out, cap = (at + n + 2) * 2);
+            if (!g)
+                break;
+            out = g;
+        }
+        memcpy(out + at, t, n);
+        at += n;
+        out[at++] = '\n';
+        out[at] = '\0';
+    }
+    sqlite3_finalize(s);
+    return out;
+}
+
+/* The game loads only the XML files its list files name: a file of game objects of the kinds
+ * the listed files hold that no list names is never read (a new unit file not added to
+ * GameObjectFiles.xml, a leftover copy), XML_NOT_LISTED. A file of another kind (Factions.xml,
+ * read by its fixed name) is not judged, nor is a tree without list files; a base layer's list
+ * counts for a mod that has none, and a mod's own list replaces the base's. Each step's index is
+ * the one a fresh scan makes. */
+static void test_xml_not_listed(void)
+{
+    fresh();
+    static const char *const ships = "<?xml version=\"1.0\"?>\n<SpaceUnits>\n"
+                                     "  <SpaceUnit Name=\"A\"/>\n  <SpaceUnit Name=\"B\"/>\n"
+                                     "  <UniqueUnit Name=\"C\"/>\n</SpaceUnits>\n";
+    put_bytes("Mod/Data/XML/Units/Listed.xml", ships);
+    put_bytes("Mod/Data/XML/Units/New_Ships.xml", ships);
+    put_bytes("Mod/Data/XML/Factions.xml", "<?xml version=\"1.0\"?>\n<Factions>\n"
+                                           "  <Faction Name=\"Empire\"/>\n</Factions>\n");
+    put_bytes("Mod/Data/XML/HardPoints/HP_Old.xml", "<?xml version=\"1.0\"?>\n<HardPoints>\n"
+                                                    "  <HardPoint Name=\"HP\"/>\n</HardPoints>\n");
+    amx_db *db = open_db();
+    /* no list file: nothing judged */
+    scan(db, "Mod", NULL);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'XML_NOT_LISTED'"), 0);
+    put_bytes("Mod/Data/XML/GameObjectFiles.xml", "<?xml version=\"1.0\"?>\n"
+              "<Game_Object_Files>\n  <File>Units\\Listed.xml</File>\n</Game_Object_Files>\n");
+    scan(db, "Mod", NULL);
+    char *got = not_listed(db);
+    CHECK_STR(got, "Data/XML/Units/New_Ships.xml|no list file names this file, so the game never "
+                   "loads its 3 objects (2 SpaceUnit, 1 UniqueUnit); Data/XML/GameObjectFiles.xml "
+                   "names 1 file holding such objects: add <File>Units\\New_Ships.xml</File> "
+                   "there, or delete the file if it is a leftover\n");
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'XML_NOT_LISTED' AND "
+                       "severity = 'warning'"), 1);
+    free(got);
+    /* the hardpoint list: the old copy of a listed hardpoint file is judged too */
+    put_bytes("Mod/Data/XML/HardPoints/HP.xml", "<?xml version=\"1.0\"?>\n<HardPoints>\n"
+                                                "  <HardPoint Name=\"HP2\"/>\n</HardPoints>\n");
+    put_bytes("Mod/Data/XML/HardPointDataFiles.xml", "<?xml version=\"1.0\"?>\n<Hard_Point_Files>"
+              "\n  <File>HardPoints\\HP.xml</File>\n</Hard_Point_Files>\n");
+    scan(db, "Mod", NULL);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings i JOIN files f ON f.id = i.file_id WHERE "
+                       "i.code = 'XML_NOT_LISTED' AND f.path = 'Data/XML/HardPoints/HP_Old.xml' "
+                       "AND i.message LIKE '%%HardPointDataFiles.xml names 1 file%%'"), 1);
+    /* the file is added to the list: no finding */
+    put_bytes("Mod/Data/XML/GameObjectFiles.xml", "<?xml version=\"1.0\"?>\n"
+              "<Game_Object_Files>\n  <File>Units\\Listed.xml</File>\n"
+              "  <File>UNITS/new_ships.XML</File>\n</Game_Object_Files>\n");
+    scan(db, "Mod", NULL);
+    got = not_listed(db);
+    CHECK_STR(got, "Data/XML/HardPoints/HP_Old.xml|no list file names this file, so the game "
+                   "never loads its 1 object (1 HardPoint); Data/XML/HardPointDataFiles.xml names "
+                   "1 file holding such objects: add <File>HardPoints\\HP_Old.xml</File> there, "
+                   "or delete the file if it is a leftover\n");
+    free(got);
+    /* the mod's lists go; the game's, a base layer, lists only Listed.xml: the game's list is
+     * the one the game reads for the mod */
+    remove(at("Mod/Data/XML/GameObjectFiles.xml"));
+    remove(at("Mod/Data/XML/HardPointDataFiles.xml"));
+    put_bytes("Game/Data/XML/GameObjectFiles.xml", "<?xml version=\"1.0\"?>\n"
+              "<Game_Object_Files>\n  <File>Units\\Listed.xml</File>\n</Game_Object_Files>\n");
+    scan(db, "Mod", "Game");
+    got = not_listed(db);
+    if (!(got && strstr(got, "Data/XML/Units/New_Ships.xml|") && !strstr(got, "HP_Old")))
+        printf("# got: %s\n", got ? got : "(null)");
+    CHECK(got && strstr(got, "Data/XML/Units/New_Ships.xml|") && !strstr(got, "HP_Old") &&
+          strstr(got, "Data/XML/GameObjectFiles.xml names 1 file"));
+    /* a fresh index of the same trees says the same */
+    amx_db_close(db);
+    test_remove_index(NULL, dbpath);
+    db = open_db();
+    scan(db, "Mod", "Game");
+    char *fresh_got = not_listed(db);
+    CHECK_STR(fresh_got, got);
+    free(got);
+    free(fresh_got);
+    /* without the base layer: no list in the stack, nothing judged */
+    char r[1400], err[512];
+    snprintf(r, sizeof r, "%s/Mod", top);
+    amx_scan_opts o = { .root = r, .jobs = 1, .set_bases = true };
+    CHECK_EQ(amx_scan(db, &o, NULL, err, sizeof err), AMX_OK);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'XML_NOT_LISTED'"), 0);
+    amx_db_close(db);
+}
+
 /* Every finding of the link pass on an INI, with its code, severity and INI line; the bone
  * lookup rules; the default state's bones checked against a state's own model. */
 static void test_sage_ini(void)
@@ -1665,6 +1776,7 @@ int main(void)
     test_run("test_one_file_per_missing", test_one_file_per_missing);
     test_run("test_relink_what_changed", test_relink_what_changed);
     test_run("test_xml_file_lists", test_xml_file_lists);
+    test_run("test_xml_not_listed", test_xml_not_listed);
     test_run("test_sage_ini", test_sage_ini);
     test_run("test_sage_weapon_slot", test_sage_weapon_slot);
     test_run("test_sage_name_length", test_sage_name_length);

@@ -99,6 +99,7 @@ typedef enum amx_code {
     AMX_C_MODEL_BONE_NOT_FOUND,
     AMX_C_LINK_NOT_FOLLOWED,
     AMX_C_REFERENCE_UNUSABLE,
+    AMX_C_XML_NOT_LISTED,
     AMX_CODE_COUNT
 } amx_code;
 
