@@ -139,6 +139,10 @@ amx_status amx_index_rename(amx_db *db, const char *root, const char *old_rel, c
          * bound anew (their skeletons' dependents too). */
         if ((rc = amx__db_unlink_dependents(db, ids[i])) != SQLITE_OK)
             break;
+        /* an XML file's path decides whether a list file names it (bind_alamo_lists.c) */
+        sqlite3_bind_int64(db->mark_xml_lists_of, 1, ids[i]);
+        if ((rc = amx__db_run(db->mark_xml_lists_of)) != SQLITE_OK)
+            break;
         size_t len = strlen(new_rel) + strlen(paths[i] + ol) + 1;
         char *np = malloc(len), *dir_key = NULL, *stem_key = NULL;
         if (!np) {

@@ -655,6 +655,14 @@ static void test_xml_file_lists(void)
     amx_db_close(db);
 }
 
+/* Moves a file of the test tree (both paths relative to it). */
+static void move_file(const char *from, const char *to)
+{
+    char a[1700];
+    snprintf(a, sizeof a, "%s", at(from));
+    CHECK_EQ(rename(a, at(to)), 0);
+}
+
 /* The XML_NOT_LISTED findings of the index, "path|message" lines sorted (for comparing an
  * index made step by step with one made fresh). */
 static char *not_listed(amx_db *db)
@@ -757,12 +765,26 @@ static void test_xml_not_listed(void)
     CHECK_STR(fresh_got, got);
     free(got);
     free(fresh_got);
-    /* without the base layer: no list in the stack, nothing judged */
+    /* the daemon's move of the unlisted file to another directory (its row kept, nothing
+     * decoded again): the finding follows it, with the entry for its new place */
     char r[1400], err[512];
     snprintf(r, sizeof r, "%s/Mod", top);
+    char real[AMX_PATH_MAX];
+    CHECK_EQ(amx_os_canonical(r, real, sizeof real), 0);
+    move_file("Mod/Data/XML/Units/New_Ships.xml", "Mod/Data/XML/New_Ships.xml");
+    uint64_t moved = 0;
+    CHECK_EQ(amx_index_rename(db, real, "Data/XML/Units/New_Ships.xml", "Data/XML/New_Ships.xml",
+                              &moved, err, sizeof err), AMX_OK);
+    CHECK_EQ(moved, 1);
+    got = not_listed(db);
+    CHECK(got && strstr(got, "Data/XML/New_Ships.xml|") && strstr(got, "<File>New_Ships.xml<") &&
+          !strstr(got, "Units"));
+    free(got);
+    /* without the base layer: no list in the stack, nothing judged */
     amx_scan_opts o = { .root = r, .jobs = 1, .set_bases = true };
     CHECK_EQ(amx_scan(db, &o, NULL, err, sizeof err), AMX_OK);
     CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'XML_NOT_LISTED'"), 0);
+
     amx_db_close(db);
 }
 
