@@ -650,10 +650,15 @@ static int dump_one(const char *arg, const amx_config *cfg, bool json, bool samp
         free(file);
         return EXIT_IO;
     }
+    /* the path as every output spells it: with '/' (Windows: "Data\\X.ALA" is Data/X.ALA) */
+    char *shown = strdup(arg);
+    if (shown)
+        amx_os_path_normalize(shown);
     if (json)
-        print_json(arg, a, cfg, samples);
+        print_json(shown ? shown : arg, a, cfg, samples);
     else
-        print_text(arg, a, cfg, samples);
+        print_text(shown ? shown : arg, a, cfg, samples);
+    free(shown);
     int rc = EXIT_OK;
     for (uint32_t i = 0; i < a->finding_count; i++)
         if (effective(cfg, &a->findings[i]) == AMX_SEV_ERROR)

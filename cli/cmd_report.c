@@ -612,7 +612,13 @@ int cmd_report(cli_opts *o, amx_config *cfg)
     if (rc == EXIT_OK)
         rc = write_file(dir, "report.html", &r, true);
     if (rc == EXIT_OK && !o->quiet) {
-        cli_printf("wrote %s/report.json and %s/report.html: %zu findings", dir, dir, r.findings.n);
+        /* the folder as typed, then this system's separator (Windows: rep\\report.json) */
+        size_t n = strlen(dir);
+        char sep[2] = { amx_os_separator(), '\0' };
+        if (n && (dir[n - 1] == '/' || dir[n - 1] == sep[0]))
+            sep[0] = '\0';
+        cli_printf("wrote %s%sreport.json and %s%sreport.html: %zu findings", dir, sep, dir, sep,
+                   r.findings.n);
         if (r.have_previous)
             cli_printf(" (%zu new, %zu fixed, %zu still open)", r.n_new, r.n_fixed, r.n_open);
         cli_printf("\n");

@@ -1,9 +1,10 @@
 /* Paths as people type them (show, issues, clips): relative to the current directory or to a
  * scanned root, absolute, "./"-prefixed, with a trailing slash for a directory, or just the
  * end of a path (a file name); case-insensitive for the formats of engines whose file systems
- * are (Alamo, W3D: their archives too). Each step is an indexed look-up (amx_query_path_*), so
- * a path resolves as fast in an index of a million files as in one of ten. Nothing matched: the
- * closest indexed paths are suggested (that pass reads every path). */
+ * are (Alamo, W3D: their archives too), and for every file where the system's are (Windows).
+ * Each step is an indexed look-up (amx_query_path_*), so a path resolves as fast in an index of
+ * a million files as in one of ten. Nothing matched: the closest indexed paths are suggested
+ * (that pass reads every path). */
 #include "cli.h"
 
 #include <ctype.h>
@@ -40,13 +41,15 @@ static void roots_free(root_list *a)
     free(a->v);
 }
 
-/* The engines whose file systems ignore case: Petroglyph Alamo and Westwood/EA (W3D, BIG, and
- * the SAGE games' INI files, which the same file system reads). */
+/* Whether a file of this format is found by a path typed in another case: always where file
+ * names compare without case (Windows: 'mw3\ANIM.ZBD' opens mw3/anim.zbd there, so it names
+ * it), else for the engines whose file systems ignore case: Petroglyph Alamo and Westwood/EA
+ * (W3D, BIG, and the SAGE games' INI files, which the same file system reads). */
 static bool case_blind(const char *format)
 {
-    return strncmp(format, "alamo-", 6) == 0 || strcmp(format, "meg") == 0 ||
-           strcmp(format, "w3d") == 0 || strcmp(format, "big") == 0 ||
-           strcmp(format, "sage-ini") == 0;
+    return amx_os_names_fold_case() || strncmp(format, "alamo-", 6) == 0 ||
+           strcmp(format, "meg") == 0 || strcmp(format, "w3d") == 0 ||
+           strcmp(format, "big") == 0 || strcmp(format, "sage-ini") == 0;
 }
 
 /* Normalises an absolute path in place: "//", "/./" and "/x/../" go. */
@@ -352,9 +355,12 @@ int cli_resolve_path(amx_db *db, const char *cmd, const char *typed, bool allow_
         }
         for (size_t r = 0; r < a.n; r++) {
             size_t rl = strlen(a.v[r]);
-            if (strcmp(p, a.v[r]) == 0)
+            /* (a root in any case where names compare so: Windows) */
+            bool fold = amx_os_names_fold_case();
+            if (fold ? strcasecmp(p, a.v[r]) == 0 : strcmp(p, a.v[r]) == 0)
                 c[nc++] = (cand){ a.v[r], "", 0 };
-            else if (strncmp(p, a.v[r], rl) == 0 && p[rl] == '/')
+            else if ((fold ? strncasecmp(p, a.v[r], rl) : strncmp(p, a.v[r], rl)) == 0 &&
+                     p[rl] == '/')
                 snprintf(c[nc].rel, sizeof c[nc].rel, "%s", p + rl + 1), c[nc++].root = a.v[r];
             if (nc == 2 * a.n)
                 break;

@@ -389,11 +389,16 @@ static int add_items(load_state *st, const char *key, const char *value, bool is
         size_t len = (size_t)(end - p);
         while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
             len--;
-        if (!is_path) /* "tmp/" means the directory tmp */
-            while (len > 1 && p[len - 1] == '/')
-                len--;
         if (len) {
             char *item = amx_strndup(p, len);
+            if (item && !is_path) {
+                /* a glob: on Windows '\' is a separator ("Data\Old"), as in paths (no escape:
+                 * its names hold no '*' or '?', and [[] matches '['); "tmp/" means tmp */
+                amx_os_path_normalize(item);
+                size_t n = strlen(item);
+                while (n > 1 && item[n - 1] == '/')
+                    item[--n] = '\0';
+            }
             if (item && is_path) {
                 char *path = resolve_path(st, key, item);
                 free(item);

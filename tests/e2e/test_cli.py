@@ -462,6 +462,54 @@ with case(tap, "refs --missing: a code turned off in the config disappears from 
                              env=ax.env, universal_newlines=True, timeout=60).stdout
         c.that("\033[1;31m" not in tty, "a terminal with --color=never: none")
 
+with case(tap, "paths as a Windows user types them: '\\', any case for every format (Windows' "
+               "file names; POSIX: for the case-blind engines only), dump and report spell them so, "
+               "ignore globs with '\\'") as c:
+    # MechWarrior 3 and Metroid Prime are no case-blind engine: on POSIX their files are found in
+    # their own case only; on Windows a path in any case opens the file, so it names it too
+    win = os.path.join(TMP, "win")
+    amxgen("demo", win)
+    amxgen("mp-pak", os.path.join(win, "Metroid2.pak"))
+    wdb = os.path.join(TMP, "win.db")
+    must(ax.run("scan", win, "--db", wdb, "--quiet"), "scan")
+    sep = "\\" if WINDOWS else "/"
+    for typed, want in (("Data/MW3/anim.zbd", "Data/MW3/anim.zbd"), ("data/mw3/ANIM.ZBD", "Data/MW3/anim.zbd"),
+                        ("METROID2.pak", "Metroid2.pak"), ("data/art/models/ev_demo_tie.alo",
+                                                           "Data/Art/Models/EV_DEMO_TIE.ALO")):
+        arg = typed.replace("/", sep)
+        p = ax.run("show", arg, "--db", wdb, "--json", cwd=win)
+        rows = json.loads(p.stdout) if p.returncode == 0 else []
+        found = typed == want or WINDOWS or want.endswith(".ALO")
+        c.eq((p.returncode, [r["path"] for r in rows]), (0, [want]) if found else (1, []),
+             "show %s (%s)" % (arg, p.stderr.strip()[:300]))
+    p = ax.run("issues", sep.join(("data", "mw3", "")), "--db", wdb, cwd=win)
+    c.eq(p.returncode, 0 if WINDOWS else 1, "issues data%smw3%s: the directory (%s)" % (sep, sep, p.stderr[:300]))
+    # dump: the path in its output with '/', as every other output spells it
+    arg = sep.join(("Data", "MW3", "anim.zbd"))
+    p = must(ax.run("dump", "--json", arg, cwd=win), "dump --json " + arg)
+    c.eq(json.loads(p.stdout)["path"], "Data/MW3/anim.zbd", "dump --json %s: its path" % arg)
+    p = must(ax.run("dump", arg, cwd=win), "dump " + arg)
+    c.that(p.stdout.startswith("Data/MW3/anim.zbd: mw3-anim"), "dump %s: %r" % (arg, p.stdout[:100]))
+    # report: the files it wrote, named with the system's separator
+    out = sep.join(("rep", "sub"))
+    p = must(ax.run("report", "--db", wdb, "--out", out, cwd=TMP), "report --out " + out)
+    c.that(p.stdout.startswith("wrote %s%sreport.json and %s%sreport.html: " % (out, sep, out, sep)),
+           "report --out %s: %r" % (out, p.stdout))
+    # [scan] ignore: on Windows '\' separates a glob's directories as it does a path's (a mod's
+    # folders typed as Explorer shows them); on POSIX it escapes the next character
+    ini = os.path.join(TMP, "win-ignore.ini")
+    with open(ini, "w") as fh:
+        fh.write("[scan]\nignore = Data\\MW3\\, data\\art\\models\\EV_DEMO_TIE.ALO\n")
+    idb = os.path.join(TMP, "win-ignore.db")
+    must(ax.run("scan", win, "--db", idb, "--config", ini, "--quiet"), "scan with ignore")
+    got = sorted(r["path"] for r in json.loads(must(ax.run("skeletons", "--db", idb, "--json"), "skeletons").stdout))
+    p = ax.run("show", "Data/MW3/anim.zbd", "--db", idb, cwd=win)
+    c.eq(p.returncode, 1 if WINDOWS else 0, "Data/MW3/anim.zbd indexed: only where ignore's '\\' separates")
+    c.eq("Data/Art/Models/EV_DEMO_TIE.ALO" in got, not WINDOWS, "EV_DEMO_TIE.ALO indexed: %s" % short(got))
+    # lint --help: the cache folder's sentence reads on (Windows: no line starting with ',')
+    p = must(ax.run("lint", "--help"), "lint --help")
+    c.that(not re.search(r"(?m)^,", p.stdout), "lint --help: a line starts with ',': %r" % p.stdout[:3000])
+
 with case(tap, "man pages and completions: generated from --help, installed by meson") as c:
     man1 = os.path.join(BUILD, "animidx.1")
     man8 = os.path.join(BUILD, "animidxd.8")
