@@ -737,10 +737,19 @@ static void ref(ini_state *s, amx_ref_kind kind, const char *name, const char *t
 static void weapon_slot_text(const state_data *st, int w, char *out, size_t n)
 {
     static const char *const slots[SLOTS] = { "PRIMARY", "SECONDARY", "TERTIARY" };
-    int at = snprintf(out, n, "%s", slots[w]);
-    for (int k = 0; k < WB_HIDESHOW; k++)
-        if (st->weapon[k][w].name && at > 0 && (size_t)at < n)
-            at += snprintf(out + at, n - (size_t)at, " %.280s", st->weapon[k][w].name);
+    /* by hand, not snprintf: a state's three slots cost 40 M instructions a Zero Hour mod so */
+    size_t at = strlen(slots[w]);
+    memcpy(out, slots[w], at + 1);
+    for (int k = 0; k < WB_HIDESHOW; k++) {
+        const char *name = st->weapon[k][w].name;
+        size_t len = name ? strnlen(name, 280) : 0;
+        if (!name || at + 1 + len + 1 > n)
+            continue;
+        out[at++] = ' ';
+        memcpy(out + at, name, len);
+        at += len;
+        out[at] = '\0';
+    }
 }
 
 static bool is_none(const char *n) { return strcasecmp(n, "None") == 0; }
@@ -791,6 +800,11 @@ static void state_refs(ini_state *s, const state_data *st)
                 NULL);
     for (int w = 0; w < SLOTS; w++) {
         char slot[1200];
+        bool any = false;
+        for (int k = 0; k < WB_KINDS; k++)
+            any |= st->weapon[k][w].name != NULL;
+        if (!any)
+            continue;
         weapon_slot_text(st, w, slot, sizeof slot);
         for (int k = 0; k < WB_KINDS; k++)
             if (st->weapon[k][w].name)
@@ -1837,18 +1851,17 @@ static bool bfme_dialect(const uint8_t *data, size_t len)
      * stops the load (INI::load, initFromINIMulti throw on an unknown token), so no Zero Hour
      * file that loads has one. BFME files without another mark have them (a RotWK mod's FXList
      * file: "//End" lines of commented-out blocks were read as blocks). */
-    bool line_start = true;
-    for (size_t i = 0; i < len; i++) {
-        uint8_t c = data[i];
-        if (c == '\n') {
-            line_start = true;
-        } else if (line_start && (c == ' ' || c == '\t' || c == '\r')) {
-            continue;
-        } else {
-            if (line_start && c == '/' && i + 1 < len && data[i + 1] == '/')
-                return true;
-            line_start = false;
-        }
+    /* line by line with memchr: a byte-by-byte walk cost 150 M instructions on a Zero Hour
+     * mod's 17 MB, a quarter of its decoding */
+    for (const uint8_t *p = data, *end = data + len; p < end;) {
+        while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+            p++;
+        if (end - p >= 2 && p[0] == '/' && p[1] == '/')
+            return true;
+        const uint8_t *nl = p < end ? memchr(p, '\n', (size_t)(end - p)) : NULL;
+        if (!nl)
+            break;
+        p = nl + 1;
     }
     return false;
 }
