@@ -143,6 +143,9 @@ static const amx_code_info code_table[AMX_CODE_COUNT] = {
     [AMX_C_XML_NOT_LISTED] = { "XML_NOT_LISTED", AMX_SEV_WARNING,
         "an XML file holds game objects of the kinds a list file's files hold (GameObjectFiles.xml, HardPointDataFiles.xml, ...), but no list file names it: the game never loads it",
         "Empire at War loads only the XML files its list files name: add a <File> entry for it to the list the message names, or delete the file if it is a leftover (its other findings are about objects the game does not load)." },
+    [AMX_C_DUPLICATE_OBJECT] = { "DUPLICATE_OBJECT", AMX_SEV_WARNING,
+        "a game object name is defined twice in the files GameObjectFiles.xml loads (or a file is listed twice)",
+        "The engine asserts (\"defined multiple times\") and uses only one of the definitions, so changes to the other do nothing: rename one object, or remove the copy or the second <File> line." },
 };
 
 const amx_code_info *amx_code_get(amx_code code)

@@ -46,7 +46,7 @@ typedef struct listed_type {
 
 typedef struct lists_ctx {
     linker *l;
-    sqlite3_stmt *lists, *entries, *types, *candidates;
+    sqlite3_stmt *lists, *entries, *types, *candidates, *entry_lines, *objects;
     list_file *all;           /* every list file of the index */
     size_t n_all, cap_all;
     char **listed;            /* the lkeys the root's lists name, sorted */
@@ -230,6 +230,200 @@ static int judge(lists_ctx *c, const size_t *eff, size_t n_eff, int64_t file_id,
     return link_add_finding(c->l, file_id, "lists", AMX_C_XML_NOT_LISTED, -1, "file", msg);
 }
 
+/* ---- the game object files: each object once, each path short enough ---- */
+
+/* Where a game object name is first defined among the files GameObjectFiles.xml loads. */
+typedef struct first_def {
+    char *key;                /* the name, upper-cased (game_objects.name_key); NULL: empty */
+    int64_t file_id, root_id, line;
+    char *where;              /* "PATH:LINE" */
+} first_def;
+
+typedef struct def_table {
+    first_def *e;
+    size_t cap, n;            /* cap: 0 or a power of two, at least twice n */
+} def_table;
+
+static void def_table_free(def_table *t)
+{
+    for (size_t i = 0; i < t->cap; i++) {
+        free(t->e[i].key);
+        free(t->e[i].where);
+    }
+    free(t->e);
+    *t = (def_table){ 0 };
+}
+
+/* The entry of `key`, or where it goes (its key NULL); NULL out of memory. */
+static first_def *def_slot(def_table *t, const char *key)
+{
+    if (2 * (t->n + 1) > t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 1024;
+        first_def *e = calloc(cap, sizeof *e);
+        if (!e)
+            return NULL;
+        for (size_t i = 0; i < t->cap; i++) {
+            if (!t->e[i].key)
+                continue;
+            size_t h = (size_t)amx_hash(t->e[i].key, strlen(t->e[i].key)) & (cap - 1);
+            while (e[h].key)
+                h = (h + 1) & (cap - 1);
+            e[h] = t->e[i];
+        }
+        free(t->e);
+        t->e = e;
+        t->cap = cap;
+    }
+    size_t h = (size_t)amx_hash(key, strlen(key)) & (t->cap - 1);
+    while (t->e[h].key && strcmp(t->e[h].key, key) != 0)
+        h = (h + 1) & (t->cap - 1);
+    return &t->e[h];
+}
+
+/* One object of a loaded file against the names defined before it: DUPLICATE_OBJECT on the
+ * definition that is the root's (the later one when both are). */
+static int one_object(lists_ctx *c, def_table *t, int64_t root, const file_hit *g,
+                      const char *list_path)
+{
+    sqlite3_stmt *s = c->objects;
+    const char *name = col_or(s, 0, ""), *key = col_or(s, 1, ""), *type = col_or(s, 2, "");
+    int64_t line = sqlite3_column_int64(s, 3);
+    first_def *d = def_slot(t, key);
+    if (!d)
+        return -1;
+    char where[1100];
+    snprintf(where, sizeof where, "%.1000s:%lld", g->path, (long long)line);
+    if (!d->key) {
+        if (!(d->key = strdup(key)) || !(d->where = strdup(where)))
+            return -1;
+        d->file_id = g->id;
+        d->root_id = g->root_id;
+        d->line = line;
+        t->n++;
+        return 0;
+    }
+    char ctx[400], msg[3000];
+    snprintf(ctx, sizeof ctx, "%.100s '%.250s', line %lld", type, name, (long long)line);
+    if (g->root_id == root) {
+        snprintf(msg, sizeof msg, "game object '%.250s' is defined again: first at %.1000s, in a "
+                 "file %.300s loads before this one. The engine asserts (\"defined multiple "
+                 "times\") and uses one of the two: rename one, or remove the copy", name,
+                 d->where, list_path);
+        return link_add_finding(c->l, g->id, "lists", AMX_C_DUPLICATE_OBJECT, -1, ctx, msg);
+    }
+    if (d->root_id == root) {
+        snprintf(ctx, sizeof ctx, "%.100s '%.250s', line %lld", type, name, (long long)d->line);
+        snprintf(msg, sizeof msg, "game object '%.250s' is defined again at %.1000s, in a file "
+                 "%.300s loads after this one. The engine asserts (\"defined multiple times\") "
+                 "and uses one of the two: rename one, or remove the copy", name, where,
+                 list_path);
+        return link_add_finding(c->l, d->file_id, "lists", AMX_C_DUPLICATE_OBJECT, -1, ctx, msg);
+    }
+    return 0;
+}
+
+/* GameObjectFiles.xml of the root's stack, as the game reads it (ModVerify,
+ * GameObjectTypeGameManager.Initialization.cs): an entry whose path .\DATA\XML\<entry> is longer
+ * than 127 characters crashes the game at start (REFERENCE_PATH_TOO_LONG); a file listed twice,
+ * and a game object name defined twice in the files it loads, are the engine's "defined multiple
+ * times" assertion (DUPLICATE_OBJECT). */
+static int object_files(lists_ctx *c, int64_t root, const size_t *eff, size_t n_eff)
+{
+    static const char prefix[] = ".\\DATA\\XML\\"; /* what the game opens: 11 characters */
+    enum { MAX_PATH_CHARS = 127 };
+    const list_file *L = NULL;
+    for (size_t e = 0; e < n_eff && !L; e++)
+        if (strcmp(c->all[eff[e]].lkey, "DATA/XML/GAMEOBJECTFILES.XML") == 0)
+            L = &c->all[eff[e]];
+    if (!L)
+        return 0;
+    bool list_here = L->root_id == root;
+    /* the entries, in order, read first (the checks run other statements) */
+    typedef struct entry { char *name; int64_t line; } entry;
+    entry *es = NULL;
+    size_t n = 0, cap = 0;
+    int err = 0, rc;
+    sqlite3_stmt *s = c->entry_lines;
+    sqlite3_bind_int64(s, 1, L->id);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (!amx__grow((void **)&es, &cap, n, sizeof *es) ||
+            !(es[n].name = strdup(col_or(s, 0, "")))) {
+            err = 1;
+            break;
+        }
+        es[n++].line = sqlite3_column_int64(s, 1);
+    }
+    sqlite3_reset(s);
+    if (!err && rc != SQLITE_DONE)
+        err = 1;
+    def_table defs = { 0 };
+    def_table files = { 0 }; /* the files loaded so far, by id: "ID" -> the entry's line */
+    for (size_t i = 0; i < n && !err; i++) {
+        char ctx[300], msg[1500], lkey[AMX_LKEY_MAX];
+        size_t chars = sizeof prefix - 1 + strlen(es[i].name);
+        if (chars > MAX_PATH_CHARS) {
+            if (list_here) {
+                snprintf(ctx, sizeof ctx, "File, line %lld", (long long)es[i].line);
+                snprintf(msg, sizeof msg, "the game opens %s%.400s, %zu characters, and accepts "
+                         "at most %d for a game object file: it crashes at start (the engine's "
+                         "assertion, a crash in a release build)", prefix, es[i].name, chars,
+                         MAX_PATH_CHARS);
+                err = link_add_finding(c->l, L->id, "lists", AMX_C_REFERENCE_PATH_TOO_LONG, -1,
+                                       ctx, msg) != 0;
+            }
+            continue;
+        }
+        file_hit g;
+        int f = amx__xml_file_lkey(es[i].name, lkey) ? link_file_at(c->l, lkey, root, &g) : 0;
+        if (f < 0) {
+            err = 1;
+            break;
+        }
+        if (!f)
+            continue;
+        char id[32];
+        snprintf(id, sizeof id, "%lld", (long long)g.id);
+        first_def *seen = def_slot(&files, id);
+        if (!seen) {
+            err = 1;
+            break;
+        }
+        if (seen->key) {
+            if (list_here) {
+                snprintf(ctx, sizeof ctx, "File, line %lld", (long long)es[i].line);
+                snprintf(msg, sizeof msg, "%.400s is listed again (first at line %lld): every "
+                         "game object of it is defined twice, which the engine asserts "
+                         "(\"defined multiple times\"); remove one of the lines", es[i].name,
+                         (long long)seen->line);
+                err = link_add_finding(c->l, L->id, "lists", AMX_C_DUPLICATE_OBJECT, -1, ctx,
+                                       msg) != 0;
+            }
+            continue;
+        }
+        if (!(seen->key = strdup(id))) {
+            err = 1;
+            break;
+        }
+        seen->line = es[i].line;
+        files.n++;
+        s = c->objects;
+        sqlite3_bind_int64(s, 1, g.id);
+        /* the file's objects are read through while the table is written: one_object runs no
+         * statement but the plan's */
+        while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW)
+            err = one_object(c, &defs, root, &g, L->path) != 0;
+        sqlite3_reset(s);
+        if (!err && rc != SQLITE_DONE)
+            err = 1;
+    }
+    def_table_free(&defs);
+    def_table_free(&files);
+    for (size_t i = 0; i < n; i++)
+        free(es[i].name);
+    free(es);
+    return err ? -1 : 0;
+}
+
 static int judge_root(lists_ctx *c, int64_t root)
 {
     size_t eff[MAX_LIST_FILES], n_eff;
@@ -238,6 +432,8 @@ static int judge_root(lists_ctx *c, int64_t root)
         return -1;
     if (!n_eff)
         return 0;
+    if (object_files(c, root, eff, n_eff))
+        return -1;
     /* the root's XML files with game objects, lists left out (read first: judging runs other
      * statements of this connection) */
     typedef struct cand { int64_t id; char *lkey, *path; } cand;
@@ -288,6 +484,9 @@ static const char *const lists_sql[] = {
     "SELECT xml_lists FROM link_state",
     "DELETE FROM findings WHERE origin = 'lists'",
     "UPDATE link_state SET xml_lists = 0",
+    "SELECT name, coalesce(line, 0) FROM refs WHERE file_id = ?1 AND kind = 'xml-file' "
+    "ORDER BY id",
+    "SELECT name, name_key, type, line FROM game_objects WHERE file_id = ?1 ORDER BY line, id",
 };
 
 int bind_xml_lists(linker *l)
@@ -301,7 +500,7 @@ int bind_xml_lists(linker *l)
     if (!err)
         sqlite3_reset(st[4]);
     lists_ctx c = { .l = l, .lists = st[0], .entries = st[1], .types = st[2],
-                    .candidates = st[3] };
+                    .candidates = st[3], .entry_lines = st[7], .objects = st[8] };
     if (!err && dirty && !(c.type_slot = calloc(TYPE_SLOTS, sizeof *c.type_slot)))
         err = 1;
     if (!err && dirty)

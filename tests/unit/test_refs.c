@@ -640,8 +640,11 @@ static void test_xml_file_lists(void)
     CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'REFERENCE_UNUSABLE' AND "
                        "context = 'File, line 7' AND message LIKE '%%which is not XML%%'"), 1);
     CHECK_STR(ini_finding(db, list, "REFERENCE_NOT_FOUND", 8), "info");
+    /* lines 3 and 4 name one file: it is loaded twice (test_xml_duplicate_objects) */
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'DUPLICATE_OBJECT' AND "
+                       "context = 'File, line 4'"), 1);
     CHECK_EQ(q_int(db, "SELECT count(*) FROM findings i JOIN files f ON f.id = i.file_id WHERE "
-                       "f.path LIKE '%%GameObjectFiles.xml'"), 4);
+                       "f.path LIKE '%%GameObjectFiles.xml'"), 5);
     /* with the game as a base layer: its file is found, the missing ones are errors */
     scan(db, "Mod", "Game");
     CHECK_STR(resolution(db, list, "Base_Units.xml"), "found Data/XML/Base_Units.xml");
@@ -785,6 +788,69 @@ static void test_xml_not_listed(void)
     CHECK_EQ(amx_scan(db, &o, NULL, err, sizeof err), AMX_OK);
     CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'XML_NOT_LISTED'"), 0);
 
+    amx_db_close(db);
+}
+
+/* The game object files GameObjectFiles.xml loads, as the game reads them (ModVerify's engine
+ * model, GameObjectTypeGameManager.Initialization.cs): a name defined twice (any case), and a
+ * file listed twice, are the engine's "defined multiple times" assertion; a path .\DATA\XML\...
+ * of more than 127 characters crashes the game at start. A definition in a base layer counts
+ * against the mod's; the finding goes on the mod's definition. */
+static void test_xml_duplicate_objects(void)
+{
+    fresh();
+    put_bytes("Mod/Data/XML/A.xml", "<?xml version=\"1.0\"?>\n<Units>\n"          /* 1-2 */
+                                    "  <SpaceUnit Name=\"Ship\"/>\n"                 /* 3 */
+                                    "  <SpaceUnit Name=\"Only_A\"/>\n</Units>\n");  /* 4 */
+    put_bytes("Mod/Data/XML/B.xml", "<?xml version=\"1.0\"?>\n<Units>\n"
+                                    "  <SpaceUnit Name=\"Only_B\"/>\n"               /* 3 */
+                                    "  <UniqueUnit Name=\"SHIP\"/>\n</Units>\n");   /* 4 */
+    char longname[200];
+    memset(longname, 'x', 113);
+    memcpy(longname + 113, ".xml", 5); /* .\DATA\XML\ + 117 characters = 128 */
+    char list[1200];
+    snprintf(list, sizeof list, "<?xml version=\"1.0\"?>\n<Game_Object_Files>\n"   /* 1-2 */
+             "  <File>A.xml</File>\n"                                                /* 3 */
+             "  <File>B.xml</File>\n"                                                /* 4 */
+             "  <File>a.XML</File>\n"                                                /* 5 */
+             "  <File>%s</File>\n"                                                   /* 6 */
+             "</Game_Object_Files>\n", longname);
+    put_bytes("Mod/Data/XML/GameObjectFiles.xml", list);
+    amx_db *db = open_db();
+    scan(db, "Mod", NULL);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'DUPLICATE_OBJECT'"), 2);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings i JOIN files f ON f.id = i.file_id WHERE "
+                       "i.code = 'DUPLICATE_OBJECT' AND f.path = 'Data/XML/B.xml' AND "
+                       "i.severity = 'warning' AND i.context = 'UniqueUnit ''SHIP'', line 4' AND "
+                       "i.message LIKE 'game object ''SHIP'' is defined again: first at "
+                       "Data/XML/A.xml:3, in a file Data/XML/GameObjectFiles.xml loads before "
+                       "this one.%%'"), 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings i JOIN files f ON f.id = i.file_id WHERE "
+                       "i.code = 'DUPLICATE_OBJECT' AND f.path = 'Data/XML/GameObjectFiles.xml' "
+                       "AND i.context = 'File, line 5' AND i.message LIKE 'a.XML is listed again "
+                       "(first at line 3)%%'"), 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'REFERENCE_PATH_TOO_LONG' AND "
+                       "context = 'File, line 6' AND message LIKE '%%, 128 characters, and "
+                       "accepts at most 127%%'"), 1);
+    /* the copy goes: no duplicate left */
+    put_bytes("Mod/Data/XML/B.xml", "<?xml version=\"1.0\"?>\n<Units>\n"
+                                    "  <SpaceUnit Name=\"Only_B\"/>\n</Units>\n");
+    scan(db, "Mod", NULL);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'DUPLICATE_OBJECT' AND "
+                       "context LIKE 'UniqueUnit%%'"), 0);
+    /* a base layer's file the mod's list loads after the mod's own: the mod's is reported */
+    put_bytes("Game/Data/XML/Base.xml", "<?xml version=\"1.0\"?>\n<Units>\n"
+                                        "  <SpaceUnit Name=\"Only_B\"/>\n</Units>\n");
+    put_bytes("Mod/Data/XML/GameObjectFiles.xml", "<?xml version=\"1.0\"?>\n"
+              "<Game_Object_Files>\n  <File>B.xml</File>\n  <File>Base.xml</File>\n"
+              "</Game_Object_Files>\n");
+    scan(db, "Mod", "Game");
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings i JOIN files f ON f.id = i.file_id WHERE "
+                       "i.code = 'DUPLICATE_OBJECT' AND f.path = 'Data/XML/B.xml' AND "
+                       "i.context = 'SpaceUnit ''Only_B'', line 3' AND i.message LIKE '%%defined "
+                       "again at Data/XML/Base.xml:3, in a file Data/XML/GameObjectFiles.xml "
+                       "loads after this one.%%'"), 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'DUPLICATE_OBJECT'"), 1);
     amx_db_close(db);
 }
 
@@ -1799,6 +1865,7 @@ int main(void)
     test_run("test_relink_what_changed", test_relink_what_changed);
     test_run("test_xml_file_lists", test_xml_file_lists);
     test_run("test_xml_not_listed", test_xml_not_listed);
+    test_run("test_xml_duplicate_objects", test_xml_duplicate_objects);
     test_run("test_sage_ini", test_sage_ini);
     test_run("test_sage_weapon_slot", test_sage_weapon_slot);
     test_run("test_sage_name_length", test_sage_name_length);

@@ -100,6 +100,7 @@ typedef enum amx_code {
     AMX_C_LINK_NOT_FOLLOWED,
     AMX_C_REFERENCE_UNUSABLE,
     AMX_C_XML_NOT_LISTED,
+    AMX_C_DUPLICATE_OBJECT,
     AMX_CODE_COUNT
 } amx_code;
 
