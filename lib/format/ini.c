@@ -26,7 +26,7 @@
  * lengths and references are bounded, and every problem is a finding with the line.
  */
 #include "common/grow.h"
-#include "common/hash.h"
+#include "common/str_table.h"
 #include "decoder.h"
 #include "animidx/text.h"
 
@@ -100,20 +100,6 @@ static void state_copy(state_data *dst, const state_data *src)
                                          sizeof *dst->subobj);
 }
 
-/* An open-addressed table of owned strings, each with an optional owned value: the file's
- * reference keys, a draw module's condition flag sets, the #define macros (compared without
- * case). Look-ups cost the same however many entries there are (a file may hold thousands of
- * macros and states; a list searched for each name was quadratic). */
-typedef struct str_entry {
-    char *key, *value;        /* key NULL: the slot is empty */
-    size_t hash, len;         /* the key's hash_bytes and length */
-} str_entry;
-
-typedef struct str_table {
-    str_entry *e;
-    size_t cap, n;            /* cap: 0 or a power of two, at least twice n */
-    bool fold;                /* keys compare without case */
-} str_table;
 
 /* The SAGE game a tree is declared for ([root PATH] game = generals | zh: amx_decode_opts.game),
  * or none: then the dialect is told from each file (bfme_dialect) and the engine rules are Zero
@@ -157,7 +143,7 @@ typedef struct ini_state {
     const char *module;
     bool has_default;
     size_t module_states;     /* condition states of the module (not transitions) */
-    str_table flag_sets;      /* the module's condition flag sets, for duplicates */
+    amx__str_table flag_sets; /* the module's condition flag sets, for duplicates */
     char *ignored_flags;      /* the module's IgnoreConditionStates (a flag_set), or NULL */
     uint32_t ignored_line;
     state_data *def, *cur;    /* the default state; the state being read */
@@ -175,8 +161,8 @@ typedef struct ini_state {
     size_t model_pick_left;    /* of MODEL_PICK_BUDGET */
     bool model_pick_over;      /* MODEL_PICK_BUDGET reached (said once) */
     /* references, one per distinct (kind, name, model) in the file */
-    str_table seen;
-    str_table defines;        /* #define NAME VALUE (fold) */
+    amx__str_table seen;
+    amx__str_table defines;   /* #define NAME VALUE (fold) */
     bool defines_over_limit;  /* MAX_DEFINES reached (said once) */
     bool continuing;          /* the line read is cut: its rest comes as the next line */
     bool include_in_block;    /* an #include inside a block (its text may close the block) */
@@ -185,97 +171,6 @@ typedef struct ini_state {
     bool oom;
 } ini_state;
 
-/* The hash of p[0..n) (upper-cased when fold), seeded per process (common/hash.h). */
-static size_t hash_bytes(const char *p, size_t n, bool fold)
-{
-    return (size_t)(fold ? amx__hash_upper(p, n) : amx_hash(p, n));
-}
-
-/* The slot of the key p[0..n) of hash h in t, or of the empty slot where it would go
- * (t->cap > 0). */
-static size_t str_table_slot(const str_table *t, const char *p, size_t n, size_t h)
-{
-    size_t i = h & (t->cap - 1);
-    for (; t->e[i].key; i = (i + 1) & (t->cap - 1)) {
-        const str_entry *e = &t->e[i];
-        if (e->hash == h && e->len == n &&
-            (t->fold ? strncasecmp(e->key, p, n) : memcmp(e->key, p, n)) == 0)
-            break;
-    }
-    return i;
-}
-
-/* The entry of the key p[0..n): its slot, or SIZE_MAX when it is not there. */
-static size_t str_table_find(const str_table *t, const char *p, size_t n)
-{
-    if (!t->n)
-        return SIZE_MAX;
-    size_t i = str_table_slot(t, p, n, hash_bytes(p, n, t->fold));
-    return t->e[i].key ? i : SIZE_MAX;
-}
-
-/* The slot of the key p[0..n) with room made for one more entry: the key's entry, or the empty
- * slot where str_table_set puts it (its hash in *hash: each key is hashed once, and moved
- * without hashing when the table grows). SIZE_MAX when out of memory. */
-static size_t str_table_seek(str_table *t, const char *p, size_t n, size_t *hash)
-{
-    if ((t->n + 1) * 2 > t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 64;
-        str_entry *e = calloc(cap, sizeof *e);
-        if (!e)
-            return SIZE_MAX;
-        for (size_t i = 0; i < t->cap; i++) {
-            if (!t->e[i].key)
-                continue;
-            size_t j = t->e[i].hash & (cap - 1);
-            while (e[j].key)
-                j = (j + 1) & (cap - 1);
-            e[j] = t->e[i];
-        }
-        free(t->e);
-        t->e = e;
-        t->cap = cap;
-    }
-    *hash = hash_bytes(p, n, t->fold);
-    return str_table_slot(t, p, n, *hash);
-}
-
-/* Puts `key` (n bytes, owned by the table from now on) and `value` (owned, may be NULL) in the
- * empty slot i that str_table_seek gave for it. */
-static void str_table_set(str_table *t, size_t i, char *key, size_t n, size_t hash, char *value)
-{
-    t->e[i] = (str_entry){ .key = key, .value = value, .hash = hash, .len = n };
-    t->n++;
-}
-
-/* Empties the table; its memory is kept unless it is much larger than what it held (so that
- * emptying it costs what filling it did). */
-static void str_table_clear(str_table *t)
-{
-    if (t->cap > 64 && t->cap > 8 * t->n) {
-        for (size_t i = 0; i < t->cap; i++) {
-            free(t->e[i].key);
-            free(t->e[i].value);
-        }
-        free(t->e);
-        *t = (str_table){ .fold = t->fold };
-        return;
-    }
-    for (size_t i = 0; i < t->cap && t->n; i++)
-        if (t->e[i].key) {
-            free(t->e[i].key);
-            free(t->e[i].value);
-            t->e[i] = (str_entry){ 0 };
-            t->n--;
-        }
-}
-
-static void str_table_free(str_table *t)
-{
-    str_table_clear(t);
-    free(t->e);
-    *t = (str_table){ 0 };
-}
 
 /* ---- probe ---- */
 
@@ -484,7 +379,7 @@ static bool tok_is_ci(tok t, const char *w)
 /* A name token with #define macros applied (BFME; names compare upper-cased). */
 static tok expand(ini_state *s, tok t)
 {
-    size_t h = str_table_find(&s->defines, t.p, t.n);
+    size_t h = amx__str_table_find(&s->defines, t.p, t.n);
     if (h == SIZE_MAX)
         return t;
     return (tok){ s->defines.e[h].value, strlen(s->defines.e[h].value) };
@@ -633,16 +528,10 @@ static void add_object(ini_state *s, const char *type, tok name, const tok *pare
 /* True the first time `key` is seen in the file. */
 static bool first_time(ini_state *s, const char *key)
 {
-    size_t n = strlen(key), h, i = str_table_seek(&s->seen, key, n, &h);
-    if (i != SIZE_MAX && s->seen.e[i].key)
-        return false;
-    char *k = i != SIZE_MAX ? amx_strndup(key, n) : NULL;
-    if (!k) {
+    bool added;
+    if (amx__str_table_add(&s->seen, key, strlen(key), NULL, &added) == SIZE_MAX)
         s->oom = true;
-        return false;
-    }
-    str_table_set(&s->seen, i, k, n, h, NULL);
-    return true;
+    return added;
 }
 
 /* `n` bytes at most of `a` (NULL: none), upper-cased, at out; returns the bytes written */
@@ -923,7 +812,7 @@ static void check_ignored(ini_state *s, const char *set)
 /* Adds a condition flag set to the module's; false (and INI_MALFORMED) when it is there. */
 static bool add_flag_set(ini_state *s, char *set)
 {
-    size_t n = strlen(set), h, i = str_table_seek(&s->flag_sets, set, n, &h);
+    size_t n = strlen(set), h, i = amx__str_table_seek(&s->flag_sets, set, n, &h);
     if (i == SIZE_MAX) {
         free(set);
         s->oom = true;
@@ -935,7 +824,7 @@ static bool add_flag_set(ini_state *s, char *set)
         free(set);
         return false;
     }
-    str_table_set(&s->flag_sets, i, set, n, h, NULL);
+    amx__str_table_set(&s->flag_sets, i, set, n, h, NULL);
     return true;
 }
 
@@ -1041,7 +930,7 @@ static void bfme_module_refs(ini_state *s)
 static void end_module(ini_state *s)
 {
     bfme_module_refs(s);
-    str_table_clear(&s->flag_sets);
+    amx__str_table_clear(&s->flag_sets);
     free(s->ignored_flags);
     s->ignored_flags = NULL;
     s->module = NULL;
@@ -1455,14 +1344,14 @@ static void on_define(ini_state *s)
         s->oom = true;
         return;
     }
-    size_t n = strlen(name), h, i = str_table_seek(&s->defines, name, n, &h);
+    size_t n = strlen(name), h, i = amx__str_table_seek(&s->defines, name, n, &h);
     if (i == SIZE_MAX) {
         free(name);
         free(value);
         s->oom = true;
         return;
     }
-    str_entry *e = &s->defines.e[i];
+    amx__str_entry *e = &s->defines.e[i];
     if (!e->key && s->defines.n >= MAX_DEFINES) {
         free(name);
         free(value);
@@ -1482,7 +1371,7 @@ static void on_define(ini_state *s)
         e->value = value;
         return;
     }
-    str_table_set(&s->defines, i, name, n, h, value);
+    amx__str_table_set(&s->defines, i, name, n, h, value);
 }
 
 /* Top-level blocks whose fields are all one line (the engine's parse tables for them open no
@@ -1821,10 +1710,10 @@ static void free_state(ini_state *s)
 {
     free(s->objects);
     free(s->states);
-    str_table_free(&s->flag_sets);
+    amx__str_table_free(&s->flag_sets);
     free(s->ignored_flags);
-    str_table_free(&s->seen);
-    str_table_free(&s->defines);
+    amx__str_table_free(&s->seen);
+    amx__str_table_free(&s->defines);
     free(s->def);
     free(s->cur);
     for (size_t i = 0; i < s->n_mstates; i++)

@@ -21,7 +21,7 @@
 #include "resolve/resolve.h"
 
 #include "common/grow.h"
-#include "common/hash.h"
+#include "common/str_table.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +29,7 @@
 
 /* Bounds (a tree may be hostile): a stack with more list files than this is not judged; element
  * types past MAX_TYPES are not counted (a file of those only is then not judged). */
-enum { MAX_LIST_FILES = 64, MAX_TYPES = 4096, TYPE_SLOTS = 2 * MAX_TYPES, MAX_TYPES_SAID = 4 };
+enum { MAX_LIST_FILES = 64, MAX_TYPES = 4096, MAX_TYPES_SAID = 4 };
 
 typedef struct list_file {
     int64_t id, root_id;
@@ -37,52 +37,26 @@ typedef struct list_file {
     char path[512];
 } list_file;
 
-/* An element type of the objects of the files a root's list files name: how many files each
- * list names hold it. */
+/* An element type of the objects of the files a root's list files name (the value of its entry
+ * in lists_ctx.type_counts): how many files each list names hold it. */
 typedef struct listed_type {
-    char *type;
     int64_t files[MAX_LIST_FILES]; /* by the root's list (its index in eff) */
 } listed_type;
 
 typedef struct lists_ctx {
     linker *l;
-    sqlite3_stmt *lists, *entries, *types, *candidates, *entry_lines, *objects;
+    sqlite3_stmt *lists, *entries, *types, *candidates, *objects;
     list_file *all;           /* every list file of the index */
     size_t n_all, cap_all;
-    char **listed;            /* the lkeys the root's lists name, sorted */
-    size_t n_listed, cap_listed;
-    listed_type *types_of;    /* the element types of the listed files */
-    size_t n_types, cap_types;
-    uint16_t *type_slot;      /* TYPE_SLOTS: 1 + the index of a type in types_of, by hash */
+    amx__str_table listed;    /* the lkeys the root's lists name */
+    amx__str_table type_counts; /* element type -> listed_type */
 } lists_ctx;
 
-static int cmp_str(const void *a, const void *b)
+/* The type's counts, or NULL. */
+static const listed_type *type_named(const lists_ctx *c, const char *type)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void clear_root(lists_ctx *c)
-{
-    for (size_t i = 0; i < c->n_listed; i++)
-        free(c->listed[i]);
-    c->n_listed = 0;
-    for (size_t i = 0; i < c->n_types; i++)
-        free(c->types_of[i].type);
-    c->n_types = 0;
-    if (c->type_slot)
-        memset(c->type_slot, 0, TYPE_SLOTS * sizeof *c->type_slot);
-}
-
-/* The type's entry, or NULL; *slot: where it is or would go. */
-static listed_type *type_named(lists_ctx *c, const char *type, size_t *slot)
-{
-    size_t h = (size_t)amx_hash(type, strlen(type)) & (TYPE_SLOTS - 1);
-    for (; c->type_slot[h]; h = (h + 1) & (TYPE_SLOTS - 1))
-        if (strcmp(c->types_of[c->type_slot[h] - 1].type, type) == 0)
-            break;
-    if (slot)
-        *slot = h;
-    return c->type_slot[h] ? &c->types_of[c->type_slot[h] - 1] : NULL;
+    size_t i = amx__str_table_find(&c->type_counts, type, strlen(type));
+    return i == SIZE_MAX ? NULL : c->type_counts.e[i].value;
 }
 
 /* The element types of the objects of file_id, counted for the root's list `li`. */
@@ -93,32 +67,27 @@ static int add_types(lists_ctx *c, int64_t file_id, size_t li)
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         const char *type = col_or(s, 0, "");
-        size_t slot;
-        listed_type *t = type_named(c, type, &slot);
-        if (!t && c->n_types == MAX_TYPES)
-            continue;
-        if (!t) {
-            if (!amx__grow((void **)&c->types_of, &c->cap_types, c->n_types,
-                           sizeof *c->types_of)) {
+        size_t i = amx__str_table_find(&c->type_counts, type, strlen(type));
+        if (i == SIZE_MAX) {
+            if (c->type_counts.n == MAX_TYPES)
+                continue;
+            listed_type *t = calloc(1, sizeof *t);
+            bool added;
+            if (!t || (i = amx__str_table_add(&c->type_counts, type, strlen(type), t, &added)) ==
+                          SIZE_MAX) {
+                free(t);
                 rc = SQLITE_NOMEM;
                 break;
             }
-            t = &c->types_of[c->n_types];
-            memset(t, 0, sizeof *t);
-            if (!(t->type = strdup(type))) {
-                rc = SQLITE_NOMEM;
-                break;
-            }
-            c->type_slot[slot] = (uint16_t)++c->n_types;
         }
-        t->files[li]++;
+        ((listed_type *)c->type_counts.e[i].value)->files[li]++;
     }
     sqlite3_reset(s);
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* The lists of root `root` (those the game finds from it) into c->listed, their files' types
- * into c->types_of; *n_eff their number, eff[] their indexes into c->all. */
+/* The lists of root `root` (those the game finds from it): the lkeys they name into c->listed,
+ * their files' types into c->type_counts; *n_eff their number, eff[] their indexes into c->all. */
 static int root_lists(lists_ctx *c, int64_t root, size_t *eff, size_t *n_eff)
 {
     *n_eff = 0;
@@ -139,36 +108,40 @@ static int root_lists(lists_ctx *c, int64_t root, size_t *eff, size_t *n_eff)
         }
     }
     for (size_t e = 0; e < *n_eff; e++) {
-        const list_file *L = &c->all[eff[e]];
+        /* the list's entries, read first (their files' types are read with another
+         * statement) */
+        char **mine = NULL;
+        size_t n = 0, cap = 0;
         sqlite3_stmt *s = c->entries;
-        sqlite3_bind_int64(s, 1, L->id);
+        sqlite3_bind_int64(s, 1, c->all[eff[e]].id);
         int rc;
-        size_t first = c->n_listed;
         while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
             char lkey[AMX_LKEY_MAX];
-            if (!amx__xml_file_lkey(col_or(s, 0, ""), lkey))
+            bool added;
+            size_t len = amx__xml_file_lkey(col_or(s, 0, ""), lkey);
+            if (!len)
                 continue;
-            if (!amx__grow((void **)&c->listed, &c->cap_listed, c->n_listed, sizeof *c->listed) ||
-                !(c->listed[c->n_listed] = strdup(lkey))) {
+            if (amx__str_table_add(&c->listed, lkey, len, NULL, &added) == SIZE_MAX ||
+                !amx__grow((void **)&mine, &cap, n, sizeof *mine) ||
+                !(mine[n] = amx_strndup(lkey, len))) {
                 rc = SQLITE_NOMEM;
                 break;
             }
-            c->n_listed++;
+            n++;
         }
         sqlite3_reset(s);
+        for (size_t k = 0; k < n && rc == SQLITE_DONE; k++) {
+            file_hit h;
+            int f = link_file_at(c->l, mine[k], root, &h);
+            if (f < 0 || (f && add_types(c, h.id, e)))
+                rc = SQLITE_ERROR;
+        }
+        for (size_t k = 0; k < n; k++)
+            free(mine[k]);
+        free(mine);
         if (rc != SQLITE_DONE)
             return -1;
-        for (size_t k = first; k < c->n_listed; k++) {
-            file_hit h;
-            int f = link_file_at(c->l, c->listed[k], root, &h);
-            if (f < 0)
-                return -1;
-            if (f && add_types(c, h.id, e))
-                return -1;
-        }
     }
-    if (c->n_listed)
-        qsort(c->listed, c->n_listed, sizeof *c->listed, cmp_str);
     return 0;
 }
 
@@ -188,8 +161,7 @@ static void entry_of(const char *path, const char *lkey, char *out, size_t n)
 static int judge(lists_ctx *c, const size_t *eff, size_t n_eff, int64_t file_id,
                  const char *lkey, const char *path)
 {
-    char *key = (char *)lkey;
-    if (bsearch(&key, c->listed, c->n_listed, sizeof *c->listed, cmp_str))
+    if (amx__str_table_find(&c->listed, lkey, strlen(lkey)) != SIZE_MAX)
         return 0;
     sqlite3_stmt *s = c->types;
     sqlite3_bind_int64(s, 1, file_id);
@@ -200,7 +172,8 @@ static int judge(lists_ctx *c, const size_t *eff, size_t n_eff, int64_t file_id,
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         int64_t count = sqlite3_column_int64(s, 1);
         objects += (size_t)count;
-        const listed_type *t = type_named(c, col_or(s, 0, ""), NULL);
+        const char *type = col_or(s, 0, "");
+        const listed_type *t = type_named(c, type);
         if (!t)
             continue;
         for (size_t e = 0; e < n_eff; e++)
@@ -210,7 +183,7 @@ static int judge(lists_ctx *c, const size_t *eff, size_t n_eff, int64_t file_id,
             }
         if (shown++ < MAX_TYPES_SAID && at < sizeof said)
             at += (size_t)snprintf(said + at, sizeof said - at, "%s%lld %.100s", at ? ", " : "",
-                                   (long long)count, t->type);
+                                   (long long)count, type);
     }
     sqlite3_reset(s);
     if (rc != SQLITE_DONE)
@@ -232,76 +205,37 @@ static int judge(lists_ctx *c, const size_t *eff, size_t n_eff, int64_t file_id,
 
 /* ---- the game object files: each object once, each path short enough ---- */
 
-/* Where a game object name is first defined among the files GameObjectFiles.xml loads. */
+/* Where a game object name is first defined among the files GameObjectFiles.xml loads (the
+ * value of its name's entry). */
 typedef struct first_def {
-    char *key;                /* the name, upper-cased (game_objects.name_key); NULL: empty */
     int64_t file_id, root_id, line;
-    char *where;              /* "PATH:LINE" */
+    char where[];             /* "PATH:LINE" */
 } first_def;
-
-typedef struct def_table {
-    first_def *e;
-    size_t cap, n;            /* cap: 0 or a power of two, at least twice n */
-} def_table;
-
-static void def_table_free(def_table *t)
-{
-    for (size_t i = 0; i < t->cap; i++) {
-        free(t->e[i].key);
-        free(t->e[i].where);
-    }
-    free(t->e);
-    *t = (def_table){ 0 };
-}
-
-/* The entry of `key`, or where it goes (its key NULL); NULL out of memory. */
-static first_def *def_slot(def_table *t, const char *key)
-{
-    if (2 * (t->n + 1) > t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 1024;
-        first_def *e = calloc(cap, sizeof *e);
-        if (!e)
-            return NULL;
-        for (size_t i = 0; i < t->cap; i++) {
-            if (!t->e[i].key)
-                continue;
-            size_t h = (size_t)amx_hash(t->e[i].key, strlen(t->e[i].key)) & (cap - 1);
-            while (e[h].key)
-                h = (h + 1) & (cap - 1);
-            e[h] = t->e[i];
-        }
-        free(t->e);
-        t->e = e;
-        t->cap = cap;
-    }
-    size_t h = (size_t)amx_hash(key, strlen(key)) & (t->cap - 1);
-    while (t->e[h].key && strcmp(t->e[h].key, key) != 0)
-        h = (h + 1) & (t->cap - 1);
-    return &t->e[h];
-}
 
 /* One object of a loaded file against the names defined before it: DUPLICATE_OBJECT on the
  * definition that is the root's (the later one when both are). */
-static int one_object(lists_ctx *c, def_table *t, int64_t root, const file_hit *g,
+static int one_object(lists_ctx *c, amx__str_table *defs, int64_t root, const file_hit *g,
                       const char *list_path)
 {
     sqlite3_stmt *s = c->objects;
     const char *name = col_or(s, 0, ""), *key = col_or(s, 1, ""), *type = col_or(s, 2, "");
     int64_t line = sqlite3_column_int64(s, 3);
-    first_def *d = def_slot(t, key);
-    if (!d)
-        return -1;
     char where[1100];
-    snprintf(where, sizeof where, "%.1000s:%lld", g->path, (long long)line);
-    if (!d->key) {
-        if (!(d->key = strdup(key)) || !(d->where = strdup(where)))
-            return -1;
-        d->file_id = g->id;
-        d->root_id = g->root_id;
-        d->line = line;
-        t->n++;
+    int wn = snprintf(where, sizeof where, "%.1000s:%lld", g->path, (long long)line);
+    first_def *mine = malloc(sizeof *mine + (size_t)wn + 1);
+    if (!mine)
+        return -1;
+    *mine = (first_def){ .file_id = g->id, .root_id = g->root_id, .line = line };
+    memcpy(mine->where, where, (size_t)wn + 1);
+    bool added;
+    size_t i = amx__str_table_add(defs, key, strlen(key), mine, &added);
+    if (!added)
+        free(mine);
+    if (i == SIZE_MAX)
+        return -1;
+    if (added)
         return 0;
-    }
+    const first_def *d = defs->e[i].value;
     char ctx[400], msg[3000];
     snprintf(ctx, sizeof ctx, "%.100s '%.250s', line %lld", type, name, (long long)line);
     if (g->root_id == root) {
@@ -343,7 +277,7 @@ static int object_files(lists_ctx *c, int64_t root, const size_t *eff, size_t n_
     entry *es = NULL;
     size_t n = 0, cap = 0;
     int err = 0, rc;
-    sqlite3_stmt *s = c->entry_lines;
+    sqlite3_stmt *s = c->entries;
     sqlite3_bind_int64(s, 1, L->id);
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         if (!amx__grow((void **)&es, &cap, n, sizeof *es) ||
@@ -356,8 +290,8 @@ static int object_files(lists_ctx *c, int64_t root, const size_t *eff, size_t n_
     sqlite3_reset(s);
     if (!err && rc != SQLITE_DONE)
         err = 1;
-    def_table defs = { 0 };
-    def_table files = { 0 }; /* the files loaded so far, by id: "ID" -> the entry's line */
+    amx__str_table defs = { 0 };  /* name_key -> first_def */
+    amx__str_table files = { 0 }; /* the files loaded so far: "ID" -> the entry's line */
     for (size_t i = 0; i < n && !err; i++) {
         char ctx[300], msg[1500], lkey[AMX_LKEY_MAX];
         size_t chars = sizeof prefix - 1 + strlen(es[i].name);
@@ -382,30 +316,30 @@ static int object_files(lists_ctx *c, int64_t root, const size_t *eff, size_t n_
         if (!f)
             continue;
         char id[32];
-        snprintf(id, sizeof id, "%lld", (long long)g.id);
-        first_def *seen = def_slot(&files, id);
-        if (!seen) {
+        int idn = snprintf(id, sizeof id, "%lld", (long long)g.id);
+        int64_t *first_line = malloc(sizeof *first_line);
+        bool added;
+        size_t at = first_line ? amx__str_table_add(&files, id, (size_t)idn, first_line, &added)
+                               : SIZE_MAX;
+        if (at == SIZE_MAX || !added)
+            free(first_line);
+        if (at == SIZE_MAX) {
             err = 1;
             break;
         }
-        if (seen->key) {
+        if (!added) {
             if (list_here) {
                 snprintf(ctx, sizeof ctx, "File, line %lld", (long long)es[i].line);
                 snprintf(msg, sizeof msg, "%.400s is listed again (first at line %lld): every "
                          "game object of it is defined twice, which the engine asserts "
                          "(\"defined multiple times\"); remove one of the lines", es[i].name,
-                         (long long)seen->line);
+                         (long long)*(int64_t *)files.e[at].value);
                 err = link_add_finding(c->l, L->id, "lists", AMX_C_DUPLICATE_OBJECT, -1, ctx,
                                        msg) != 0;
             }
             continue;
         }
-        if (!(seen->key = strdup(id))) {
-            err = 1;
-            break;
-        }
-        seen->line = es[i].line;
-        files.n++;
+        *first_line = es[i].line;
         s = c->objects;
         sqlite3_bind_int64(s, 1, g.id);
         /* the file's objects are read through while the table is written: one_object runs no
@@ -416,8 +350,8 @@ static int object_files(lists_ctx *c, int64_t root, const size_t *eff, size_t n_
         if (!err && rc != SQLITE_DONE)
             err = 1;
     }
-    def_table_free(&defs);
-    def_table_free(&files);
+    amx__str_table_free(&defs);
+    amx__str_table_free(&files);
     for (size_t i = 0; i < n; i++)
         free(es[i].name);
     free(es);
@@ -427,7 +361,8 @@ static int object_files(lists_ctx *c, int64_t root, const size_t *eff, size_t n_
 static int judge_root(lists_ctx *c, int64_t root)
 {
     size_t eff[MAX_LIST_FILES], n_eff;
-    clear_root(c);
+    amx__str_table_clear(&c->listed);
+    amx__str_table_clear(&c->type_counts);
     if (root_lists(c, root, eff, &n_eff))
         return -1;
     if (!n_eff)
@@ -470,43 +405,58 @@ static int judge_root(lists_ctx *c, int64_t root)
     return err ? -1 : 0;
 }
 
-static const char *const lists_sql[] = {
+/* The pass's statements, prepared only when the check is to run (lists_sql's order). */
+enum { Q_LISTS, Q_ENTRIES, Q_TYPES, Q_CANDIDATES, Q_OBJECTS, Q_FORGET, Q_DONE, Q_COUNT };
+
+static const char *const lists_sql[Q_COUNT] = {
     /* every list file of the index: an XML file with <File> entries */
-    "SELECT f.id, f.root_id, f.lkey, f.path FROM files f WHERE f.format = 'alamo-xml' AND "
-    "EXISTS (SELECT 1 FROM refs r WHERE r.file_id = f.id AND r.kind = 'xml-file') ORDER BY f.id",
-    "SELECT name FROM refs WHERE file_id = ?1 AND kind = 'xml-file' ORDER BY id",
-    "SELECT type, count(*) FROM game_objects WHERE file_id = ?1 GROUP BY type ORDER BY type",
+    [Q_LISTS] = "SELECT f.id, f.root_id, f.lkey, f.path FROM files f WHERE f.format = "
+                "'alamo-xml' AND EXISTS (SELECT 1 FROM refs r WHERE r.file_id = f.id AND "
+                "r.kind = 'xml-file') ORDER BY f.id",
+    /* a list's entries, in its order */
+    [Q_ENTRIES] = "SELECT name, coalesce(line, 0) FROM refs WHERE file_id = ?1 AND kind = "
+                  "'xml-file' ORDER BY id",
+    [Q_TYPES] = "SELECT type, count(*) FROM game_objects WHERE file_id = ?1 GROUP BY type "
+                "ORDER BY type",
     /* a root's XML files under DATA/XML/ with game objects, list files left out */
-    "SELECT f.id, f.lkey, f.path FROM files f WHERE f.root_id = ?1 AND f.format = 'alamo-xml' "
-    "AND f.lkey LIKE 'DATA/XML/%' AND EXISTS (SELECT 1 FROM game_objects o WHERE o.file_id = "
-    "f.id) AND NOT EXISTS (SELECT 1 FROM refs r WHERE r.file_id = f.id AND r.kind = 'xml-file') "
-    "ORDER BY f.path",
-    "SELECT xml_lists FROM link_state",
-    "DELETE FROM findings WHERE origin = 'lists'",
-    "UPDATE link_state SET xml_lists = 0",
-    "SELECT name, coalesce(line, 0) FROM refs WHERE file_id = ?1 AND kind = 'xml-file' "
-    "ORDER BY id",
-    "SELECT name, name_key, type, line FROM game_objects WHERE file_id = ?1 ORDER BY line, id",
+    [Q_CANDIDATES] = "SELECT f.id, f.lkey, f.path FROM files f WHERE f.root_id = ?1 AND "
+                     "f.format = 'alamo-xml' AND f.lkey LIKE 'DATA/XML/%' AND EXISTS (SELECT 1 "
+                     "FROM game_objects o WHERE o.file_id = f.id) AND NOT EXISTS (SELECT 1 FROM "
+                     "refs r WHERE r.file_id = f.id AND r.kind = 'xml-file') ORDER BY f.path",
+    [Q_OBJECTS] = "SELECT name, name_key, type, line FROM game_objects WHERE file_id = ?1 "
+                  "ORDER BY line, id",
+    [Q_FORGET] = "DELETE FROM findings WHERE origin = 'lists'",
+    [Q_DONE] = "UPDATE link_state SET xml_lists = 0",
 };
+
+/* Whether the check is to run (link_state.xml_lists): 1, 0, or -1 on an error. */
+static int lists_dirty(sqlite3 *h)
+{
+    sqlite3_stmt *s = NULL;
+    int dirty = -1;
+    if (sqlite3_prepare_v2(h, "SELECT xml_lists FROM link_state", -1, &s, NULL) == SQLITE_OK &&
+        sqlite3_step(s) == SQLITE_ROW)
+        dirty = sqlite3_column_int(s, 0) != 0;
+    sqlite3_finalize(s);
+    return dirty;
+}
 
 int bind_xml_lists(linker *l)
 {
-    enum { N = sizeof lists_sql / sizeof lists_sql[0] };
-    sqlite3_stmt *st[N] = { 0 };
+    int dirty = lists_dirty(l->h);
+    if (dirty <= 0)
+        return dirty;
+    sqlite3_stmt *st[Q_COUNT] = { 0 };
     int err = 0;
-    for (size_t i = 0; i < N && !err; i++)
+    for (size_t i = 0; i < Q_COUNT && !err; i++)
         err = sqlite3_prepare_v2(l->h, lists_sql[i], -1, &st[i], NULL) != SQLITE_OK;
-    bool dirty = !err && sqlite3_step(st[4]) == SQLITE_ROW && sqlite3_column_int(st[4], 0);
+    lists_ctx c = { .l = l, .lists = st[Q_LISTS], .entries = st[Q_ENTRIES],
+                    .types = st[Q_TYPES], .candidates = st[Q_CANDIDATES],
+                    .objects = st[Q_OBJECTS] };
     if (!err)
-        sqlite3_reset(st[4]);
-    lists_ctx c = { .l = l, .lists = st[0], .entries = st[1], .types = st[2],
-                    .candidates = st[3], .entry_lines = st[7], .objects = st[8] };
-    if (!err && dirty && !(c.type_slot = calloc(TYPE_SLOTS, sizeof *c.type_slot)))
-        err = 1;
-    if (!err && dirty)
-        err = amx__db_run(st[5]) != SQLITE_OK;
+        err = amx__db_run(st[Q_FORGET]) != SQLITE_OK;
     int rc = SQLITE_DONE;
-    while (!err && dirty && (rc = sqlite3_step(c.lists)) == SQLITE_ROW) {
+    while (!err && (rc = sqlite3_step(c.lists)) == SQLITE_ROW) {
         if (!amx__grow((void **)&c.all, &c.cap_all, c.n_all, sizeof *c.all)) {
             err = 1;
             break;
@@ -521,16 +471,14 @@ int bind_xml_lists(linker *l)
         sqlite3_reset(c.lists);
     if (!err && rc != SQLITE_DONE)
         err = 1;
-    for (size_t i = 0; i < l->root_count && !err && dirty && c.n_all; i++)
+    for (size_t i = 0; i < l->root_count && !err && c.n_all; i++)
         err = judge_root(&c, l->roots[i].id) != 0;
-    if (!err && dirty)
-        err = amx__db_run(st[6]) != SQLITE_OK;
-    clear_root(&c);
-    free(c.type_slot);
-    free(c.listed);
-    free(c.types_of);
+    if (!err)
+        err = amx__db_run(st[Q_DONE]) != SQLITE_OK;
+    amx__str_table_free(&c.listed);
+    amx__str_table_free(&c.type_counts);
     free(c.all);
-    for (size_t i = 0; i < N; i++)
+    for (size_t i = 0; i < Q_COUNT; i++)
         sqlite3_finalize(st[i]);
     return err ? -1 : 0;
 }
