@@ -19,8 +19,9 @@
  * The lexer is the engine's (INI.cpp readLine): a line ends at '\n' or after 1028 characters,
  * is cut at the first ';' (and, in the BFME dialect, "//" or "--"), bytes 1..31 are spaces;
  * tokens split on space, tab, CR, LF and '='. Block ends are "End" in any case. BFME adds
- * #define NAME VALUE (global, case-insensitive) and #include "path" (a reference, resolved by
- * the link pass; the included text is not read here: a decoder sees one file).
+ * #define NAME VALUE (global, case-insensitive) and #include "path": a reference, resolved by
+ * the link pass; with amx_decode_opts.read_include the text of one inside a block is read in
+ * place (a draw module's states kept in a fragment), and of one at the top level its #defines.
  *
  * Reads through the bounds-checked reader (reader.h); nesting, tokens per line, defines, list
  * lengths and references are bounded, and every problem is a finding with the line.
@@ -42,6 +43,10 @@
 #define MAX_LIST 256          /* animations, bones, sub-objects of one state */
 #define SLOTS 3               /* weapon slots: PRIMARY, SECONDARY, TERTIARY */
 #define W3D_NAME_CHARS 15     /* a W3D name field holds 16 bytes with its NUL */
+#define MAX_INCLUDE_DEPTH 16  /* #include files read in place, one inside another */
+#define MAX_INCLUDES_READ 1024 /* #include files read in place by one decode ... */
+#define INCLUDE_BYTES_MAX ((uint64_t)4 << 20) /* ... and their bytes together (a real file
+                                                * reads a few fragments of a few KB) */
 #define MODEL_PICK_BUDGET 4000000 /* BFME animation state x model state flag comparisons a file
                                    * (a real module has tens of each; past it, LIMIT_EXCEEDED) */
 
@@ -165,7 +170,24 @@ typedef struct ini_state {
     amx__str_table defines;   /* #define NAME VALUE (fold) */
     bool defines_over_limit;  /* MAX_DEFINES reached (said once) */
     bool continuing;          /* the line read is cut: its rest comes as the next line */
-    bool include_in_block;    /* an #include inside a block (its text may close the block) */
+    bool include_in_block;    /* an #include not read inside a block (its text may close it) */
+    /* #include files read in place (BFME, inside a block: amx_decode_opts.read_include),
+     * innermost last; while one is read, line_no and line_at stay those of the #include line
+     * of the decoded file, which the references and findings from inside it point at */
+    struct include_frame {
+        amx_reader saved;     /* the reader of the file that holds the #include */
+        const char *path;     /* the file read (read_include's `resolved`) */
+        uint32_t line;        /* the line being read in it */
+        size_t depth;         /* the blocks open at the #include: its End of the innermost
+                               * ends the file's reading (OpenSAGE ParseBlockContent) */
+        bool defines_only;    /* a top-level #include: only its #define lines (the game loads
+                               * the file on its own, its macros for all that follows) */
+        bool continuing;
+    } inc[MAX_INCLUDE_DEPTH];
+    size_t inc_depth;
+    size_t includes_read;
+    uint64_t include_bytes;
+    bool include_limit_said;
     tok replace_tag;          /* the tag of the last ReplaceModule line of an object ... */
     uint32_t replace_line;    /* ... and its line (its block's frame has this line) */
     bool oom;
@@ -325,11 +347,15 @@ bool amx__ini_probe(const uint8_t *data, size_t len)
 
 static void ctx_of(ini_state *s, char *out, size_t n)
 {
+    char in[300] = "";
+    if (s->inc_depth) /* the line's own place, inside the file the #include line reads */
+        snprintf(in, sizeof in, " (line %u of the #included %.200s)",
+                 (unsigned)s->inc[s->inc_depth - 1].line, s->inc[s->inc_depth - 1].path);
     if (s->object >= 0)
-        snprintf(out, n, "%s '%.200s', line %u", s->objects[s->object].type,
-                 s->objects[s->object].name, (unsigned)s->line_no);
+        snprintf(out, n, "%s '%.120s', line %u%s", s->objects[s->object].type,
+                 s->objects[s->object].name, (unsigned)s->line_no, in);
     else
-        snprintf(out, n, "line %u", (unsigned)s->line_no);
+        snprintf(out, n, "line %u%s", (unsigned)s->line_no, in);
 }
 
 /* INI_MALFORMED at the current line. */
@@ -437,7 +463,8 @@ static bool next_line(ini_state *s)
     amx_reader *r = &s->d->r;
     if (amx_reader_eof(r))
         return false;
-    s->line_at = (int64_t)amx_reader_tell(r);
+    if (!s->inc_depth)
+        s->line_at = (int64_t)amx_reader_tell(r);
     /* the line's bytes: up to '\n' or LINE_MAX_CHARS characters, whichever comes first */
     size_t avail = amx_reader_left(r), want = avail < LINE_MAX_CHARS ? avail : LINE_MAX_CHARS;
     const uint8_t *p = amx_reader_peek(r, want);
@@ -445,7 +472,10 @@ static bool next_line(ini_state *s)
     size_t len = nl ? (size_t)(nl - p) : want;
     bool ended = nl != NULL;
     amx_reader_skip(r, len + (ended ? 1 : 0));
-    s->line_no++;
+    if (s->inc_depth)
+        s->inc[s->inc_depth - 1].line++;
+    else
+        s->line_no++;
     bool continued = s->continuing;
     s->continuing = false;
     if (!ended && len == LINE_MAX_CHARS && !amx_reader_eof(r)) {
@@ -1305,6 +1335,104 @@ static bool opens_generic(ini_state *s)
     return !tok_is(f, "RemoveModule") && f.p[0] != '#';
 }
 
+static void read_lines(ini_state *s);
+
+/* The path of an #include written in an included file, made relative to the decoded file (the
+ * link pass resolves an include from the file that holds the reference): a "../" for each of
+ * the decoded file's directories, then the included file's directory, then the path. NULL when
+ * it does not fit. */
+static const char *include_from_decoded(ini_state *s, const char *path)
+{
+    const char *file = s->d->opts->file_name ? s->d->opts->file_name : "";
+    const char *inc = s->inc[s->inc_depth - 1].path;
+    char out[1024];
+    size_t at = 0, n = sizeof out;
+    for (const char *p = file; *p; p++)
+        if ((*p == '/' || *p == '\\') && at + 3 < n) {
+            memcpy(out + at, "../", 3);
+            at += 3;
+        }
+    size_t dir = 0;
+    for (size_t i = 0; inc[i]; i++)
+        if (inc[i] == '/' || inc[i] == '\\')
+            dir = i + 1;
+    size_t plen = strlen(path);
+    if (at + dir + plen + 1 > n)
+        return NULL;
+    memcpy(out + at, inc, dir);
+    memcpy(out + at + dir, path, plen + 1);
+    return amx__strdup(s->d, out);
+}
+
+/* Reads the file an #include inside a block names in place, as OpenSAGE's ParseIncludedFile
+ * does: its lines continue the block, and an End that closes the block ends it. At the top level
+ * (`defines_only`) only its #define lines are read: the game loads that file on its own
+ * (IniParser.ParseFile: LoadIniFile, so do the scan and its decode of it), and its macros apply
+ * to what follows (one table of defines). False when it is not read (no read_include, a limit,
+ * a file it cannot read, a cycle): the #include is then a reference only. */
+static bool read_include(ini_state *s, const char *path, bool defines_only)
+{
+    const amx_decode_opts *o = s->d->opts;
+    if (!o->read_include)
+        return false;
+    if (s->inc_depth >= MAX_INCLUDE_DEPTH || s->includes_read >= MAX_INCLUDES_READ ||
+        s->include_bytes >= INCLUDE_BYTES_MAX) {
+        if (!s->include_limit_said) {
+            s->include_limit_said = true;
+            char ctx[300];
+            ctx_of(s, ctx, sizeof ctx);
+            amx__finding_sev(s->d, AMX_C_LIMIT_EXCEEDED, AMX_SEV_INFO, s->line_at, ctx,
+                             "line %u: #include \"%.200s\" is not read: past %d files one "
+                             "inside another, %d files or %d MiB read for one file; its "
+                             "states and names are not checked", (unsigned)s->line_no, path,
+                             MAX_INCLUDE_DEPTH, MAX_INCLUDES_READ,
+                             (int)(INCLUDE_BYTES_MAX >> 20));
+        }
+        return false;
+    }
+    const char *file = o->file_name ? o->file_name : "";
+    const char *from = s->inc_depth ? s->inc[s->inc_depth - 1].path : file;
+    char resolved[1024] = "";
+    size_t len = 0;
+    const uint8_t *bytes = o->read_include(o->include_user, from, path,
+                                           (size_t)(INCLUDE_BYTES_MAX - s->include_bytes), &len,
+                                           resolved, sizeof resolved);
+    if (!bytes)
+        return false;
+    resolved[sizeof resolved - 1] = '\0';
+    /* a file that includes itself (the link pass says so) or a file it is read from: the game
+     * would read on for ever */
+    if (strcasecmp(resolved, file) == 0)
+        return false;
+    for (size_t i = 0; i < s->inc_depth; i++)
+        if (strcasecmp(resolved, s->inc[i].path) == 0) {
+            if (!defines_only) /* a top-level cycle: the link pass says so */
+                malformed(s, "#include \"%.200s\" (%.300s) includes a file it is read from: "
+                          "an endless #include cycle", path, resolved);
+            return false;
+        }
+    s->includes_read++;
+    s->include_bytes += len;
+    struct include_frame *f = &s->inc[s->inc_depth];
+    f->saved = s->d->r;
+    f->path = amx__strdup(s->d, resolved);
+    f->line = 0;
+    f->depth = s->depth;
+    f->defines_only = defines_only;
+    f->continuing = s->continuing;
+    s->continuing = false;
+    s->d->r = amx_reader_make(bytes, len);
+    const uint8_t *bom = amx_reader_peek(&s->d->r, 3); /* .NET reads text without it */
+    if (bom && bom[0] == 0xEF && bom[1] == 0xBB && bom[2] == 0xBF)
+        amx_reader_skip(&s->d->r, 3);
+    s->inc_depth++;
+    read_lines(s);
+    s->inc_depth--;
+    s->d->r = f->saved;
+    s->continuing = f->continuing;
+    return true;
+}
+
 static void on_include(ini_state *s)
 {
     if (s->nt < 2) {
@@ -1320,12 +1448,32 @@ static void on_include(ini_state *s)
     if (q)
         b = q;
     const char *path = amx__strndup(s->d, (const uint8_t *)a, (size_t)(b - a));
-    if (s->depth)
-        s->include_in_block = true;
+    /* the reference (the link pass resolves it through the layers and judges cycles) */
+    bool in_defines = s->inc_depth && s->inc[s->inc_depth - 1].defines_only;
+    if (in_defines) { /* the file holding this line is decoded on its own, with its #includes */
+        read_include(s, path, true);
+        return;
+    }
+    const char *name = s->inc_depth ? include_from_decoded(s, path) : path;
+    if (name && s->inc_depth) { /* a fragment read again (in each module that includes it) */
+        char key[1100];
+        snprintf(key, sizeof key, "I\x1f%.1050s", name);
+        if (!first_time(s, key))
+            name = NULL;
+    }
     uint32_t before = s->d->asset->ref_count;
-    amx__ref(s->d, AMX_REF_INCLUDE, path, "#include", (int32_t)s->object, s->line_no, -1);
+    if (name)
+        amx__ref(s->d, AMX_REF_INCLUDE, name, "#include", (int32_t)s->object, s->line_no, -1);
     if (s->d->asset->ref_count > before)
         s->d->asset->refs[before].state = -1;
+    /* inside a block, a fragment (a draw module's states): read in place; at the top level,
+     * a file of its own: its macros */
+    if (!s->depth) {
+        if (s->bfme)
+            read_include(s, path, true);
+    } else if (!(s->bfme && read_include(s, path, false))) {
+        s->include_in_block = true;
+    }
 }
 
 static void on_define(ini_state *s)
@@ -1456,6 +1604,40 @@ static void push_flat(ini_state *s, const char *const *subs)
     push(s, F_FLAT);
     if (s->depth > depth)
         s->stack[s->depth - 1].subs = subs;
+}
+
+static void top_level(ini_state *s);
+static void in_block(ini_state *s);
+
+/* Reads lines to the end of the file being read (the decoded file, or an included one). */
+static void read_lines(ini_state *s)
+{
+    while (!s->oom && !s->d->out_of_memory && next_line(s)) {
+        if (s->nt == 0)
+            continue;
+        if (s->inc_depth) {
+            const struct include_frame *f = &s->inc[s->inc_depth - 1];
+            if (f->defines_only) {
+                if (tok_is(s->t[0], "#define"))
+                    on_define(s);
+                else if (tok_is(s->t[0], "#include"))
+                    on_include(s);
+                continue;
+            }
+        }
+        if (s->skipped_depth) { /* inside blocks past the depth limit: only their nesting */
+            if (tok_is_ci(s->t[0], "End"))
+                pop(s);
+            else if (opens_generic(s))
+                s->skipped_depth++;
+        } else if (s->depth == 0) {
+            top_level(s);
+        } else {
+            in_block(s);
+        }
+        if (s->inc_depth && s->depth < s->inc[s->inc_depth - 1].depth)
+            return; /* the included text closed the block it was read in */
+    }
 }
 
 static void top_level(ini_state *s)
@@ -1797,20 +1979,7 @@ void amx__ini_decode(amx_dec *d)
             s->line_no = 0;
         }
     }
-    while (!s->oom && !d->out_of_memory && next_line(s)) {
-        if (s->nt == 0)
-            continue;
-        if (s->skipped_depth) { /* inside blocks past the depth limit: only their nesting */
-            if (tok_is_ci(s->t[0], "End"))
-                pop(s);
-            else if (opens_generic(s))
-                s->skipped_depth++;
-        } else if (s->depth == 0) {
-            top_level(s);
-        } else {
-            in_block(s);
-        }
-    }
+    read_lines(s);
     if (s->depth && s->include_in_block) {
         while (s->depth) /* the included text may hold the End: not judged here */
             pop(s);

@@ -17,6 +17,8 @@
  * killed at any point leaves an index that the next scan completes.
  */
 #include "db_internal.h"
+#include "include_files.h"
+#include "common/str_table.h"
 
 #include "animidx/os.h"
 
@@ -49,6 +51,8 @@ typedef struct job {
     amx__file_row old;            /* the file's row before this scan (id 0: new) */
     int64_t size, mtime_ns;       /* from the walk */
     int64_t file_id;              /* set by the writer when the (archive) row is written */
+    bool force;                   /* decode even when the bytes are those indexed (a file
+                                   * its #include lines read changed) */
     int pending;                  /* results not yet written; the job is freed at 0 */
     struct job *next_done;        /* the writer's list of jobs to free */
 } job;
@@ -95,6 +99,7 @@ typedef struct scan_ctx {
     bool closing;
     size_t busy;                  /* jobs taken by workers and not finished */
     const char *game;             /* the root's [root PATH] game setting (read-only), or NULL */
+    const char *root;             /* the root (canonical): where #include files are read */
     bool (*cancelled)(void *user); /* amx_scan_opts.cancelled, polled by the workers too */
     void *cancel_user;
 } scan_ctx;
@@ -615,7 +620,7 @@ static void decode_file(scan_ctx *c, job *j, amx_os_file *f, const amx_os_stat *
         return;
     }
     uint64_t hash = XXH3_64bits(data, size);
-    if (j->old.id && j->old.has_hash && (uint64_t)j->old.hash == hash &&
+    if (!j->force && j->old.id && j->old.has_hash && (uint64_t)j->old.hash == hash &&
         j->old.decoder_version == amx_format_decoder_version(fmt) &&
         strcmp(j->old.format, amx_format_name(fmt)) == 0 && j->old.mtime_ns >= 0) {
         push_stat_result(c, j, R_TOUCH, &st, size);
@@ -628,10 +633,13 @@ static void decode_file(scan_ctx *c, job *j, amx_os_file *f, const amx_os_stat *
         return;
     }
     /* an archive's compressed members are inflated once, below, not also by its decode */
+    amx__include_files inc = { .root = c->root, .file = j->rel_path, .file_abs = j->abs_path };
     amx_decode_opts o = { .file_name = j->rel_path, .format = fmt, .game = c->game,
                           .unpack_later = true, .cancelled = c->cancelled,
-                          .cancel_user = c->cancel_user };
+                          .cancel_user = c->cancel_user, .read_include = amx__include_read,
+                          .include_user = &inc };
     amx_status dst = amx_decode(data, size, &o, &r->asset);
+    amx__include_files_free(&inc);
     if (dst == AMX_E_CANCELLED) { /* nothing written: the row keeps what it had */
         free(r);
         free(data);
@@ -732,6 +740,12 @@ typedef struct scanner {
     struct dir_id { uint64_t dev, ino; } *dirs;
     size_t dir_count, dir_cap;
     sqlite3_stmt *change_ins;     /* scan_changes: what this scan added, changed, removed */
+    /* for the files whose #include lines read a file this scan saw change: the names (no
+     * directory, any case) of the files it added, changed or removed; of those, the ones that
+     * may have changed after the scan began (modified since, or removed); and the INI files it
+     * decoded */
+    amx__str_table changed_names, changed_late, decoded_ini;
+    int64_t started_ns;           /* wall clock, as file times */
 } scanner;
 
 static void mark_seen(scanner *s, int64_t id)
@@ -806,6 +820,21 @@ static amx_status record_change(scanner *s, const char *path, const char *change
                : amx__db_error(s->db, "index: recording a change", s->err, s->errlen);
 }
 
+/* Notes the name of a file this scan added, changed or removed (see scanner.changed_names):
+ * `mtime_ns` its modification time, or -1 (removed, unknown). A file modified less than 2 s
+ * before the scan began or since (FAT keeps times to 2 s) may have changed after an INI file that
+ * includes it was decoded by this scan. */
+static void note_changed_name(scanner *s, const char *path, int64_t mtime_ns)
+{
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    size_t n = strlen(name);
+    bool added, late = mtime_ns < 0 || mtime_ns >= s->started_ns - 2000000000LL;
+    if (amx__str_table_add(&s->changed_names, name, n, NULL, &added) == SIZE_MAX ||
+        (late && amx__str_table_add(&s->changed_late, name, n, NULL, &added) == SIZE_MAX))
+        s->failed = AMX_E_NOMEM;
+}
+
 static amx_status write_result(scanner *s, result *r)
 {
     job *j = r->job;
@@ -827,6 +856,16 @@ static amx_status write_result(scanner *s, result *r)
         .member_at = r->member_path ? strlen(j->rel_path) : 0,
     };
     int64_t id = 0;
+    if (!r->member_path && r->kind != R_TOUCH && r->kind != R_ARCHIVE_DONE &&
+        (r->kind != R_ASSET || !j->old.id || !j->old.has_hash || !r->has_hash ||
+         j->old.hash != (int64_t)r->hash))
+        note_changed_name(s, j->rel_path, r->kind == R_FAILED ? -1 : r->mtime_ns);
+    bool added;
+    if (!r->member_path && r->kind == R_ASSET && r->asset &&
+        r->asset->format == AMX_FMT_SAGE_INI &&
+        amx__str_table_add(&s->decoded_ini, j->rel_path, strlen(j->rel_path), NULL, &added) ==
+            SIZE_MAX)
+        return AMX_E_NOMEM;
     switch (r->kind) {
     case R_TOUCH:
         s->stats->files_rehashed++;
@@ -1549,8 +1588,21 @@ static amx_status sweep(scanner *s)
         free(gone);
         return amx__db_error(s->db, "index: listing files", s->err, s->errlen);
     }
-    sqlite3_stmt *rec = NULL;
-    if (n && sqlite3_prepare_v2(s->db->db,
+    sqlite3_stmt *rec = NULL, *name_of = NULL;
+    if (n && sqlite3_prepare_v2(s->db->db, "SELECT path FROM files WHERE id = ?1", -1, &name_of,
+                                NULL) != SQLITE_OK)
+        st = amx__db_error(s->db, "index: listing files", s->err, s->errlen);
+    for (size_t i = 0; i < n && !st; i++) { /* for the files whose #include lines read them */
+        sqlite3_bind_int64(name_of, 1, gone[i]);
+        const char *path = sqlite3_step(name_of) == SQLITE_ROW
+                               ? (const char *)sqlite3_column_text(name_of, 0)
+                               : NULL;
+        if (path)
+            note_changed_name(s, path, -1);
+        sqlite3_reset(name_of);
+    }
+    sqlite3_finalize(name_of);
+    if (!st && n && sqlite3_prepare_v2(s->db->db,
                                 "INSERT INTO scan_changes(root_id, at, path, change, format) "
                                 "SELECT root_id, ?2, path, 'removed', format FROM files WHERE "
                                 "id = ?1 AND status <> 'ignored'",
@@ -1567,6 +1619,102 @@ static amx_status sweep(scanner *s)
     sqlite3_finalize(rec);
     s->stats->files_removed += n;
     free(gone);
+    return st;
+}
+
+/* Decodes again the INI files of the root with an #include of a file whose name is that of a
+ * file this scan added, changed or removed: their decoder read the file in place
+ * (amx_decode_opts.read_include), so what they hold changed with it, their own bytes unchanged.
+ * One this scan decoded already read the file as it is, unless the file changed after the scan
+ * began (changed_late: a save while the scan ran). A name compares without its directory (the
+ * file an #include reads is found without case, and from the directory of the file it is in): a
+ * file of the same name elsewhere only costs a decode. Runs on this thread, after the workers,
+ * one file at a time. */
+static amx_status decode_includers(scanner *s)
+{
+    if (!s->changed_names.n)
+        return AMX_OK;
+    amx_status st = ensure_tx(s);
+    if (st)
+        return st;
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(s->db->db,
+                           "SELECT DISTINCT f.path, r.name FROM refs r JOIN files f ON "
+                           "f.id = r.file_id WHERE r.kind = 'include' AND f.root_id = ?1 AND "
+                           "f.parent_id IS NULL ORDER BY f.path",
+                           -1, &q, NULL) != SQLITE_OK)
+        return amx__db_error(s->db, "index: listing #include lines", s->err, s->errlen);
+    sqlite3_bind_int64(q, 1, s->root_id);
+    char **paths = NULL;
+    size_t n = 0, cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW && !st) {
+        const char *path = (const char *)sqlite3_column_text(q, 0);
+        const char *inc = (const char *)sqlite3_column_text(q, 1);
+        if (!path || !inc)
+            continue;
+        const char *name = inc + strlen(inc);
+        while (name > inc && name[-1] != '/' && name[-1] != '\\')
+            name--;
+        size_t nlen = strlen(name);
+        if (amx__str_table_find(&s->changed_names, name, nlen) == SIZE_MAX ||
+            (amx__str_table_find(&s->decoded_ini, path, strlen(path)) != SIZE_MAX &&
+             amx__str_table_find(&s->changed_late, name, nlen) == SIZE_MAX) ||
+            (n && strcmp(paths[n - 1], path) == 0))
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 16;
+            char **p = realloc(paths, cap * sizeof *p);
+            if (!p) {
+                st = AMX_E_NOMEM;
+                break;
+            }
+            paths = p;
+        }
+        if (!(paths[n] = strdup(path))) {
+            st = AMX_E_NOMEM;
+            break;
+        }
+        n++;
+    }
+    sqlite3_finalize(q);
+    if (!st && rc != SQLITE_DONE)
+        st = amx__db_error(s->db, "index: listing #include lines", s->err, s->errlen);
+    for (size_t i = 0; i < n && !st && !stop_requested(s); i++) {
+        amx__file_row old;
+        if ((st = amx__db_lookup(s->db, s->root_id, paths[i], &old, s->err, s->errlen)))
+            break;
+        char *raw = amx_path_decode(paths[i]);
+        job *j = calloc(1, sizeof *j);
+        size_t alen = strlen(s->root) + (raw ? strlen(raw) : 0) + 2;
+        if (j) {
+            j->abs_path = malloc(alen);
+            j->rel_path = strdup(paths[i]);
+        }
+        if (!raw || !j || !j->abs_path || !j->rel_path) {
+            free(raw);
+            job_free(j);
+            st = AMX_E_NOMEM;
+            break;
+        }
+        amx_os_path_join(s->root, raw, j->abs_path, alen);
+        free(raw);
+        j->root_id = s->root_id;
+        j->old = old;
+        j->force = true;
+        process_job(&s->q, j); /* one result at most, written below */
+        pthread_mutex_lock(&s->q.mu);
+        bool none = !s->q.res_head;
+        pthread_mutex_unlock(&s->q.mu);
+        if (none)
+            job_free(j);
+        else
+            drain_one(s, false);
+        st = s->failed == AMX_E_CANCELLED ? AMX_OK : s->failed;
+    }
+    for (size_t i = 0; i < n; i++)
+        free(paths[i]);
+    free(paths);
     return st;
 }
 
@@ -1603,7 +1751,8 @@ static amx_status scan_root(amx_db *db, const amx_scan_opts *opts, amx_scan_stat
         return AMX_E_IO;
     }
     scanner s = { .db = db, .opts = opts, .stats = stats, .root = root, .err = err,
-                  .errlen = errlen };
+                  .errlen = errlen, .changed_names.fold = true, .changed_late.fold = true,
+                  .started_ns = amx_os_wall_ns() };
     char scope[AMX_PATH_MAX], scope_stored[3 * AMX_PATH_MAX];
     if (opts->scope && opts->scope[0]) {
         /* "./a//b/" -> "a/b"; ".." is refused: a scope stays inside its root. */
@@ -1679,6 +1828,7 @@ static amx_status scan_root(amx_db *db, const amx_scan_opts *opts, amx_scan_stat
         return st;
     }
     s.q.game = amx_config_game(opts->config, root);
+    s.q.root = root;
     s.q.cancelled = opts->cancelled;
     s.q.cancel_user = opts->user;
     s.q.max_bytes_held = (uint64_t)(opts->config ? opts->config->memory_mb : 1024) << 20;
@@ -1747,6 +1897,10 @@ static amx_status scan_root(amx_db *db, const amx_scan_opts *opts, amx_scan_stat
     if (!st)
         st = sweep(&s);
     if (!st)
+        st = decode_includers(&s);
+    if (!st)
+        st = ensure_tx(&s); /* its writes may have ended with a commit */
+    if (!st)
         st = amx__db_commit(db, err, errlen);
     if (!st)
         st = amx__link(db, jobs, &stats->clips_linked, err, errlen);
@@ -1794,6 +1948,9 @@ static amx_status scan_root(amx_db *db, const amx_scan_opts *opts, amx_scan_stat
     free(s.threads);
     free(s.seen);
     free(s.dirs);
+    amx__str_table_free(&s.changed_names);
+    amx__str_table_free(&s.changed_late);
+    amx__str_table_free(&s.decoded_ini);
     stats->seconds = (double)(now_ns() - t0) / 1e9;
     return st;
 }

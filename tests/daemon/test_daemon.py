@@ -1064,12 +1064,47 @@ def test_sage_ini():
         d.check_clean_stop(c)
 
 
+def test_sage_include():
+    with case(tap, "BFME under the daemon: a draw-module fragment an INI file includes is read in "
+                   "place; when the fragment changes, and when it goes, the including file's "
+                   "states follow; the index equals a fresh scan's") as c:
+        root = os.path.join(TMP, "tree9")
+        ini = "Data/INI/Object/Ranger.ini"
+        inc = os.path.join(root, "Data/INI/Includes/RangerAnims.inc")
+        write(os.path.join(root, ini),
+              b"Object Ranger\n  Draw = W3DScriptedModelDraw ModuleTag_01\n"
+              b"    DefaultModelConditionState\n      Model = GURanger\n    End\n"
+              b"    #include \"..\\includes\\rangeranims.inc\"\n  End\nEnd\n")
+        fragment = ("AnimationState = MOVING\n  Animation = Run\n"
+                    "    AnimationName = GURanger_SKL.GURanger_%s\n  End\nEnd\n")
+        write(inc, (fragment % "RUNA").encode())
+        d = Daemon("sage-include", [root]).start()
+        d.sync()
+
+        def animations():
+            rows = d.query("refs", ini)
+            return sorted(r["name"] for r in (rows[0]["references"] if rows else [])
+                          if r["kind"] == "w3d-animation")
+
+        c.eq(animations(), ["GURanger_SKL.GURanger_RUNA"], "the fragment's animation")
+        write(inc, ("; changed\n" + fragment % "RUNB").encode())
+        d.sync()
+        c.eq(animations(), ["GURanger_SKL.GURanger_RUNB"], "the fragment changes")
+        compare_with_fresh_scan(c, d, "include-changed")
+        os.remove(inc)
+        d.sync()
+        c.eq(animations(), [], "the fragment goes")
+        compare_with_fresh_scan(c, d, "include-gone")
+        d.check_clean_stop(c)
+
+
 def main():
     tap.diag("animidx %s, animidxd %s, daemon commands in the CLI: %s" % (ANIMIDX, ANIMIDXD, HAVE_CLI))
     tests = [test_start, test_cli_commands_registered, test_create_modify, test_rename_move_delete,
              test_deep_trees, test_pause_resume, test_burst, test_overflow, test_second_instance,
              test_reload, test_stop_main, test_stop_command, test_sigterm_during_burst, test_watch_limit,
-             test_index_inside_root, test_watch_command, test_references, test_sage_ini]
+             test_index_inside_root, test_watch_command, test_references, test_sage_ini,
+             test_sage_include]
     try:
         for t in tests:
             if t is not test_start and t is not test_cli_commands_registered and MAIN is None:

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static amx_asset *decode_text(const char *text)
 {
@@ -387,6 +388,189 @@ static void test_bfme(void)
  * objects (MordorArcher, AngmarThrallMaster). ClientBehavior = TYPE TAG is a module (OpenSAGE
  * ObjectDefinition.cs FieldParseTable): here it comes before the draw module, whose states were
  * then read as unknown blocks (no state, no reference) and the object's End as a stray one. */
+/* The files of test_bfme_include_read's tree: a name (as resolved, relative to the root) and its
+ * text; the #include paths are taken from the directory of the file they are in. */
+static const char *const include_tree[][2] = {
+    { "Data/INI/Includes/anims.inc",
+      "\xEF\xBB\xBF; a fragment: the animation states of a draw module\n"  /* 1 */
+      "AnimationState = MOVING\n"                                         /* 2 */
+      "  Animation = Walk\n"                                              /* 3 */
+      "    AnimationName = GUHero_SKL.GUHero_WLKA\n"                      /* 4 */
+      "  End\n"                                                           /* 5 */
+      "End\n"                                                             /* 6 */
+      "#include \"More\\idle.inc\"\n"                                     /* 7 */
+      "ModelConditionState = BROKEN\n"                                    /* 8 */
+      "  Model = GUHero_Broken_Model_Name\n"                              /* 9: 24 characters */
+      "End\n" },
+    { "Data/INI/Includes/More/idle.inc",
+      "IdleAnimationState\n  Animation = Idle\n    AnimationName = HERO_SKL.GUHero_IDLA\n"
+      "  End\nEnd\n" },
+    { "Data/INI/Includes/loop.inc", "#include \"loop2.inc\"\n" },
+    { "Data/INI/Includes/loop2.inc", "\n\n#include \"LOOP.inc\"\n" },
+    { "Data/INI/Includes/macros.inc",
+      "#define HERO_IDLE GUHero_SKL.GUHero_IDLB\nObject NotReadHere\nEnd\n" },
+    { "Data/INI/Includes/closes.inc",
+      "AnimationState = Y\n  Animation = B\n    AnimationName = GUHero_SKL.GUHero_CLSA\n  End\n"
+      "End\nEnd\nAnimationState = IGNORED\nEnd\n" },
+};
+
+static const uint8_t *include_from_tree(void *user, const char *from, const char *path,
+                                        size_t max_len, size_t *len, char *resolved,
+                                        size_t cap)
+{
+    int *reads = user;
+    char want[512];
+    const char *slash = strrchr(from, '/');
+    size_t at = slash ? (size_t)(slash - from) + 1 : 0;
+    snprintf(want, sizeof want, "%.*s", (int)at, from);
+    for (const char *p = path; *p && at + 1 < sizeof want; p++) /* "..\" climbs */
+        if (p[0] == '.' && p[1] == '.' && (p[2] == '\\' || p[2] == '/')) {
+            while (at && want[at - 1] == '/')
+                at--;
+            while (at && want[at - 1] != '/')
+                at--;
+            want[at] = '\0';
+            p += 2;
+        } else {
+            want[at++] = *p == '\\' ? '/' : *p;
+            want[at] = '\0';
+        }
+    /* a chain of files deeper than the decoder reads: chain/N.inc includes chain/N+1.inc */
+    static char chain[64];
+    if (strncmp(want, "Data/INI/chain/", 15) == 0) {
+        snprintf(resolved, cap, "%s", want);
+        snprintf(chain, sizeof chain, "AnimationState = S%d\nEnd\n#include \"%d.inc\"\n",
+                 atoi(want + 15), atoi(want + 15) + 1);
+        *len = strlen(chain);
+        ++*reads;
+        return *len <= max_len ? (const uint8_t *)chain : NULL;
+    }
+    for (size_t i = 0; i < sizeof include_tree / sizeof *include_tree; i++)
+        if (strcasecmp(include_tree[i][0], want) == 0) {
+            snprintf(resolved, cap, "%s", include_tree[i][0]);
+            *len = strlen(include_tree[i][1]);
+            ++*reads;
+            return *len <= max_len ? (const uint8_t *)include_tree[i][1] : NULL;
+        }
+    return NULL;
+}
+
+/* An #include inside a block is read in place (OpenSAGE ParseIncludedFile): a draw module's
+ * states kept in a fragment belong to the module that includes it, their references point at
+ * the #include line, and the decoder's findings in them say the line of the fragment. The
+ * include path is taken from the file the line is in; the references of nested #include lines
+ * are made relative to the decoded file (the link pass resolves them from it). A fragment that
+ * includes one it is read from is INI_MALFORMED; past 16 files one inside another the rest is a
+ * reference only (LIMIT_EXCEEDED info). At the top level, and without read_include, nothing is
+ * read. */
+static void test_bfme_include_read(void)
+{
+    static const char *const text =
+        "Object Hero\n"                                                   /* 1 */
+        "  Draw = W3DScriptedModelDraw ModuleTag_DRAW\n"                  /* 2 */
+        "    DefaultModelConditionState\n"                                /* 3 */
+        "      Model = GUHero_SKN\n"                                      /* 4 */
+        "    End\n"                                                       /* 5 */
+        "    #include \"..\\includes\\ANIMS.inc\"\n"                      /* 6 */
+        "    AnimationState = DYING\n"                                    /* 7 */
+        "      Animation = Die\n"                                         /* 8 */
+        "        AnimationName = GUHero_SKL.GUHero_DIEA\n"                /* 9 */
+        "      End\n"                                                     /* 10 */
+        "    End\n"                                                       /* 11 */
+        "    #include \"..\\includes\\loop.inc\"\n"                       /* 12 */
+        "  End\n"                                                         /* 13 */
+        "End\n"                                                           /* 14 */
+        "#include \"..\\includes\\anims.inc\"\n"                          /* 15 */
+        "Object Deep\n"                                                   /* 16 */
+        "  Draw = W3DScriptedModelDraw M\n"                               /* 17 */
+        "    #include \"..\\chain\\0.inc\"\n"                             /* 18 */
+        "  End\n"                                                         /* 19 */
+        "End\n";                                                          /* 20 */
+    int reads = 0;
+    amx_decode_opts o = { .file_name = "Data/INI/Object/hero.ini", .format = AMX_FMT_SAGE_INI,
+                          .read_include = include_from_tree, .include_user = &reads };
+    amx_asset *a = test_decode((const uint8_t *)text, strlen(text), &o);
+    if (!a)
+        return;
+    /* anims.inc, idle.inc, loop.inc, loop2.inc, loop.inc again (the cycle: not read on);
+     * chain/0..15.inc; anims.inc and idle.inc for their macros (line 15) */
+    CHECK_EQ(reads, 5 + 16 + 2);
+    const amx_ref *r = find_ref(a, AMX_REF_W3D_ANIMATION, "GUHero_SKL.GUHero_WLKA", "GUHero_SKN");
+    CHECK(r != NULL);
+    if (r) {
+        CHECK_EQ(r->line, 6);
+        CHECK_EQ(r->object, 0);
+    }
+    r = find_ref(a, AMX_REF_W3D_ANIMATION, "HERO_SKL.GUHero_IDLA", "GUHero_SKN");
+    CHECK(r != NULL && r->line == 6);
+    r = find_ref(a, AMX_REF_W3D_ANIMATION, "GUHero_SKL.GUHero_DIEA", "GUHero_SKN");
+    CHECK(r != NULL && r->line == 9); /* the includer's own lines go on after the fragment */
+    r = find_ref(a, AMX_REF_INCLUDE, "../../../Data/INI/Includes/More\\idle.inc", NULL);
+    CHECK(r != NULL && r->line == 6);
+    CHECK(find_ref(a, AMX_REF_INCLUDE, "..\\includes\\ANIMS.inc", NULL) != NULL);
+    /* the 15-character rule, in the fragment: judged with its state, at the #include line */
+    const amx_finding *f = finding_at(a, AMX_C_W3D_NAME_TOO_LONG, 6);
+    CHECK(f != NULL);
+    f = finding_at(a, AMX_C_INI_MALFORMED, 12);
+    CHECK(f != NULL);
+    if (f) {
+        CHECK(strstr(f->message, "endless #include cycle") != NULL);
+        CHECK(strstr(f->context, "(line 3 of the #included Data/INI/Includes/loop2.inc)") != NULL);
+    }
+    CHECK_EQ(count_code(a, AMX_C_INI_MALFORMED), 1);
+    f = finding_at(a, AMX_C_LIMIT_EXCEEDED, 18);
+    CHECK(f != NULL && f->severity == AMX_SEV_INFO);
+    CHECK_EQ(a->object_count, 2);
+    /* chain/0..15.inc add a state each; the top-level #include (line 15) is not read */
+    size_t deep = 0, moving = 0;
+    for (uint32_t i = 0; i < a->state_count; i++) {
+        deep += a->states[i].object == 1;
+        moving += a->states[i].flags && strcmp(a->states[i].flags, "MOVING") == 0;
+    }
+    CHECK_EQ(deep, 16);
+    CHECK_EQ(moving, 1);
+    amx_asset_free(a);
+
+    /* a top-level #include: its macros apply to what follows, its blocks are its own file's; an
+     * End in a fragment that closes the block it is read in ends its reading */
+    static const char *const text2 =
+        "#include \"..\\includes\\macros.inc\"\n"                      /* 1 */
+        "Object Villain\n"                                                /* 2 */
+        "  Draw = W3DScriptedModelDraw M\n"                               /* 3 */
+        "    DefaultModelConditionState\n"                                /* 4 */
+        "      Model = GUVillain\n"                                       /* 5 */
+        "    End\n"                                                       /* 6 */
+        "    AnimationState = X\n"                                        /* 7 */
+        "      Animation = A\n"                                           /* 8 */
+        "        AnimationName = HERO_IDLE\n"                             /* 9 */
+        "      End\n"                                                     /* 10 */
+        "    End\n"                                                       /* 11 */
+        "    #include \"..\\includes\\closes.inc\"\n"                   /* 12 */
+        "End\n";                                                          /* 13 */
+    a = test_decode((const uint8_t *)text2, strlen(text2), &o);
+    if (a) {
+        CHECK_CLEAN(a);
+        CHECK_EQ(a->object_count, 1);
+        r = find_ref(a, AMX_REF_W3D_ANIMATION, "GUHero_SKL.GUHero_IDLB", "GUVillain");
+        CHECK(r != NULL && r->line == 9);
+        r = find_ref(a, AMX_REF_W3D_ANIMATION, "GUHero_SKL.GUHero_CLSA", "GUVillain");
+        CHECK(r != NULL && r->line == 12);
+        for (uint32_t i = 0; i < a->state_count; i++)
+            CHECK(!a->states[i].flags || strcmp(a->states[i].flags, "IGNORED") != 0);
+        amx_asset_free(a);
+    }
+
+    /* without read_include the fragment is a reference only */
+    o.read_include = NULL;
+    a = test_decode((const uint8_t *)text, strlen(text), &o);
+    if (a) {
+        CHECK(find_ref(a, AMX_REF_W3D_ANIMATION, "GUHero_SKL.GUHero_WLKA", NULL) == NULL);
+        CHECK(find_ref(a, AMX_REF_INCLUDE, "..\\includes\\ANIMS.inc", NULL) != NULL);
+        CHECK_EQ(count_code(a, AMX_C_INI_MALFORMED), 0);
+        amx_asset_free(a);
+    }
+}
+
 static void test_bfme_blocks(void)
 {
     amx_asset *a = decode_text(
@@ -960,6 +1144,7 @@ int main(void)
     test_run("test_module_tags", test_module_tags);
     test_run("test_name_length", test_name_length);
     test_run("test_bfme", test_bfme);
+    test_run("test_bfme_include_read", test_bfme_include_read);
     test_run("test_bfme_blocks", test_bfme_blocks);
     test_run("test_bfme_anim_model", test_bfme_anim_model);
     test_run("test_lexer", test_lexer);

@@ -1097,6 +1097,110 @@ static void test_sage_bfme_anim_model(void)
     amx_db_close(db);
 }
 
+/* BFME: an #include inside a block is read in place (OpenSAGE ParseIncludedFile), so a draw
+ * module's animation states kept in an .inc fragment are checked on the model of the object
+ * that includes them: the path from the including file's directory, found without case; an
+ * #include in the fragment from the fragment's directory. Their references and findings point at
+ * the #include line of the decoded file. A changed, added or removed fragment decodes its
+ * includers again, by a whole scan and by one of the fragment alone (the daemon's). A cycle of
+ * fragments is INI_MALFORMED; a path out of the root is not read. */
+static void test_sage_bfme_include_read(void)
+{
+    fresh();
+    static const char *const ranger[] = { "ROOTB", "BAT" };
+    static const char *const other[] = { "PELVIS", "SPINE", "HEAD" };
+    w3d_model("Gen/Art/W3D/GURanger.w3d", "GURANGER_SKL", ranger, 2, "GURANGER", NULL, 0);
+    w3d_model("Gen/Art/W3D/IUOther.w3d", "IUOTHER_SKL", other, 3, "IUOTHER", NULL, 0);
+    w3d_anim("Gen/Art/W3D/GURanger_IDLA.w3d", "GURANGER_IDLA", "GURANGER_SKL");
+    w3d_anim("Gen/Art/W3D/GURanger_RUNA.w3d", "GURANGER_RUNA", "IUOTHER_SKL");
+    put_bytes("Gen/Data/INI/Object/Men/ranger.ini",
+              "Object GondorRanger\n"                                       /* 1 */
+              "  Draw = W3DScriptedModelDraw ModuleTag_Draw\n"              /* 2 */
+              "    DefaultModelConditionState\n"                            /* 3 */
+              "      Model = GURanger\n"                                    /* 4 */
+              "    End\n"                                                   /* 5 */
+              "    #include \"..\\..\\Includes\\RangerAnims.inc\"\n"       /* 6 */
+              "  End\n"                                                     /* 7 */
+              "  #include \"..\\..\\..\\..\\..\\outside.inc\"\n"          /* 8 */
+              "End\n");                                                     /* 9 */
+    put_bytes("Gen/Data/INI/includes/rangeranims.inc",
+              "; the ranger's animations\n"
+              "IdleAnimationState\n"
+              "  Animation = Idle\n"
+              "    AnimationName = GURanger_SKL.GURanger_IDLA\n"
+              "  End\n"
+              "End\n"
+              "AnimationState = MOVING\n"
+              "  Animation = Run\n"
+              "    AnimationName = IUOther_SKL.GURanger_RUNA\n"
+              "  End\n"
+              "End\n"
+              "#include \"Nested.inc\"\n");
+    put_bytes("Gen/Data/INI/includes/nested.inc",
+              "AnimationState = ATTACKING\n"
+              "  Animation = Shoot\n"
+              "    AnimationName = GURanger_SKL.GURanger_ATKA\n"
+              "  End\n"
+              "End\n");
+    put_bytes("Gen/outside.inc", "AnimationState = DYING\nEnd\n");
+    put_bytes("Gen/Data/INI/Object/cycle.ini",
+              "Object Looped\n  Draw = W3DScriptedModelDraw M\n"
+              "    #include \"..\\includes\\loop1.inc\"\n  End\nEnd\n");
+    put_bytes("Gen/Data/INI/includes/loop1.inc", "#include \"loop2.inc\"\n");
+    put_bytes("Gen/Data/INI/includes/loop2.inc", "#include \"LOOP1.inc\"\n");
+    amx_db *db = open_db();
+    scan(db, "Gen", NULL);
+    CHECK_STR(resolution(db, "ranger.ini", "..\\..\\Includes\\RangerAnims.inc"),
+              "found Data/INI/includes/rangeranims.inc");
+    CHECK_STR(resolution(db, "ranger.ini", "../../../../Data/INI/includes/Nested.inc"),
+              "found Data/INI/includes/nested.inc");
+    CHECK_STR(resolution(db, "ranger.ini", "GURanger_SKL.GURanger_IDLA"),
+              "found Art/W3D/GURanger_IDLA.w3d");
+    /* the fragment's states play on the includer's model */
+    CHECK_STR(ini_finding(db, "ranger.ini", "ANIMATION_HIERARCHY_MISMATCH", 6), "error");
+    CHECK_STR(ini_finding(db, "ranger.ini", "REFERENCE_NOT_FOUND", 6), "info");
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings i JOIN files f ON f.id = i.file_id WHERE "
+                       "f.path LIKE '%%ranger.ini' AND i.message LIKE '%%GURanger_ATKA%%'"), 1);
+    CHECK_EQ(findings(db, "ranger.ini", "INI_MALFORMED", NULL), 0);
+    /* the #include out of the root is a reference the link pass judges, not read */
+    CHECK_EQ(findings(db, "ranger.ini", "REFERENCE_NOT_FOUND", NULL), 2);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM refs r JOIN files f ON f.id = r.file_id WHERE "
+                       "f.path LIKE '%%ranger.ini' AND r.name LIKE '%%DYING%%'"), 0);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings i JOIN files f ON f.id = i.file_id WHERE "
+                       "f.path LIKE '%%cycle.ini' AND i.code = 'INI_MALFORMED' AND i.message "
+                       "LIKE '%%endless #include cycle%%' AND i.context LIKE '%%line 3 (line 1 "
+                       "of the #included Data/INI/includes/loop2.inc)'"), 1);
+
+    /* the nested fragment changes: its includer is decoded again */
+    put_bytes("Gen/Data/INI/includes/nested.inc",
+              "; fixed\nAnimationState = ATTACKING\n  Animation = Shoot\n"
+              "    AnimationName = GURanger_SKL.GURanger_IDLA\n  End\nEnd\n");
+    scan(db, "Gen", NULL);
+    CHECK_EQ(findings(db, "ranger.ini", "REFERENCE_NOT_FOUND", NULL), 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM refs r JOIN files f ON f.id = r.file_id WHERE "
+                       "f.path LIKE '%%ranger.ini' AND r.name LIKE '%%ATKA'"), 0);
+    /* ... and goes */
+    CHECK_EQ(remove(at("Gen/Data/INI/includes/nested.inc")), 0);
+    scan(db, "Gen", NULL);
+    CHECK_STR(resolution(db, "ranger.ini", "../../../../Data/INI/includes/Nested.inc"),
+              "missing -");
+    CHECK_EQ(findings(db, "ranger.ini", "REFERENCE_NOT_FOUND", NULL), 2);
+
+    /* a scan of the fragment alone (the daemon's, on its change) decodes its includer too */
+    put_bytes("Gen/Data/INI/includes/rangeranims.inc",
+              "IdleAnimationState\n  Animation = Idle\n"
+              "    AnimationName = GURanger_SKL.GURanger_IDLA\n  End\nEnd\n");
+    char r[1400], err[512] = "";
+    snprintf(r, sizeof r, "%s/Gen", top);
+    amx_scan_opts o = { .root = r, .scope = "Data/INI/includes/rangeranims.inc", .jobs = 1 };
+    amx_scan_stats st;
+    CHECK_EQ(amx_scan(db, &o, &st, err, sizeof err), AMX_OK);
+    CHECK_STR(ini_finding(db, "ranger.ini", "ANIMATION_HIERARCHY_MISMATCH", 6), "");
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM refs r JOIN files f ON f.id = r.file_id WHERE "
+                       "f.path LIKE '%%ranger.ini' AND r.kind = 'w3d-animation'"), 1);
+    amx_db_close(db);
+}
+
 /* The engine loads Data/INI/Object/'s files in the order of its FilenameList, a std::set ordered
  * by rts::less_than_nocase<AsciiString> (AsciiString::compareNoCase: _stricmp, which compares the
  * lower-case letters): '_' (0x5F) sorts before every letter, and the '\' of a subdirectory path
@@ -1871,6 +1975,7 @@ int main(void)
     test_run("test_sage_name_length", test_sage_name_length);
     test_run("test_sage_particle_none", test_sage_particle_none);
     test_run("test_sage_bfme_anim_model", test_sage_bfme_anim_model);
+    test_run("test_sage_bfme_include_read", test_sage_bfme_include_read);
     test_run("test_sage_load_order", test_sage_load_order);
     test_run("test_sage_declared_game", test_sage_declared_game);
     test_run("test_sage_incremental", test_sage_incremental);

@@ -470,6 +470,18 @@ typedef struct amx_decode_opts {
      * never. */
     bool (*cancelled)(void *user);
     void *cancel_user;
+    /* BFME INI: the text of an `#include "PATH"` inside a block, read in place as the game does
+     * (OpenSAGE IniParser.ParseIncludedFile), so that a draw-module fragment's states,
+     * animations and models are checked on the object that includes it. `from` is the file the
+     * line is in: file_name, or a path this function gave in `resolved` earlier; `path` is as
+     * written (`\` or `/`, `..` climbing). Returns the file's bytes (valid until amx_decode
+     * returns) and its path in `resolved`, relative to the same place as file_name; NULL when
+     * it cannot be read (missing, larger than max_len, outside the place scanned, in an
+     * archive): the include is then a reference only. NULL here: no include is read. */
+    const uint8_t *(*read_include)(void *user, const char *from, const char *path,
+                                   size_t max_len, size_t *len, char *resolved,
+                                   size_t resolved_cap);
+    void *include_user;
 } amx_decode_opts;
 
 /* Frames sampled per clip unless asked for more (amx_decode_opts.max_sample_frames): a file of

@@ -1,0 +1,149 @@
+/* The files a BFME INI file's `#include` lines name, read for its decoder (include_files.h). */
+#include "include_files.h"
+
+#include "animidx/os.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* The part of `path` below `root`, or NULL when it is not below it. */
+static const char *below(const char *root, const char *path)
+{
+    size_t n = strlen(root);
+    if (n && root[n - 1] == '/') /* a file system's root: "/", "C:/" */
+        return strncmp(path, root, n) == 0 ? path + n : NULL;
+    if (strncmp(path, root, n) != 0 || path[n] != '/')
+        return NULL;
+    return path + n + 1;
+}
+
+/* Appends the name `name` (n bytes) of directory `abs` to abs (at `at`): as it is when the file
+ * system has it, else the first entry that equals it without case. False when neither is. */
+static bool step(char *abs, size_t at, size_t cap, const char *name, size_t n)
+{
+    if (at + 1 + n + 1 > cap)
+        return false;
+    abs[at] = '/';
+    memcpy(abs + at + 1, name, n);
+    abs[at + 1 + n] = '\0';
+    amx_os_stat st;
+    if (amx_os_path_stat(abs, &st) == 0)
+        return true;
+    abs[at] = '\0';
+    amx_os_dir *d;
+    if (amx_os_dir_open(abs, &d) != 0)
+        return false;
+    amx_os_entry e;
+    int err = 0;
+    bool found = false;
+    while (!found && amx_os_dir_next(d, &e, &err))
+        if (strlen(e.name) == n && strncasecmp(e.name, name, n) == 0) {
+            abs[at] = '/';
+            memcpy(abs + at + 1, e.name, n);
+            abs[at + 1 + n] = '\0';
+            found = true;
+        }
+    amx_os_dir_close(d);
+    return found;
+}
+
+const uint8_t *amx__include_read(void *user, const char *from, const char *path, size_t max_len,
+                                 size_t *len, char *resolved, size_t resolved_cap)
+{
+    amx__include_files *f = user;
+    *len = 0;
+    if (strcmp(from, f->file) == 0 && !(from = below(f->root, f->file_abs)))
+        return NULL; /* a file reached through a link out of the root */
+    /* the logical path: the directory of `from`, then the steps of `path` */
+    char rel[AMX_PATH_MAX];
+    size_t at = 0;
+    const char *slash = strrchr(from, '/');
+    if (slash) {
+        at = (size_t)(slash - from);
+        if (at >= sizeof rel)
+            return NULL;
+        memcpy(rel, from, at);
+    }
+    rel[at] = '\0';
+    for (const char *p = path; *p;) {
+        size_t n = strcspn(p, "\\/");
+        if (n == 2 && p[0] == '.' && p[1] == '.') {
+            if (!at)
+                return NULL; /* out of the root */
+            char *up = strrchr(rel, '/');
+            at = up ? (size_t)(up - rel) : 0;
+            rel[at] = '\0';
+        } else if (n && !(n == 1 && p[0] == '.')) {
+            if (at + 1 + n + 1 > sizeof rel)
+                return NULL;
+            if (at)
+                rel[at++] = '/';
+            memcpy(rel + at, p, n);
+            at += n;
+            rel[at] = '\0';
+        }
+        p += n;
+        p += strspn(p, "\\/");
+    }
+    if (!at)
+        return NULL;
+    /* the file as the file system spells it, name by name */
+    char abs[AMX_PATH_MAX];
+    size_t rlen = strlen(f->root), k = rlen && f->root[rlen - 1] == '/' ? rlen - 1 : rlen;
+    if (k + 1 >= sizeof abs)
+        return NULL;
+    memcpy(abs, f->root, k);
+    abs[k] = '\0';
+    for (const char *p = rel; *p;) {
+        size_t n = strcspn(p, "/");
+        if (!step(abs, strlen(abs), sizeof abs, p, n))
+            return NULL;
+        p += n;
+        p += strspn(p, "/");
+    }
+    char real[AMX_PATH_MAX];
+    const char *inside;
+    if (amx_os_canonical(abs, real, sizeof real) != 0 || !(inside = below(f->root, real)))
+        return NULL; /* a link out of the root */
+    amx_os_file *file;
+    if (amx_os_open_read(real, &file) != 0)
+        return NULL;
+    amx_os_stat st;
+    uint8_t *data = NULL;
+    size_t got = 0;
+    if (amx_os_file_stat(file, &st) == 0 && st.kind == AMX_OS_FILE && st.size >= 0 &&
+        (uint64_t)st.size <= max_len && (data = malloc(st.size ? (size_t)st.size : 1)) &&
+        (amx_os_read(file, data, (size_t)st.size, &got) != 0 || got != (size_t)st.size)) {
+        free(data);
+        data = NULL;
+    }
+    amx_os_close(file);
+    if (!data)
+        return NULL;
+    if (f->n == f->cap) {
+        size_t cap = f->cap ? f->cap * 2 : 8;
+        uint8_t **b = realloc(f->bytes, cap * sizeof *b);
+        if (!b) {
+            free(data);
+            return NULL;
+        }
+        f->bytes = b;
+        f->cap = cap;
+    }
+    f->bytes[f->n++] = data;
+    snprintf(resolved, resolved_cap, "%s", inside);
+    *len = got;
+    return data;
+}
+
+void amx__include_files_free(amx__include_files *f)
+{
+    for (size_t i = 0; i < f->n; i++)
+        free(f->bytes[i]);
+    free(f->bytes);
+    f->bytes = NULL;
+    f->n = f->cap = 0;
+}

@@ -1,0 +1,27 @@
+/* The files a BFME INI file's `#include` lines name, read for its decoder
+ * (amx_decode_opts.read_include) from the root being scanned. */
+#ifndef AMX_INDEX_INCLUDE_FILES_H
+#define AMX_INDEX_INCLUDE_FILES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct amx__include_files {
+    const char *root;      /* the root, as the file system spells it (canonical, absolute) */
+    const char *file;      /* the decoded file: its path as given to the decoder (file_name) */
+    const char *file_abs;  /* ... and its absolute path */
+    uint8_t **bytes;       /* the files read, freed by amx__include_files_free */
+    size_t n, cap;
+} amx__include_files;
+
+/* amx_decode_opts.read_include over an amx__include_files: the path is taken from the
+ * directory of `from` ('\' or '/' separators, "." and ".." steps) and must stay inside the
+ * root, each name matched without case when the file system keeps it (as Windows finds the
+ * game's files); a link that leads out of the root is not followed. `resolved` is the file's
+ * path relative to the root ('/' separators). */
+const uint8_t *amx__include_read(void *user, const char *from, const char *path, size_t max_len,
+                                 size_t *len, char *resolved, size_t resolved_cap);
+
+void amx__include_files_free(amx__include_files *f);
+
+#endif
