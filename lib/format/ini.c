@@ -688,7 +688,8 @@ static void state_refs(ini_state *s, const state_data *st)
         else
             ref(s, AMX_REF_W3D_MODEL, model, "Model", st->model_line, NULL, NULL);
     }
-    for (size_t i = 0; i < st->n_anims; i++) {
+    /* (a count past MAX_LIST says that the rest were dropped: LIMIT_EXCEEDED) */
+    for (size_t i = 0; i < st->n_anims && i < MAX_LIST; i++) {
         const named *a = &st->anims[i];
         const char *dot = strchr(a->name, '.');
         if (!dot) {
@@ -730,10 +731,10 @@ static void state_refs(ini_state *s, const state_data *st)
                 ref(s, AMX_REF_BONE, st->weapon[k][w].name, st->weapon[k][w].tag,
                     st->weapon[k][w].line, model, k == WB_HIDESHOW ? NULL : slot);
     }
-    for (size_t i = 0; i < st->n_particle; i++)
+    for (size_t i = 0; i < st->n_particle && i < MAX_LIST; i++)
         ref(s, AMX_REF_PARTICLE_BONE, st->particle[i].name, st->particle[i].tag,
             st->particle[i].line, model, NULL);
-    for (size_t i = 0; i < st->n_subobj; i++)
+    for (size_t i = 0; i < st->n_subobj && i < MAX_LIST; i++)
         ref(s, AMX_REF_SUB_OBJECT, st->subobj[i].name, st->subobj[i].tag, st->subobj[i].line,
             model, NULL);
 }
@@ -1160,7 +1161,7 @@ static void state_field(ini_state *s)
         for (size_t i = 1; i < s->nt; i++) {
             const char *name = tokdup(s, expand(s, s->t[i]));
             bool dup = false;
-            for (size_t k = 0; k < st->n_subobj && !dup; k++)
+            for (size_t k = 0; k < st->n_subobj && k < MAX_LIST && !dup; k++)
                 dup = strcasecmp(st->subobj[k].name, name) == 0;
             if (!dup)
                 add_named(s, st->subobj, &st->n_subobj, name,

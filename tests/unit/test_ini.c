@@ -388,6 +388,43 @@ static void test_bfme(void)
  * objects (MordorArcher, AngmarThrallMaster). ClientBehavior = TYPE TAG is a module (OpenSAGE
  * ObjectDefinition.cs FieldParseTable): here it comes before the draw module, whose states were
  * then read as unknown blocks (no state, no reference) and the object's End as a stray one. */
+/* A state keeps 256 names of each list (animations, particle bones, sub-objects); past them one
+ * LIMIT_EXCEEDED says the rest are not checked. The count past the list once read the entry after
+ * it: a NULL name (the next list's first), or past the state (the sub-objects): a crash the fuzz
+ * harness found once #include lines could repeat a file's states. */
+static void test_list_limit(void)
+{
+    size_t cap = 64 * 1024, at = 0;
+    char *text = malloc(cap);
+    if (!text)
+        return;
+    at += (size_t)snprintf(text + at, cap - at, "Object Many\n  Draw = W3DModelDraw M\n"
+                           "    DefaultConditionState\n      Model = AVMany\n");
+    for (int i = 0; i < 300; i++)
+        at += (size_t)snprintf(text + at, cap - at, "      Animation = AVMany.A%d\n"
+                               "      ParticleSysBone = Bone%d Fx\n      HideSubObject = Sub%d\n",
+                               i, i, i);
+    at += (size_t)snprintf(text + at, cap - at, "    End\n    ConditionState = DAMAGED\n"
+                           "    End\n  End\nEnd\n");
+    amx_asset *a = decode_game(text, "zh");
+    free(text);
+    if (!a)
+        return;
+    CHECK_EQ(count_code(a, AMX_C_LIMIT_EXCEEDED), 3);
+    size_t anims = 0, bones = 0, subs = 0;
+    for (uint32_t i = 0; i < a->ref_count; i++) {
+        anims += a->refs[i].kind == AMX_REF_W3D_ANIMATION && a->refs[i].state == 0;
+        bones += a->refs[i].kind == AMX_REF_PARTICLE_BONE && a->refs[i].state == 0;
+        subs += a->refs[i].kind == AMX_REF_SUB_OBJECT && a->refs[i].state == 0;
+    }
+    CHECK_EQ(anims, 256);
+    CHECK_EQ(bones, 256);
+    CHECK_EQ(subs, 256);
+    CHECK(find_ref(a, AMX_REF_W3D_ANIMATION, "AVMany.A255", NULL) != NULL);
+    CHECK(find_ref(a, AMX_REF_W3D_ANIMATION, "AVMany.A256", NULL) == NULL);
+    amx_asset_free(a);
+}
+
 /* The files of test_bfme_include_read's tree: a name (as resolved, relative to the root) and its
  * text; the #include paths are taken from the directory of the file they are in. */
 static const char *const include_tree[][2] = {
@@ -1144,6 +1181,7 @@ int main(void)
     test_run("test_module_tags", test_module_tags);
     test_run("test_name_length", test_name_length);
     test_run("test_bfme", test_bfme);
+    test_run("test_list_limit", test_list_limit);
     test_run("test_bfme_include_read", test_bfme_include_read);
     test_run("test_bfme_blocks", test_bfme_blocks);
     test_run("test_bfme_anim_model", test_bfme_anim_model);
