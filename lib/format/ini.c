@@ -14,6 +14,10 @@
  *       ConditionState = DAMAGED     AliasConditionState = FLAGS (no End), TransitionState = A B
  *       End
  *     End
+ *     Draw = W3DTreeDraw TAG         a model outside any state (W3DPropDraw; BFME W3DFloorDraw)
+ *       ModelName = X                as Model = X
+ *       TextureName = F.tga          Art/Terrain/F.tga or Art/Textures/F.tga (trees)
+ *     End
  *   End
  *
  * The lexer is the engine's (INI.cpp readLine): a line ends at '\n' or after 1028 characters,
@@ -146,6 +150,11 @@ typedef struct ini_state {
     long object;              /* the object being read, -1 none */
     /* the draw module being read */
     const char *module;
+    /* a draw module that names its model outside any state (W3DTreeDraw, W3DPropDraw of Zero
+     * Hour; BFME's W3DFloorDraw): its ModelName and (trees) TextureName, the last of each line
+     * (INI::parseAsciiString replaces), referenced when the module ends */
+    enum { DRAW_STATES, DRAW_TREE, DRAW_PROP, DRAW_FLOOR } draw_kind;
+    named model_name, texture_name;
     bool has_default;
     size_t module_states;     /* condition states of the module (not transitions) */
     amx__str_table flag_sets; /* the module's condition flag sets, for duplicates */
@@ -673,21 +682,28 @@ static void weapon_slot_text(const state_data *st, int w, char *out, size_t n)
 
 static bool is_none(const char *n) { return strcasecmp(n, "None") == 0; }
 
+/* A W3D render object a field names (WW3DAssetManager::Create_Render_Obj): <HLOD> or
+ * <container>.<mesh>, each part a W3D name (W3D_NAME_TOO_LONG, and no reference, past 15
+ * characters). False when it is too long. */
+static bool w3d_model_ref(ini_state *s, const char *model, const char *tag, uint32_t line,
+                          int32_t state)
+{
+    const char *dot = strchr(model, '.');
+    size_t first = dot ? (size_t)(dot - model) : strlen(model);
+    if (too_long(s, "model", model, model, first, tag, line) ||
+        (dot && too_long(s, "model", model, dot + 1, strlen(dot + 1), tag, line)))
+        return false;
+    ref_in(s, AMX_REF_W3D_MODEL, model, tag, line, NULL, NULL, state);
+    return true;
+}
+
 /* The references of a finished state, against the model it draws. */
 static void state_refs(ini_state *s, const state_data *st)
 {
     const char *model = st->model && !is_none(st->model) ? st->model : "";
-    bool model_ok = model[0] != '\0';
-    if (model_ok) {
-        /* <HLOD> or <container>.<mesh>: each part is a W3D name */
-        const char *dot = strchr(model, '.');
-        size_t first = dot ? (size_t)(dot - model) : strlen(model);
-        if (too_long(s, "model", model, model, first, "Model", st->model_line) ||
-            (dot && too_long(s, "model", model, dot + 1, strlen(dot + 1), "Model", st->model_line)))
-            model_ok = false;
-        else
-            ref(s, AMX_REF_W3D_MODEL, model, "Model", st->model_line, NULL, NULL);
-    }
+    bool model_ok = model[0] != '\0' &&
+                    w3d_model_ref(s, model, "Model", st->model_line,
+                                  s->n_states ? (int32_t)s->n_states - 1 : -1);
     /* (a count past MAX_LIST says that the rest were dropped: LIMIT_EXCEEDED) */
     for (size_t i = 0; i < st->n_anims && i < MAX_LIST; i++) {
         const named *a = &st->anims[i];
@@ -958,8 +974,24 @@ static void bfme_module_refs(ini_state *s)
     s->n_mstates = s->n_aflags = s->n_anames = 0;
 }
 
+/* The model (and a tree's texture) of a module without states, as its ModelName and
+ * TextureName lines left them (docs/formats/sage-ini.md, section 4, "Models outside states"). */
+static void module_model_refs(ini_state *s)
+{
+    if (s->model_name.name && s->model_name.name[0])
+        w3d_model_ref(s, s->model_name.name, "ModelName", s->model_name.line, -1);
+    /* W3DTreeBuffer::updateTexture opens Art/Terrain/<TextureName>, then
+     * Art/Textures/<TextureName>: the link pass's texture rule for a SAGE INI file */
+    if (s->texture_name.name && s->texture_name.name[0])
+        ref_in(s, AMX_REF_TEXTURE, s->texture_name.name, "TextureName", s->texture_name.line,
+               NULL, NULL, -1);
+    s->model_name = s->texture_name = (named){ 0 };
+    s->draw_kind = DRAW_STATES;
+}
+
 static void end_module(ini_state *s)
 {
+    module_model_refs(s);
     bfme_module_refs(s);
     amx__str_table_clear(&s->flag_sets);
     free(s->ignored_flags);
@@ -1723,6 +1755,23 @@ static void check_module_tag(ini_state *s)
                   (int)(tag.n < 100 ? tag.n : 100), tag.p, (unsigned)s->replace_line);
 }
 
+/* Which draw modules name a model outside any state, by the game: Zero Hour's W3DTreeDraw and
+ * W3DPropDraw (GeneralsMD W3DTreeDraw.cpp, W3DPropDraw.cpp; Generals has neither module, so a
+ * tree declared game = generals loads no such model), BFME's W3DFloorDraw (OpenSAGE
+ * W3dFloorDraw.cs: ModelName is a model reference, as a state's Model). A BFME file's tree and
+ * prop modules are not read: how BFME finds their files is not public. */
+static int draw_kind_of(const ini_state *s, tok type)
+{
+    bool zh = !s->bfme && s->game != SAGE_GENERALS;
+    if (zh && tok_is(type, "W3DTreeDraw"))
+        return DRAW_TREE;
+    if (zh && tok_is(type, "W3DPropDraw"))
+        return DRAW_PROP;
+    if (s->game == SAGE_UNDECLARED && tok_is(type, "W3DFloorDraw"))
+        return DRAW_FLOOR;
+    return DRAW_STATES;
+}
+
 /* Draw / Behavior / Body / ClientUpdate = TYPE TAG: a module of an object, which ends at End.
  * BFME adds ClientBehavior = TYPE TAG (OpenSAGE ObjectDefinition.cs, FieldParseTable:
  * ClientBehaviorModuleData.ParseClientBehavior), which no Zero Hour object has. */
@@ -1738,6 +1787,7 @@ static bool module_line(ini_state *s)
         const tok *last = &s->t[s->nt > 2 ? 2 : 1];
         end_module(s);
         s->module = span_dup(s, 1, (size_t)(last - s->t));
+        s->draw_kind = draw_kind_of(s, s->t[1]);
         push(s, F_DRAW);
     } else {
         push(s, F_MODULE);
@@ -1824,6 +1874,16 @@ static void in_block(ini_state *s)
             /* W3DHordeModelDraw's LodOptions = LEVEL ... End (OpenSAGE W3dHordeModelDraw.cs:
              * LodOption.Parse, a block of one-line fields) */
             push(s, F_GENERIC);
+            return;
+        }
+        if (s->draw_kind != DRAW_STATES && tok_is(t0, "ModelName")) {
+            s->model_name = (named){ s->nt > 1 ? tokdup(s, expand(s, s->t[1])) : "", "ModelName",
+                                     s->line_no };
+            return;
+        }
+        if (s->draw_kind == DRAW_TREE && tok_is(t0, "TextureName")) {
+            s->texture_name = (named){ s->nt > 1 ? tokdup(s, expand(s, s->t[1])) : "",
+                                       "TextureName", s->line_no };
             return;
         }
         if (tok_is(t0, "IgnoreConditionStates")) { /* a plain list replaces the last (BitFlags) */

@@ -10,6 +10,8 @@
  *                      differ, info when only the name does)
  *   bones              the model's hierarchy (pivot 0 never counts) and its sub-objects, by the
  *                      engine's rules for weapon bones, turrets, particle bones and sub-objects
+ *   ModelName = X      (Zero Hour W3DTreeDraw, W3DPropDraw; BFME W3DFloorDraw) as Model = X
+ *   TextureName = F    (a Zero Hour tree) ART/TERRAIN/F, then ART/TEXTURES/F, as written
  *   #include "P"       P relative to the file, inside the layer; a cycle is INI_MALFORMED
  *   ObjectReskin N O   O defined before N (same file above it, or a file loaded earlier)
  *
@@ -707,6 +709,31 @@ static int check_model(linker *l, struct sage_stmts *g, int64_t file_id, int64_t
     return done(l, r, m->file.id, "found", m->hierarchy[0] ? m->hierarchy : NULL);
 }
 
+/* A tree's TextureName (the only texture a SAGE INI file names): the file itself, at
+ * ART/TERRAIN/<name> or ART/TEXTURES/<name> (amx__tree_texture_lkeys). A missing one is a
+ * "Could not find texture" debug assertion; the game as sold draws the tree with no tiles of
+ * its own. */
+static int check_tree_texture(linker *l, int64_t file_id, int64_t root, const ref_row *r)
+{
+    char keys[AMX_TREE_TEXTURE_LKEYS][AMX_LKEY_MAX], what[300], tried[600] = "";
+    size_t k = amx__tree_texture_lkeys(r->name, keys), at = 0;
+    for (size_t i = 0; i < k; i++) {
+        file_hit h;
+        int f = link_file_at(l, keys[i], root, &h);
+        if (f < 0)
+            return -1;
+        if (f)
+            return done(l, r, h.id, "found", NULL);
+        if (i)
+            append_str(tried, sizeof tried, &at, ", ");
+        append(tried, sizeof tried, &at, keys[i], strnlen(keys[i], 290));
+    }
+    if (!k)
+        return done(l, r, -1, "skipped", NULL);
+    quoted(what, sizeof what, "texture", r->name);
+    return not_found(l, file_id, root, r, what, tried);
+}
+
 /* Whether two skeletons have the same pivots (count and names, in order). */
 static int same_pivots(linker *l, int64_t a, int64_t b)
 {
@@ -1222,6 +1249,7 @@ int bind_sage_refs(linker *l, int64_t file_id, int64_t root)
         switch (r->kind) {
         case AMX_REF_W3D_MODEL: err = check_model(l, g, file_id, root, r); break;
         case AMX_REF_W3D_ANIMATION: err = check_animation(l, g, file_id, root, r); break;
+        case AMX_REF_TEXTURE: err = check_tree_texture(l, file_id, root, r); break;
         case AMX_REF_BONE:
         case AMX_REF_SUB_OBJECT:
         case AMX_REF_PARTICLE_BONE: err = check_bone(l, g, file_id, root, r); break;

@@ -583,8 +583,12 @@ static void ref_file_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     if (kind)
         amx_ref_kind_parse(kind, &k);
     char out[AMX_LKEY_MAX];
-    size_t n = amx__ref_file(k, name ? name : "", format && strcmp(format, "w3d") == 0, out,
-                             sizeof out);
+    /* a SAGE INI reference names no one file by its kind alone (amx__ref_file), a tree's
+     * TextureName neither (ART/TERRAIN/ or ART/TEXTURES/, not a W3D texture's paths) */
+    size_t n = format && strcmp(format, "sage-ini") == 0
+                   ? (out[0] = '\0', 0)
+                   : amx__ref_file(k, name ? name : "", format && strcmp(format, "w3d") == 0,
+                                   out, sizeof out);
     sqlite3_result_text(ctx, out, (int)n, SQLITE_TRANSIENT);
 }
 

@@ -176,6 +176,17 @@ size_t amx__texture_lkeys(const char *name, bool w3d, const amx__languages *lang
     return n;
 }
 
+size_t amx__tree_texture_lkeys(const char *name, char out[AMX_TREE_TEXTURE_LKEYS][AMX_LKEY_MAX])
+{
+    static const char *const dirs[AMX_TREE_TEXTURE_LKEYS] = { "ART/TERRAIN/", "ART/TEXTURES/" };
+    if (!name || !*name)
+        return 0;
+    for (size_t i = 0; i < AMX_TREE_TEXTURE_LKEYS; i++)
+        put_path(out[i], put_path(out[i], 0, AMX_LKEY_MAX, dirs[i], strlen(dirs[i])),
+                 AMX_LKEY_MAX, name, strlen(name));
+    return AMX_TREE_TEXTURE_LKEYS;
+}
+
 size_t amx__shader_lkeys(const char *name, char out[][AMX_LKEY_MAX], size_t max)
 {
     if (!name || !*name)

@@ -92,6 +92,14 @@ static inline const char *amx__language_prefix(const amx__languages *l, size_t i
 size_t amx__texture_lkeys(const char *name, bool w3d, const amx__languages *languages,
                           char out[][AMX_LKEY_MAX], size_t max);
 
+/* The logical paths (as files.lkey) Zero Hour opens for a tree's TextureName (W3DTreeBuffer.cpp,
+ * updateTexture: TheFileSystem->openFile of TERRAIN_TGA_DIR_PATH then TGA_DIR_PATH and the name
+ * as written): ART/TERRAIN/<name>, then ART/TEXTURES/<name>; no language directory (those are
+ * the W3D asset manager's, not TheFileSystem's) and no .DDS retry. Returns how many (0 for an
+ * empty name). */
+#define AMX_TREE_TEXTURE_LKEYS 2
+size_t amx__tree_texture_lkeys(const char *name, char out[AMX_TREE_TEXTURE_LKEYS][AMX_LKEY_MAX]);
+
 /* The paths tried for an Alamo shader (EffectsRepository): the name cut at the first '.' of its
  * file name, with .FX then .FXO, each bare and in DATA/ART/SHADERS/ and DATA/ART/SHADERS/TERRAIN/. */
 size_t amx__shader_lkeys(const char *name, char out[][AMX_LKEY_MAX], size_t max);

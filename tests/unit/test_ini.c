@@ -167,6 +167,115 @@ static void test_objects_states_refs(void)
     amx_asset_free(a);
 }
 
+/* Draw modules that name their model outside any state (docs/formats/sage-ini.md 4b): Zero
+ * Hour's W3DTreeDraw (ModelName, TextureName; StumpName is never read by the tree buffer) and
+ * W3DPropDraw (ModelName), the last line of each field; BFME's W3DFloorDraw (ModelName). None in
+ * a tree declared for Generals (which has no such module), nor a tree's texture in a BFME
+ * file; other modules' ModelName lines are not models. */
+static const char *TREES =
+    "Object Dogwood\n"                                                   /* 1 */
+    "  Draw = W3DTreeDraw ModuleTag_01\n"                                /* 2 */
+    "    ModelName = PTOld\n"                                            /* 3 */
+    "    ModelName = PTDogwod01\n"                                       /* 4 */
+    "    TextureName = PTDogwod01.tga\n"                                 /* 5 */
+    "    StumpName = PTStump\n"                                          /* 6 */
+    "    DoTopple = Yes\n"                                               /* 7 */
+    "  End\n"                                                            /* 8 */
+    "  Behavior = ToppleUpdate ModuleTag_02\n"                           /* 9 */
+    "    StumpName = TreeStump\n"                                        /* 10 */
+    "  End\n"                                                            /* 11 */
+    "End\n"                                                              /* 12 */
+    "Object Barrel\n"                                                    /* 13 */
+    "  Draw = W3DPropDraw ModuleTag_01\n"                                /* 14 */
+    "    ModelName = PMBarrel01\n"                                       /* 15 */
+    "  End\n"                                                            /* 16 */
+    "  Draw = W3DDebrisDraw ModuleTag_02\n"                              /* 17 */
+    "    ModelName = NotAModelHere\n"                                    /* 18 */
+    "  End\n"                                                            /* 19 */
+    "  Draw = W3DTreeDraw ModuleTag_03\n"                                /* 20 */
+    "    ModelName = PTPalm_HasAVeryLongName\n"                          /* 21 */
+    "  End\n"                                                            /* 22 */
+    "End\n";                                                             /* 23 */
+
+static void test_stateless_draw_models(void)
+{
+    amx_asset *a = decode_text(TREES);
+    if (!a)
+        return;
+    const amx_ref *r = find_ref(a, AMX_REF_W3D_MODEL, "PTDogwod01", NULL);
+    CHECK(r != NULL);
+    if (r) {
+        CHECK_EQ(r->line, 4);
+        CHECK_STR(r->tag, "ModelName");
+        CHECK_EQ(r->object, 0);
+        CHECK_EQ(r->state, -1);
+        CHECK(r->model == NULL);
+    }
+    CHECK(find_ref(a, AMX_REF_W3D_MODEL, "PTOld", NULL) == NULL); /* replaced by line 4 */
+    r = find_ref(a, AMX_REF_TEXTURE, "PTDogwod01.tga", NULL);
+    CHECK(r != NULL);
+    if (r) {
+        CHECK_EQ(r->line, 5);
+        CHECK_STR(r->tag, "TextureName");
+        CHECK_EQ(r->object, 0);
+    }
+    CHECK(find_ref(a, AMX_REF_W3D_MODEL, "PTStump", NULL) == NULL);
+    CHECK(find_ref(a, AMX_REF_W3D_MODEL, "TreeStump", NULL) == NULL);
+    r = find_ref(a, AMX_REF_W3D_MODEL, "PMBarrel01", NULL);
+    CHECK(r != NULL);
+    if (r) {
+        CHECK_EQ(r->line, 15);
+        CHECK_EQ(r->object, 1);
+    }
+    CHECK(find_ref(a, AMX_REF_W3D_MODEL, "NotAModelHere", NULL) == NULL);
+    /* a name no W3D file can hold: W3D_NAME_TOO_LONG at its line, no reference */
+    CHECK(find_ref(a, AMX_REF_W3D_MODEL, "PTPalm_HasAVeryLongName", NULL) == NULL);
+    const amx_finding *f = finding_at(a, AMX_C_W3D_NAME_TOO_LONG, 21);
+    CHECK(f != NULL);
+    if (f)
+        CHECK_STR(f->context, "ModelName of 'Barrel', line 21");
+    CHECK_EQ(a->ref_count, 3);
+    CHECK_EQ(a->state_count, 0);
+    amx_asset_free(a);
+    /* Generals: neither module exists, nothing is loaded */
+    a = decode_game(TREES, "generals");
+    if (a) {
+        CHECK_EQ(a->ref_count, 0);
+        amx_asset_free(a);
+    }
+    a = decode_game(TREES, "zh");
+    if (a) {
+        CHECK_EQ(a->ref_count, 3);
+        amx_asset_free(a);
+    }
+    /* BFME: the floor's model (a #define'd name expanded), not a tree's */
+    a = decode_text("#define FLOOR MBFloor01\n"                          /* 1 */
+                    "Object Bib\n"                                       /* 2 */
+                    "  Draw = W3DFloorDraw ModuleTag_01\n"               /* 3 */
+                    "    ModelName = FLOOR\n"                            /* 4 */
+                    "  End\n"                                            /* 5 */
+                    "  Draw = W3DTreeDraw ModuleTag_02\n"                /* 6 */
+                    "    ModelName = PTBirch\n"                          /* 7 */
+                    "    TextureName = PTBirch.tga\n"                    /* 8 */
+                    "  End\n"                                            /* 9 */
+                    "End\n");
+    if (a) {
+        r = find_ref(a, AMX_REF_W3D_MODEL, "MBFloor01", NULL);
+        CHECK(r != NULL);
+        if (r)
+            CHECK_EQ(r->line, 4);
+        CHECK_EQ(a->ref_count, 1);
+        amx_asset_free(a);
+    }
+    /* a floor in a tree declared for Zero Hour is no module of the game */
+    a = decode_game("Object Bib\n  Draw = W3DFloorDraw ModuleTag_01\n    ModelName = MBFloor01\n"
+                    "  End\nEnd\n", "zh");
+    if (a) {
+        CHECK_EQ(a->ref_count, 0);
+        amx_asset_free(a);
+    }
+}
+
 /* Each rule that stops the game at load, with its line. */
 static void test_malformed(void)
 {
@@ -1178,6 +1287,7 @@ int main(void)
 {
     test_run("test_objects_states_refs", test_objects_states_refs);
     test_run("test_malformed", test_malformed);
+    test_run("test_stateless_draw_models", test_stateless_draw_models);
     test_run("test_module_tags", test_module_tags);
     test_run("test_name_length", test_name_length);
     test_run("test_bfme", test_bfme);

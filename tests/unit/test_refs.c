@@ -1784,6 +1784,108 @@ static void test_one_file_per_missing(void)
     amx_db_close(db);
 }
 
+/* Zero Hour's tree and prop draw modules (W3DTreeBuffer::addTreeType, W3DPropBuffer::addPropType:
+ * Create_Render_Obj of ModelName, as a state's Model) and a tree's texture
+ * (W3DTreeBuffer::updateTexture: Art/Terrain/<TextureName>, then Art/Textures/<TextureName>,
+ * through TheFileSystem: no language directory, no .dds for a .tga); BFME's floor model. Found,
+ * missing (info alone, error over a base layer), wrong kind; a texture that appears is found at
+ * the next scan. */
+static void test_sage_tree_prop(void)
+{
+    fresh();
+    w3d_model("Game/Art/W3D/PTDogwod01.w3d", NULL, NULL, 0, "PTDOGWOD01", NULL, 0);
+    w3d_model("Game/Art/W3D/PMBarrel.w3d", NULL, NULL, 0, "PMBARREL", NULL, 0);
+    w3d_model("Game/Art/W3D/PTWrong.w3d", NULL, NULL, 0, "PTOTHER", NULL, 0);
+    put_bytes("Game/Art/Terrain/PTDogwod01.tga", "tga");
+    put_bytes("Game/Art/Textures/PTPine.tga", "tga");
+    put_bytes("Game/Art/Textures/PTDds.dds", "dds");
+    put_bytes("Game/Data/English/Art/Textures/PTLang.tga", "tga");
+    put_bytes("Mod/Data/INI/Object/Nature.ini",
+              "Object Dogwood\n"                                                /* 1 */
+              "  Draw = W3DTreeDraw ModuleTag_01\n"                             /* 2 */
+              "    ModelName = PTDogwod01\n"                                    /* 3 */
+              "    TextureName = PTDogwod01.tga\n"                              /* 4 */
+              "  End\n"                                                         /* 5 */
+              "End\n"                                                           /* 6 */
+              "Object Pine\n"                                                   /* 7 */
+              "  Draw = W3DTreeDraw ModuleTag_01\n"                             /* 8 */
+              "    ModelName = PTWrong\n"                                       /* 9 */
+              "    TextureName = PTPine.tga\n"                                  /* 10 */
+              "  End\n"                                                         /* 11 */
+              "End\n"                                                           /* 12 */
+              "Object Oak\n"                                                    /* 13 */
+              "  Draw = W3DTreeDraw ModuleTag_01\n"                             /* 14 */
+              "    ModelName = PTOak\n"                                         /* 15 */
+              "    TextureName = PTOak.tga\n"                                   /* 16 */
+              "  End\n"                                                         /* 17 */
+              "End\n"                                                           /* 18 */
+              "Object Odd\n"                                                    /* 19 */
+              "  Draw = W3DTreeDraw ModuleTag_01\n"                             /* 20 */
+              "    ModelName = PTDogwod01\n"                                    /* 21 */
+              "    TextureName = PTDds.tga\n"                                   /* 22 */
+              "  End\n"                                                         /* 23 */
+              "  Draw = W3DTreeDraw ModuleTag_02\n"                             /* 24 */
+              "    ModelName = PTDogwod01\n"                                    /* 25 */
+              "    TextureName = PTLang.tga\n"                                  /* 26 */
+              "  End\n"                                                         /* 27 */
+              "End\n"                                                           /* 28 */
+              "Object Barrel\n"                                                 /* 29 */
+              "  Draw = W3DPropDraw ModuleTag_01\n"                             /* 30 */
+              "    ModelName = PMBarrel\n"                                      /* 31 */
+              "  End\n"                                                         /* 32 */
+              "End\n");                                                         /* 33 */
+    put_bytes("Mod/Data/INI/Object/Bib.ini",
+              "#define BIB MBFloor01\n"
+              "Object Bib\n  Draw = W3DFloorDraw ModuleTag_01\n    ModelName = BIB\n"
+              "  End\nEnd\n");
+    amx_db *db = open_db();
+    scan(db, "Game", NULL);
+    scan(db, "Mod", "Game");
+    const char *ini = "Nature.ini";
+    CHECK_STR(resolution(db, ini, "PTDogwod01"), "found Art/W3D/PTDogwod01.w3d");
+    CHECK_STR(resolution(db, ini, "PTDogwod01.tga"), "found Art/Terrain/PTDogwod01.tga");
+    CHECK_STR(resolution(db, ini, "PTPine.tga"), "found Art/Textures/PTPine.tga");
+    CHECK_STR(resolution(db, ini, "PMBarrel"), "found Art/W3D/PMBarrel.w3d");
+    /* a model file of another render object */
+    CHECK_STR(ini_finding(db, ini, "REFERENCE_WRONG_KIND", 9), "error");
+    /* missing, over a base layer: errors, with the paths the engine opens */
+    CHECK_STR(ini_finding(db, ini, "REFERENCE_NOT_FOUND", 15), "error");
+    CHECK_STR(ini_finding(db, ini, "REFERENCE_NOT_FOUND", 16), "error");
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'REFERENCE_NOT_FOUND' AND "
+                       "context = 'TextureName of ''Oak'', line 16' AND message LIKE '%%texture "
+                       "''PTOak.tga''%%looked for ART/TERRAIN/PTOAK.TGA, ART/TEXTURES/PTOAK.TGA'"),
+             1);
+    /* no .dds for a .tga, no language directory */
+    CHECK_STR(ini_finding(db, ini, "REFERENCE_NOT_FOUND", 22), "error");
+    CHECK_STR(ini_finding(db, ini, "REFERENCE_NOT_FOUND", 26), "error");
+    CHECK_STR(resolution(db, "Bib.ini", "MBFloor01"), "missing -");
+    CHECK_STR(ini_finding(db, "Bib.ini", "REFERENCE_NOT_FOUND", 4), "error");
+    CHECK_EQ(findings(db, ini, "REFERENCE_NOT_FOUND", NULL), 4);
+    /* refs --missing: a tree's texture is grouped by kind and name, as the INI's other names */
+    missing_seen x = { 0 };
+    char err[512];
+    CHECK_EQ(amx_query_missing(db, NULL, false, missing_cb, &x, err, sizeof err), AMX_OK);
+    bool texture_row = false;
+    for (int i = 0; i < x.rows && i < 16; i++)
+        if (strcmp(x.names[i], "PTOak.tga") == 0) {
+            texture_row = true;
+            CHECK_STR(x.files[i], "-");
+        }
+    CHECK(texture_row);
+    /* the texture appears: found at the next scan; without the base layer, missing is info */
+    put_bytes("Mod/Art/Terrain/PTOak.tga", "tga");
+    scan(db, "Mod", "Game");
+    CHECK_STR(resolution(db, ini, "PTOak.tga"), "found Art/Terrain/PTOak.tga");
+    CHECK_EQ(findings(db, ini, "REFERENCE_NOT_FOUND", NULL), 3);
+    char r[1400];
+    snprintf(r, sizeof r, "%s/Mod", top);
+    amx_scan_opts o = { .root = r, .jobs = 1, .set_bases = true };
+    CHECK_EQ(amx_scan(db, &o, NULL, err, sizeof err), AMX_OK);
+    CHECK_STR(ini_finding(db, ini, "REFERENCE_NOT_FOUND", 15), "info");
+    CHECK_STR(ini_finding(db, ini, "REFERENCE_NOT_FOUND", 3), "info");
+    amx_db_close(db);
+}
+
 /* SAGE INI references name no one file: refs --missing lists them by kind and name, as before
  * issue 22 (two animations of one hierarchy are two entries, not one "file"). */
 static void test_sage_missing(void)
@@ -1983,6 +2085,7 @@ int main(void)
     test_run("test_sage_interrupted", test_sage_interrupted);
     test_run("test_pending_blob", test_pending_blob);
     test_run("test_sage_missing", test_sage_missing);
+    test_run("test_sage_tree_prop", test_sage_tree_prop);
     test_run("test_sage_state_ids", test_sage_state_ids);
     test_run("test_migration_owner_keys", test_migration_owner_keys);
     fresh(); /* removes the last test's tree and database */
