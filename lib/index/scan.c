@@ -745,6 +745,10 @@ typedef struct scanner {
      * may have changed after the scan began (modified since, or removed); and the INI files it
      * decoded */
     amx__str_table changed_names, changed_late, decoded_ini;
+    /* the #include lines of the INI files this scan decoded (their references wait in the
+     * pending blobs until the link pass): each file's path, then the name each line reads */
+    struct decoded_include { char *path; char *name; } *dec_inc;
+    size_t n_dec_inc, cap_dec_inc;
     int64_t started_ns;           /* wall clock, as file times */
 } scanner;
 
@@ -835,6 +839,36 @@ static void note_changed_name(scanner *s, const char *path, int64_t mtime_ns)
         s->failed = AMX_E_NOMEM;
 }
 
+/* The name (no directory) of the file a path names, '\\' or '/' separated. */
+static const char *file_name_of(const char *path)
+{
+    const char *name = path + strlen(path);
+    while (name > path && name[-1] != '/' && name[-1] != '\\')
+        name--;
+    return name;
+}
+
+/* Notes an #include line of an INI file this scan decoded (see scanner.dec_inc). */
+static bool note_decoded_include(scanner *s, const char *path, const char *include)
+{
+    if (s->n_dec_inc == s->cap_dec_inc) {
+        size_t cap = s->cap_dec_inc ? s->cap_dec_inc * 2 : 16;
+        struct decoded_include *d = realloc(s->dec_inc, cap * sizeof *d);
+        if (!d)
+            return false;
+        s->dec_inc = d;
+        s->cap_dec_inc = cap;
+    }
+    char *p = strdup(path), *n = strdup(file_name_of(include));
+    if (!p || !n) {
+        free(p);
+        free(n);
+        return false;
+    }
+    s->dec_inc[s->n_dec_inc++] = (struct decoded_include){ p, n };
+    return true;
+}
+
 static amx_status write_result(scanner *s, result *r)
 {
     job *j = r->job;
@@ -862,10 +896,15 @@ static amx_status write_result(scanner *s, result *r)
         note_changed_name(s, j->rel_path, r->kind == R_FAILED ? -1 : r->mtime_ns);
     bool added;
     if (!r->member_path && r->kind == R_ASSET && r->asset &&
-        r->asset->format == AMX_FMT_SAGE_INI &&
-        amx__str_table_add(&s->decoded_ini, j->rel_path, strlen(j->rel_path), NULL, &added) ==
-            SIZE_MAX)
-        return AMX_E_NOMEM;
+        r->asset->format == AMX_FMT_SAGE_INI) {
+        if (amx__str_table_add(&s->decoded_ini, j->rel_path, strlen(j->rel_path), NULL,
+                               &added) == SIZE_MAX)
+            return AMX_E_NOMEM;
+        for (uint32_t i = 0; i < r->asset->ref_count; i++)
+            if (r->asset->refs[i].kind == AMX_REF_INCLUDE &&
+                !note_decoded_include(s, j->rel_path, r->asset->refs[i].name))
+                return AMX_E_NOMEM;
+    }
     switch (r->kind) {
     case R_TOUCH:
         s->stats->files_rehashed++;
@@ -1622,6 +1661,39 @@ static amx_status sweep(scanner *s)
     return st;
 }
 
+/* Paths, each once, in the order added. */
+typedef struct path_set {
+    amx__str_table seen;
+    char **v;
+    size_t n, cap;
+} path_set;
+
+static bool path_set_add(path_set *p, const char *path)
+{
+    bool added;
+    size_t slot = amx__str_table_add(&p->seen, path, strlen(path), NULL, &added);
+    if (slot == SIZE_MAX)
+        return false;
+    if (!added)
+        return true;
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 16;
+        char **v = realloc(p->v, cap * sizeof *v);
+        if (!v)
+            return false;
+        p->v = v;
+        p->cap = cap;
+    }
+    p->v[p->n++] = p->seen.e[slot].key; /* owned by the table */
+    return true;
+}
+
+static void path_set_free(path_set *p)
+{
+    amx__str_table_free(&p->seen);
+    free(p->v);
+}
+
 /* Decodes again the INI files of the root with an #include of a file whose name is that of a
  * file this scan added, changed or removed: their decoder read the file in place
  * (amx_decode_opts.read_include), so what they hold changed with it, their own bytes unchanged.
@@ -1637,49 +1709,40 @@ static amx_status decode_includers(scanner *s)
     amx_status st = ensure_tx(s);
     if (st)
         return st;
+    /* the files to decode again, each once */
+    path_set todo = { 0 };
+    /* the files of the index not decoded by this scan: their #include references */
     sqlite3_stmt *q = NULL;
     if (sqlite3_prepare_v2(s->db->db,
-                           "SELECT DISTINCT f.path, r.name FROM refs r JOIN files f ON "
-                           "f.id = r.file_id WHERE r.kind = 'include' AND f.root_id = ?1 AND "
-                           "f.parent_id IS NULL ORDER BY f.path",
+                           "SELECT f.path, r.name FROM refs r INDEXED BY refs_include JOIN "
+                           "files f ON f.id = r.file_id WHERE r.kind = 'include' AND "
+                           "f.root_id = ?1 AND f.parent_id IS NULL",
                            -1, &q, NULL) != SQLITE_OK)
         return amx__db_error(s->db, "index: listing #include lines", s->err, s->errlen);
     sqlite3_bind_int64(q, 1, s->root_id);
-    char **paths = NULL;
-    size_t n = 0, cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(q)) == SQLITE_ROW && !st) {
+    int rc = SQLITE_DONE;
+    while (!st && (rc = sqlite3_step(q)) == SQLITE_ROW) {
         const char *path = (const char *)sqlite3_column_text(q, 0);
         const char *inc = (const char *)sqlite3_column_text(q, 1);
         if (!path || !inc)
             continue;
-        const char *name = inc + strlen(inc);
-        while (name > inc && name[-1] != '/' && name[-1] != '\\')
-            name--;
-        size_t nlen = strlen(name);
-        if (amx__str_table_find(&s->changed_names, name, nlen) == SIZE_MAX ||
-            (amx__str_table_find(&s->decoded_ini, path, strlen(path)) != SIZE_MAX &&
-             amx__str_table_find(&s->changed_late, name, nlen) == SIZE_MAX) ||
-            (n && strcmp(paths[n - 1], path) == 0))
-            continue;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 16;
-            char **p = realloc(paths, cap * sizeof *p);
-            if (!p) {
-                st = AMX_E_NOMEM;
-                break;
-            }
-            paths = p;
-        }
-        if (!(paths[n] = strdup(path))) {
+        const char *name = file_name_of(inc);
+        if (amx__str_table_find(&s->changed_names, name, strlen(name)) != SIZE_MAX &&
+            amx__str_table_find(&s->decoded_ini, path, strlen(path)) == SIZE_MAX &&
+            !path_set_add(&todo, path))
             st = AMX_E_NOMEM;
-            break;
-        }
-        n++;
     }
     sqlite3_finalize(q);
     if (!st && rc != SQLITE_DONE)
         st = amx__db_error(s->db, "index: listing #include lines", s->err, s->errlen);
+    /* the files this scan decoded: only when the file may have changed after they read it */
+    for (size_t i = 0; i < s->n_dec_inc && !st; i++)
+        if (amx__str_table_find(&s->changed_late, s->dec_inc[i].name,
+                                strlen(s->dec_inc[i].name)) != SIZE_MAX &&
+            !path_set_add(&todo, s->dec_inc[i].path))
+            st = AMX_E_NOMEM;
+    char **paths = todo.v;
+    size_t n = todo.n;
     for (size_t i = 0; i < n && !st && !stop_requested(s); i++) {
         amx__file_row old;
         if ((st = amx__db_lookup(s->db, s->root_id, paths[i], &old, s->err, s->errlen)))
@@ -1712,9 +1775,7 @@ static amx_status decode_includers(scanner *s)
             drain_one(s, false);
         st = s->failed == AMX_E_CANCELLED ? AMX_OK : s->failed;
     }
-    for (size_t i = 0; i < n; i++)
-        free(paths[i]);
-    free(paths);
+    path_set_free(&todo);
     return st;
 }
 
@@ -1950,6 +2011,11 @@ static amx_status scan_root(amx_db *db, const amx_scan_opts *opts, amx_scan_stat
     free(s.dirs);
     amx__str_table_free(&s.changed_names);
     amx__str_table_free(&s.changed_late);
+    for (size_t i = 0; i < s.n_dec_inc; i++) {
+        free(s.dec_inc[i].path);
+        free(s.dec_inc[i].name);
+    }
+    free(s.dec_inc);
     amx__str_table_free(&s.decoded_ini);
     stats->seconds = (double)(now_ns() - t0) / 1e9;
     return st;
