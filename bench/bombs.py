@@ -251,6 +251,23 @@ def bomb_ini_states(b, tmp, env):
                      % (size // 1024), rc=rc, secs=secs, rss=rss)
 
 
+def bomb_ini_includes(b, tmp, env):
+    root = os.path.join(tmp, "ini-includes")
+    size = 0
+    for rel, text in bombs.ini_includers(2000, (4 << 20) - 4096).items():
+        path = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as fh:
+            fh.write(text)
+        size += len(text)
+    db = os.path.join(tmp, "ii.db")
+    rc, secs, rss = scan(b, env, tmp, root, "ii.db")
+    return dict(what="scan of %d KB: 2,000 INI files of 150 bytes, each including one fragment "
+                     "of 4 MiB of animation states (out: the index)" % (size // 1024),
+                rc=rc, secs=secs, rss=rss,
+                out_mb=os.path.getsize(db) / 1e6 if os.path.exists(db) else None)
+
+
 def bomb_ini_bones(b, tmp, env):
     root, size = ini_root(tmp, "ini-bones", bombs.ini_bones("BIGM", 800, 100))
     subprocess.run([b.amxgen, "w3d-model", os.path.join(root, "Art", "W3D", "bigm.w3d"), "--name",
@@ -348,6 +365,7 @@ BOMBS = {
     "ini-macros": (bomb_ini_macros, 3, 64, None),
     "ini-states": (bomb_ini_states, 10, 160, None),
     "ini-bones": (bomb_ini_bones, 10, 192, None),
+    "ini-includes": (bomb_ini_includes, 10, 192, 64),
 }
 
 

@@ -1397,6 +1397,22 @@ static const char *include_from_decoded(ini_state *s, const char *path)
     return amx__strdup(s->d, out);
 }
 
+/* LIMIT_EXCEEDED (info, once a file): an #include not read for a limit. */
+static void include_limit(ini_state *s, const char *path)
+{
+    if (s->include_limit_said)
+        return;
+    s->include_limit_said = true;
+    char ctx[300];
+    ctx_of(s, ctx, sizeof ctx);
+    amx__finding_sev(s->d, AMX_C_LIMIT_EXCEEDED, AMX_SEV_INFO, s->line_at, ctx,
+                     "line %u: #include \"%.200s\" is not read: past %d files one inside "
+                     "another, %d files or %d MiB read for one file, or the scan's budget "
+                     "for #include files (16 MiB and 16 times the bytes it read); its states "
+                     "and names are not checked", (unsigned)s->line_no, path,
+                     MAX_INCLUDE_DEPTH, MAX_INCLUDES_READ, (int)(INCLUDE_BYTES_MAX >> 20));
+}
+
 /* Reads the file an #include inside a block names in place, as OpenSAGE's ParseIncludedFile
  * does: its lines continue the block, and an End that closes the block ends it. At the top level
  * (`defines_only`) only its #define lines are read: the game loads that file on its own
@@ -1410,17 +1426,7 @@ static bool read_include(ini_state *s, const char *path, bool defines_only)
         return false;
     if (s->inc_depth >= MAX_INCLUDE_DEPTH || s->includes_read >= MAX_INCLUDES_READ ||
         s->include_bytes >= INCLUDE_BYTES_MAX) {
-        if (!s->include_limit_said) {
-            s->include_limit_said = true;
-            char ctx[300];
-            ctx_of(s, ctx, sizeof ctx);
-            amx__finding_sev(s->d, AMX_C_LIMIT_EXCEEDED, AMX_SEV_INFO, s->line_at, ctx,
-                             "line %u: #include \"%.200s\" is not read: past %d files one "
-                             "inside another, %d files or %d MiB read for one file; its "
-                             "states and names are not checked", (unsigned)s->line_no, path,
-                             MAX_INCLUDE_DEPTH, MAX_INCLUDES_READ,
-                             (int)(INCLUDE_BYTES_MAX >> 20));
-        }
+        include_limit(s, path);
         return false;
     }
     const char *file = o->file_name ? o->file_name : "";
@@ -1430,8 +1436,11 @@ static bool read_include(ini_state *s, const char *path, bool defines_only)
     const uint8_t *bytes = o->read_include(o->include_user, from, path,
                                            (size_t)(INCLUDE_BYTES_MAX - s->include_bytes), &len,
                                            resolved, sizeof resolved);
-    if (!bytes)
+    if (!bytes) {
+        if (len == SIZE_MAX) /* refused by a limit: the rest of this file's, or the caller's */
+            include_limit(s, path);
         return false;
+    }
     resolved[sizeof resolved - 1] = '\0';
     /* a file that includes itself (the link pass says so) or a file it is read from: the game
      * would read on for ever */

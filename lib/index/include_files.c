@@ -114,8 +114,16 @@ const uint8_t *amx__include_read(void *user, const char *from, const char *path,
     amx_os_stat st;
     uint8_t *data = NULL;
     size_t got = 0;
-    if (amx_os_file_stat(file, &st) == 0 && st.kind == AMX_OS_FILE && st.size >= 0 &&
-        (uint64_t)st.size <= max_len && (data = malloc(st.size ? (size_t)st.size : 1)) &&
+    if (amx_os_file_stat(file, &st) != 0 || st.kind != AMX_OS_FILE || st.size < 0) {
+        amx_os_close(file);
+        return NULL;
+    }
+    if ((uint64_t)st.size > max_len || (f->charge && !f->charge(f->charge_user, (uint64_t)st.size))) {
+        amx_os_close(file);
+        *len = SIZE_MAX; /* a limit, not a missing file */
+        return NULL;
+    }
+    if ((data = malloc(st.size ? (size_t)st.size : 1)) &&
         (amx_os_read(file, data, (size_t)st.size, &got) != 0 || got != (size_t)st.size)) {
         free(data);
         data = NULL;

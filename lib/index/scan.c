@@ -35,6 +35,8 @@
 #define BATCH_NS (250 * 1000000LL)
 #define PROBE_BYTES 4096
 #define MAX_FILE_BYTES ((int64_t)4 << 30)
+#define INCLUDE_SCAN_FLOOR ((uint64_t)16 << 20)
+#define INCLUDE_RATIO 16
 
 static int64_t now_ns(void)
 {
@@ -100,6 +102,11 @@ typedef struct scan_ctx {
     size_t busy;                  /* jobs taken by workers and not finished */
     const char *game;             /* the root's [root PATH] game setting (read-only), or NULL */
     const char *root;             /* the root (canonical): where #include files are read */
+    /* What the #include files that INI decoders read in place may take, all together:
+     * INCLUDE_SCAN_FLOOR + INCLUDE_RATIO x the bytes of the files the scan read (a tiny file
+     * including a large one, thousands of times, would otherwise cost thousands of times the
+     * tree) */
+    uint64_t include_allowance, include_spent;
     bool (*cancelled)(void *user); /* amx_scan_opts.cancelled, polled by the workers too */
     void *cancel_user;
 } scan_ctx;
@@ -589,6 +596,18 @@ static void process_job(scan_ctx *c, job *j)
     release_bytes(c, size);
 }
 
+/* include_files' charge: takes `size` from the scan's #include allowance, if it has it. */
+static bool charge_include(void *user, uint64_t size)
+{
+    scan_ctx *c = user;
+    pthread_mutex_lock(&c->mu);
+    bool ok = c->include_allowance - c->include_spent >= size;
+    if (ok)
+        c->include_spent += size;
+    pthread_mutex_unlock(&c->mu);
+    return ok;
+}
+
 /* Reads the rest of the file after its prefix `head` (f is just past it), hashes it, and
  * decodes it unless the index has the same bytes decoded by the same decoder version. Closes
  * f. */
@@ -633,7 +652,11 @@ static void decode_file(scan_ctx *c, job *j, amx_os_file *f, const amx_os_stat *
         return;
     }
     /* an archive's compressed members are inflated once, below, not also by its decode */
-    amx__include_files inc = { .root = c->root, .file = j->rel_path, .file_abs = j->abs_path };
+    pthread_mutex_lock(&c->mu);
+    c->include_allowance += (uint64_t)size * INCLUDE_RATIO;
+    pthread_mutex_unlock(&c->mu);
+    amx__include_files inc = { .root = c->root, .file = j->rel_path, .file_abs = j->abs_path,
+                               .charge = charge_include, .charge_user = c };
     amx_decode_opts o = { .file_name = j->rel_path, .format = fmt, .game = c->game,
                           .unpack_later = true, .cancelled = c->cancelled,
                           .cancel_user = c->cancel_user, .read_include = amx__include_read,
@@ -1890,6 +1913,7 @@ static amx_status scan_root(amx_db *db, const amx_scan_opts *opts, amx_scan_stat
     }
     s.q.game = amx_config_game(opts->config, root);
     s.q.root = root;
+    s.q.include_allowance = INCLUDE_SCAN_FLOOR;
     s.q.cancelled = opts->cancelled;
     s.q.cancel_user = opts->user;
     s.q.max_bytes_held = (uint64_t)(opts->config ? opts->config->memory_mb : 1024) << 20;

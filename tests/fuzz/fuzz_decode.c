@@ -26,8 +26,10 @@ static const uint8_t *read_input_again(void *user, const char *from, const char 
 {
     const struct input *in = user;
     (void)from;
-    if (in->size > max_len)
+    if (in->size > max_len) {
+        *len = SIZE_MAX;
         return NULL;
+    }
     snprintf(resolved, cap, "inc/%s", path);
     *len = in->size;
     return in->data;

@@ -229,6 +229,27 @@ def ini_states(states, per_module):
     return "".join(x)
 
 
+def ini_includers(files, fragment_bytes):
+    """A BFME tree: `files` tiny INI files, each an object whose draw module includes one
+    fragment of about `fragment_bytes` bytes of animation states (distinct names): {relative
+    path: text}. Each includer reads the fragment in place, so without a bound on what the
+    #include files of a scan may take, the scan parses files x fragment_bytes."""
+    out = {}
+    for i in range(files):
+        out["Data/INI/Object/o%05d.ini" % i] = (
+            "Object O%d\n  Draw = W3DScriptedModelDraw M\n    DefaultModelConditionState\n"
+            "      Model = M\n    End\n    #include \"..\\includes\\big.inc\"\n  End\nEnd\n" % i)
+    x, size, k = [], 0, 0
+    while size < fragment_bytes:
+        s = ("AnimationState = S%d\n  Animation = A\n    AnimationName = H.A%d\n  End\nEnd\n"
+             % (k, k))
+        x.append(s)
+        size += len(s)
+        k += 1
+    out["Data/INI/includes/big.inc"] = "".join(x)
+    return out
+
+
 def ini_bones(model, states, per_state):
     """A Zero Hour INI: one object drawing `model`, `states` condition states that each name
     `per_state` distinct sub-objects and particle bones and a weapon bone (a state keeps one per

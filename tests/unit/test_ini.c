@@ -589,6 +589,8 @@ static const uint8_t *include_from_tree(void *user, const char *from, const char
                  atoi(want + 15), atoi(want + 15) + 1);
         *len = strlen(chain);
         ++*reads;
+        if (*len > max_len)
+            *len = SIZE_MAX;
         return *len <= max_len ? (const uint8_t *)chain : NULL;
     }
     for (size_t i = 0; i < sizeof include_tree / sizeof *include_tree; i++)
@@ -596,6 +598,8 @@ static const uint8_t *include_from_tree(void *user, const char *from, const char
             snprintf(resolved, cap, "%s", include_tree[i][0]);
             *len = strlen(include_tree[i][1]);
             ++*reads;
+            if (*len > max_len)
+                *len = SIZE_MAX;
             return *len <= max_len ? (const uint8_t *)include_tree[i][1] : NULL;
         }
     return NULL;

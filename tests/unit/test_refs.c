@@ -1201,6 +1201,47 @@ static void test_sage_bfme_include_read(void)
     amx_db_close(db);
 }
 
+/* The #include files a scan reads in place take at most 16 MiB and 16 times the bytes of the
+ * files it read: 20 files of a hundred bytes, each including one 1 MiB fragment, read it 16
+ * times; the other 4 say LIMIT_EXCEEDED and keep the #include as a reference. (Without the
+ * budget a tree of tiny files including one large file cost that file's size per file.) */
+static void test_sage_include_budget(void)
+{
+    fresh();
+    size_t big = (size_t)1 << 20;
+    char *frag = malloc(big + 1);
+    if (!frag)
+        return;
+    for (size_t at = 0; at < big; at += 64) { /* comment lines of 64 bytes */
+        memset(frag + at, 'x', 63);
+        frag[at] = ';';
+        frag[at + 63] = '\n';
+    }
+    frag[big] = '\0';
+    put_bytes("Gen/Data/INI/includes/big.inc", frag);
+    free(frag);
+    char rel[128];
+    for (int i = 0; i < 20; i++) {
+        snprintf(rel, sizeof rel, "Gen/Data/INI/Object/o%02d.ini", i);
+        put_bytes(rel, "Object O\n  Draw = W3DScriptedModelDraw M\n"
+                       "    #include \"..\\includes\\big.inc\"\n  End\nEnd\n");
+    }
+    /* modified an hour ago: none of them changed while the scan ran (no second decode) */
+    for (int i = 0; i <= 20; i++) {
+        if (i < 20)
+            snprintf(rel, sizeof rel, "Gen/Data/INI/Object/o%02d.ini", i);
+        else
+            snprintf(rel, sizeof rel, "Gen/Data/INI/includes/big.inc");
+        CHECK_EQ(amx_os_set_mtime(at(rel), amx_os_wall_ns() - 3600 * 1000000000LL), 0);
+    }
+    amx_db *db = open_db();
+    scan(db, "Gen", NULL);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'LIMIT_EXCEEDED' AND "
+                       "message LIKE '%%#include%%is not read%%'"), 4);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM refs WHERE kind = 'include'"), 20);
+    amx_db_close(db);
+}
+
 /* The engine loads Data/INI/Object/'s files in the order of its FilenameList, a std::set ordered
  * by rts::less_than_nocase<AsciiString> (AsciiString::compareNoCase: _stricmp, which compares the
  * lower-case letters): '_' (0x5F) sorts before every letter, and the '\' of a subdirectory path
@@ -2078,6 +2119,7 @@ int main(void)
     test_run("test_sage_particle_none", test_sage_particle_none);
     test_run("test_sage_bfme_anim_model", test_sage_bfme_anim_model);
     test_run("test_sage_bfme_include_read", test_sage_bfme_include_read);
+    test_run("test_sage_include_budget", test_sage_include_budget);
     test_run("test_sage_load_order", test_sage_load_order);
     test_run("test_sage_declared_game", test_sage_declared_game);
     test_run("test_sage_incremental", test_sage_incremental);

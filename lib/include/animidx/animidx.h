@@ -476,8 +476,9 @@ typedef struct amx_decode_opts {
      * line is in: file_name, or a path this function gave in `resolved` earlier; `path` is as
      * written (`\` or `/`, `..` climbing). Returns the file's bytes (valid until amx_decode
      * returns) and its path in `resolved`, relative to the same place as file_name; NULL when
-     * it cannot be read (missing, larger than max_len, outside the place scanned, in an
-     * archive): the include is then a reference only. NULL here: no include is read. */
+     * it cannot be read (missing, outside the place scanned, in an archive), with *len set to
+     * SIZE_MAX when a limit refused it (larger than max_len, a budget of the caller): the
+     * include is then a reference only. NULL here: no include is read. */
     const uint8_t *(*read_include)(void *user, const char *from, const char *path,
                                    size_t max_len, size_t *len, char *resolved,
                                    size_t resolved_cap);
