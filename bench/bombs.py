@@ -365,7 +365,7 @@ BOMBS = {
     "ini-macros": (bomb_ini_macros, 3, 64, None),
     "ini-states": (bomb_ini_states, 10, 160, None),
     "ini-bones": (bomb_ini_bones, 10, 192, None),
-    "ini-includes": (bomb_ini_includes, 10, 192, 64),
+    "ini-includes": (bomb_ini_includes, 10, 192, 128),
 }
 
 

@@ -134,14 +134,24 @@ const uint8_t *amx__include_read(void *user, const char *from, const char *path,
     if (f->n == f->cap) {
         size_t cap = f->cap ? f->cap * 2 : 8;
         uint8_t **b = realloc(f->bytes, cap * sizeof *b);
-        if (!b) {
+        struct amx__include_seen *v = b ? realloc(f->seen, cap * sizeof *v) : NULL;
+        if (b)
+            f->bytes = b;
+        if (v)
+            f->seen = v;
+        if (!b || !v) {
             free(data);
             return NULL;
         }
-        f->bytes = b;
         f->cap = cap;
     }
+    char *kept = strdup(inside);
+    if (!kept) {
+        free(data);
+        return NULL;
+    }
     f->bytes[f->n++] = data;
+    f->seen[f->n_seen++] = (struct amx__include_seen){ kept, st.size, st.mtime_ns };
     snprintf(resolved, resolved_cap, "%s", inside);
     *len = got;
     return data;
@@ -152,6 +162,11 @@ void amx__include_files_free(amx__include_files *f)
     for (size_t i = 0; i < f->n; i++)
         free(f->bytes[i]);
     free(f->bytes);
+    if (f->seen)
+        for (size_t i = 0; i < f->n_seen; i++)
+            free(f->seen[i].path);
+    free(f->seen);
     f->bytes = NULL;
-    f->n = f->cap = 0;
+    f->seen = NULL;
+    f->n = f->cap = f->n_seen = 0;
 }

@@ -17,6 +17,9 @@ typedef struct amx__include_files {
     void *charge_user;
     uint8_t **bytes;       /* the files read, freed by amx__include_files_free */
     size_t n, cap;
+    /* ... and what they were when read: their path (as `resolved`), size and time */
+    struct amx__include_seen { char *path; int64_t size, mtime_ns; } *seen;
+    size_t n_seen;
 } amx__include_files;
 
 /* amx_decode_opts.read_include over an amx__include_files: the path is taken from the
@@ -28,6 +31,7 @@ typedef struct amx__include_files {
 const uint8_t *amx__include_read(void *user, const char *from, const char *path, size_t max_len,
                                  size_t *len, char *resolved, size_t resolved_cap);
 
+/* Frees the bytes read and the `seen` list (unless taken: set to NULL). */
 void amx__include_files_free(amx__include_files *f);
 
 #endif

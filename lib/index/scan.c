@@ -72,6 +72,8 @@ typedef struct result {
     uint64_t hash;
     uint64_t bytes_read;
     amx__byte_buf *packed;        /* the asset's clips' tracks, packed by the worker */
+    struct amx__include_seen *inc_seen; /* the #include files its decoder read in place, */
+    size_t inc_n;                 /* as they were then (include_files.h) */
 } result;
 
 typedef struct scan_ctx {
@@ -136,6 +138,9 @@ static void result_free(result *r)
     free(r->packed);
     amx_asset_free(r->asset);
     free(r->member_path);
+    for (size_t i = 0; i < r->inc_n; i++)
+        free(r->inc_seen[i].path); /* NULL when the writer took it */
+    free(r->inc_seen);
     free(r);
 }
 
@@ -662,6 +667,9 @@ static void decode_file(scan_ctx *c, job *j, amx_os_file *f, const amx_os_stat *
                           .cancel_user = c->cancel_user, .read_include = amx__include_read,
                           .include_user = &inc };
     amx_status dst = amx_decode(data, size, &o, &r->asset);
+    r->inc_seen = inc.seen; /* the writer's, with the result */
+    r->inc_n = inc.n_seen;
+    inc.seen = NULL;
     amx__include_files_free(&inc);
     if (dst == AMX_E_CANCELLED) { /* nothing written: the row keeps what it had */
         free(r);
@@ -767,12 +775,11 @@ typedef struct scanner {
      * directory, any case) of the files it added, changed or removed; of those, the ones that
      * may have changed after the scan began (modified since, or removed); and the INI files it
      * decoded */
-    amx__str_table changed_names, changed_late, decoded_ini;
-    /* the #include lines of the INI files this scan decoded (their references wait in the
-     * pending blobs until the link pass): each file's path, then the name each line reads */
-    struct decoded_include { char *path; char *name; } *dec_inc;
+    amx__str_table changed_names, decoded_ini;
+    /* the #include files the INI files this scan decoded read in place, as they were then:
+     * each includer's path, the file's (relative to the root) and its size and time */
+    struct decoded_include { char *path; struct amx__include_seen seen; } *dec_inc;
     size_t n_dec_inc, cap_dec_inc;
-    int64_t started_ns;           /* wall clock, as file times */
 } scanner;
 
 static void mark_seen(scanner *s, int64_t id)
@@ -847,18 +854,13 @@ static amx_status record_change(scanner *s, const char *path, const char *change
                : amx__db_error(s->db, "index: recording a change", s->err, s->errlen);
 }
 
-/* Notes the name of a file this scan added, changed or removed (see scanner.changed_names):
- * `mtime_ns` its modification time, or -1 (removed, unknown). A file modified less than 2 s
- * before the scan began or since (FAT keeps times to 2 s) may have changed after an INI file that
- * includes it was decoded by this scan. */
-static void note_changed_name(scanner *s, const char *path, int64_t mtime_ns)
+/* Notes the name of a file this scan added, changed or removed (see scanner.changed_names). */
+static void note_changed_name(scanner *s, const char *path)
 {
     const char *slash = strrchr(path, '/');
     const char *name = slash ? slash + 1 : path;
-    size_t n = strlen(name);
-    bool added, late = mtime_ns < 0 || mtime_ns >= s->started_ns - 2000000000LL;
-    if (amx__str_table_add(&s->changed_names, name, n, NULL, &added) == SIZE_MAX ||
-        (late && amx__str_table_add(&s->changed_late, name, n, NULL, &added) == SIZE_MAX))
+    bool added;
+    if (amx__str_table_add(&s->changed_names, name, strlen(name), NULL, &added) == SIZE_MAX)
         s->failed = AMX_E_NOMEM;
 }
 
@@ -871,8 +873,9 @@ static const char *file_name_of(const char *path)
     return name;
 }
 
-/* Notes an #include line of an INI file this scan decoded (see scanner.dec_inc). */
-static bool note_decoded_include(scanner *s, const char *path, const char *include)
+/* Notes an #include file an INI file this scan decoded read in place (scanner.dec_inc); takes
+ * `seen`'s path. */
+static bool note_decoded_include(scanner *s, const char *path, struct amx__include_seen *seen)
 {
     if (s->n_dec_inc == s->cap_dec_inc) {
         size_t cap = s->cap_dec_inc ? s->cap_dec_inc * 2 : 16;
@@ -882,13 +885,11 @@ static bool note_decoded_include(scanner *s, const char *path, const char *inclu
         s->dec_inc = d;
         s->cap_dec_inc = cap;
     }
-    char *p = strdup(path), *n = strdup(file_name_of(include));
-    if (!p || !n) {
-        free(p);
-        free(n);
+    char *p = strdup(path);
+    if (!p)
         return false;
-    }
-    s->dec_inc[s->n_dec_inc++] = (struct decoded_include){ p, n };
+    s->dec_inc[s->n_dec_inc++] = (struct decoded_include){ p, *seen };
+    seen->path = NULL;
     return true;
 }
 
@@ -916,16 +917,15 @@ static amx_status write_result(scanner *s, result *r)
     if (!r->member_path && r->kind != R_TOUCH && r->kind != R_ARCHIVE_DONE &&
         (r->kind != R_ASSET || !j->old.id || !j->old.has_hash || !r->has_hash ||
          j->old.hash != (int64_t)r->hash))
-        note_changed_name(s, j->rel_path, r->kind == R_FAILED ? -1 : r->mtime_ns);
+        note_changed_name(s, j->rel_path);
     bool added;
     if (!r->member_path && r->kind == R_ASSET && r->asset &&
         r->asset->format == AMX_FMT_SAGE_INI) {
         if (amx__str_table_add(&s->decoded_ini, j->rel_path, strlen(j->rel_path), NULL,
                                &added) == SIZE_MAX)
             return AMX_E_NOMEM;
-        for (uint32_t i = 0; i < r->asset->ref_count; i++)
-            if (r->asset->refs[i].kind == AMX_REF_INCLUDE &&
-                !note_decoded_include(s, j->rel_path, r->asset->refs[i].name))
+        for (size_t i = 0; i < r->inc_n; i++)
+            if (!note_decoded_include(s, j->rel_path, &r->inc_seen[i]))
                 return AMX_E_NOMEM;
     }
     switch (r->kind) {
@@ -1660,7 +1660,7 @@ static amx_status sweep(scanner *s)
                                ? (const char *)sqlite3_column_text(name_of, 0)
                                : NULL;
         if (path)
-            note_changed_name(s, path, -1);
+            note_changed_name(s, path);
         sqlite3_reset(name_of);
     }
     sqlite3_finalize(name_of);
@@ -1717,14 +1717,14 @@ static void path_set_free(path_set *p)
     free(p->v);
 }
 
-/* Decodes again the INI files of the root with an #include of a file whose name is that of a
- * file this scan added, changed or removed: their decoder read the file in place
- * (amx_decode_opts.read_include), so what they hold changed with it, their own bytes unchanged.
- * One this scan decoded already read the file as it is, unless the file changed after the scan
- * began (changed_late: a save while the scan ran). A name compares without its directory (the
- * file an #include reads is found without case, and from the directory of the file it is in): a
- * file of the same name elsewhere only costs a decode. Runs on this thread, after the workers,
- * one file at a time. */
+/* Decodes again the INI files of the root whose #include lines read a file that changed: those
+ * of the index this scan did not decode, with an #include of a file whose name is that of a file
+ * it added, changed or removed (their decoder read the file in place, so what they hold changed
+ * with it, their own bytes unchanged), and those it decoded whose #include file is no longer
+ * what they read (a save while the scan ran: its size or time differ). A name compares without
+ * its directory (the file an #include reads is found without case, and from the directory of
+ * the file it is in): a file of the same name elsewhere only costs a decode. Runs on this
+ * thread, after the workers, one file at a time. */
 static amx_status decode_includers(scanner *s)
 {
     if (!s->changed_names.n)
@@ -1758,12 +1758,18 @@ static amx_status decode_includers(scanner *s)
     sqlite3_finalize(q);
     if (!st && rc != SQLITE_DONE)
         st = amx__db_error(s->db, "index: listing #include lines", s->err, s->errlen);
-    /* the files this scan decoded: only when the file may have changed after they read it */
-    for (size_t i = 0; i < s->n_dec_inc && !st; i++)
-        if (amx__str_table_find(&s->changed_late, s->dec_inc[i].name,
-                                strlen(s->dec_inc[i].name)) != SIZE_MAX &&
-            !path_set_add(&todo, s->dec_inc[i].path))
+    /* the files this scan decoded: when a file they read has changed since (a save while the
+     * scan ran) */
+    for (size_t i = 0; i < s->n_dec_inc && !st; i++) {
+        const struct decoded_include *d = &s->dec_inc[i];
+        char abs[AMX_PATH_MAX];
+        amx_os_stat now;
+        bool same = amx_os_path_join(s->root, d->seen.path, abs, sizeof abs) == 0 &&
+                    amx_os_path_stat(abs, &now) == 0 && now.size == d->seen.size &&
+                    now.mtime_ns == d->seen.mtime_ns;
+        if (!same && !path_set_add(&todo, d->path))
             st = AMX_E_NOMEM;
+    }
     char **paths = todo.v;
     size_t n = todo.n;
     for (size_t i = 0; i < n && !st && !stop_requested(s); i++) {
@@ -1835,8 +1841,7 @@ static amx_status scan_root(amx_db *db, const amx_scan_opts *opts, amx_scan_stat
         return AMX_E_IO;
     }
     scanner s = { .db = db, .opts = opts, .stats = stats, .root = root, .err = err,
-                  .errlen = errlen, .changed_names.fold = true, .changed_late.fold = true,
-                  .started_ns = amx_os_wall_ns() };
+                  .errlen = errlen, .changed_names.fold = true };
     char scope[AMX_PATH_MAX], scope_stored[3 * AMX_PATH_MAX];
     if (opts->scope && opts->scope[0]) {
         /* "./a//b/" -> "a/b"; ".." is refused: a scope stays inside its root. */
@@ -2034,10 +2039,9 @@ static amx_status scan_root(amx_db *db, const amx_scan_opts *opts, amx_scan_stat
     free(s.seen);
     free(s.dirs);
     amx__str_table_free(&s.changed_names);
-    amx__str_table_free(&s.changed_late);
     for (size_t i = 0; i < s.n_dec_inc; i++) {
         free(s.dec_inc[i].path);
-        free(s.dec_inc[i].name);
+        free(s.dec_inc[i].seen.path);
     }
     free(s.dec_inc);
     amx__str_table_free(&s.decoded_ini);
