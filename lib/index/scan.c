@@ -1724,9 +1724,11 @@ static void path_set_free(path_set *p)
  * what they read (a save while the scan ran: its size or time differ). A name compares without
  * its directory (the file an #include reads is found without case, and from the directory of
  * the file it is in): a file of the same name elsewhere only costs a decode. Runs on this
- * thread, after the workers, one file at a time. */
-static amx_status decode_includers(scanner *s)
+ * thread after the link pass (every INI file's references are rows then), one file at a time;
+ * `redecoded` counts them (their references wait for a second link pass). */
+static amx_status decode_includers(scanner *s, size_t *redecoded)
 {
+    *redecoded = 0;
     if (!s->changed_names.n)
         return AMX_OK;
     amx_status st = ensure_tx(s);
@@ -1795,6 +1797,7 @@ static amx_status decode_includers(scanner *s)
         j->old = old;
         j->force = true;
         process_job(&s->q, j); /* one result at most, written below */
+        ++*redecoded;
         pthread_mutex_lock(&s->q.mu);
         bool none = !s->q.res_head;
         pthread_mutex_unlock(&s->q.mu);
@@ -1987,13 +1990,21 @@ static amx_status scan_root(amx_db *db, const amx_scan_opts *opts, amx_scan_stat
     if (!st)
         st = sweep(&s);
     if (!st)
-        st = decode_includers(&s);
-    if (!st)
-        st = ensure_tx(&s); /* its writes may have ended with a commit */
-    if (!st)
         st = amx__db_commit(db, err, errlen);
     if (!st)
         st = amx__link(db, jobs, &stats->clips_linked, err, errlen);
+    /* after the link pass, which has put every INI file's references in refs (a blob left by
+     * an interrupted scan too): the INI files whose #include files changed, then their links */
+    size_t redecoded = 0;
+    if (!st)
+        st = decode_includers(&s, &redecoded);
+    if (!st && db->in_tx) /* its writes (a last batch may be open) */
+        st = amx__db_commit(db, err, errlen);
+    if (!st && redecoded) {
+        uint64_t more = 0;
+        st = amx__link(db, jobs, &more, err, errlen);
+        stats->clips_linked += more;
+    }
     /* The scans table records whole-root scans (the report's "scanned at"); the daemon's scoped
      * rescans would grow it without bound. */
     if (!st && !s.scope && !opts->shallow) {

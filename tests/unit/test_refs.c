@@ -13,6 +13,7 @@
 
 #include "animidx/index.h"
 #include "db_internal.h"
+#include "include_files.h"
 #include "resolve.h"
 
 #include <sqlite3.h>
@@ -1201,6 +1202,62 @@ static void test_sage_bfme_include_read(void)
     amx_db_close(db);
 }
 
+/* A scan killed after it wrote an INI file but before its link pass leaves the file's
+ * references in their pending blob; a fragment the file includes that changes before the next
+ * scan must still decode the file again: the includers are looked for after that scan's link
+ * pass, which inserts the blob's rows (before it, the file was missed and kept the old
+ * fragment's states). The killed scan's writes are made here as its writer makes them. */
+static void test_sage_include_after_kill(void)
+{
+    fresh();
+    static const char *const ranger =
+        "Object Ranger\n  Draw = W3DScriptedModelDraw M\n"
+        "    DefaultModelConditionState\n      Model = GURanger\n    End\n"
+        "    #include \"..\\includes\\anims.inc\"\n  End\nEnd\n";
+    put_bytes("Gen/Data/INI/Object/ranger.ini", ranger);
+    put_bytes("Gen/Data/INI/includes/anims.inc",
+              "AnimationState = MOVING\n  Animation = Run\n"
+              "    AnimationName = GURanger_SKL.GURanger_RUNA\n  End\nEnd\n");
+    amx_db *db = open_db();
+    scan(db, "Gen", NULL);
+    char changed[600];
+    snprintf(changed, sizeof changed, "; changed\n%s", ranger);
+    put_bytes("Gen/Data/INI/Object/ranger.ini", changed);
+    /* the killed scan: ranger.ini decoded and written, its references in the blob */
+    char root[1400], abs[1600], err[512] = "";
+    snprintf(abs, sizeof abs, "%s/Gen", top);
+    CHECK_EQ(amx_os_canonical(abs, root, sizeof root), 0);
+    snprintf(abs, sizeof abs, "%s/Data/INI/Object/ranger.ini", root);
+    amx__include_files inc = { .root = root, .file = "Data/INI/Object/ranger.ini",
+                               .file_abs = abs };
+    amx_decode_opts o = { .file_name = "Data/INI/Object/ranger.ini", .format = AMX_FMT_SAGE_INI,
+                          .read_include = amx__include_read, .include_user = &inc };
+    amx_asset *a = NULL;
+    CHECK_EQ(amx_decode((const uint8_t *)changed, strlen(changed), &o, &a), AMX_OK);
+    amx_os_stat st;
+    CHECK_EQ(amx_os_path_stat(abs, &st), 0);
+    amx__file_meta m = { .root_id = q_int(db, "SELECT id FROM roots"),
+                         .path = "Data/INI/Object/ranger.ini", .size = st.size,
+                         .mtime_ns = st.mtime_ns };
+    int64_t id = 0;
+    CHECK_EQ(amx__db_begin(db, err, sizeof err), AMX_OK);
+    CHECK_EQ(amx__db_put(db, &m, a, NULL, &id, err, sizeof err), AMX_OK);
+    CHECK_EQ(amx__db_commit(db, err, sizeof err), AMX_OK);
+    amx_asset_free(a);
+    amx__include_files_free(&inc);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM ini_refs_pending WHERE file_id = %lld",
+                   (long long)id), 1);
+    /* the fragment changes; the next scan */
+    put_bytes("Gen/Data/INI/includes/anims.inc",
+              "; changed too\nAnimationState = MOVING\n  Animation = Run\n"
+              "    AnimationName = GURanger_SKL.GURanger_RUNB\n  End\nEnd\n");
+    scan(db, "Gen", NULL);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM ini_refs_pending"), 0);
+    CHECK_STR(resolution(db, "ranger.ini", "GURanger_SKL.GURanger_RUNB"), "missing -");
+    CHECK_STR(resolution(db, "ranger.ini", "GURanger_SKL.GURanger_RUNA"), "(none)");
+    amx_db_close(db);
+}
+
 /* The #include files a scan reads in place take at most 16 MiB and 16 times the bytes of the
  * files it read: 20 files of a hundred bytes, each including one 1 MiB fragment, read it 16
  * times; the other 4 say LIMIT_EXCEEDED and keep the #include as a reference. (Without the
@@ -2112,6 +2169,7 @@ int main(void)
     test_run("test_sage_bfme_anim_model", test_sage_bfme_anim_model);
     test_run("test_sage_bfme_include_read", test_sage_bfme_include_read);
     test_run("test_sage_include_budget", test_sage_include_budget);
+    test_run("test_sage_include_after_kill", test_sage_include_after_kill);
     test_run("test_sage_load_order", test_sage_load_order);
     test_run("test_sage_declared_game", test_sage_declared_game);
     test_run("test_sage_incremental", test_sage_incremental);
