@@ -1,6 +1,7 @@
 /* The files a BFME INI file's `#include` lines name, read for its decoder (include_files.h). */
 #include "include_files.h"
 
+#include "common/grow.h"
 #include "animidx/os.h"
 
 #include <stdbool.h>
@@ -131,19 +132,11 @@ const uint8_t *amx__include_read(void *user, const char *from, const char *path,
     amx_os_close(file);
     if (!data)
         return NULL;
-    if (f->n == f->cap) {
-        size_t cap = f->cap ? f->cap * 2 : 8;
-        uint8_t **b = realloc(f->bytes, cap * sizeof *b);
-        struct amx__include_seen *v = b ? realloc(f->seen, cap * sizeof *v) : NULL;
-        if (b)
-            f->bytes = b;
-        if (v)
-            f->seen = v;
-        if (!b || !v) {
-            free(data);
-            return NULL;
-        }
-        f->cap = cap;
+    size_t cap = f->cap; /* the two arrays grow together */
+    if (!amx__grow((void **)&f->bytes, &cap, f->n, sizeof *f->bytes) ||
+        !amx__grow((void **)&f->seen, &f->cap, f->n, sizeof *f->seen)) {
+        free(data);
+        return NULL;
     }
     char *kept = strdup(inside);
     if (!kept) {

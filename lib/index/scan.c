@@ -18,6 +18,7 @@
  */
 #include "db_internal.h"
 #include "include_files.h"
+#include "common/grow.h"
 #include "common/str_table.h"
 
 #include "animidx/os.h"
@@ -877,14 +878,8 @@ static const char *file_name_of(const char *path)
  * `seen`'s path. */
 static bool note_decoded_include(scanner *s, const char *path, struct amx__include_seen *seen)
 {
-    if (s->n_dec_inc == s->cap_dec_inc) {
-        size_t cap = s->cap_dec_inc ? s->cap_dec_inc * 2 : 16;
-        struct decoded_include *d = realloc(s->dec_inc, cap * sizeof *d);
-        if (!d)
-            return false;
-        s->dec_inc = d;
-        s->cap_dec_inc = cap;
-    }
+    if (!amx__grow((void **)&s->dec_inc, &s->cap_dec_inc, s->n_dec_inc, sizeof *s->dec_inc))
+        return false;
     char *p = strdup(path);
     if (!p)
         return false;
@@ -1699,14 +1694,8 @@ static bool path_set_add(path_set *p, const char *path)
         return false;
     if (!added)
         return true;
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 16;
-        char **v = realloc(p->v, cap * sizeof *v);
-        if (!v)
-            return false;
-        p->v = v;
-        p->cap = cap;
-    }
+    if (!amx__grow((void **)&p->v, &p->cap, p->n, sizeof *p->v))
+        return false;
     p->v[p->n++] = p->seen.e[slot].key; /* owned by the table */
     return true;
 }
