@@ -80,6 +80,7 @@ static const char *const turret_fields[4] = { "Turret", "TurretPitch", "AltTurre
  * asset's arena, so a copy is a memcpy. */
 typedef struct state_data {
     const char *model;        /* NULL: not set; "" None */
+    const char *model_tag;    /* its tag (line_tag), NULL: "Model" */
     uint32_t model_line;
     bool anims_copied, got_idle, got_normal, transition_keys;
     int mode_once;            /* 1: ONCE or ONCE_BACKWARDS (the default), 0: another mode */
@@ -702,7 +703,7 @@ static void state_refs(ini_state *s, const state_data *st)
 {
     const char *model = st->model && !is_none(st->model) ? st->model : "";
     bool model_ok = model[0] != '\0' &&
-                    w3d_model_ref(s, model, "Model", st->model_line,
+                    w3d_model_ref(s, model, st->model_tag ? st->model_tag : "Model", st->model_line,
                                   s->n_states ? (int32_t)s->n_states - 1 : -1);
     /* (a count past MAX_LIST says that the rest were dropped: LIMIT_EXCEEDED) */
     for (size_t i = 0; i < st->n_anims && i < MAX_LIST; i++) {
@@ -1085,6 +1086,21 @@ static void end_state(ini_state *s)
     }
 }
 
+/* The tag of a name read on the current line: `tag` itself, or, in an #included file read in
+ * place, with that file's name and line ("AnimationName (anims.inc line 4)"): the reference's
+ * line is the #include line of the decoded file, and the link pass's findings show the tag. */
+static const char *line_tag(ini_state *s, const char *tag)
+{
+    if (!s->inc_depth)
+        return tag;
+    const struct include_frame *f = &s->inc[s->inc_depth - 1];
+    const char *slash = strrchr(f->path, '/');
+    char out[128];
+    snprintf(out, sizeof out, "%s (%.60s line %u)", tag, slash ? slash + 1 : f->path,
+             (unsigned)f->line);
+    return amx__strdup(s->d, out);
+}
+
 static void add_named(ini_state *s, named *list, size_t *n, const char *name, const char *tag)
 {
     if (*n >= MAX_LIST) {
@@ -1098,7 +1114,7 @@ static void add_named(ini_state *s, named *list, size_t *n, const char *name, co
         }
         return;
     }
-    list[(*n)++] = (named){ name, tag, s->line_no };
+    list[(*n)++] = (named){ name, line_tag(s, tag), s->line_no };
 }
 
 static int weapon_slot(tok t)
@@ -1117,6 +1133,7 @@ static void state_field(ini_state *s)
     tok f = s->t[0];
     if (tok_is(f, "Model")) {
         st->model = s->nt > 1 ? tokdup(s, expand(s, s->t[1])) : "";
+        st->model_tag = line_tag(s, "Model");
         st->model_line = s->line_no;
         return;
     }
@@ -1153,7 +1170,8 @@ static void state_field(ini_state *s)
         if (tok_is(f, turret_fields[k])) {
             tok name = s->nt > 1 ? expand(s, s->t[1]) : (tok){ "", 0 };
             st->turret[k] = name.n && !tok_is_ci(name, "None")
-                                ? (named){ tokdup(s, name), turret_fields[k], s->line_no }
+                                ? (named){ tokdup(s, name), line_tag(s, turret_fields[k]),
+                                           s->line_no }
                                 : (named){ 0 };
             return;
         }
@@ -1173,7 +1191,8 @@ static void state_field(ini_state *s)
             tok name = expand(s, s->t[2]);
             st->weapon[k][slot] = tok_is_ci(name, "None")
                                       ? (named){ 0 }
-                                      : (named){ tokdup(s, name), weapon_fields[k], s->line_no };
+                                      : (named){ tokdup(s, name), line_tag(s, weapon_fields[k]),
+                                                 s->line_no };
             return;
         }
     if (tok_is(f, "ParticleSysBone")) {
@@ -1209,6 +1228,7 @@ static void bfme_state_field(ini_state *s)
     tok f = s->t[0];
     if (tok_is(f, "Model") && s->nt > 1) {
         s->cur->model = tokdup(s, expand(s, s->t[1]));
+        s->cur->model_tag = line_tag(s, "Model");
         s->cur->model_line = s->line_no;
     } else if (tok_is(f, "ParticleSysBone") && s->nt > 1 &&
                !tok_is_ci(expand(s, s->t[1]), "None")) {
@@ -1886,13 +1906,13 @@ static void in_block(ini_state *s)
             return;
         }
         if (s->draw_kind != DRAW_STATES && tok_is(t0, "ModelName")) {
-            s->model_name = (named){ s->nt > 1 ? tokdup(s, expand(s, s->t[1])) : "", "ModelName",
-                                     s->line_no };
+            s->model_name = (named){ s->nt > 1 ? tokdup(s, expand(s, s->t[1])) : "",
+                                     line_tag(s, "ModelName"), s->line_no };
             return;
         }
         if (s->draw_kind == DRAW_TREE && tok_is(t0, "TextureName")) {
             s->texture_name = (named){ s->nt > 1 ? tokdup(s, expand(s, s->t[1])) : "",
-                                       "TextureName", s->line_no };
+                                       line_tag(s, "TextureName"), s->line_no };
             return;
         }
         if (tok_is(t0, "IgnoreConditionStates")) { /* a plain list replaces the last (BitFlags) */

@@ -650,6 +650,7 @@ static void test_bfme_include_read(void)
     if (r) {
         CHECK_EQ(r->line, 6);
         CHECK_EQ(r->object, 0);
+        CHECK_STR(r->tag, "AnimationName (anims.inc line 4)"); /* the fragment's own line */
     }
     r = find_ref(a, AMX_REF_W3D_ANIMATION, "HERO_SKL.GUHero_IDLA", "GUHero_SKN");
     CHECK(r != NULL && r->line == 6);

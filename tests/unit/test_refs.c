@@ -1161,7 +1161,8 @@ static void test_sage_bfme_include_read(void)
     CHECK_STR(ini_finding(db, "ranger.ini", "ANIMATION_HIERARCHY_MISMATCH", 6), "error");
     CHECK_STR(ini_finding(db, "ranger.ini", "REFERENCE_NOT_FOUND", 6), "info");
     CHECK_EQ(q_int(db, "SELECT count(*) FROM findings i JOIN files f ON f.id = i.file_id WHERE "
-                       "f.path LIKE '%%ranger.ini' AND i.message LIKE '%%GURanger_ATKA%%'"), 1);
+                       "f.path LIKE '%%ranger.ini' AND i.message LIKE '%%GURanger_ATKA%%' AND "
+                       "i.context LIKE 'AnimationName (nested.inc line 3) of %%, line 6'"), 1);
     CHECK_EQ(findings(db, "ranger.ini", "INI_MALFORMED", NULL), 0);
     /* the #include out of the root is a reference the link pass judges, not read */
     CHECK_EQ(findings(db, "ranger.ini", "REFERENCE_NOT_FOUND", NULL), 2);
