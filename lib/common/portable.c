@@ -395,6 +395,16 @@ int amx_os_path_join(const char *dir, const char *name, char *out, size_t size)
     return n >= 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
 }
 
+const char *amx_os_path_below(const char *root, const char *path)
+{
+    size_t n = strlen(root);
+    if (n && root[n - 1] == '/') /* a file system's root: "/", "C:/" */
+        return strncmp(path, root, n) == 0 ? path + n : NULL;
+    if (strncmp(path, root, n) != 0 || (path[n] && path[n] != '/'))
+        return NULL;
+    return path[n] ? path + n + 1 : "";
+}
+
 char *amx_os_read_file(const char *path, size_t *len)
 {
     amx_os_file *f;

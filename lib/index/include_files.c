@@ -10,17 +10,6 @@
 #include <string.h>
 #include <strings.h>
 
-/* The part of `path` below `root`, or NULL when it is not below it. */
-static const char *below(const char *root, const char *path)
-{
-    size_t n = strlen(root);
-    if (n && root[n - 1] == '/') /* a file system's root: "/", "C:/" */
-        return strncmp(path, root, n) == 0 ? path + n : NULL;
-    if (strncmp(path, root, n) != 0 || path[n] != '/')
-        return NULL;
-    return path + n + 1;
-}
-
 /* Appends the name `name` (n bytes) of directory `abs` to abs (at `at`): as it is when the file
  * system has it, else the first entry that equals it without case. False when neither is. */
 static bool step(char *abs, size_t at, size_t cap, const char *name, size_t n)
@@ -56,7 +45,7 @@ const uint8_t *amx__include_read(void *user, const char *from, const char *path,
 {
     amx__include_files *f = user;
     *len = 0;
-    if (strcmp(from, f->file) == 0 && !(from = below(f->root, f->file_abs)))
+    if (strcmp(from, f->file) == 0 && !(from = amx_os_path_below(f->root, f->file_abs)))
         return NULL; /* a file reached through a link out of the root */
     /* the logical path: the directory of `from`, then the steps of `path` */
     char rel[AMX_PATH_MAX];
@@ -107,7 +96,8 @@ const uint8_t *amx__include_read(void *user, const char *from, const char *path,
     }
     char real[AMX_PATH_MAX];
     const char *inside;
-    if (amx_os_canonical(abs, real, sizeof real) != 0 || !(inside = below(f->root, real)))
+    if (amx_os_canonical(abs, real, sizeof real) != 0 ||
+        !(inside = amx_os_path_below(f->root, real)) || !*inside)
         return NULL; /* a link out of the root */
     amx_os_file *file;
     if (amx_os_open_read(real, &file) != 0)

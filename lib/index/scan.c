@@ -773,8 +773,7 @@ typedef struct scanner {
     size_t dir_count, dir_cap;
     sqlite3_stmt *change_ins;     /* scan_changes: what this scan added, changed, removed */
     /* for the files whose #include lines read a file this scan saw change: the names (no
-     * directory, any case) of the files it added, changed or removed; of those, the ones that
-     * may have changed after the scan began (modified since, or removed); and the INI files it
+     * directory, any case) of the files it added, changed or removed, and the INI files it
      * decoded */
     amx__str_table changed_names, decoded_ini;
     /* the #include files the INI files this scan decoded read in place, as they were then:
@@ -1071,6 +1070,27 @@ static bool stop_requested(scanner *s)
 
 /* A regular file: skipped when the index has it (`known`, NULL when it does not) with the same
  * size, mtime and decoder version; otherwise a job for the workers. */
+/* A job for file `name` of directory `dir_abs` (its path `rel` as stored), whose row before
+ * this scan is `old`; NULL when out of memory. */
+static job *job_new(scanner *s, const char *dir_abs, const char *name, const char *rel,
+                    const amx__file_row *old)
+{
+    job *j = calloc(1, sizeof *j);
+    size_t alen = strlen(dir_abs) + strlen(name) + 2;
+    if (j) {
+        j->abs_path = malloc(alen);
+        j->rel_path = strdup(rel);
+    }
+    if (!j || !j->abs_path || !j->rel_path) {
+        job_free(j);
+        return NULL;
+    }
+    amx_os_path_join(dir_abs, name, j->abs_path, alen);
+    j->root_id = s->root_id;
+    j->old = *old;
+    return j;
+}
+
 static void consider_file(scanner *s, const char *dir_abs, const char *name, const char *rel,
                           const amx_os_stat *st, const amx__file_row *known)
 {
@@ -1094,20 +1114,11 @@ static void consider_file(scanner *s, const char *dir_abs, const char *name, con
             return;
         }
     }
-    job *j = calloc(1, sizeof *j);
-    size_t alen = strlen(dir_abs) + strlen(name) + 2;
-    if (j) {
-        j->abs_path = malloc(alen);
-        j->rel_path = strdup(rel);
-    }
-    if (!j || !j->abs_path || !j->rel_path) {
-        job_free(j);
+    job *j = job_new(s, dir_abs, name, rel, &old);
+    if (!j) {
         s->failed = AMX_E_NOMEM;
         return;
     }
-    amx_os_path_join(dir_abs, name, j->abs_path, alen);
-    j->root_id = s->root_id;
-    j->old = old;
     j->size = st->size;
     j->mtime_ns = st->mtime_ns;
     submit(s, j);
@@ -1268,18 +1279,6 @@ static void dir_unreadable(scanner *s, const char *rel, int err)
     notice(s, *rel ? rel : ".", AMX_C_IO_ERROR, msg);
 }
 
-/* `real` (a resolved path) relative to the root: NULL when it is outside the root, "" for the
- * root itself. */
-static const char *inside_root(const char *root, const char *real)
-{
-    size_t n = strlen(root);
-    if (n && root[n - 1] == '/') /* a file system's root: "/", "C:/" */
-        return strncmp(real, root, n) == 0 ? real + n : NULL;
-    if (strncmp(real, root, n) != 0 || (real[n] && real[n] != '/'))
-        return NULL;
-    return real[n] ? real + n + 1 : "";
-}
-
 /* A scope whose directory part goes through a symbolic link into the root (the daemon may see
  * a change by such a path) is rewritten to the directory's own path, so a file keeps one path.
  * The longest existing part is resolved (the file or its directories may be gone). */
@@ -1295,7 +1294,7 @@ static void canonical_scope(const char *root, char *scope, size_t size)
         snprintf(part, sizeof part, "%.*s", (int)cut, scope);
         amx_os_path_join(root, part, abs, sizeof abs);
         if (amx_os_canonical(abs, real, sizeof real) == 0) {
-            const char *canon = inside_root(root, real);
+            const char *canon = amx_os_path_below(root, real);
             if (!canon) /* through a link out of the root: that path is the file's path */
                 return;
             char out[2 * AMX_PATH_MAX];
@@ -1335,7 +1334,7 @@ static bool follow_link(scanner *s, const char *abs_dir, const char *name, const
         return false;
     }
     char msg[AMX_PATH_MAX + 300];
-    const char *target = inside_root(s->root, real);
+    const char *target = amx_os_path_below(s->root, real);
     if (target) {
         if (!is_dir)
             return true;
@@ -1547,7 +1546,7 @@ static void walk_scope(scanner *s, const char *root)
         if (!follow)
             return;
         char real[AMX_PATH_MAX];
-        linked = amx_os_canonical(part, real, sizeof real) == 0 && !inside_root(s->root, real);
+        linked = amx_os_canonical(part, real, sizeof real) == 0 && !amx_os_path_below(s->root, real);
     }
     amx_os_stat st;
     if (amx_os_path_stat(abs, &st) != 0)
@@ -1581,18 +1580,19 @@ static amx_status sweep(scanner *s)
      * one-file rescan costs the same whatever the size of the index. */
     char dir[AMX_PATH_MAX];
     const char *sql = s->scope
-                          ? "SELECT id FROM files WHERE root_id = ?1 AND parent_id IS NULL AND "
-                            "id <= ?2 AND (path = ?3 OR (path > ?3 || '/' AND path < ?3 || '0'))"
-                          : "SELECT id FROM files WHERE root_id = ?1 AND parent_id IS NULL AND "
-                            "id <= ?2";
+                          ? "SELECT id, path FROM files WHERE root_id = ?1 AND parent_id IS NULL "
+                            "AND id <= ?2 AND (path = ?3 OR (path > ?3 || '/' AND path < ?3 || "
+                            "'0'))"
+                          : "SELECT id, path FROM files WHERE root_id = ?1 AND parent_id IS NULL "
+                            "AND id <= ?2";
     if (s->opts->shallow) {
         /* the files directly in the directory: their dir_path is "scope/" ("" at the root);
          * a file scope is its own row, as above */
         snprintf(dir, sizeof dir, "%s%s", s->scope ? s->scope : "", s->scope ? "/" : "");
-        sql = "SELECT id FROM files INDEXED BY files_dir WHERE root_id = ?1 AND "
+        sql = "SELECT id, path FROM files INDEXED BY files_dir WHERE root_id = ?1 AND "
               "dir_path = ?3 AND parent_id IS NULL AND id <= ?2 UNION "
-              "SELECT id FROM files WHERE root_id = ?1 AND parent_id IS NULL AND id <= ?2 AND "
-              "path = ?4";
+              "SELECT id, path FROM files WHERE root_id = ?1 AND parent_id IS NULL AND "
+              "id <= ?2 AND path = ?4";
     }
     if (!s->scope && !s->opts->shallow) {
         /* a whole root: when every row it had was seen, nothing went (one count on the
@@ -1629,6 +1629,9 @@ static amx_status sweep(scanner *s)
         int64_t id = sqlite3_column_int64(q, 0);
         if (was_seen(s, id))
             continue;
+        const char *path = (const char *)sqlite3_column_text(q, 1);
+        if (path) /* for the files whose #include lines read it */
+            note_changed_name(s, path);
         if (n == cap) {
             cap = cap ? cap * 2 : 256;
             int64_t *g = realloc(gone, cap * sizeof *g);
@@ -1645,21 +1648,8 @@ static amx_status sweep(scanner *s)
         free(gone);
         return amx__db_error(s->db, "index: listing files", s->err, s->errlen);
     }
-    sqlite3_stmt *rec = NULL, *name_of = NULL;
-    if (n && sqlite3_prepare_v2(s->db->db, "SELECT path FROM files WHERE id = ?1", -1, &name_of,
-                                NULL) != SQLITE_OK)
-        st = amx__db_error(s->db, "index: listing files", s->err, s->errlen);
-    for (size_t i = 0; i < n && !st; i++) { /* for the files whose #include lines read them */
-        sqlite3_bind_int64(name_of, 1, gone[i]);
-        const char *path = sqlite3_step(name_of) == SQLITE_ROW
-                               ? (const char *)sqlite3_column_text(name_of, 0)
-                               : NULL;
-        if (path)
-            note_changed_name(s, path);
-        sqlite3_reset(name_of);
-    }
-    sqlite3_finalize(name_of);
-    if (!st && n && sqlite3_prepare_v2(s->db->db,
+    sqlite3_stmt *rec = NULL;
+    if (n && sqlite3_prepare_v2(s->db->db,
                                 "INSERT INTO scan_changes(root_id, at, path, change, format) "
                                 "SELECT root_id, ?2, path, 'removed', format FROM files WHERE "
                                 "id = ?1 AND status <> 'ignored'",
@@ -1768,22 +1758,12 @@ static amx_status decode_includers(scanner *s, size_t *redecoded)
         if ((st = amx__db_lookup(s->db, s->root_id, paths[i], &old, s->err, s->errlen)))
             break;
         char *raw = amx_path_decode(paths[i]);
-        job *j = calloc(1, sizeof *j);
-        size_t alen = strlen(s->root) + (raw ? strlen(raw) : 0) + 2;
-        if (j) {
-            j->abs_path = malloc(alen);
-            j->rel_path = strdup(paths[i]);
-        }
-        if (!raw || !j || !j->abs_path || !j->rel_path) {
-            free(raw);
-            job_free(j);
+        job *j = raw ? job_new(s, s->root, raw, paths[i], &old) : NULL;
+        free(raw);
+        if (!j) {
             st = AMX_E_NOMEM;
             break;
         }
-        amx_os_path_join(s->root, raw, j->abs_path, alen);
-        free(raw);
-        j->root_id = s->root_id;
-        j->old = old;
         j->force = true;
         process_job(&s->q, j); /* one result at most, written below */
         ++*redecoded;

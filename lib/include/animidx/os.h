@@ -87,6 +87,10 @@ FILE *amx_os_fopen(const char *path, const char *mode);
 /* Reads a whole file into a malloc'd buffer (NUL-terminated, not counted in *len); NULL with
  * errno set. */
 char *amx_os_read_file(const char *path, size_t *len);
+
+/* `path` (resolved, '/' separated) relative to `root`: NULL when it is outside the root, ""
+ * for the root itself. */
+const char *amx_os_path_below(const char *root, const char *path);
 /* A new file next to `path` (same directory, so it can replace it: DIR/.NAME.XXXXXX), opened
  * for writing with exclusive creation (a link planted there is never followed), with the mode
  * of a new file; its name goes to tmp. */
