@@ -456,20 +456,9 @@ static int add_root(lint_run *r, size_t cap, const char *dir, const char *file)
 /* Whether directory `dir` has a subdirectory `name` (any case), written to `out`. */
 static bool child_dir(const char *dir, const char *name, char *out, size_t n)
 {
-    amx_os_dir *d;
-    if (amx_os_dir_open(dir, &d) != 0)
-        return false;
-    bool found = false;
-    amx_os_entry e;
-    int err;
-    while (!found && amx_os_dir_next(d, &e, &err)) {
-        if (strcasecmp(e.name, name) != 0 || e.err != 0 ||
-            amx_os_path_join(dir, e.name, out, n) != 0)
-            continue;
-        found = e.st.kind == AMX_OS_DIR;
-    }
-    amx_os_dir_close(d);
-    return found;
+    amx_os_stat st;
+    return amx_os_path_join_nocase(dir, name, strlen(name), out, n, &st) == 0 &&
+           st.kind == AMX_OS_DIR;
 }
 
 /* A SAGE game's or mod's directory (Generals, Zero Hour, BFME): it holds Data/INI, and the game

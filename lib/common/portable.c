@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 char *amx_strndup(const char *s, size_t n)
 {
@@ -393,6 +394,34 @@ int amx_os_path_join(const char *dir, const char *name, char *out, size_t size)
     else
         n = snprintf(out, size, "%s%s%s", dir, dir[dl - 1] == '/' ? "" : "/", name);
     return n >= 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
+}
+
+int amx_os_path_join_nocase(const char *dir, const char *name, size_t n, char *out, size_t size,
+                            amx_os_stat *st)
+{
+    size_t dl = strlen(dir);
+    bool sep = dl && dir[dl - 1] != '/';
+    if (dl + sep + n >= size)
+        return -ENAMETOOLONG;
+    memcpy(out, dir, dl);
+    out[dl] = '/';
+    memcpy(out + dl + sep, name, n);
+    out[dl + sep + n] = '\0';
+    if (amx_os_path_stat(out, st) == 0)
+        return 0;
+    amx_os_dir *d;
+    if (amx_os_dir_open(dir, &d) != 0)
+        return -ENOENT;
+    amx_os_entry e;
+    int err = 0, rc = -ENOENT;
+    while (rc != 0 && amx_os_dir_next(d, &e, &err))
+        if (e.err == 0 && strlen(e.name) == n && strncasecmp(e.name, name, n) == 0) {
+            memcpy(out + dl + sep, e.name, n);
+            *st = e.st;
+            rc = 0;
+        }
+    amx_os_dir_close(d);
+    return rc;
 }
 
 const char *amx_os_path_below(const char *root, const char *path)

@@ -8,37 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-
-/* Appends the name `name` (n bytes) of directory `abs` to abs (at `at`): as it is when the file
- * system has it, else the first entry that equals it without case. False when neither is. */
-static bool step(char *abs, size_t at, size_t cap, const char *name, size_t n)
-{
-    if (at + 1 + n + 1 > cap)
-        return false;
-    abs[at] = '/';
-    memcpy(abs + at + 1, name, n);
-    abs[at + 1 + n] = '\0';
-    amx_os_stat st;
-    if (amx_os_path_stat(abs, &st) == 0)
-        return true;
-    abs[at] = '\0';
-    amx_os_dir *d;
-    if (amx_os_dir_open(abs, &d) != 0)
-        return false;
-    amx_os_entry e;
-    int err = 0;
-    bool found = false;
-    while (!found && amx_os_dir_next(d, &e, &err))
-        if (strlen(e.name) == n && strncasecmp(e.name, name, n) == 0) {
-            abs[at] = '/';
-            memcpy(abs + at + 1, e.name, n);
-            abs[at + 1 + n] = '\0';
-            found = true;
-        }
-    amx_os_dir_close(d);
-    return found;
-}
 
 const uint8_t *amx__include_read(void *user, const char *from, const char *path, size_t max_len,
                                  size_t *len, char *resolved, size_t resolved_cap)
@@ -81,22 +50,22 @@ const uint8_t *amx__include_read(void *user, const char *from, const char *path,
     if (!at)
         return NULL;
     /* the file as the file system spells it, name by name */
-    char abs[AMX_PATH_MAX];
-    size_t rlen = strlen(f->root), k = rlen && f->root[rlen - 1] == '/' ? rlen - 1 : rlen;
-    if (k + 1 >= sizeof abs)
+    char abs[2][AMX_PATH_MAX];
+    int cur = 0;
+    if (snprintf(abs[0], sizeof abs[0], "%s", f->root) >= (int)sizeof abs[0])
         return NULL;
-    memcpy(abs, f->root, k);
-    abs[k] = '\0';
     for (const char *p = rel; *p;) {
         size_t n = strcspn(p, "/");
-        if (!step(abs, strlen(abs), sizeof abs, p, n))
+        amx_os_stat st;
+        if (amx_os_path_join_nocase(abs[cur], p, n, abs[!cur], sizeof abs[0], &st) != 0)
             return NULL;
+        cur = !cur;
         p += n;
         p += strspn(p, "/");
     }
     char real[AMX_PATH_MAX];
     const char *inside;
-    if (amx_os_canonical(abs, real, sizeof real) != 0 ||
+    if (amx_os_canonical(abs[cur], real, sizeof real) != 0 ||
         !(inside = amx_os_path_below(f->root, real)) || !*inside)
         return NULL; /* a link out of the root */
     amx_os_file *file;

@@ -118,6 +118,12 @@ bool amx_os_path_is_absolute(const char *path);
 size_t amx_os_path_root_len(const char *path);
 /* dir + '/' + name (no doubled '/'; name absolute: name). -ENAMETOOLONG when it does not fit. */
 int amx_os_path_join(const char *dir, const char *name, char *out, size_t size);
+/* dir + '/' + the entry of `dir` named `name` (n bytes, no separator) as the file system spells
+ * it: as written when that exists, else the first entry equal to it without case (as Windows
+ * finds a game's files); its status goes to *st. 0, -ENOENT when there is none, or
+ * -ENAMETOOLONG. */
+int amx_os_path_join_nocase(const char *dir, const char *name, size_t n, char *out, size_t size,
+                            amx_os_stat *st);
 /* Turns the system's separators into '/' in place (Windows '\'; nothing on POSIX). */
 void amx_os_path_normalize(char *path);
 /* True when file names of this system compare without case (Windows). */
