@@ -7,7 +7,8 @@ Makes a hook repository holding this tree's .pre-commit-hooks.yaml, and a mod re
 written with amxgen) whose .pre-commit-config.yaml uses it, with ANIMIDX on PATH: everything is
 local, no network. Checks that `pre-commit run --all-files` passes on a clean tree and fails on a
 broken clip, that the hook lints the staged files (a commit of a broken clip is refused, of the
-fix accepted), and that a staged re-rigged model reports the clips it broke. TAP on stdout.
+fix accepted), that a staged re-rigged model reports the clips it broke, and that a staged BFME
+#include fragment reports the INI file that reads it. TAP on stdout.
 """
 import atexit
 import os
@@ -182,5 +183,56 @@ with case(tap, "a staged re-rigged model fails on the clips it broke (--dependen
     c.that("Art/Models/X_IDLE_00.ALA" in p.stdout and "Art/Models/X_MOVE_00.ALA" in p.stdout,
            "both clips are named: %s" % p.stdout)
     c.that("BONE_INDEX_MISMATCH" in p.stdout, "with the code")
+
+
+def bfme_repository(hooks, rev):
+    """A BFME mod: a ranger whose animation states are in an #include fragment."""
+    repo = os.path.join(TMP, "bfme")
+    w3d = os.path.join(repo, "Art", "W3D")
+    os.makedirs(w3d)
+    amxgen("w3d-model", os.path.join(w3d, "GURanger.w3d"), "--name", "GURANGER",
+           "--pivots", "ROOTB,BAT")
+    amxgen("w3d-pair", w3d, "--name", "IUOTHER")   # a clip whose header says 'IUOTHER.ANIM'
+    os.rename(os.path.join(w3d, "IUOTHER_anim.w3d"), os.path.join(w3d, "ANIM.w3d"))
+    os.makedirs(os.path.join(repo, "Data", "INI", "Object"))
+    os.makedirs(os.path.join(repo, "Data", "INI", "Includes"))
+    with open(os.path.join(repo, "Data", "INI", "Object", "ranger.ini"), "w") as f:
+        f.write("Object GondorRanger\n  Draw = W3DScriptedModelDraw ModuleTag_Draw\n"
+                "    DefaultModelConditionState\n      Model = GURanger\n    End\n"
+                "    #include \"..\\Includes\\RangerAnims.inc\"\n  End\nEnd\n")
+    fragment(repo, "GURANGER.GURANGER_IDLA")   # in the base game (not found: info)
+    with open(os.path.join(repo, ".pre-commit-config.yaml"), "w") as f:
+        f.write("repos:\n  - repo: %s\n    rev: %s\n    hooks:\n      - id: animidx-lint\n"
+                % (hooks, rev))
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a ranger")
+    run([PRE_COMMIT, "install"], repo)
+    return repo
+
+
+def fragment(repo, animation):
+    """The ranger's idle state, playing `animation`."""
+    with open(os.path.join(repo, "Data", "INI", "Includes", "RangerAnims.inc"), "w") as f:
+        f.write("IdleAnimationState\n  Animation = Idle\n    AnimationName = %s\n"
+                "  End\nEnd\n" % animation)
+
+
+with case(tap, "a staged BFME #include fragment fails on the INI file that reads it") as c:
+    BFME = bfme_repository(HOOKS, REV)
+    fragment(BFME, "IUOTHER.ANIM")   # ANIM.w3d: registered as IUOTHER.IUOTHER.ANIM, not this
+    git(BFME, "add", "Data/INI/Includes/RangerAnims.inc")
+    p = git(BFME, "commit", "-m", "the ranger idles as the other", check=False)
+    c.eq(p.returncode, 1, "git commit of the fragment\n" + p.stdout)
+    c.that("Data/INI/Object/ranger.ini" in p.stdout and "REFERENCE_WRONG_KIND" in p.stdout,
+           "the includer's finding: %s" % p.stdout)
+    c.that("RangerAnims.inc line 3" in p.stdout, "names the fragment's line: %s" % p.stdout)
+    c.that("the 1 file that names it is checked" in p.stdout, "says what was checked")
+    fragment(BFME, "GURANGER.GURANGER_IDLB")   # another of the base game's
+    git(BFME, "add", "Data/INI/Includes/RangerAnims.inc")
+    p = git(BFME, "commit", "-m", "the ranger's own idle", check=False)
+    c.eq(p.returncode, 0, "git commit of the fix\n" + p.stdout)
+    c.that("animidx lint" in p.stdout and "Passed" in p.stdout, "the hook ran: %s" % p.stdout)
+
 
 sys.exit(tap.finish())

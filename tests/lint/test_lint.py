@@ -824,6 +824,38 @@ with case(tap, "lint of one SAGE INI, W3D or directory scans the game's director
         c.eq(sorted(f["message"] for f in b["findings"]), mine,
              "BFME2_sample's hero INI alone: the findings of the whole tree for it")
 
+with case(tap, "lint of a BFME #include fragment: not decoded alone, its includers with --dependents") as c:
+    bfme = os.path.join(TMP, "bfme")
+    w3d_dir = os.path.join(bfme, "Art", "W3D")
+    os.makedirs(w3d_dir)
+    os.makedirs(os.path.join(bfme, "Data", "INI", "Includes"))
+    amxgen("w3d-model", os.path.join(w3d_dir, "GURANGER.W3D"), "--name", "GURANGER",
+           "--pivots", "BAT")
+    write(os.path.join(bfme, "Data", "INI", "ranger.ini"),
+          "Object Ranger\n  Draw = W3DScriptedModelDraw ModuleTag_Draw\n"
+          "    DefaultModelConditionState\n      Model = GURanger\n    End\n"
+          "    #include \"Includes\\Walk.inc\"\n  End\nEnd\n")
+    write(os.path.join(bfme, "Data", "INI", "archer.ini"),  # names no fragment
+          "Object Archer\n  Draw = W3DScriptedModelDraw ModuleTag_Draw\n"
+          "    DefaultModelConditionState\n      Model = GURanger\n"
+          "    End\n    AnimationState = MOVING\n      Animation = Walk\n"
+          "        AnimationName = GURANGER.GURANGER_RUNA\n      End\n    End\n  End\nEnd\n")
+    frag = write(os.path.join(bfme, "Data", "INI", "Includes", "Walk.inc"),
+                 "    AnimationState = MOVING\n      Animation = Walk\n"
+                 "        AnimationName = GURANGER.GURANGER_WALK\n      End\n    End\n")
+    p = ax.run("lint", frag, "--format", "json")
+    must(p, "lint of the fragment alone")
+    c.eq(json.loads(p.stdout)["findings"], [], "nothing of its own")
+    c.that("not decoded on its own; nothing to check (1 file names it: --dependents checks it)"
+           in p.stderr, "says how to check it: %r" % p.stderr)
+    p = ax.run("lint", frag, "--dependents", "--format", "json")
+    must(p, "lint --dependents of the fragment")
+    got = [(f["code"], f["path"]) for f in json.loads(p.stdout)["findings"]]
+    c.eq(got, [("REFERENCE_NOT_FOUND", "Data/INI/ranger.ini")], "the includer's finding only")
+    c.that("GURANGER_WALK" in p.stdout and "(Walk.inc line 3)" in p.stdout,
+           "from the fragment's line: %s" % p.stdout)
+    c.that("the 1 file that names it is checked (--dependents)" in p.stderr, "stderr: %r" % p.stderr)
+
 
 shutil.rmtree(TMP, ignore_errors=True)
 sys.exit(tap.finish())
