@@ -125,6 +125,12 @@ typedef struct cli_paths {
 int cli_resolve_path(amx_db *db, const char *cmd, const char *typed, bool allow_dir,
                      cli_paths *out);
 void cli_paths_free(cli_paths *p);
+
+/* The nearest directory at or above `real` (canonical: amx_os_canonical) that is a SAGE game's
+ * directory, reached from it through its Data or Art directory (so that a tree that merely lies
+ * below such a directory is not taken for it): the length of its path in `real`, or 0 when
+ * there is none. */
+size_t cli_sage_game_root(const char *real, bool is_dir);
 /* Makes room for element `count` of the array *items (*cap elements of `elem` bytes), doubling
  * it when full (64 to start), as lib/common/grow.h does for the library. False when out of
  * memory (the array is left as it was). */

@@ -117,7 +117,8 @@ static void json_w3d(amx_json *j, const amx_w3d_info *w)
     amx_json_end_object(j);
 }
 
-static void print_json(const char *path, const amx_asset *a, const amx_config *cfg, bool samples)
+static void print_json(const char *path, const amx_asset *a, const amx_config *cfg, bool samples,
+                       const amx_include_reader *inc)
 {
     amx_json j;
     amx_json_init(&j, stdout, false);
@@ -367,6 +368,13 @@ static void print_json(const char *path, const amx_asset *a, const amx_config *c
         }
         amx_json_end_array(&j);
     }
+    if (inc && amx_include_reader_count(inc)) {
+        amx_json_key(&j, "includes_read");
+        amx_json_begin_array(&j);
+        for (size_t i = 0; i < amx_include_reader_count(inc); i++)
+            amx_json_string(&j, amx_include_reader_path(inc, i));
+        amx_json_end_array(&j);
+    }
     if (a->archive) {
         amx_json_key(&j, "entries");
         amx_json_begin_array(&j);
@@ -441,7 +449,8 @@ static void print_mw3(const amx_mw3_def *d)
         print_mw3_sequence(&d->sequences[i]);
 }
 
-static void print_text(const char *path, const amx_asset *a, const amx_config *cfg, bool samples)
+static void print_text(const char *path, const amx_asset *a, const amx_config *cfg, bool samples,
+                       const amx_include_reader *inc)
 {
     cli_printf("%s: %s", path, amx_format_name(a->format));
     if (a->version[0])
@@ -496,6 +505,8 @@ static void print_text(const char *path, const amx_asset *a, const amx_config *c
                 cli_printf("      line %-6u %s = %s\n", a->refs[r].line, a->refs[r].tag,
                            a->refs[r].name[0] ? a->refs[r].name : "(empty)");
     }
+    for (size_t i = 0; inc && i < amx_include_reader_count(inc); i++)
+        cli_printf("  #include read in place: %s\n", amx_include_reader_path(inc, i));
     if (a->archive) {
         cli_printf("  archive: %u entries\n", a->archive->entry_count);
         for (uint32_t i = 0; i < a->archive->entry_count; i++)
@@ -602,7 +613,8 @@ static int dump_one(const char *arg, const amx_config *cfg, bool json, bool samp
     }
     /* A [root PATH] game setting that holds the file applies, as it does in a scan. */
     char real[AMX_PATH_MAX];
-    const char *game = amx_os_canonical(file, real, sizeof real) == 0 ? amx_config_game(cfg, real) : NULL;
+    bool canonical_ok = amx_os_canonical(file, real, sizeof real) == 0;
+    const char *game = canonical_ok ? amx_config_game(cfg, real) : NULL;
     amx_decode_opts opts = { .samples = samples, .file_name = file, .game = game,
                              .max_sample_frames = max_frames };
     const unsigned char *span = data;
@@ -641,8 +653,33 @@ static int dump_one(const char *arg, const amx_config *cfg, bool json, bool samp
         /* as stored: names the clip as the index does */
         opts.file_name = archive->archive->entries[index].name;
     }
+    /* a BFME INI file's #include lines inside blocks are read in place, as a scan reads them:
+     * from below the game's directory (Data/INI beside Art), else the file's own directory */
+    amx_include_reader *inc = NULL;
+    if (!hash && canonical_ok) {
+        size_t at = cli_sage_game_root(real, false);
+        char root[AMX_PATH_MAX];
+        snprintf(root, sizeof root, "%s", real);
+        char *slash = strrchr(root, '/');
+        size_t fs_root = amx_os_path_root_len(root); /* "/" or "C:/" stays whole */
+        if (at)
+            root[at] = '\0';
+        else if (slash)
+            root[(size_t)(slash - root) < fs_root ? fs_root : (size_t)(slash - root)] = '\0';
+        if (!(inc = amx_include_reader_new(root, file, real))) {
+            cli_error("out of memory");
+            amx_asset_free(archive);
+            free(member_buf);
+            free(data);
+            free(file);
+            return EXIT_IO;
+        }
+        opts.read_include = amx_include_reader_read;
+        opts.include_user = inc;
+    }
     amx_asset *a = NULL;
     if (amx_decode(span, span_len, &opts, &a) != AMX_OK) {
+        amx_include_reader_free(inc);
         cli_error("%s: out of memory", arg);
         amx_asset_free(archive);
         free(member_buf);
@@ -655,9 +692,10 @@ static int dump_one(const char *arg, const amx_config *cfg, bool json, bool samp
     if (shown)
         amx_os_path_normalize(shown);
     if (json)
-        print_json(shown ? shown : arg, a, cfg, samples);
+        print_json(shown ? shown : arg, a, cfg, samples, inc);
     else
-        print_text(shown ? shown : arg, a, cfg, samples);
+        print_text(shown ? shown : arg, a, cfg, samples, inc);
+    amx_include_reader_free(inc);
     free(shown);
     int rc = EXIT_OK;
     for (uint32_t i = 0; i < a->finding_count; i++)

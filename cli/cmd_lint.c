@@ -453,52 +453,6 @@ static int add_root(lint_run *r, size_t cap, const char *dir, const char *file)
     return grown[n] ? EXIT_OK : EXIT_IO;
 }
 
-/* Whether directory `dir` has a subdirectory `name` (any case), written to `out`. */
-static bool child_dir(const char *dir, const char *name, char *out, size_t n)
-{
-    amx_os_stat st;
-    return amx_os_path_join_nocase(dir, name, strlen(name), out, n, &st) == 0 &&
-           st.kind == AMX_OS_DIR;
-}
-
-/* A SAGE game's or mod's directory (Generals, Zero Hour, BFME): it holds Data/INI, and the game
- * looks both its INI files and its Art/W3D models up from it (docs/formats/sage-ini.md). */
-static bool is_sage_game_dir(const char *dir)
-{
-    char data[AMX_PATH_MAX], ini[AMX_PATH_MAX];
-    return child_dir(dir, "Data", data, sizeof data) && child_dir(data, "INI", ini, sizeof ini);
-}
-
-/* Whether `p` starts with the path component `name` (any case). */
-static bool starts_with_component(const char *p, const char *name)
-{
-    size_t k = strlen(name);
-    return strncasecmp(p, name, k) == 0 && (p[k] == '/' || p[k] == '\0');
-}
-
-/* The nearest directory at or above `real` that is a SAGE game's directory, reached from it
- * through its Data or Art directory (so that a tree that merely lies below such a directory is
- * not taken for it): the length of its path in `real`, or 0 when there is none. */
-static size_t sage_game_root(const char *real, bool is_dir)
-{
-    size_t n = strlen(real);
-    if (is_dir && is_sage_game_dir(real))
-        return n;
-    char dir[AMX_PATH_MAX];
-    size_t root = amx_os_path_root_len(real);
-    for (size_t at = n; at > root + 1; at--) { /* real[at - 1] is the '/' after the directory */
-        const char *below = real + at;
-        if (real[at - 1] != '/' || at > sizeof dir ||
-            !(starts_with_component(below, "Data") || starts_with_component(below, "Art")))
-            continue;
-        memcpy(dir, real, at - 1);
-        dir[at - 1] = '\0';
-        if (is_sage_game_dir(dir))
-            return at - 1;
-    }
-    return 0;
-}
-
 /* The root a PATH given to lint is scanned in, so that its clips bind to the models and its
  * references resolve through the whole tree the game looks them up in: a SAGE game's or mod's
  * directory (Data/INI and Art/ side by side) the PATH is in or is; else the game's or mod's Data
@@ -508,7 +462,7 @@ static size_t sage_game_root(const char *real, bool is_dir)
 static const char *lint_root(char *real, bool is_dir)
 {
     size_t n = strlen(real);
-    size_t sage = sage_game_root(real, is_dir);
+    size_t sage = cli_sage_game_root(real, is_dir);
     if (sage == n)
         return NULL;
     if (sage) {

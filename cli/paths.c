@@ -444,3 +444,46 @@ int cli_resolve_path(amx_db *db, const char *cmd, const char *typed, bool allow_
     roots_free(&a);
     return rc;
 }
+
+/* Whether directory `dir` has a subdirectory `name` (any case), written to `out`. */
+static bool child_dir(const char *dir, const char *name, char *out, size_t n)
+{
+    amx_os_stat st;
+    return amx_os_path_join_nocase(dir, name, strlen(name), out, n, &st) == 0 &&
+           st.kind == AMX_OS_DIR;
+}
+
+/* A SAGE game's or mod's directory (Generals, Zero Hour, BFME): it holds Data/INI, and the game
+ * looks both its INI files and its Art/W3D models up from it (docs/formats/sage-ini.md). */
+static bool is_sage_game_dir(const char *dir)
+{
+    char data[AMX_PATH_MAX], ini[AMX_PATH_MAX];
+    return child_dir(dir, "Data", data, sizeof data) && child_dir(data, "INI", ini, sizeof ini);
+}
+
+/* Whether `p` starts with the path component `name` (any case). */
+static bool starts_with_component(const char *p, const char *name)
+{
+    size_t k = strlen(name);
+    return strncasecmp(p, name, k) == 0 && (p[k] == '/' || p[k] == '\0');
+}
+
+size_t cli_sage_game_root(const char *real, bool is_dir)
+{
+    size_t n = strlen(real);
+    if (is_dir && is_sage_game_dir(real))
+        return n;
+    char dir[AMX_PATH_MAX];
+    size_t root = amx_os_path_root_len(real);
+    for (size_t at = n; at > root + 1; at--) { /* real[at - 1] is the '/' after the directory */
+        const char *below = real + at;
+        if (real[at - 1] != '/' || at > sizeof dir ||
+            !(starts_with_component(below, "Data") || starts_with_component(below, "Art")))
+            continue;
+        memcpy(dir, real, at - 1);
+        dir[at - 1] = '\0';
+        if (is_sage_game_dir(dir))
+            return at - 1;
+    }
+    return 0;
+}

@@ -2,6 +2,7 @@
 #include "include_files.h"
 
 #include "common/grow.h"
+#include "animidx/index.h"
 #include "animidx/os.h"
 
 #include <stdbool.h>
@@ -121,4 +122,52 @@ void amx__include_files_free(amx__include_files *f)
     f->bytes = NULL;
     f->seen = NULL;
     f->n = f->cap = f->n_seen = 0;
+}
+
+struct amx_include_reader {
+    amx__include_files files;
+    char *root, *file_name, *file_abs;
+};
+
+amx_include_reader *amx_include_reader_new(const char *root, const char *file_name,
+                                           const char *file_abs)
+{
+    amx_include_reader *r = calloc(1, sizeof *r);
+    if (!r || !(r->root = strdup(root)) || !(r->file_name = strdup(file_name)) ||
+        !(r->file_abs = strdup(file_abs))) {
+        amx_include_reader_free(r);
+        return NULL;
+    }
+    r->files = (amx__include_files){ .root = r->root, .file = r->file_name,
+                                     .file_abs = r->file_abs };
+    return r;
+}
+
+const uint8_t *amx_include_reader_read(void *reader, const char *from, const char *path,
+                                       size_t max_len, size_t *len, char *resolved,
+                                       size_t resolved_cap)
+{
+    amx_include_reader *r = reader;
+    return amx__include_read(&r->files, from, path, max_len, len, resolved, resolved_cap);
+}
+
+size_t amx_include_reader_count(const amx_include_reader *r)
+{
+    return r->files.n_seen;
+}
+
+const char *amx_include_reader_path(const amx_include_reader *r, size_t i)
+{
+    return i < r->files.n_seen ? r->files.seen[i].path : NULL;
+}
+
+void amx_include_reader_free(amx_include_reader *r)
+{
+    if (!r)
+        return;
+    amx__include_files_free(&r->files);
+    free(r->root);
+    free(r->file_name);
+    free(r->file_abs);
+    free(r);
 }

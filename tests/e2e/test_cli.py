@@ -546,5 +546,38 @@ with case(tap, "man pages and completions: generated from --help, installed by m
                      "share/doc/animidx/docs/formats/sage-ini.md", "share/doc/animidx/docs/formats/alamo.md"):
             c.that(any(f.endswith(want) for f in files), "installed: %s" % want)
 
+with case(tap, "dump of a BFME INI reads its #include fragments in place, as a scan does") as c:
+    game = os.path.join(TMP, "bfme")
+    os.makedirs(os.path.join(game, "data", "ini", "object"))
+    os.makedirs(os.path.join(game, "data", "ini", "includes"))
+    os.makedirs(os.path.join(game, "Art", "W3D"))
+    ranger = os.path.join(game, "data", "ini", "object", "ranger.ini")
+    with open(ranger, "w") as fh:
+        fh.write("Object Ranger\n  Draw = W3DScriptedModelDraw ModuleTag_Draw\n"
+                 "    DefaultModelConditionState\n      Model = GURanger\n    End\n"
+                 "    #include \"..\\Includes\\RangerAnims.INC\"\n"      # any case, as Windows finds it
+                 "    #include \"..\\..\\..\\..\\outside.inc\"\n  End\nEnd\n")
+    with open(os.path.join(game, "data", "ini", "includes", "rangeranims.inc"), "w") as fh:
+        fh.write("; the ranger's\nIdleAnimationState\n  Animation = Idle\n"
+                 "    AnimationName = GURanger_SKL.GURanger_IDLA\n  End\nEnd\n")
+    with open(os.path.join(TMP, "outside.inc"), "w") as fh:  # out of the game's directory
+        fh.write("AnimationState = DYING\n  Animation = Die\n    AnimationName = X.Y\n  End\nEnd\n")
+    j = json.loads(must(ax.run("dump", "--json", ranger), "dump --json").stdout)
+    c.eq(j.get("includes_read"), ["data/ini/includes/rangeranims.inc"], "the fragment read")
+    c.eq([(r["tag"], r["name"], r["line"]) for r in j["references"] if r["tag"].startswith("Anim")],
+         [("AnimationName (rangeranims.inc line 4)", "GURanger_SKL.GURanger_IDLA", 6)],
+         "its animation, at the #include line, naming the fragment's line; not the outside one")
+    c.eq([s_["kind"] for s_ in j["states"]], ["DefaultModelConditionState", "IdleAnimationState"],
+         "its state")
+    p = must(ax.run("dump", ranger), "dump")
+    c.that("#include read in place: data/ini/includes/rangeranims.inc" in p.stdout, p.stdout)
+    # from the object directory (no game directory around it) a climbing path is not read
+    alone = os.path.join(TMP, "alone")
+    os.makedirs(alone)
+    shutil.copy(ranger, alone)
+    j = json.loads(must(ax.run("dump", "--json", os.path.join(alone, "ranger.ini")), "dump").stdout)
+    c.eq(j.get("includes_read"), None, "nothing read out of the file's directory")
+
+
 shutil.rmtree(TMP, ignore_errors=True)
 sys.exit(tap.finish())

@@ -119,6 +119,26 @@ amx_status amx_scan(amx_db *db, const amx_scan_opts *opts, amx_scan_stats *stats
 /* Adds the counts (and seconds) of s to sum: the stats of several scans as one. */
 void amx_scan_stats_add(amx_scan_stats *sum, const amx_scan_stats *s);
 
+/* ---- reading BFME #include files outside a scan ---- */
+
+/* What a scan gives amx_decode_opts.read_include, for a decode of one file without an index
+ * (`animidx dump`): the files its `#include` lines name, read from below the canonical
+ * directory `root` (a path that climbs out of it, or a link that leads out, is not read), each
+ * name matched without case as Windows finds the game's files. `file_name` is the decode's
+ * opts.file_name, `file_abs` the file's canonical path (below root). The bytes read stay valid
+ * until amx_include_reader_free. NULL: out of memory. */
+typedef struct amx_include_reader amx_include_reader;
+amx_include_reader *amx_include_reader_new(const char *root, const char *file_name,
+                                           const char *file_abs);
+/* amx_decode_opts.read_include, with include_user the reader. */
+const uint8_t *amx_include_reader_read(void *reader, const char *from, const char *path,
+                                       size_t max_len, size_t *len, char *resolved,
+                                       size_t resolved_cap);
+/* The files read (their paths relative to root, in reading order): for `dump` to say so. */
+size_t amx_include_reader_count(const amx_include_reader *r);
+const char *amx_include_reader_path(const amx_include_reader *r, size_t i);
+void amx_include_reader_free(amx_include_reader *r); /* NULL is a no-op */
+
 /* ---- asset references ---- */
 
 /* A reference of one file to another (README "Asset references"). */
