@@ -116,13 +116,18 @@ typedef struct cli_paths {
     size_t n;
 } cli_paths;
 
+/* What a path may resolve to besides an indexed file (cli_resolve_path's `allow`). */
+enum {
+    CLI_PATH_DIR = 1,         /* a directory: every file under it */
+    CLI_PATH_SKIPPED = 2      /* a file of a kind animidx does not read (a texture, a BFME
+                               * #include fragment), typed as its path: what names it */
+};
 /* Resolves a path as typed (relative to the current directory or to a root, absolute, "./",
  * a trailing slash for a directory, or the end of a path; case-insensitive for Alamo and W3D
- * files) to what is indexed; directories only with allow_dir. Returns EXIT_OK with one match
- * in out; EXIT_FINDINGS (printed) when nothing matches (the closest indexed paths are
- * suggested) or several do (they are listed, out keeps them); EXIT_IO. `cmd` prefixes the
- * messages. */
-int cli_resolve_path(amx_db *db, const char *cmd, const char *typed, bool allow_dir,
+ * files) to what is indexed, and what `allow` adds. Returns EXIT_OK with one match in out;
+ * EXIT_FINDINGS (printed) when nothing matches (the closest indexed paths are suggested) or
+ * several do (they are listed, out keeps them); EXIT_IO. `cmd` prefixes the messages. */
+int cli_resolve_path(amx_db *db, const char *cmd, const char *typed, unsigned allow,
                      cli_paths *out);
 void cli_paths_free(cli_paths *p);
 

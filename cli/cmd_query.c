@@ -268,7 +268,7 @@ int cmd_clips(cli_opts *o, amx_config *cfg)
     if (!st && skel && !near.exact && (strchr(skel, '/') || strchr(skel, '.'))) {
         /* a model's path, as typed: its skeleton */
         cli_paths where;
-        if (cli_resolve_path(db, "clips", skel, false, &where) == EXIT_OK) {
+        if (cli_resolve_path(db, "clips", skel, 0, &where) == EXIT_OK) {
             char stem[256];
             amx_path_stem(where.v[0].path, stem, sizeof stem);
             bool exists = false;
@@ -492,7 +492,7 @@ int cmd_issues(cli_opts *o, amx_config *cfg)
         return EXIT_IO;
     cli_paths where = { 0 };
     if (o->nargs) {
-        int rc = cli_resolve_path(db, "issues", o->args[0], true, &where);
+        int rc = cli_resolve_path(db, "issues", o->args[0], CLI_PATH_DIR, &where);
         if (rc != EXIT_OK) {
             cli_paths_free(&where);
             amx_db_close(db);
@@ -1036,7 +1036,7 @@ int cmd_show(cli_opts *o, amx_config *cfg)
     char err[1024];
     int found = 0;
     cli_paths where;
-    int rc = cli_resolve_path(db, "show", o->args[0], false, &where);
+    int rc = cli_resolve_path(db, "show", o->args[0], 0, &where);
     amx_status st = AMX_OK;
     if (rc == EXIT_OK) {
         bool have = false;
@@ -1324,7 +1324,7 @@ int cmd_refs(cli_opts *o, amx_config *cfg)
         }
         int found = 0;
         cli_paths where;
-        rc = cli_resolve_path(db, "refs", o->args[0], false, &where);
+        rc = cli_resolve_path(db, "refs", o->args[0], CLI_PATH_SKIPPED, &where);
         st = AMX_OK;
         if (rc == EXIT_OK) {
             st = amx_query_refs(db, where.v[0].root, where.v[0].path, refs_file, refs_out, refs_in,

@@ -169,10 +169,11 @@ static const cli_cmd commands[] = {
       "With PATH (as for show: relative to the current directory or the scanned root, absolute,\n"
       "or just the file name): every file the file names, where it is named and what it\n"
       "resolved to through the root's layers (loose files before archive contents), and every\n"
-      "file that names it. With --missing: the names no layer provides (or provides as the\n"
-      "wrong kind), grouped by name, most referenced first, with the files that name them: the\n"
-      "list to fix from. Without base layers (scan --base) most of a mod's references to the\n"
-      "game's own assets are missing by design.\n",
+      "file that names it; for a file animidx does not decode (a texture, a BFME #include\n"
+      "fragment; give its path), the files that name it. With --missing: the names no layer\n"
+      "provides (or provides as the wrong kind), grouped by name, most referenced first, with\n"
+      "the files that name them: the list to fix from. Without base layers (scan --base) most\n"
+      "of a mod's references to the game's own assets are missing by design.\n",
       cmd_refs,
       { { "--missing", NULL },
         { "--include-base", "also the references of roots scanned only as base layers" },

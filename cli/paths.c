@@ -300,9 +300,10 @@ static bool on_named(const amx_path_row *f, void *user)
     return c->oom;
 }
 
-int cli_resolve_path(amx_db *db, const char *cmd, const char *typed, bool allow_dir,
+int cli_resolve_path(amx_db *db, const char *cmd, const char *typed, unsigned allow,
                      cli_paths *out)
 {
+    bool allow_dir = allow & CLI_PATH_DIR;
     *out = (cli_paths){ 0 };
     root_list a = { 0 };
     char err[1024];
@@ -419,16 +420,27 @@ int cli_resolve_path(amx_db *db, const char *cmd, const char *typed, bool allow_
     } else if (out->n == 0) {
         /* a file the scan saw and skipped (show lists such archive members) */
         bool skipped = false;
-        for (size_t k = 0; k < nc && !skipped && !want_dir && c[k].rel[0]; k++)
-            if (amx_query_path_skipped(db, c[k].root, c[k].rel, true, &skipped, err,
-                                       sizeof err) != AMX_OK)
-                break; /* a courtesy: the suggestions follow */
-        if (skipped)
+        char found[AMX_PATH_MAX];
+        size_t k = 0;
+        for (; k < nc && !want_dir && c[k].rel[0]; k++)
+            if (amx_query_path_skipped(db, c[k].root, c[k].rel, true, &skipped, found,
+                                       sizeof found, err, sizeof err) != AMX_OK ||
+                skipped)
+                break; /* an error: a courtesy, the suggestions follow */
+        if (skipped && (allow & CLI_PATH_SKIPPED)) {
+            if (add_match(out, c[k].root, found, false) != 0) {
+                cli_error("out of memory");
+                rc = EXIT_IO;
+            }
+        } else if (skipped) {
             cli_error("%s: '%s' is a file of a kind animidx does not read: the scan counts it "
-                      "and skips it, so the index holds nothing about it", cmd, typed);
-        else
+                      "and skips it, so the index holds nothing about it but what names it "
+                      "('animidx refs %s')", cmd, typed, typed);
+            rc = EXIT_FINDINGS;
+        } else {
             suggest(db, &a, cmd, typed, norm, want_dir, allow_dir);
-        rc = EXIT_FINDINGS;
+            rc = EXIT_FINDINGS;
+        }
     } else if (out->n > 1) {
         cli_error("%s: '%s' matches %zu indexed %s; give more of the path:", cmd, typed, out->n,
                   out->v[0].dir ? "directories or files" : "files");

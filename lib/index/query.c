@@ -537,14 +537,17 @@ amx_status amx_query_path_at(amx_db *db, const char *root, const char *path, boo
 }
 
 amx_status amx_query_path_skipped(amx_db *db, const char *root, const char *path, bool fold,
-                                  bool *skipped, char *err, size_t errlen)
+                                  bool *skipped, char *found, size_t found_cap, char *err,
+                                  size_t errlen)
 {
     *skipped = false;
     sqlite3_stmt *s = NULL;
+    /* the path as typed first, then the first in any case */
     amx_status st = prep(db, fold
-        ? "SELECT 1 FROM files f WHERE f.root_id = " ROOT_OF " AND f.status = 'ignored' AND "
-          "(f.path = ?2 OR (f.parent_id IS NULL AND f.lkey = " PREFIX_OF " || upper(?2))) LIMIT 1"
-        : "SELECT 1 FROM files f WHERE f.root_id = " ROOT_OF " AND f.status = 'ignored' AND "
+        ? "SELECT f.path FROM files f WHERE f.root_id = " ROOT_OF " AND f.status = 'ignored' AND "
+          "(f.path = ?2 OR (f.parent_id IS NULL AND f.lkey = " PREFIX_OF " || upper(?2))) "
+          "ORDER BY f.path <> ?2, f.path LIMIT 1"
+        : "SELECT f.path FROM files f WHERE f.root_id = " ROOT_OF " AND f.status = 'ignored' AND "
           "f.path = ?2 LIMIT 1", &s, err, errlen);
     if (st)
         return st;
@@ -553,6 +556,8 @@ amx_status amx_query_path_skipped(amx_db *db, const char *root, const char *path
     int rc = sqlite3_step(s);
     if (rc == SQLITE_ROW) {
         *skipped = true;
+        if (found)
+            snprintf(found, found_cap, "%s", col_or(s, 0, ""));
         rc = SQLITE_DONE;
     }
     return finish(db, s, rc, err, errlen);

@@ -579,5 +579,24 @@ with case(tap, "dump of a BFME INI reads its #include fragments in place, as a s
     c.eq(j.get("includes_read"), None, "nothing read out of the file's directory")
 
 
+with case(tap, "refs of a file animidx does not decode (a BFME fragment): what names it") as c:
+    game = os.path.join(TMP, "bfme")  # the tree of the case above
+    amxgen("w3d-model", os.path.join(game, "Art", "W3D", "GURANGER.W3D"), "--name", "GURANGER")
+    bdb = os.path.join(TMP, "bfme.db")
+    must(ax.run("scan", game, "--db", bdb, "--quiet"), "scan")
+    p = must(ax.run("refs", "--db", bdb, "--json", os.path.join(game, "DATA", "INI", "Includes",
+                                                               "RANGERANIMS.INC")), "refs of a fragment")
+    j = json.loads(p.stdout)
+    c.eq([(f["path"], f["references"], [(r["path"], r["kind"], r["line"]) for r in f["referenced_by"]])
+          for f in j],
+         [("data/ini/includes/rangeranims.inc", [], [("data/ini/object/ranger.ini", "include", 6)])],
+         "the fragment, any case: named by the ranger's #include")
+    p = ax.run("show", "--db", bdb, os.path.join(game, "data", "ini", "includes", "rangeranims.inc"))
+    c.eq(p.returncode, 1, "show has nothing to show")
+    c.that("what names it ('animidx refs " in p.stderr, "and says where to look: %r" % p.stderr)
+    p = ax.run("refs", "--db", bdb, os.path.join(game, "data", "ini", "includes", "nothing.inc"))
+    c.eq(p.returncode, 1, "a file that is not there is still not found")
+
+
 shutil.rmtree(TMP, ignore_errors=True)
 sys.exit(tap.finish())

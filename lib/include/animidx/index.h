@@ -337,10 +337,12 @@ typedef bool (*amx_path_cb)(const amx_path_row *r, void *user);
 amx_status amx_query_path_at(amx_db *db, const char *root, const char *path, bool fold,
                              amx_path_cb row, void *user, char *err, size_t errlen);
 /* Whether `path` (relative to absolute root `root`; an archive member as ARCHIVE#MEMBER) is a
- * file the scan saw and skipped, of a kind animidx does not read (counted, not indexed; any
- * case for a loose file with `fold`). */
+ * file the scan saw and skipped, of a kind animidx does not read (counted, not decoded, but
+ * the references that name it lead to it; any case for a loose file with `fold`). Its path as
+ * indexed goes to `found` (found_cap bytes; NULL: not wanted). */
 amx_status amx_query_path_skipped(amx_db *db, const char *root, const char *path, bool fold,
-                                  bool *skipped, char *err, size_t errlen);
+                                  bool *skipped, char *found, size_t found_cap, char *err,
+                                  size_t errlen);
 /* The loose files of `root` under directory `dir` ("" = all), in path order. */
 amx_status amx_query_path_under(amx_db *db, const char *root, const char *dir, bool fold,
                                 amx_path_cb row, void *user, char *err, size_t errlen);
