@@ -564,6 +564,25 @@ static void count_dependent(const char *root, const char *path, void *user)
     ++*(uint64_t *)user;
 }
 
+/* What lint says of a file given that it does not decode: nothing to check, or the files that
+ * name it (checked with --dependents). */
+static void say_not_decoded(const char *root, const char *name, uint64_t named_by, bool dependents)
+{
+    unsigned long long n = named_by;
+    bool one = n == 1;
+    if (!n)
+        cli_fprintf(stderr, "animidx: lint: %s/%s is not a file animidx reads (or the config "
+                            "ignores it); nothing to check\n", root, name);
+    else if (!dependents)
+        cli_fprintf(stderr, "animidx: lint: %s/%s is not decoded on its own; nothing to check "
+                            "(%llu file%s name%s it: --dependents checks %s)\n", root, name, n,
+                    one ? "" : "s", one ? "s" : "", one ? "it" : "them");
+    else
+        cli_fprintf(stderr, "animidx: lint: %s/%s is not decoded on its own; the %llu file%s "
+                            "that name%s it %s checked (--dependents)\n", root, name, n,
+                    one ? "" : "s", one ? "s" : "", one ? "is" : "are");
+}
+
 /* Resolves the paths and opens the index; scans every root. `checked` counts the files
  * linted: every file seen under a directory given, plus each file given. */
 static int scan_roots(lint_run *r, const char *const *given, size_t n, const cli_opts *o,
@@ -630,32 +649,13 @@ static int scan_roots(lint_run *r, const char *const *given, size_t n, const cli
             if (!found || strcmp(sum.format, "unknown") == 0 || strcmp(sum.status, "ignored") == 0) {
                 /* a BFME #include fragment, a texture: not decoded, but what names it is */
                 uint64_t named_by = 0;
-                if (found && amx_query_dependents(r->db, r->roots[i], name, count_dependent, &named_by,
-                                         err, sizeof err) != AMX_OK) {
+                if (found && amx_query_dependents(r->db, r->roots[i], name, count_dependent,
+                                                  &named_by, err, sizeof err) != AMX_OK) {
                     cli_error("%s", err);
                     return EXIT_IO;
                 }
-                if (o->quiet)
-                    continue;
-                if (named_by && !o->dependents)
-                    cli_fprintf(stderr,
-                                "animidx: lint: %s/%s is not decoded on its own; nothing to "
-                                "check (%llu %s name%s it: --dependents checks %s)\n",
-                                r->roots[i], name, (unsigned long long)named_by,
-                                named_by == 1 ? "file" : "files", named_by == 1 ? "s" : "",
-                                named_by == 1 ? "it" : "them");
-                else if (named_by)
-                    cli_fprintf(stderr,
-                                "animidx: lint: %s/%s is not decoded on its own; the %llu %s "
-                                "that name%s it %s checked (--dependents)\n",
-                                r->roots[i], name, (unsigned long long)named_by,
-                                named_by == 1 ? "file" : "files", named_by == 1 ? "s" : "",
-                                named_by == 1 ? "is" : "are");
-                else
-                    cli_fprintf(stderr,
-                                "animidx: lint: %s/%s is not a file animidx reads (or the "
-                                "config ignores it); nothing to check\n",
-                                r->roots[i], name);
+                if (!o->quiet)
+                    say_not_decoded(r->roots[i], name, named_by, o->dependents);
                 continue;
             }
             ++*checked;
