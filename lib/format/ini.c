@@ -1377,15 +1377,31 @@ static bool is_bfme_state_kind(tok t, const char **kind)
     return false;
 }
 
-/* Whether a line of a block whose grammar animidx does not model opens a block: a line without
- * '=' (WeaponSet, Prerequisites, FXList nuggets, AIUpdate's Turret, ...) other than the one-line
- * fields that take no '='. */
+/* Whether a line of a block whose grammar animidx does not model opens a block. '=' is only a
+ * separator to both engines (EA INI.cpp: the separators " \n\r\t="; OpenSAGE IniParser.cs), so
+ * `MaxHealth 300` is a field as `MaxHealth = 300` is: only the parse tables tell a block. Those
+ * blocks are a lone word (WeaponSet, Prerequisites, FXList and OCL nuggets, AIUpdate's Turret,
+ * ...) or one of the few that take a name: ReplaceModule TAG (ThingTemplate.cpp), Campaign's
+ * Mission NAME (CampaignManager.cpp), AIData's SideInfo, SkirmishBuildList and Structure
+ * (AI.cpp, AIPlayer.cpp), BFME's ThreatBreakdown NAME (OpenSAGE AIUpdateModuleData). Any other
+ * line is a field (Campaign's `CampaignNameLabel X`, ControlBarResizer's `AltPosition X:0 Y:5`,
+ * BFME's `Scale 1.75`, a horde's `RankInfo ...`). */
 static bool opens_generic(ini_state *s)
 {
     if (s->has_eq || s->nt == 0)
         return false;
     tok f = s->t[0];
-    return !tok_is(f, "RemoveModule") && f.p[0] != '#';
+    if (f.p[0] == '#' || tok_is(f, "RemoveModule"))
+        return false;
+    static const char *const with_name[] = { "ReplaceModule", "Mission", "SideInfo",
+                                             "SkirmishBuildList", "Structure",
+                                             "ThreatBreakdown" };
+    if (s->nt == 1)
+        return true;
+    for (size_t i = 0; i < sizeof with_name / sizeof *with_name; i++)
+        if (tok_is(f, with_name[i]))
+            return true;
+    return false;
 }
 
 static void read_lines(ini_state *s);
@@ -1807,8 +1823,10 @@ static int draw_kind_of(const ini_state *s, tok type)
 static bool module_line(ini_state *s)
 {
     tok t0 = s->t[0];
-    if (!s->has_eq || !(tok_is(t0, "Draw") || tok_is(t0, "Behavior") || tok_is(t0, "Body") ||
-                        tok_is(t0, "ClientUpdate") || tok_is(t0, "ClientBehavior")))
+    /* with or without '=' (a separator only: opens_generic) */
+    if (!(s->has_eq || s->nt >= 3) ||
+        !(tok_is(t0, "Draw") || tok_is(t0, "Behavior") || tok_is(t0, "Body") ||
+          tok_is(t0, "ClientUpdate") || tok_is(t0, "ClientBehavior")))
         return false;
     if (!s->bfme)
         check_module_tag(s);

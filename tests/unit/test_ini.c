@@ -982,6 +982,66 @@ static void test_bfme_anim_model(void)
  * words of a state's flags, a module's name or an #include path reads as one space), '=' runs
  * separate, ';' ends the line even inside a word, a NUL ends a name, and in BFME only a
  * doubled '/' or '-' is a comment. */
+/* '=' is only a separator to both engines (EA INI.cpp, OpenSAGE IniParser.cs): a field without
+ * it is a field, a module line without it a module, and only a lone word (or the few blocks
+ * that take a name) opens a block. Before, every line without '=' opened one. */
+static void test_fields_without_equals(void)
+{
+    amx_asset *a = decode_text("Object AmericaVehicleBlackHawk\n"                /* 1 */
+                               "  BuildCost 100\n"                                /* 2 */
+                               "  Draw  W3DModelDraw ModuleTag_01\n"              /* 3 */
+                               "    DefaultConditionState\n"                      /* 4 */
+                               "      Model AVBlckhwk\n"                          /* 5 */
+                               "      Animation AVBlckhwk.AVBlckhwk\n"            /* 6 */
+                               "    End\n"                                        /* 7 */
+                               "  End\n"                                          /* 8 */
+                               "  Behavior SpawnBehavior ModuleTag_02\n"          /* 9 */
+                               "    SpawnTemplateName AmericaInfantryRanger\n"    /* 10 */
+                               "  End\n"                                          /* 11 */
+                               "  ReplaceModule ModuleTag_02\n"                   /* 12 */
+                               "    Behavior SlowDeathBehavior ModuleTag_03\n"    /* 13 */
+                               "    End\n"                                        /* 14 */
+                               "  End\n"                                          /* 15 */
+                               "End\n"                                            /* 16 */
+                               "Object Second\n"                                  /* 17 */
+                               "  Scale 1.75\n"                                   /* 18 */
+                               "End\n");                                          /* 19 */
+    CHECK(a != NULL);
+    if (!a)
+        return;
+    CHECK_EQ(count_code(a, AMX_C_INI_MALFORMED), 0);
+    CHECK_EQ(count_code(a, AMX_C_LIMIT_EXCEEDED), 0);
+    CHECK_EQ(a->object_count, 2);
+    if (a->object_count == 2)
+        CHECK_STR(a->objects[1].name, "Second");
+    CHECK_EQ(a->state_count, 1);
+    CHECK(find_ref(a, AMX_REF_W3D_MODEL, "AVBlckhwk", NULL) != NULL);
+    CHECK(find_ref(a, AMX_REF_W3D_ANIMATION, "AVBlckhwk.AVBlckhwk", NULL) != NULL);
+    show_findings(a, 0);
+    amx_asset_free(a);
+
+    /* Zero Hour's own Campaign.ini (CampaignManager.cpp: only Mission opens a block) and
+     * ControlBarResizer.ini (AltPosition, AltSize: one-line fields) */
+    a = decode_text("Campaign TRAINING\n  CampaignNameLabel CAMPAIGN:TRAINING\n"
+                    "  FirstMission Mission01\n  Mission Mission01\n    Map Maps\\x.map\n"
+                    "  End\nEnd\nCampaign USA\n  FirstMission M1\nEnd\n"
+                    "ControlBarResizer ControlBar\n  AltPosition X:0 Y:518\n"
+                    "  AltSize X:800 Y:82\nEnd\n");
+    CHECK(a != NULL);
+    if (a) {
+        CHECK_EQ(count_code(a, AMX_C_INI_MALFORMED), 0);
+        show_findings(a, 1);
+        amx_asset_free(a);
+    }
+    /* a block the game reads still needs its End */
+    a = decode_text("Object A\n  WeaponSet\n    Weapon PRIMARY Gun\nEnd\n");
+    CHECK(a != NULL);
+    if (a) {
+        CHECK_EQ(count_code(a, AMX_C_INI_MALFORMED), 1);
+        amx_asset_free(a);
+    }
+}
+
 static void test_lexer(void)
 {
     static const char zh[] =
@@ -1301,6 +1361,7 @@ int main(void)
     test_run("test_bfme_blocks", test_bfme_blocks);
     test_run("test_bfme_anim_model", test_bfme_anim_model);
     test_run("test_lexer", test_lexer);
+    test_run("test_fields_without_equals", test_fields_without_equals);
     test_run("test_declared_game", test_declared_game);
     test_run("test_probe", test_probe);
     test_run("test_schemes_and_credits", test_schemes_and_credits);
