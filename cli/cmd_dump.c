@@ -656,7 +656,7 @@ static int dump_one(const char *arg, const amx_config *cfg, bool json, bool samp
     /* a BFME INI file's #include lines inside blocks are read in place, as a scan reads them:
      * from below the game's directory (Data/INI beside Art), else the file's own directory */
     amx_include_reader *inc = NULL;
-    if (!hash && canonical_ok) {
+    if (!hash && canonical_ok && amx_probe(data, len) == AMX_FMT_SAGE_INI) {
         size_t at = cli_sage_game_root(real, false);
         char root[AMX_PATH_MAX];
         snprintf(root, sizeof root, "%s", real);

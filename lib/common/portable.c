@@ -404,7 +404,8 @@ int amx_os_path_join_nocase(const char *dir, const char *name, size_t n, char *o
     if (dl + sep + n >= size)
         return -ENAMETOOLONG;
     memcpy(out, dir, dl);
-    out[dl] = '/';
+    if (sep)
+        out[dl] = '/';
     memcpy(out + dl + sep, name, n);
     out[dl + sep + n] = '\0';
     if (amx_os_path_stat(out, st) == 0)
