@@ -101,6 +101,12 @@ extern bool cli_use_color;
  * colours are off). */
 const char *cli_sev_on(amx_severity sev);
 const char *cli_color_off(void);
+/* Text lists show a few findings of each code and severity per file and count the rest; the
+ * severity's slot (0 info .. 2 error) and the "... and N more CODE" lines of one code whose
+ * findings by severity are shown[3], `shown_max` of each listed: the most severe first, with
+ * its severity said when the code has findings of two severities in the file. */
+size_t cli_sev_slot(amx_severity sev);
+void cli_collapsed(const size_t seen[3], size_t shown_max, const char *code);
 /* The colour of something fixed (watch --lint's "- fixed" lines): green, "" when off. */
 const char *cli_fixed_on(void);
 int cmd_changes(cli_opts *o, amx_config *cfg);

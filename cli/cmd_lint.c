@@ -172,7 +172,7 @@ static size_t text_file(const cli_findings *l, size_t first)
     while (end < l->n && strcmp(l->v[end].path, head->path) == 0 &&
            strcmp(l->v[end].root, head->root) == 0)
         end++;
-    size_t seen[AMX_CODE_COUNT + 1] = { 0 };
+    size_t seen[AMX_CODE_COUNT + 1][3] = { { 0 } }; /* by code and severity */
     bool printed = false;
     for (size_t i = first; i < end; i++) {
         const cli_finding *f = &l->v[i];
@@ -183,13 +183,12 @@ static size_t text_file(const cli_findings *l, size_t first)
         if (!printed)
             cli_printf("%s\n", head->path);
         printed = true;
-        if (++seen[slot] <= SHOWN_PER_CODE)
-            text_finding(f);
+        if (++seen[slot][cli_sev_slot(f->severity)] <= SHOWN_PER_CODE)
+            text_finding(f); /* an error is never collapsed behind infos of its code */
     }
     for (size_t s = 0; s <= AMX_CODE_COUNT; s++)
-        if (seen[s] > SHOWN_PER_CODE)
-            cli_printf("  ... and %zu more %s\n", seen[s] - SHOWN_PER_CODE,
-                       s < AMX_CODE_COUNT ? amx_code_get((amx_code)s)->name : "findings");
+        cli_collapsed(seen[s], SHOWN_PER_CODE,
+                      s < AMX_CODE_COUNT ? amx_code_get((amx_code)s)->name : "findings");
     return end;
 }
 
@@ -203,8 +202,9 @@ static void write_text(const lint_run *r)
                        r->supp.v[k].path, r->supp.v[k].reason);
 }
 
-/* One line per code that counts, the most severe first: its severity, how many findings in
- * how many files, and whether it fails the gate. */
+/* One line per code and severity that count, the most severe first: how many findings in how
+ * many files, and whether they fail the gate (a code whose findings have two severities, such
+ * as REFERENCE_NOT_FOUND in and out of a base layer, has a line for each). */
 typedef struct code_count {
     const char *code;
     amx_severity sev;
@@ -221,7 +221,8 @@ static int cmp_count(const void *a, const void *b)
     return strcmp(x->code, y->code);
 }
 
-/* Counts the findings that count per code (at most `max` codes); returns how many codes. */
+/* Counts the findings that count per code and severity (at most `max` lines); returns how
+ * many lines. */
 static size_t count_codes(const lint_run *r, code_count *out, size_t max)
 {
     size_t n = 0;
@@ -230,7 +231,7 @@ static size_t count_codes(const lint_run *r, code_count *out, size_t max)
         if (!lint_counts(f) || f->severity > AMX_SEV_ERROR)
             continue;
         size_t k = 0;
-        while (k < n && strcmp(out[k].code, f->code) != 0)
+        while (k < n && (out[k].sev != f->severity || strcmp(out[k].code, f->code) != 0))
             k++;
         if (k == n) {
             if (n == max)
@@ -238,15 +239,13 @@ static size_t count_codes(const lint_run *r, code_count *out, size_t max)
             out[n++] = (code_count){ f->code, f->severity, 0, 0 };
         }
         out[k].findings++;
-        if (f->severity > out[k].sev)
-            out[k].sev = f->severity;
         /* findings come grouped by file: a new file when the previous finding was elsewhere */
         bool same = false;
         for (size_t p = i; p-- > 0;) {
             const cli_finding *g = &r->findings.v[p];
             if (strcmp(g->path, f->path) || strcmp(g->root, f->root))
                 break;
-            if (lint_counts(g) && strcmp(g->code, f->code) == 0) {
+            if (lint_counts(g) && g->severity == f->severity && strcmp(g->code, f->code) == 0) {
                 same = true;
                 break;
             }
@@ -259,7 +258,7 @@ static size_t count_codes(const lint_run *r, code_count *out, size_t max)
 
 static void write_code_summary(FILE *say, const lint_run *r)
 {
-    code_count counts[AMX_CODE_COUNT + 8];
+    code_count counts[3 * AMX_CODE_COUNT + 8];
     size_t n = count_codes(r, counts, sizeof counts / sizeof counts[0]);
     for (size_t k = 0; k < n; k++)
         cli_fprintf(say, "%s%-24s %-7s%s %6zu finding%s in %zu file%s%s\n",
@@ -272,7 +271,7 @@ static void write_code_summary(FILE *say, const lint_run *r)
 /* "5 findings at or above error: 3 BONE_NOT_IN_SKELETON, 2 TRUNCATED" */
 static void write_fail_reason(FILE *say, const lint_run *r)
 {
-    code_count counts[AMX_CODE_COUNT + 8];
+    code_count counts[3 * AMX_CODE_COUNT + 8];
     size_t n = count_codes(r, counts, sizeof counts / sizeof counts[0]), total = 0;
     for (size_t k = 0; k < n; k++)
         total += counts[k].sev >= r->gate ? counts[k].findings : 0;
@@ -282,11 +281,20 @@ static void write_fail_reason(FILE *say, const lint_run *r)
     for (size_t k = 0, shown = 0; k < n; k++) {
         if (counts[k].sev < r->gate)
             continue;
+        size_t of_code = 0; /* a code at two severities over the gate is said once */
+        bool said = false;
+        for (size_t m = 0; m < n; m++)
+            if (counts[m].sev >= r->gate && strcmp(counts[m].code, counts[k].code) == 0) {
+                said |= m < k;
+                of_code += counts[m].findings;
+            }
+        if (said)
+            continue;
         if (shown++ == 4) {
             cli_fprintf(say, ", ...");
             break;
         }
-        cli_fprintf(say, "%s%zu %s", sep, counts[k].findings, counts[k].code);
+        cli_fprintf(say, "%s%zu %s", sep, of_code, counts[k].code);
         sep = ", ";
     }
     fputc(')', say);

@@ -397,7 +397,7 @@ typedef struct issues_ctx {
     amx_json j;
     /* text: the current file's findings are printed as they come, collapsed per code */
     char root[4096], path[4096];
-    size_t per_code[AMX_CODE_COUNT + 1];
+    size_t per_code[AMX_CODE_COUNT + 1][3]; /* the file's findings by code and severity */
     size_t shown, total, files, by_sev[3];
     size_t code_total[AMX_CODE_COUNT + 1], code_files[AMX_CODE_COUNT + 1];
     amx_severity code_sev[AMX_CODE_COUNT + 1]; /* the most severe the code's findings have */
@@ -407,10 +407,9 @@ typedef struct issues_ctx {
 static void end_file(issues_ctx *c)
 {
     for (size_t k = 0; k <= AMX_CODE_COUNT; k++) {
-        if (c->per_code[k] > SHOWN_PER_CODE)
-            cli_printf("  ... and %zu more %s\n", c->per_code[k] - SHOWN_PER_CODE,
-                       k < AMX_CODE_COUNT ? amx_code_get((amx_code)k)->name : "findings");
-        c->per_code[k] = 0;
+        cli_collapsed(c->per_code[k], SHOWN_PER_CODE,
+                      k < AMX_CODE_COUNT ? amx_code_get((amx_code)k)->name : "findings");
+        memset(c->per_code[k], 0, sizeof c->per_code[k]);
         c->code_in_file[k] = false;
     }
 }
@@ -423,8 +422,8 @@ static void issue_count(const amx_issue_count *n, void *user)
     amx_code code;
     size_t slot = amx_code_parse(n->code, &code) ? (size_t)code : AMX_CODE_COUNT;
     c->total += n->findings;
-    if (n->severity <= AMX_SEV_ERROR)
-        c->by_sev[n->severity] += n->findings;
+    for (int s = AMX_SEV_INFO; s <= AMX_SEV_ERROR; s++)
+        c->by_sev[s] += n->by_severity[s];
     if (!c->code_total[slot] || (n->severity > c->code_sev[slot] && n->severity <= AMX_SEV_ERROR))
         c->code_sev[slot] = n->severity;
     c->code_total[slot] += n->findings;
@@ -451,7 +450,8 @@ static void issue_row(const amx_issue_row *r, void *user)
     }
     if (new_file)
         cli_printf("%s\n", r->path);
-    if (++c->per_code[slot] <= SHOWN_PER_CODE) {
+    /* shown per code and severity: an error is never collapsed behind infos of its code */
+    if (++c->per_code[slot][cli_sev_slot(r->severity)] <= SHOWN_PER_CODE) {
         issue_text(r);
         c->shown++;
     }
@@ -553,8 +553,9 @@ int cmd_issues(cli_opts *o, amx_config *cfg)
                    amx_severity_name(sev), cli_color_off(), c.code_total[k], c.code_files[k],
                    c.code_files[k] == 1 ? "" : "s");
     }
-    cli_printf("%zu findings (%zu errors, %zu warnings, %zu info) in %zu files\n", c.total,
-               c.by_sev[AMX_SEV_ERROR], c.by_sev[AMX_SEV_WARNING], c.by_sev[AMX_SEV_INFO], c.files);
+    cli_printf("%zu findings (%zu errors, %zu warnings, %zu info) in %zu file%s\n", c.total,
+               c.by_sev[AMX_SEV_ERROR], c.by_sev[AMX_SEV_WARNING], c.by_sev[AMX_SEV_INFO], c.files,
+               c.files == 1 ? "" : "s");
     return EXIT_OK;
 }
 

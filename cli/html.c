@@ -590,22 +590,33 @@ static void section_diff(FILE *out, const report *r)
     }
 }
 
+/* The slot of a finding's code (AMX_CODE_COUNT: a code this animidx does not know) and of its
+ * severity (0 info .. 2 error). */
+static size_t code_slot(const cli_finding *f)
+{
+    amx_code c;
+    return amx_code_parse(f->code, &c) ? (size_t)c : AMX_CODE_COUNT;
+}
+
+static size_t sev_slot(const cli_finding *f)
+{
+    return f->severity <= AMX_SEV_ERROR ? (size_t)f->severity : (size_t)AMX_SEV_ERROR;
+}
+
 /* Findings by code: the code, its effective severity (the config's overrides applied), the
- * findings and the files they are in. */
+ * findings and the files they are in. A code may have findings of several severities
+ * (REFERENCE_NOT_FOUND in and out of a base layer): the severity column then counts each. */
 static int section_codes(FILE *out, const report *r, render *rd)
 {
     (void)rd;
     uint64_t code[AMX_CODE_COUNT] = { 0 }, files[AMX_CODE_COUNT] = { 0 }, most = 1;
-    /* the effective severity the code's findings have (config overrides applied; a code may
-     * have findings of several, e.g. REFERENCE_NOT_FOUND): the most severe */
-    amx_severity sev_of[AMX_CODE_COUNT] = { AMX_SEV_INFO };
+    uint64_t by_sev[AMX_CODE_COUNT][3] = { { 0 } };
     for (size_t i = 0; i < r->findings.n; i++) {
         const cli_finding *f = &r->findings.v[i];
         amx_code c;
         if (!amx_code_parse(f->code, &c))
             continue;
-        if (!code[c] || (f->severity > sev_of[c] && f->severity <= AMX_SEV_ERROR))
-            sev_of[c] = f->severity;
+        by_sev[c][sev_slot(f)]++;
         if (++code[c] > most)
             most = code[c];
         bool seen = false; /* findings come grouped by file */
@@ -623,16 +634,25 @@ static int section_codes(FILE *out, const report *r, render *rd)
         if (!code[c])
             continue;
         const amx_code_info *ci = amx_code_get((amx_code)c);
-        amx_severity s = sev_of[c];
-        int si = s <= AMX_SEV_ERROR ? (int)s : 0;
+        int kinds = (by_sev[c][0] > 0) + (by_sev[c][1] > 0) + (by_sev[c][2] > 0), worst = -1;
         fputs("<tr><td><code>", out);
         esc(out, ci->name);
-        fprintf(out, "</code></td><td><span class=\"sev\" style=\"background:%s\">%s</span></td>"
-                     "<td class=\"n\">%llu</td><td class=\"n\">%llu</td><td>"
+        fputs("</code></td><td>", out);
+        for (int s = AMX_SEV_ERROR; s >= AMX_SEV_INFO; s--) {
+            if (!by_sev[c][s])
+                continue;
+            if (worst < 0)
+                worst = s;
+            fprintf(out, "<span class=\"sev\" style=\"background:%s\">%s</span> ", sev_color[s],
+                    amx_severity_name((amx_severity)s));
+            if (kinds > 1)
+                fprintf(out, "%llu ", (unsigned long long)by_sev[c][s]);
+        }
+        fprintf(out, "</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td><td>"
                      "<svg width=\"120\" height=\"10\" xmlns=\"http://www.w3.org/2000/svg\">"
                      "<rect width=\"%.1f\" height=\"10\" fill=\"%s\"/></svg></td><td>",
-                sev_color[si], amx_severity_name(s), (unsigned long long)code[c],
-                (unsigned long long)files[c], 120.0 * (double)code[c] / (double)most, sev_color[si]);
+                (unsigned long long)code[c], (unsigned long long)files[c],
+                120.0 * (double)code[c] / (double)most, sev_color[worst < 0 ? 0 : worst]);
         esc(out, ci->summary);
         fputs("</td></tr>\n", out);
     }
@@ -696,37 +716,39 @@ static int section_files(FILE *out, const report *r, render *rd)
                         g[k].by_sev[s]);
         esc(out, v->path);
         fputs(" <span class=\"dim\">", out);
-        /* the codes with their counts, in order of first appearance */
-        for (size_t a = 0; a < g[k].count; a++) {
-            bool seen = false;
-            for (size_t b2 = 0; b2 < a && !seen; b2++)
-                seen = strcmp(v[b2].code, v[a].code) == 0;
-            if (seen)
+        /* the file's findings by code and severity; its codes with their counts, in order
+         * of first appearance */
+        size_t total[AMX_CODE_COUNT + 1][3] = { { 0 } }, rank[AMX_CODE_COUNT + 1][3] = { { 0 } };
+        bool named[AMX_CODE_COUNT + 1] = { false };
+        for (size_t a = 0; a < g[k].count; a++)
+            total[code_slot(&v[a])][sev_slot(&v[a])]++;
+        for (size_t a = 0, listed = 0; a < g[k].count; a++) {
+            size_t c = code_slot(&v[a]);
+            if (named[c])
                 continue;
-            size_t n = 0;
-            for (size_t b2 = a; b2 < g[k].count; b2++)
-                n += strcmp(v[b2].code, v[a].code) == 0;
-            fprintf(out, "%s%zu&#215; ", a ? ", " : "", n);
-            esc(out, v[a].code);
+            named[c] = true;
+            fprintf(out, "%s%zu&#215; ", listed++ ? ", " : "",
+                    total[c][0] + total[c][1] + total[c][2]);
+            esc(out, c < AMX_CODE_COUNT ? v[a].code : "other codes");
         }
         if (!detailed) {
             fputs("</span></div>\n", out);
             continue;
         }
         fputs("</span></summary><ul>", out);
+        /* SHOWN_PER_CODE of each code and severity (an error is never collapsed behind infos
+         * of its code), the rest counted where the next would be */
         for (size_t a = 0; a < g[k].count; a++) {
-            size_t rank = 0, n = 0;
-            for (size_t b2 = 0; b2 < g[k].count; b2++)
-                if (strcmp(v[b2].code, v[a].code) == 0) {
-                    rank += b2 < a;
-                    n++;
-                }
-            if (rank == SHOWN_PER_CODE) {
+            size_t c = code_slot(&v[a]), sv = sev_slot(&v[a]), n = total[c][sv];
+            size_t at = rank[c][sv]++;
+            if (at == SHOWN_PER_CODE) {
                 fprintf(out, "<li class=\"dim\">... and %zu more ", n - SHOWN_PER_CODE);
-                esc(out, v[a].code);
+                esc(out, c < AMX_CODE_COUNT ? v[a].code : "findings of other codes");
+                if ((total[c][0] > 0) + (total[c][1] > 0) + (total[c][2] > 0) > 1)
+                    fprintf(out, " (%s)", amx_severity_name(v[a].severity));
                 fputs("</li>", out);
             }
-            if (rank >= SHOWN_PER_CODE)
+            if (at >= SHOWN_PER_CODE)
                 continue;
             int si = v[a].severity <= AMX_SEV_ERROR ? (int)v[a].severity : 0;
             fprintf(out, "<li><span class=\"sev\" style=\"background:%s\">%s</span> <code>",

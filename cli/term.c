@@ -37,6 +37,24 @@ const char *cli_sev_on(amx_severity sev)
     return "";
 }
 
+size_t cli_sev_slot(amx_severity sev)
+{
+    return sev <= AMX_SEV_ERROR ? (size_t)sev : (size_t)AMX_SEV_ERROR;
+}
+
+void cli_collapsed(const size_t seen[3], size_t shown_max, const char *code)
+{
+    int kinds = (seen[0] > 0) + (seen[1] > 0) + (seen[2] > 0);
+    for (int s = AMX_SEV_ERROR; s >= AMX_SEV_INFO; s--) {
+        if (seen[s] <= shown_max)
+            continue;
+        cli_printf("  ... and %zu more %s", seen[s] - shown_max, code);
+        if (kinds > 1)
+            cli_printf(" (%s)", amx_severity_name((amx_severity)s));
+        cli_printf("\n");
+    }
+}
+
 const char *cli_fixed_on(void)
 {
     return cli_use_color ? colour_fixed : "";

@@ -3,6 +3,7 @@
  * configured severity overrides are applied to findings as they are read (the index stores the
  * decoder's severity, so changing the config never needs a rescan).
  */
+#include "common/grow.h"
 #include "db_internal.h"
 #include "resolve/resolve.h"
 
@@ -907,6 +908,36 @@ amx_status amx_query_issues(amx_db *db, const amx_config *cfg, const amx_issue_f
     return finish(db, s, rc, err, errlen);
 }
 
+/* One group of findings the filters count: a code with one stored severity. */
+typedef struct count_group {
+    char *code;
+    amx_severity severity; /* as reported (the configuration applied) */
+    uint64_t findings, files;
+} count_group;
+
+static void free_groups(count_group *g, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        free(g[k].code);
+    free(g);
+}
+
+/* Runs `sql` (the filter bound) and gives *out its one integer. */
+static amx_status count_one(amx_db *db, const char *sql, const amx_issue_filter *f, uint64_t *out,
+                            char *err, size_t errlen)
+{
+    sqlite3_stmt *s = NULL;
+    amx_status st = prep_issues(db, sql, f, &s, err, errlen);
+    if (st)
+        return st;
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        *out = (uint64_t)sqlite3_column_int64(s, 0);
+        rc = SQLITE_DONE;
+    }
+    return finish(db, s, rc, err, errlen);
+}
+
 amx_status amx_query_issue_counts(amx_db *db, const amx_config *cfg,
                                   const amx_issue_filter *filter,
                                   void (*row)(const amx_issue_count *c, void *user), void *user,
@@ -915,64 +946,108 @@ amx_status amx_query_issue_counts(amx_db *db, const amx_config *cfg,
     amx_issue_filter none = { 0 };
     if (!filter)
         filter = &none;
-    char where[512], from[1024], sql[4096];
+    char where[512], from[1024], sql[2048];
     issue_where(db, filter, where, sizeof where);
     bool join = strstr(where, "f.") != NULL;
     bool roots = strstr(where, "r.") != NULL;
-    bool counted[AMX_CODE_COUNT] = { false }; /* the codes that passed the filters */
-    bool other = false;                       /* a code this animidx does not know */
     /* with no filter on files or roots, the findings_code index holds all it needs */
     snprintf(from, sizeof from, "FROM findings i %s %s WHERE 1 %s",
              join || roots ? "JOIN files f ON f.id = i.file_id" : "",
              roots ? "JOIN roots r ON r.id = f.root_id" : "", where);
+    /* Counted per code and stored severity, as the configuration and --severity judge each
+     * stored severity; the groups that count are kept, in code order. */
     snprintf(sql, sizeof sql,
              "SELECT i.code, i.severity, count(*), count(DISTINCT i.file_id) %s "
-             "GROUP BY i.code, i.severity", from);
+             "GROUP BY i.code, i.severity ORDER BY i.code", from);
     sqlite3_stmt *s = NULL;
     amx_status st = prep_issues(db, sql, filter, &s, err, errlen);
     if (st)
         return st;
+    count_group *g = NULL;
+    size_t n = 0, cap = 0;
+    bool left_out = false; /* a group the filters or the configuration leave out */
+    bool split = false;    /* a code counted with two severities: its files are counted again */
+    sqlite3_str *pairs = sqlite3_str_new(db->db); /* the groups counted, as SQL values */
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        amx_issue_count c = { .code = col_or(s, 0, ""),
-                              .findings = (uint64_t)sqlite3_column_int64(s, 2),
-                              .files = (uint64_t)sqlite3_column_int64(s, 3) };
-        c.severity = effective(cfg, c.code, col_or(s, 1, ""));
-        if (c.severity == AMX_SEV_OFF)
+        const char *code = col_or(s, 0, ""), *stored = col_or(s, 1, "");
+        amx_severity sev = effective(cfg, code, stored);
+        if (sev == AMX_SEV_OFF || (filter->has_min_severity && sev < filter->min_severity)) {
+            left_out = true;
             continue;
-        if (filter->has_min_severity && c.severity < filter->min_severity)
-            continue;
+        }
+        if (!amx__grow((void **)&g, &cap, n, sizeof *g) || !(g[n].code = strdup(code))) {
+            sqlite3_finalize(s);
+            sqlite3_free(sqlite3_str_finish(pairs));
+            free_groups(g, n);
+            return AMX_E_NOMEM;
+        }
+        g[n].severity = sev;
+        g[n].findings = (uint64_t)sqlite3_column_int64(s, 2);
+        g[n].files = (uint64_t)sqlite3_column_int64(s, 3);
+        split |= n && strcmp(g[n - 1].code, code) == 0;
+        sqlite3_str_appendf(pairs, "%s(%Q, %Q)", n ? ", " : "", code, stored);
+        n++;
+    }
+    char *values = sqlite3_str_finish(pairs);
+    st = finish(db, s, rc, err, errlen);
+    if (!st && n && !values)
+        st = AMX_E_NOMEM;
+    /* the SQL of the groups counted, where some are left out */
+    char *only = st || !n ? NULL
+               : sqlite3_mprintf(" AND (i.code, i.severity) IN (VALUES %s)", values);
+    if (!st && n && !only)
+        st = AMX_E_NOMEM;
+    /* a file with findings of one code at two severities is one file of the code */
+    uint64_t *code_files = st || !split ? NULL : calloc(n, sizeof *code_files);
+    if (!st && split && !code_files)
+        st = AMX_E_NOMEM;
+    if (!st && split) {
+        char *q = sqlite3_mprintf("SELECT i.code, count(DISTINCT i.file_id) %s%s GROUP BY i.code "
+                                  "ORDER BY i.code", from, only);
+        if (!q)
+            st = AMX_E_NOMEM;
+        else if (!(st = prep_issues(db, q, filter, &s, err, errlen))) {
+            size_t k = 0;
+            while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+                const char *code = col_or(s, 0, "");
+                while (k < n && strcmp(g[k].code, code) < 0)
+                    k++;
+                for (; k < n && strcmp(g[k].code, code) == 0; k++)
+                    code_files[k] = (uint64_t)sqlite3_column_int64(s, 1);
+            }
+            st = finish(db, s, rc, err, errlen);
+        }
+        sqlite3_free(q);
+    }
+    /* a line per code: its findings by severity, the most severe, its files */
+    for (size_t k = 0; !st && k < n;) {
+        amx_issue_count c = { .code = g[k].code, .severity = g[k].severity,
+                              .files = code_files ? code_files[k] : g[k].files };
+        for (size_t first = k; k < n && strcmp(g[k].code, g[first].code) == 0; k++) {
+            c.findings += g[k].findings;
+            if (g[k].severity <= AMX_SEV_ERROR)
+                c.by_severity[g[k].severity] += g[k].findings;
+            if (g[k].severity > c.severity)
+                c.severity = g[k].severity;
+        }
         row(&c, user);
-        amx_code id;
-        if (amx_code_parse(c.code, &id))
-            counted[id] = true;
-        else
-            other = true;
     }
-    if ((st = finish(db, s, rc, err, errlen)) || !files_total)
-        return st;
-    /* the files with any finding that counted (severity filters and switched-off codes
-     * apply per code, so the codes that counted are listed) */
-    *files_total = 0;
-    snprintf(sql, sizeof sql, "SELECT count(DISTINCT i.file_id) %s", from);
-    if (!other) { /* only the codes that counted (a filter or the config may leave some out) */
-        size_t at = strlen(sql);
-        at += (size_t)snprintf(sql + at, sizeof sql - at, " AND i.code IN (''");
-        for (size_t k = 0; k < AMX_CODE_COUNT && at < sizeof sql; k++)
-            if (counted[k])
-                at += (size_t)snprintf(sql + at, sizeof sql - at, ", '%s'",
-                                       amx_code_get((amx_code)k)->name);
-        if (at < sizeof sql)
-            snprintf(sql + at, sizeof sql - at, ")");
+    /* the files with any finding counted */
+    if (!st && files_total) {
+        *files_total = 0;
+        if (n) {
+            char *q = sqlite3_mprintf("SELECT count(DISTINCT i.file_id) %s%s", from,
+                                      left_out ? only : "");
+            st = q ? count_one(db, q, filter, files_total, err, errlen) : AMX_E_NOMEM;
+            sqlite3_free(q);
+        }
     }
-    if ((st = prep_issues(db, sql, filter, &s, err, errlen)))
-        return st;
-    rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW) {
-        *files_total = (uint64_t)sqlite3_column_int64(s, 0);
-        rc = SQLITE_DONE;
-    }
-    return finish(db, s, rc, err, errlen);
+    sqlite3_free(only);
+    sqlite3_free(values);
+    free(code_files);
+    free_groups(g, n);
+    return st;
 }
 
 static amx_status show_one(amx_db *db, const amx_config *cfg, int64_t id,

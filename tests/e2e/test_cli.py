@@ -363,7 +363,7 @@ with case(tap, "issues: grouped by file, repeats collapsed, a line per code, --l
     c.that(any(re.match(r"^  \.\.\. and \d+ more BONE_NOT_IN_SKELETON$", l) for l in lines), "the rest counted: %s" % lines)
     c.that("by code:" in lines and re.search(r"^  BONE_NOT_IN_SKELETON\s+error\s+\d+ in 1 file$", p.stdout, re.M),
            "a line per code: %s" % lines)
-    c.that(re.match(r"^\d+ findings \(\d+ errors, \d+ warnings, \d+ info\) in 1 files$", lines[-1]), "the count: %r" % lines[-1])
+    c.that(re.match(r"^\d+ findings \(\d+ errors, \d+ warnings, \d+ info\) in 1 file$", lines[-1]), "the count: %r" % lines[-1])
     p = must(ax.run("issues", "--limit", "2", "--db", DB), "issues --limit")
     shown_lines = [l for l in p.stdout.splitlines() if re.match(r"^  (error|warning|info) ", l)]
     c.eq(len(shown_lines), 2, "--limit 2 shows two findings")
@@ -371,6 +371,49 @@ with case(tap, "issues: grouped by file, repeats collapsed, a line per code, --l
     j = json.loads(must(ax.run("issues", "--limit", "2", "--json", "--db", DB), "issues --json").stdout)
     c.eq(len(j), 2, "--json --limit 2")
     c.eq(ax.run("issues", "--limit", "x", "--db", DB).returncode, 2, "--limit x")
+
+with case(tap, "a code at two severities in one file: the error is never collapsed behind its infos") as c:
+    # four models missing without a base layer (info), then an #include that climbs out of the
+    # tree (error): one code, REFERENCE_NOT_FOUND, at two severities in one file
+    mix = os.path.join(TMP, "mixed")
+    os.makedirs(os.path.join(mix, "Data", "INI", "Object"))
+    with open(os.path.join(mix, "Data", "INI", "Object", "units.ini"), "w") as f:
+        for u in "ABCD":
+            f.write("Object Unit%s\n  Draw = W3DModelDraw ModuleTag_01\n    DefaultConditionState\n"
+                    "      Model = NOPE%s\n    End\n  End\nEnd\n" % (u, u))
+        f.write('#include "../../../../../outside.inc"\n')
+    mdb = os.path.join(TMP, "mixed.db")
+    must(ax.run("scan", mix, "--db", mdb, "--quiet"), "scan")
+    out = must(ax.run("issues", "--db", mdb), "issues").stdout
+    lines = out.splitlines()
+    c.eq(len([l for l in lines if l.startswith("  error   REFERENCE_NOT_FOUND (#include, line 29)")]), 1,
+         "the error is listed after three infos of its code: %s" % out)
+    c.eq(len([l for l in lines if l.startswith("  info    REFERENCE_NOT_FOUND")]), 3, "three infos")
+    c.that("  ... and 1 more REFERENCE_NOT_FOUND (info)" in lines, "the rest counted, with its severity")
+    c.that(re.search(r"^  REFERENCE_NOT_FOUND\s+error\s+5 in 1 file$", out, re.M),
+           "by code: one file, not one per severity: %s" % out)
+    c.eq(lines[-1], "5 findings (1 errors, 0 warnings, 4 info) in 1 file", "the count")
+    out = must(ax.run("issues", "--db", mdb, "--severity", "error"), "issues --severity error").stdout
+    c.eq(out.splitlines()[-1], "1 findings (1 errors, 0 warnings, 0 info) in 1 file", "--severity error counts the error only")
+    c.that(re.search(r"^  REFERENCE_NOT_FOUND\s+error\s+1 in 1 file$", out, re.M), "by code, the error only: %s" % out)
+    p = ax.run("lint", mix, "--db", os.path.join(TMP, "mixed-lint.db"))
+    c.eq(p.returncode, 1, "lint fails on the one error")
+    c.that(re.search(r"^REFERENCE_NOT_FOUND\s+error\s+1 finding  in 1 file  \(fails --fail-on\)$", p.stdout, re.M) and
+           re.search(r"^REFERENCE_NOT_FOUND\s+info\s+4 findings in 1 file$", p.stdout, re.M),
+           "lint's summary, a line per severity: %s" % p.stdout)
+    c.that("FAILED: 1 finding at or above error (1 REFERENCE_NOT_FOUND)" in p.stdout,
+           "the infos do not fail the gate: %s" % p.stdout)
+    c.that("  ... and 1 more REFERENCE_NOT_FOUND (info)" in p.stdout, "lint's list: %s" % p.stdout)
+    rep = os.path.join(TMP, "report-mixed")
+    must(ax.run("report", "--db", mdb, "--out", rep, "--quiet"), "report")
+    html = open(os.path.join(rep, "report.html"), encoding="utf-8").read()
+    codes = html[html.index('<h2 id="codes">'):html.index('<h2 id="files">')]
+    row = codes[codes.index("<code>REFERENCE_NOT_FOUND</code>"):]
+    c.that(re.match(r'<code>REFERENCE_NOT_FOUND</code></td><td><span[^>]*>error</span> 1 <span[^>]*>info</span> 4 </td>', row),
+           "report by code counts each severity: %s" % row[:300])
+    files = html[html.index('<h2 id="files">'):]
+    c.that("... and 1 more REFERENCE_NOT_FOUND (info)</li>" in files and "outside.inc" in files,
+           "report by file lists the error")
 
 # ---------------------------------------------------------------- 7. changes, --bone, colours
 

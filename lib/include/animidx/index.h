@@ -417,14 +417,16 @@ amx_status amx_query_issues(amx_db *db, const amx_config *config, const amx_issu
                             void (*row)(const amx_issue_row *r, void *user), void *user,
                             char *err, size_t errlen);
 
-/* How many findings of each code the filter selects (limit ignored), with the severity the
- * configuration gives them and how many files have them; codes switched off are left out.
- * *files_total (when not NULL): the files with any of them. Counted on the indexes of the
- * findings, not row by row. */
+/* How many findings of each code the filter selects (limit ignored), one call per code: with
+ * the severity the configuration gives them (the most severe, when a code's findings have
+ * several) and how many files have them; codes switched off are left out, and with
+ * min_severity the findings below it. *files_total (when not NULL): the files with any of them.
+ * Counted on the indexes of the findings, not row by row. */
 typedef struct amx_issue_count {
     const char *code;
     amx_severity severity;
     uint64_t findings, files;
+    uint64_t by_severity[3]; /* added: the findings at each severity (AMX_SEV_INFO..ERROR) */
 } amx_issue_count;
 amx_status amx_query_issue_counts(amx_db *db, const amx_config *config,
                                   const amx_issue_filter *filter,
