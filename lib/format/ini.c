@@ -198,6 +198,9 @@ typedef struct ini_state {
     size_t includes_read;
     uint64_t include_bytes;
     bool include_limit_said;
+    const uint8_t *line_p;    /* the start of the line read (its indentation) */
+    size_t lookahead_left;    /* bytes body_follows may still read (linear on any input) */
+    bool lookahead_said;      /* ... and the LIMIT_EXCEEDED when they ran out */
     tok replace_tag;          /* the tag of the last ReplaceModule line of an object ... */
     uint32_t replace_line;    /* ... and its line (its block's frame has this line) */
     bool oom;
@@ -222,6 +225,32 @@ static const char *const first_blocks[] = {
     "Science", "ShellMenuScheme", "SpecialPower", "StaticGameLOD", "Terrain", "Upgrade", "Video",
     "WaterSet", "WaterTransparency", "Weapon", "Weather", "WebpageURL", "WindowTransition",
     "#define", "#include",
+};
+
+/* The top-level blocks of BFME and its sequels that Zero Hour does not have (OpenSAGE's
+ * IniParser.BlockParsers.cs; no engine source exists; `RegionCampain` is spelt as the game
+ * spells it). A file starting with one is taken when a later line holds End (a plain word such
+ * as Fire may begin a text of another kind), or when it is a one-line block (AudioLowMHz). */
+static const char *const bfme_blocks[] = {
+    "AIBase", "AIDozerAssignment", "AmbientStream", "AnimationSoundClientBehaviorGlobalSetting",
+    "AptButtonTooltipMap", "ArmyDefinition", "ArmySummaryDescription", "AudioLOD", "AudioLowMHz",
+    "AutoResolveArmor", "AutoResolveBody", "AutoResolveCombatChain", "AutoResolveHandicapLevel",
+    "AutoResolveLeadership", "AutoResolveReinforcementSchedule", "AutoResolveWeapon",
+    "AwardSystem", "BannerType", "BannerUI", "CloudEffect", "CreateAHeroSystem", "CrowdResponse",
+    "EmotionNugget", "EvaEventForwardReference", "ExperienceLevel", "ExperienceScalarTable",
+    "FactionVictoryData", "Fire", "FireEffect", "FireLogicSystem", "FontDefaultSettings",
+    "FontSubstitution", "FormationAssistant", "FXParticleSystem", "GlowEffect", "HouseColor",
+    "InGameNotificationBox", "LargeGroupAudioMap", "LargeGroupAudioUnusedKnownKeys",
+    "LinearCampaign", "LivingWorldAITemplate", "LivingWorldAnimObject", "LivingWorldArmyIcon",
+    "LivingWorldAutoResolveResourceBonus", "LivingWorldAutoResolveSciencePurchasePointBonus",
+    "LivingWorldBuilding", "LivingWorldBuildingIcon", "LivingWorldBuildPlotIcon",
+    "LivingWorldCampaign", "LivingWorldMapInfo", "LivingWorldObject", "LivingWorldPlayerArmy",
+    "LivingWorldPlayerTemplate", "LivingWorldRegionCampaign", "LivingWorldRegionEffects",
+    "LivingWorldSound", "LoadSubsystem", "MeshNameMatches", "MiscEvaData", "MissionObjectiveList",
+    "ModifierList", "Multisound", "NewEvaEvent", "Pathfinder", "PlayerAIType",
+    "PredefinedEvaEvent", "RegionCampain", "RingEffect", "ScoredKillEvaAnnouncer", "ShadowMap",
+    "SkirmishAIData", "SkyboxTextureSet", "StanceTemplate", "StrategicHUD", "StreamedSound",
+    "VictorySystemData", "WaterTextureList", "WeatherData",
 };
 
 /* The engine's table of top-level blocks (INI.cpp theTypeTable, in its order): Zero Hour's 62,
@@ -279,6 +308,33 @@ static bool first_block(const uint8_t *p, size_t w)
 {
     for (size_t k = 0; k < sizeof first_blocks / sizeof first_blocks[0]; k++)
         if (strlen(first_blocks[k]) == w && memcmp(first_blocks[k], p, w) == 0)
+            return true;
+    return false;
+}
+
+/* Whether [p, p+w) is a block of the engine's table (Zero Hour's: Generals has fewer). */
+static bool engine_block_at(const uint8_t *p, size_t w)
+{
+    return engine_block((tok){ (const char *)p, w }) != NULL;
+}
+
+/* Whether [p, p+w) is a block of BFME that Zero Hour does not have. */
+static bool bfme_block(const uint8_t *p, size_t w)
+{
+    for (size_t k = 0; k < sizeof bfme_blocks / sizeof bfme_blocks[0]; k++)
+        if (strlen(bfme_blocks[k]) == w && memcmp(bfme_blocks[k], p, w) == 0)
+            return true;
+    return false;
+}
+
+/* The blocks of one line, without End (Zero Hour: INI.cpp's parsers of these read one value;
+ * BFME: OpenSAGE's parse an integer). */
+static bool one_line_block(tok t)
+{
+    static const char *const one_line[] = { "LODPreset", "BenchProfile", "ReallyLowMHz",
+                                            "AudioLowMHz" };
+    for (size_t k = 0; k < sizeof one_line / sizeof one_line[0]; k++)
+        if (strlen(one_line[k]) == t.n && memcmp(one_line[k], t.p, t.n) == 0)
             return true;
     return false;
 }
@@ -346,7 +402,9 @@ bool amx__ini_probe(const uint8_t *data, size_t len)
             i++;
         if (i >= n) /* a block name alone is not a file */
             return false;
-        return first_block(data + s, i - s) ||
+        tok w = { (const char *)data + s, i - s };
+        return first_block(data + s, i - s) || engine_block_at(data + s, i - s) ||
+               (bfme_block(data + s, i - s) && (one_line_block(w) || end_line(data + i, n - i))) ||
                (near_block(data + s, i - s) && end_line(data + i, n - i));
     }
     /* only comments in what the probe sees (a long header): INI when they hold INI */
@@ -482,6 +540,7 @@ static bool next_line(ini_state *s)
     size_t len = nl ? (size_t)(nl - p) : want;
     bool ended = nl != NULL;
     amx_reader_skip(r, len + (ended ? 1 : 0));
+    s->line_p = p;
     if (s->inc_depth)
         s->inc[s->inc_depth - 1].line++;
     else
@@ -1377,6 +1436,76 @@ static bool is_bfme_state_kind(tok t, const char **kind)
     return false;
 }
 
+/* Past this many lines (and 4 bytes read ahead for each byte of the file, plus this many) a
+ * line is not looked past for the End of a block (below). */
+enum { LOOKAHEAD_LINES = 256, LOOKAHEAD_EXTRA_BYTES = 1 << 20 };
+
+/* The width of an indentation (a tab to the next multiple of 4). */
+static size_t indent_width(const uint8_t *p, const uint8_t *end)
+{
+    size_t w = 0;
+    for (; p < end; p++)
+        w = *p == '\t' ? (w / 4 + 1) * 4 : w + 1;
+    return w;
+}
+
+/* Whether the line read has a body: the next line that is not blank or a comment is indented
+ * deeper, and the first line after it indented no deeper than the line read is End, at its
+ * indentation. How a block looks in every file the game's makers and modders write; a field
+ * has its next line at its own indentation or less. (Files read ahead of the line, at most
+ * LOOKAHEAD_LINES lines and a budget linear in the file's size.) */
+static bool body_follows(ini_state *s)
+{
+    amx_reader *r = &s->d->r;
+    size_t left = amx_reader_left(r);
+    const uint8_t *p = left ? amx_reader_peek(r, left) : NULL;
+    if (!p || !s->line_p || s->continuing || !s->lookahead_left)
+        return false;
+    const uint8_t *end = p + left;
+    size_t own = indent_width(s->line_p, (const uint8_t *)s->t[0].p);
+    bool first = true;
+    for (size_t lines = 0; p < end && lines < LOOKAHEAD_LINES; lines++) {
+        /* (a line is looked for only as far as the budget goes) */
+        size_t span = (size_t)(end - p) < s->lookahead_left ? (size_t)(end - p) : s->lookahead_left;
+        const uint8_t *nl = memchr(p, '\n', span);
+        const uint8_t *le = nl ? nl : p + span;
+        size_t cost = (size_t)(le - p) + 1;
+        if (!nl && le < end) /* the budget ends inside the line */
+            cost = s->lookahead_left + 1;
+        if (cost > s->lookahead_left) {
+            if (!s->lookahead_said) {
+                char ctx[300];
+                ctx_of(s, ctx, sizeof ctx);
+                amx__finding_sev(s->d, AMX_C_LIMIT_EXCEEDED, AMX_SEV_INFO, s->line_at, ctx,
+                                 "from line %u on, lines of blocks animidx does not model are "
+                                 "not looked past for an End: each is read as a field",
+                                 (unsigned)s->line_no);
+                s->lookahead_said = true;
+            }
+            s->lookahead_left = 0;
+            return false;
+        }
+        s->lookahead_left -= cost;
+        const uint8_t *q = p;
+        while (q < le && s->seps[*q] && *q != '=')
+            q++;
+        bool blank = q == le || *q == ';' ||
+                     (s->bfme && le - q >= 2 && ((q[0] == '/' && q[1] == '/') ||
+                                                 (q[0] == '-' && q[1] == '-')));
+        if (!blank) {
+            size_t width = indent_width(p, q);
+            if (first && width <= own)
+                return false;
+            if (!first && width <= own)
+                return width == own && le - q >= 3 && strncasecmp((const char *)q, "End", 3) == 0 &&
+                       (le - q == 3 || s->seps[q[3]] || q[3] == ';');
+            first = false;
+        }
+        p = nl ? nl + 1 : end;
+    }
+    return false;
+}
+
 /* Whether a line of a block whose grammar animidx does not model opens a block. '=' is only a
  * separator to both engines (EA INI.cpp: the separators " \n\r\t="; OpenSAGE IniParser.cs), so
  * `MaxHealth 300` is a field as `MaxHealth = 300` is: only the parse tables tell a block. Those
@@ -1388,7 +1517,7 @@ static bool is_bfme_state_kind(tok t, const char **kind)
  * BFME's `Scale 1.75`, a horde's `RankInfo ...`). */
 static bool opens_generic(ini_state *s)
 {
-    if (s->has_eq || s->nt == 0)
+    if (s->nt == 0)
         return false;
     tok f = s->t[0];
     if (f.p[0] == '#' || tok_is(f, "RemoveModule"))
@@ -1396,12 +1525,15 @@ static bool opens_generic(ini_state *s)
     static const char *const with_name[] = { "ReplaceModule", "Mission", "SideInfo",
                                              "SkirmishBuildList", "Structure",
                                              "ThreatBreakdown" };
-    if (s->nt == 1)
+    if (!s->has_eq && s->nt == 1)
         return true;
-    for (size_t i = 0; i < sizeof with_name / sizeof *with_name; i++)
+    for (size_t i = 0; !s->has_eq && i < sizeof with_name / sizeof *with_name; i++)
         if (tok_is(f, with_name[i]))
             return true;
-    return false;
+    /* the named blocks of the many tables animidx does not model (BFME's
+     * LivingWorldBuildingIcon holds `Object NAME ... End`): a line without '=' with a body
+     * under it, closed by an End at its own indentation */
+    return !s->has_eq && body_follows(s);
 }
 
 static void read_lines(ini_state *s);
@@ -1625,6 +1757,13 @@ static const char *const *named_subs(tok t)
     static const char *const cbs[] = { "ImagePart", "AnimatingPart", NULL };
     static const char *const anim[] = { "ImagePart", NULL };
     static const char *const shell[] = { "ImagePart", "LinePart", NULL };
+    /* BFME's particle systems: a block of modules `Color = DefaultColor ... End` (OpenSAGE
+     * FXParticleSystemTemplate.cs, FieldParseTable: ParseBlockContent, ParseModule) */
+    static const char *const fx[] = { "System", "Color", "Alpha", "Update", "Physics", "Draw",
+                                       "Wind", "EmissionVelocity", "EmissionVolume", "Event",
+                                       NULL };
+    if (tok_is(t, "FXParticleSystem"))
+        return fx;
     if (tok_is(t, "ControlBarScheme"))
         return cbs;
     if (tok_is(t, "AnimatingPart"))
@@ -1735,8 +1874,12 @@ static void top_level(ini_state *s)
         malformed(s, "End outside any block: the game stops at an unknown block 'End'");
         return;
     }
-    if (tok_is(f, "LODPreset") || tok_is(f, "BenchProfile") || tok_is(f, "ReallyLowMHz"))
-        return; /* one-line blocks */
+    if (one_line_block(f))
+        return;
+    /* a block only BFME has: a BFME file (its comments "//" and "--", #include and #define)
+     * when nothing else said so */
+    if (!s->game && !s->bfme && bfme_block((const uint8_t *)f.p, f.n))
+        s->bfme = true;
     bool object = tok_is(f, "Object"), reskin = tok_is(f, "ObjectReskin"),
          child = tok_is(f, "ChildObject");
     if (object || reskin || child) {
@@ -2055,6 +2198,7 @@ void amx__ini_decode(amx_dec *d)
     s->d = d;
     s->object = -1;
     s->model_pick_left = MODEL_PICK_BUDGET;
+    s->lookahead_left = 4 * amx_reader_left(&d->r) + LOOKAHEAD_EXTRA_BYTES;
     s->defines.fold = true;
     s->def = calloc(1, sizeof *s->def);
     s->cur = calloc(1, sizeof *s->cur);

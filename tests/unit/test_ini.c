@@ -1042,6 +1042,104 @@ static void test_fields_without_equals(void)
     }
 }
 
+/* The blocks of tables animidx does not model (BFME's living world, particle systems, the
+ * blocks of one line): their nested blocks are read as the game reads them, so a real file
+ * gives no INI_MALFORMED and no game object of its nested `Object NAME` blocks. */
+static void test_unmodelled_blocks(void)
+{
+    /* BFME 2's LivingWorldBuildingIcons.ini: `Object NAME` blocks inside an icon, closed by an
+     * End at their indentation; `Scale 1.0` beside them stays a field */
+    amx_asset *a = decode_text("#define HOLD 0.16\n"                                /* 1 */
+                               "LivingWorldBuildingIcon LWBIcon_MenFortress\n"    /* 2 */
+                               "\tOnSelectedSound = WorldFortressSelect\n"        /* 3 */
+                               "\tObject Building\n"                              /* 4 */
+                               "\t\tModel\t\t= LWSMoWFort\n"                      /* 5 */
+                               "\t\tScale 1.0\n"                                  /* 6 */
+                               "\tEnd\n"                                          /* 7 */
+                               "\t; a comment between\n"                          /* 8 */
+                               "\tObject ProducingUnit\n"                         /* 9 */
+                               "\n"                                               /* 10 */
+                               "\t\tModel\t\t= LWSMoWFort\n"                      /* 11 */
+                               "\tEnd\n"                                          /* 12 */
+                               "End\n"                                            /* 13 */
+                               "AudioLowMHz = 300\n"                              /* 14 */
+                               "ReallyLowMHz = 400\n"                             /* 15 */
+                               "Object Real\n"                                    /* 16 */
+                               "End\n");                                          /* 17 */
+    CHECK(a != NULL);
+    if (!a)
+        return;
+    CHECK_EQ(count_code(a, AMX_C_INI_MALFORMED), 0);
+    CHECK_EQ(a->object_count, 1);
+    if (a->object_count == 1)
+        CHECK_STR(a->objects[0].name, "Real");
+    show_findings(a, 0);
+    amx_asset_free(a);
+
+    /* BFME's FXParticleSystem: modules opened by `Color = DefaultColor` (with '=') */
+    static const char fx[] = "FXParticleSystem AODLightLenzflare\n"
+                             "  System\n    Priority = HIGH_OR_ABOVE\n  End\n"
+                             "  Color = DefaultColor\n    Color1 = R:73 G:85 B:72 0\n  End\n"
+                             "  Physics = DefaultPhysics\n  End\n"
+                             "  Draw = DefaultDraw\n  End\n"
+                             "End\n";
+    a = decode_text(fx);
+    CHECK(a != NULL);
+    if (a) {
+        CHECK_EQ(count_code(a, AMX_C_INI_MALFORMED), 0);
+        show_findings(a, 1);
+        amx_asset_free(a);
+    }
+    /* ... whose own End still counts */
+    char cut[sizeof fx];
+    memcpy(cut, fx, sizeof fx);
+    cut[strlen(cut) - 4] = '\0'; /* "End\n" */
+    a = decode_text(cut);
+    CHECK(a != NULL);
+    if (a) {
+        CHECK_EQ(count_code(a, AMX_C_INI_MALFORMED), 1);
+        CHECK(finding_at(a, AMX_C_INI_MALFORMED, 1) != NULL);
+        amx_asset_free(a);
+    }
+
+    /* a field of a Zero Hour block followed by a deeper line is no block without an End at
+     * its indentation (a mod's object: `UpgradeCameo3 = X`, then a module indented deeper) */
+    a = decode_text("AIData\n  SideInfo America\n    ResourceGatherersEasy = 1\n  End\n"
+                    "  Unknown Word\n      Deeper = 1\n  Other = 2\nEnd\nObject B\nEnd\n");
+    CHECK(a != NULL);
+    if (a) {
+        CHECK_EQ(count_code(a, AMX_C_INI_MALFORMED), 0);
+        CHECK_EQ(a->object_count, 1);
+        amx_asset_free(a);
+    }
+
+    /* hostile: staircases of lines, each deeper than the last, without '=' and without End:
+     * each is looked past (256 lines) for its End only while the budget (linear in the file)
+     * lasts; then said once, and read as a field */
+    enum { STEPS = 3000, HIGHEST = 500 };
+    size_t cap = (size_t)STEPS * (HIGHEST + 16) + 64, at = 0;
+    char *stairs = malloc(cap);
+    CHECK(stairs != NULL);
+    if (!stairs)
+        return;
+    at += (size_t)snprintf(stairs + at, cap - at, "AIData\n");
+    for (int i = 0; i < STEPS; i++) {
+        int depth = 1 + i % HIGHEST; /* then down to 1 and up again */
+        memset(stairs + at, ' ', (size_t)depth);
+        at += (size_t)depth;
+        at += (size_t)snprintf(stairs + at, cap - at, "Step %d\n", i);
+    }
+    at += (size_t)snprintf(stairs + at, cap - at, "End\n");
+    a = decode_text(stairs);
+    CHECK(a != NULL);
+    if (a) {
+        CHECK_EQ(count_code(a, AMX_C_INI_MALFORMED), 0);
+        CHECK_EQ(count_code(a, AMX_C_LIMIT_EXCEEDED), 1);
+        amx_asset_free(a);
+    }
+    free(stairs);
+}
+
 static void test_lexer(void)
 {
     static const char zh[] =
@@ -1104,11 +1202,17 @@ static void test_probe(void)
     static const char *yes[] = { "Object A\nEnd\n", "; c\n\nWeapon W\nEnd\n",
                                  "\357\273\277FXList F\nEnd\n" /* a UTF-8 BOM */, "#define A 1\n",
                                  "Objcet A\n  KindOf = X\nEnd\n", "weapon W\n  END ; c\n",
-                                 "Armour A\n\tEnd\r\n", "ObjectReskn A B\nend" };
+                                 "Armour A\n\tEnd\r\n", "ObjectReskn A B\nend",
+                                 /* blocks only BFME has: with an End, or of one line */
+                                 "ExperienceLevel L\n  RequiredExperience = 0\nEnd\n",
+                                 "FXParticleSystem F\n  System\n  End\nEND\n",
+                                 "AudioLowMHz = 300\n", "BenchProfile P 1 2\n" };
     static const char *no[] = { "[index]\ndatabase = x\n", "Objects\n", "<xml/>", "Object",
                                 "hello world\n", "Objects are defined in\nObject.ini\n",
                                 "Objcet A\n  Ending = X\n", "Rnk A\nEnd\n",
-                                "Objects X\nThe End.\n" };
+                                "Objects X\nThe End.\n",
+                                /* a word that is a block of BFME, in a text without End */
+                                "Fire at will,\nsoldiers.\n", "Fire\nthe End.\n" };
     for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
         CHECK_EQ(amx_probe((const uint8_t *)yes[i], strlen(yes[i])), AMX_FMT_SAGE_INI);
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
@@ -1362,6 +1466,7 @@ int main(void)
     test_run("test_bfme_anim_model", test_bfme_anim_model);
     test_run("test_lexer", test_lexer);
     test_run("test_fields_without_equals", test_fields_without_equals);
+    test_run("test_unmodelled_blocks", test_unmodelled_blocks);
     test_run("test_declared_game", test_declared_game);
     test_run("test_probe", test_probe);
     test_run("test_schemes_and_credits", test_schemes_and_credits);
