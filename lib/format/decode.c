@@ -76,7 +76,7 @@ bool amx_format_parse(const char *name, amx_format *out)
 }
 
 /* Bump when a probe changes what it recognises. */
-#define PROBE_VERSION 6
+#define PROBE_VERSION 7
 
 int amx_format_decoder_version(amx_format fmt)
 {
@@ -130,6 +130,11 @@ amx_format amx_probe(const uint8_t *data, size_t len)
         if (format_table[i].probe(data, len))
             return format_table[i].format;
     return AMX_FMT_UNKNOWN;
+}
+
+bool amx_probe_wants_more(const uint8_t *data, size_t len)
+{
+    return data && amx_probe(data, len) == AMX_FMT_UNKNOWN && amx__ini_probe_wants_more(data, len);
 }
 
 const char *amx_asset_status_name(amx_asset_status st)

@@ -140,6 +140,8 @@ void amx__mp_pak_decode(amx_dec *d);       /* lib/format/mp_pak.c */
 bool amx__xml_probe(const uint8_t *data, size_t len);
 void amx__xml_decode(amx_dec *d);          /* game object XML (xml.c) */
 bool amx__ini_probe(const uint8_t *data, size_t len);
+/* Whether more of the file than data[0..len) could make the INI probe say yes. */
+bool amx__ini_probe_wants_more(const uint8_t *data, size_t len);
 void amx__ini_decode(amx_dec *d);          /* SAGE INI (ini.c) */
 amx_status amx__mp_pak_unpack(const amx_archive_entry *e, const uint8_t *data, size_t len,
                               size_t cap, uint8_t **out, char *err, size_t errlen);

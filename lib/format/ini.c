@@ -368,17 +368,25 @@ static bool end_line(const uint8_t *data, size_t n)
     return false;
 }
 
-bool amx__ini_probe(const uint8_t *data, size_t len)
+/* The probe's answer, and whether more of the file could change a no: the window ended in
+ * the comments before the first word, inside the first word, or before the End line a block
+ * needs to be taken. */
+enum probe_answer { PROBE_NO, PROBE_YES, PROBE_NO_YET };
+
+/* The window the INI probe looks at (amx_probe_wants_more: what a caller reads to decide). */
+#define INI_PROBE_WINDOW AMX_PROBE_TEXT_BYTES
+
+static enum probe_answer ini_probe(const uint8_t *data, size_t len)
 {
     if (!data)
-        return false;
+        return PROBE_NO;
     /* text: no NUL in what we look at; the first word that is not a comment is a block */
-    size_t i = 0, n = len < 65536 ? len : 65536;
+    size_t i = 0, n = len < INI_PROBE_WINDOW ? len : INI_PROBE_WINDOW;
     bool commented_ini = false; /* a comment holds a block name or End: commented-out INI */
     if (n >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF)
         i = 3;
     if (memchr(data, 0, n))
-        return false;
+        return PROBE_NO;
     while (i < n) {
         while (i < n && is_space_byte(data[i]))
             i++;
@@ -401,14 +409,28 @@ bool amx__ini_probe(const uint8_t *data, size_t len)
         while (i < n && !is_space_byte(data[i]) && data[i] != '=' && data[i] != ';')
             i++;
         if (i >= n) /* a block name alone is not a file */
-            return false;
+            return PROBE_NO_YET;
         tok w = { (const char *)data + s, i - s };
-        return first_block(data + s, i - s) || engine_block_at(data + s, i - s) ||
-               (bfme_block(data + s, i - s) && (one_line_block(w) || end_line(data + i, n - i))) ||
-               (near_block(data + s, i - s) && end_line(data + i, n - i));
+        bool bfme = bfme_block(data + s, i - s);
+        if (first_block(data + s, i - s) || engine_block_at(data + s, i - s) ||
+            (bfme && one_line_block(w)))
+            return PROBE_YES;
+        if (bfme || near_block(data + s, i - s)) /* taken with a line End */
+            return end_line(data + i, n - i) ? PROBE_YES : PROBE_NO_YET;
+        return PROBE_NO;
     }
     /* only comments in what the probe sees (a long header): INI when they hold INI */
-    return commented_ini && n >= 1024;
+    return commented_ini && n >= 1024 ? PROBE_YES : PROBE_NO_YET;
+}
+
+bool amx__ini_probe(const uint8_t *data, size_t len)
+{
+    return ini_probe(data, len) == PROBE_YES;
+}
+
+bool amx__ini_probe_wants_more(const uint8_t *data, size_t len)
+{
+    return len < INI_PROBE_WINDOW && ini_probe(data, len) == PROBE_NO_YET;
 }
 
 /* ---- findings and strings ---- */

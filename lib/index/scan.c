@@ -587,7 +587,8 @@ static void process_job(scan_ctx *c, job *j)
     uint8_t head[PROBE_BYTES];
     size_t size = (size_t)st.size, got = 0, want = size < PROBE_BYTES ? size : PROBE_BYTES;
     rc = amx_os_read(f, head, want, &got);
-    if (rc == 0 && amx_probe(head, got) == AMX_FMT_UNKNOWN && !amx_extension_known(j->rel_path)) {
+    if (rc == 0 && amx_probe(head, got) == AMX_FMT_UNKNOWN && !amx_extension_known(j->rel_path) &&
+        !(size > got && amx_probe_wants_more(head, got))) {
         amx_os_close(f);
         push_stat_result(c, j, R_IGNORED, &st, got);
         return;
@@ -643,6 +644,16 @@ static void decode_file(scan_ctx *c, job *j, amx_os_file *f, const amx_os_stat *
         push_failure(c, j, AMX_C_FILE_VANISHED, "the file changed size while it was read", "");
         free(data);
         return;
+    }
+    /* a text the prefix could not tell (an INI whose first block follows 4 KiB of comments):
+     * told from more of it, and skipped, as above, if it is still no format */
+    if (fmt == AMX_FMT_UNKNOWN && got > PROBE_BYTES && amx_probe_wants_more(data, PROBE_BYTES)) {
+        fmt = amx_probe(data, got < AMX_PROBE_TEXT_BYTES ? got : AMX_PROBE_TEXT_BYTES);
+        if (fmt == AMX_FMT_UNKNOWN && !amx_extension_known(j->rel_path)) {
+            push_stat_result(c, j, R_IGNORED, &st, got);
+            free(data);
+            return;
+        }
     }
     uint64_t hash = XXH3_64bits(data, size);
     if (!j->force && j->old.id && j->old.has_hash && (uint64_t)j->old.hash == hash &&

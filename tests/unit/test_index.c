@@ -170,6 +170,42 @@ static void test_migrations(void)
     CHECK(db == NULL);
 }
 
+/* A text whose first 4 KiB (the prefix a scan probes) cannot tell its format: an INI file
+ * whose first block follows a long comment header (BFME 2's attributemodifier.ini, 4 KiB of
+ * "//" lines) is read further and decoded; a text of another kind is still skipped, without a
+ * finding. */
+static void test_long_text_header(void)
+{
+    make_tree();
+    amxw_buf ini = { 0 }, txt = { 0 };
+    static const char comment[] = "// a comment line of the file's long header, as EA writes\n",
+                      note[] = "; notes on the mod, one line of many, none of it game data.\n";
+    for (int i = 0; i < 120; i++) {
+        amxw_bytes(&ini, comment, sizeof comment - 1);
+        amxw_bytes(&txt, note, sizeof note - 1);
+    }
+    static const char block[] = "ModifierList StandardDebuff\n  Category = DEBUFF\nEnd\n"
+                                "Object A\nEnd\n";
+    amxw_bytes(&ini, block, sizeof block - 1);
+    amxw_bytes(&txt, "Fire at will.\n", 14);
+    CHECK(ini.len > 4096 + 64 && txt.len > 4096 + 64);
+    put("Data/INI/AttributeModifier.ini", &ini);
+    put("Data/Notes.ini", &txt);
+    amx_db *db = open_index(0);
+    amx_scan_stats st = scan(db);
+    CHECK_EQ(st.files_decoded, 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files WHERE path = 'Data/INI/AttributeModifier.ini' "
+                       "AND format = 'sage-ini' AND status = 'ok'"), 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM game_objects"), 1);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM files WHERE path = 'Data/Notes.ini' AND "
+                       "format = 'sage-ini'"), 0);
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings"), 0);
+    /* unchanged: neither is read again */
+    st = scan(db);
+    CHECK_EQ(st.files_decoded, 0);
+    amx_db_close(db);
+}
+
 static void test_decoder_version_bump(void)
 {
     make_tree();
@@ -923,6 +959,7 @@ int main(void)
     RUN(test_migrations);
     RUN(test_foreign_keys_indexed);
     RUN(test_decoder_version_bump);
+    RUN(test_long_text_header);
     RUN(test_interrupted_archive);
     RUN(test_link_follows_models);
     RUN(test_scoped_scan);

@@ -1219,6 +1219,15 @@ static void test_probe(void)
         CHECK(amx_probe((const uint8_t *)no[i], strlen(no[i])) != AMX_FMT_SAGE_INI);
     const uint8_t nul[] = "Object A\0End\n";
     CHECK(amx_probe(nul, sizeof nul) != AMX_FMT_SAGE_INI);
+    /* a prefix that cannot tell (comments only, a first word cut, a BFME block before its
+     * End): a longer one may; one that can, or binary, no */
+    static const char *more[] = { "; header\n// more\n", "; c\nModifierLi", "Fire\n  X = 1\n" };
+    static const char *enough[] = { "Object A\nEnd\n", "hello world\n", "<xml/>" };
+    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
+        CHECK(amx_probe_wants_more((const uint8_t *)more[i], strlen(more[i])));
+    for (size_t i = 0; i < sizeof enough / sizeof enough[0]; i++)
+        CHECK(!amx_probe_wants_more((const uint8_t *)enough[i], strlen(enough[i])));
+    CHECK(!amx_probe_wants_more(nul, sizeof nul));
 }
 
 /* The real trees: every file parses with no INI_MALFORMED (the game loads them). */

@@ -150,6 +150,11 @@ bool amx_extension_known(const char *path);
 
 /* Detects the format of a file from its first bytes (and its length). Never reads past len. */
 amx_format amx_probe(const uint8_t *data, size_t len);
+/* True when amx_probe says unknown for data[0..len), a prefix of a file, and a longer prefix
+ * (at most AMX_PROBE_TEXT_BYTES) could say otherwise: a text whose first block comes after a
+ * long comment header, or whose End line comes later. */
+#define AMX_PROBE_TEXT_BYTES 65536
+bool amx_probe_wants_more(const uint8_t *data, size_t len);
 
 /* ---- the decoded asset (read-only views; every pointer is owned by the asset) ---- */
 
