@@ -376,6 +376,44 @@ enum probe_answer { PROBE_NO, PROBE_YES, PROBE_NO_YET };
 /* The window the INI probe looks at (amx_probe_wants_more: what a caller reads to decide). */
 #define INI_PROBE_WINDOW AMX_PROBE_TEXT_BYTES
 
+/* A file whose first word is #include or #define (data[0..n): the window from that word on):
+ * BFME's when its lines are BFME's #include "PATH" and #define NAME VALUE (and comments) up to
+ * a line that starts with a block of the game (`Object`, `GameData`, ...) or to the end of the
+ * window. C, C++ and resource scripts start so too, and were taken for INI until 2026-11-28,
+ * with an INI_MALFORMED error at their first '}': their other directives (#ifndef, #if,
+ * #pragma), `#include <stdio.h>`, braces, or any other line before a block say no. */
+static bool hash_first(const uint8_t *data, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        while (i < n && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r'))
+            i++;
+        size_t s = i;
+        while (i < n && !is_space_byte(data[i]) && data[i] != '=' && data[i] != ';')
+            i++;
+        size_t w = i - s;
+        bool blank = w == 0 || (w >= 2 && data[s] == '/' && data[s + 1] == '/');
+        if (!blank && data[s] == '#') {
+            if (!(w == 7 && memcmp(data + s, "#define", 7) == 0) &&
+                !(w == 8 && memcmp(data + s, "#include", 8) == 0))
+                return false; /* #ifndef, #if, #pragma, ...: C's */
+            if (w == 8) {
+                size_t j = i;
+                while (j < n && (data[j] == ' ' || data[j] == '\t'))
+                    j++;
+                if (j < n && data[j] == '<')
+                    return false; /* #include <stdio.h>: BFME quotes its paths */
+            }
+        } else if (!blank) {
+            return first_block(data + s, w) || engine_block_at(data + s, w) ||
+                   bfme_block(data + s, w);
+        }
+        while (i < n && data[i] != '\n')
+            i++;
+        i++;
+    }
+    return true;
+}
+
 static enum probe_answer ini_probe(const uint8_t *data, size_t len)
 {
     if (!data)
@@ -411,6 +449,8 @@ static enum probe_answer ini_probe(const uint8_t *data, size_t len)
         if (i >= n) /* a block name alone is not a file */
             return PROBE_NO_YET;
         tok w = { (const char *)data + s, i - s };
+        if (data[s] == '#') /* #include, #define: a BFME file, or C */
+            return hash_first(data + s, n - s) ? PROBE_YES : PROBE_NO;
         bool bfme = bfme_block(data + s, i - s);
         if (first_block(data + s, i - s) || engine_block_at(data + s, i - s) ||
             (bfme && one_line_block(w)))

@@ -1200,7 +1200,9 @@ static void test_probe(void)
      * line, or a word of 3 letters, it is no INI (0 of this machine's 4,360 .ini and 4,069
      * .txt/.cfg/.conf/.md files were taken either way) */
     static const char *yes[] = { "Object A\nEnd\n", "; c\n\nWeapon W\nEnd\n",
-                                 "\357\273\277FXList F\nEnd\n" /* a UTF-8 BOM */, "#define A 1\n",
+                                 "\357\273\277FXList F\nEnd\n" /* a UTF-8 BOM */,
+                                 "#define A 1\nObject B\nEnd\n", "#include \"x.inc\"\n\tObject B\n",
+                                 "#define A 1\n" /* macros only */,
                                  "Objcet A\n  KindOf = X\nEnd\n", "weapon W\n  END ; c\n",
                                  "Armour A\n\tEnd\r\n", "ObjectReskn A B\nend",
                                  /* blocks only BFME has: with an End, or of one line */
@@ -1212,7 +1214,11 @@ static void test_probe(void)
                                 "Objcet A\n  Ending = X\n", "Rnk A\nEnd\n",
                                 "Objects X\nThe End.\n",
                                 /* a word that is a block of BFME, in a text without End */
-                                "Fire at will,\nsoldiers.\n", "Fire\nthe End.\n" };
+                                "Fire at will,\nsoldiers.\n", "Fire\nthe End.\n",
+                                /* C, C++, resource scripts: no block of the game follows */
+                                "#include <stdio.h>\nObject x;\n", "#ifndef A\n#define A 1\n",
+                                "#include \"windres.h\"\nIDI ICON \"a.ico\"\nBEGIN\nEND\n",
+                                "// c\n#include \"x.h\"\nint main(void)\n{\n}\n" };
     for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
         CHECK_EQ(amx_probe((const uint8_t *)yes[i], strlen(yes[i])), AMX_FMT_SAGE_INI);
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
