@@ -391,7 +391,8 @@ static bool hash_first(const uint8_t *data, size_t n)
         while (i < n && !is_space_byte(data[i]) && data[i] != '=' && data[i] != ';')
             i++;
         size_t w = i - s;
-        bool blank = w == 0 || (w >= 2 && data[s] == '/' && data[s + 1] == '/');
+        bool blank = w == 0 || (w >= 2 && ((data[s] == '/' && data[s + 1] == '/') ||
+                                           (data[s] == '-' && data[s + 1] == '-')));
         if (!blank && data[s] == '#') {
             if (!(w == 7 && memcmp(data + s, "#define", 7) == 0) &&
                 !(w == 8 && memcmp(data + s, "#include", 8) == 0))

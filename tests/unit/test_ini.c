@@ -1203,6 +1203,7 @@ static void test_probe(void)
                                  "\357\273\277FXList F\nEnd\n" /* a UTF-8 BOM */,
                                  "#define A 1\nObject B\nEnd\n", "#include \"x.inc\"\n\tObject B\n",
                                  "#define A 1\n" /* macros only */,
+                                 "#define A 1\n-- c\n// c\n; c\nObject B\nEnd\n",
                                  "Objcet A\n  KindOf = X\nEnd\n", "weapon W\n  END ; c\n",
                                  "Armour A\n\tEnd\r\n", "ObjectReskn A B\nend",
                                  /* blocks only BFME has: with an End, or of one line */
