@@ -590,17 +590,11 @@ static void section_diff(FILE *out, const report *r)
     }
 }
 
-/* The slot of a finding's code (AMX_CODE_COUNT: a code this animidx does not know) and of its
- * severity (0 info .. 2 error). */
+/* The slot of a finding's code (AMX_CODE_COUNT: a code this animidx does not know). */
 static size_t code_slot(const cli_finding *f)
 {
     amx_code c;
     return amx_code_parse(f->code, &c) ? (size_t)c : AMX_CODE_COUNT;
-}
-
-static size_t sev_slot(const cli_finding *f)
-{
-    return f->severity <= AMX_SEV_ERROR ? (size_t)f->severity : (size_t)AMX_SEV_ERROR;
 }
 
 /* Findings by code: the code, its effective severity (the config's overrides applied), the
@@ -616,7 +610,7 @@ static int section_codes(FILE *out, const report *r, render *rd)
         amx_code c;
         if (!amx_code_parse(f->code, &c))
             continue;
-        by_sev[c][sev_slot(f)]++;
+        by_sev[c][cli_sev_slot(f->severity)]++;
         if (++code[c] > most)
             most = code[c];
         bool seen = false; /* findings come grouped by file */
@@ -721,7 +715,7 @@ static int section_files(FILE *out, const report *r, render *rd)
         size_t total[AMX_CODE_COUNT + 1][3] = { { 0 } }, rank[AMX_CODE_COUNT + 1][3] = { { 0 } };
         bool named[AMX_CODE_COUNT + 1] = { false };
         for (size_t a = 0; a < g[k].count; a++)
-            total[code_slot(&v[a])][sev_slot(&v[a])]++;
+            total[code_slot(&v[a])][cli_sev_slot(v[a].severity)]++;
         for (size_t a = 0, listed = 0; a < g[k].count; a++) {
             size_t c = code_slot(&v[a]);
             if (named[c])
@@ -739,7 +733,7 @@ static int section_files(FILE *out, const report *r, render *rd)
         /* SHOWN_PER_CODE of each code and severity (an error is never collapsed behind infos
          * of its code), the rest counted where the next would be */
         for (size_t a = 0; a < g[k].count; a++) {
-            size_t c = code_slot(&v[a]), sv = sev_slot(&v[a]), n = total[c][sv];
+            size_t c = code_slot(&v[a]), sv = cli_sev_slot(v[a].severity), n = total[c][sv];
             size_t at = rank[c][sv]++;
             if (at == SHOWN_PER_CODE) {
                 fprintf(out, "<li class=\"dim\">... and %zu more ", n - SHOWN_PER_CODE);

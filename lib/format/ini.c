@@ -303,13 +303,19 @@ static const char *misspelt_block(tok t, enum sage_game g)
     return NULL;
 }
 
+/* Whether [p, p+w) is one of the `n` words of `list`. */
+static bool word_in(const char *const *list, size_t n, const uint8_t *p, size_t w)
+{
+    for (size_t k = 0; k < n; k++)
+        if (strlen(list[k]) == w && memcmp(list[k], p, w) == 0)
+            return true;
+    return false;
+}
+
 /* Whether [p, p+w) is a block name of first_blocks. */
 static bool first_block(const uint8_t *p, size_t w)
 {
-    for (size_t k = 0; k < sizeof first_blocks / sizeof first_blocks[0]; k++)
-        if (strlen(first_blocks[k]) == w && memcmp(first_blocks[k], p, w) == 0)
-            return true;
-    return false;
+    return word_in(first_blocks, sizeof first_blocks / sizeof first_blocks[0], p, w);
 }
 
 /* Whether [p, p+w) is a block of the engine's table (Zero Hour's: Generals has fewer). */
@@ -321,10 +327,7 @@ static bool engine_block_at(const uint8_t *p, size_t w)
 /* Whether [p, p+w) is a block of BFME that Zero Hour does not have. */
 static bool bfme_block(const uint8_t *p, size_t w)
 {
-    for (size_t k = 0; k < sizeof bfme_blocks / sizeof bfme_blocks[0]; k++)
-        if (strlen(bfme_blocks[k]) == w && memcmp(bfme_blocks[k], p, w) == 0)
-            return true;
-    return false;
+    return word_in(bfme_blocks, sizeof bfme_blocks / sizeof bfme_blocks[0], p, w);
 }
 
 /* The blocks of one line, without End (Zero Hour: INI.cpp's parsers of these read one value;
@@ -333,10 +336,7 @@ static bool one_line_block(tok t)
 {
     static const char *const one_line[] = { "LODPreset", "BenchProfile", "ReallyLowMHz",
                                             "AudioLowMHz" };
-    for (size_t k = 0; k < sizeof one_line / sizeof one_line[0]; k++)
-        if (strlen(one_line[k]) == t.n && memcmp(one_line[k], t.p, t.n) == 0)
-            return true;
-    return false;
+    return word_in(one_line, sizeof one_line / sizeof one_line[0], (const uint8_t *)t.p, t.n);
 }
 
 /* A word of 4 bytes or more one edit (or only case) from a block of the engine's table: a
