@@ -109,6 +109,8 @@ size_t cli_sev_slot(amx_severity sev);
 void cli_collapsed(const size_t seen[3], size_t shown_max, const char *code);
 /* The colour of something fixed (watch --lint's "- fixed" lines): green, "" when off. */
 const char *cli_fixed_on(void);
+/* "s" after a count that is not 1, "": "%llu file%s", n, cli_s(n). */
+const char *cli_s(unsigned long long n);
 int cmd_changes(cli_opts *o, amx_config *cfg);
 /* An indexed file (or directory of files) a path typed on the command line names. */
 typedef struct cli_path {

@@ -801,8 +801,9 @@ int cmd_lint(cli_opts *o, amx_config *cfg)
         if (rc != EXIT_OK)
             cli_error("--write-baseline: %s", err);
         else if (!o->quiet)
-            cli_fprintf(stderr, "animidx: wrote %zu findings to the baseline %s\n",
-                        r.findings.n - suppressed, o->write_baseline);
+            cli_fprintf(stderr, "animidx: wrote %zu finding%s to the baseline %s\n",
+                        r.findings.n - suppressed, cli_s(r.findings.n - suppressed),
+                        o->write_baseline);
         lint_free(&r);
         return rc;
     }
@@ -833,10 +834,12 @@ int cmd_lint(cli_opts *o, amx_config *cfg)
     if (fmt == FMT_SARIF && so.written < so.results)
         cli_fprintf(stderr,
                     "animidx: SARIF: %zu of %zu results written (--max-results %d, the most "
-                    "severe first); left out: %zu errors, %zu warnings, %zu notes; "
+                    "severe first); left out: %zu error%s, %zu warning%s, %zu note%s; "
                     "--group-by file|code aggregates them\n",
                     so.written, so.results, so.max_results, so.left[AMX_SEV_ERROR],
-                    so.left[AMX_SEV_WARNING], so.left[AMX_SEV_INFO]);
+                    cli_s(so.left[AMX_SEV_ERROR]), so.left[AMX_SEV_WARNING],
+                    cli_s(so.left[AMX_SEV_WARNING]), so.left[AMX_SEV_INFO],
+                    cli_s(so.left[AMX_SEV_INFO]));
     if (fmt == FMT_TEXT || !o->quiet) {
         /* which rules were in force: a config can change severities and ignore files */
         cli_fprintf(say, "lint: configuration: %s\n",
@@ -844,11 +847,12 @@ int cmd_lint(cli_opts *o, amx_config *cfg)
         write_code_summary(say, &r);
         size_t unlayered_n = not_found_without_bases(&r);
         if (unlayered_n)
-            cli_fprintf(say, "lint: note: %zu findings say a file was not found, and %s\n",
-                        unlayered_n, AMX_BASE_LAYER_HINT);
-        cli_fprintf(say, "lint: %llu files, %llu errors, %llu warnings, %llu info",
-                    (unsigned long long)files_seen, (unsigned long long)totals[AMX_SEV_ERROR],
-                    (unsigned long long)totals[AMX_SEV_WARNING],
+            cli_fprintf(say, "lint: note: %zu finding%s a file was not found, and %s\n",
+                        unlayered_n, unlayered_n == 1 ? " says" : "s say", AMX_BASE_LAYER_HINT);
+        cli_fprintf(say, "lint: %llu file%s, %llu error%s, %llu warning%s, %llu info",
+                    (unsigned long long)files_seen, cli_s(files_seen),
+                    (unsigned long long)totals[AMX_SEV_ERROR], cli_s(totals[AMX_SEV_ERROR]),
+                    (unsigned long long)totals[AMX_SEV_WARNING], cli_s(totals[AMX_SEV_WARNING]),
                     (unsigned long long)totals[AMX_SEV_INFO]);
         if (r.have_baseline)
             cli_fprintf(say, " (new since the baseline; %zu in it)", baselined);

@@ -536,7 +536,8 @@ int cmd_issues(cli_opts *o, amx_config *cfg)
     if (c.path[0])
         end_file(&c);
     if (c.limit >= 0 && c.total > c.shown)
-        cli_printf("... %zu more findings not listed (--limit %d)\n", c.total - c.shown, c.limit);
+        cli_printf("... %zu more finding%s not listed (--limit %d)\n", c.total - c.shown,
+                   cli_s(c.total - c.shown), c.limit);
     /* a line per code, the most frequent first, then the count */
     size_t slots[AMX_CODE_COUNT + 1], n = 0;
     for (size_t k = 0; k <= AMX_CODE_COUNT; k++)
@@ -553,9 +554,10 @@ int cmd_issues(cli_opts *o, amx_config *cfg)
                    amx_severity_name(sev), cli_color_off(), c.code_total[k], c.code_files[k],
                    c.code_files[k] == 1 ? "" : "s");
     }
-    cli_printf("%zu findings (%zu errors, %zu warnings, %zu info) in %zu file%s\n", c.total,
-               c.by_sev[AMX_SEV_ERROR], c.by_sev[AMX_SEV_WARNING], c.by_sev[AMX_SEV_INFO], c.files,
-               c.files == 1 ? "" : "s");
+    cli_printf("%zu finding%s (%zu error%s, %zu warning%s, %zu info) in %zu file%s\n", c.total,
+               cli_s(c.total), c.by_sev[AMX_SEV_ERROR], cli_s(c.by_sev[AMX_SEV_ERROR]),
+               c.by_sev[AMX_SEV_WARNING], cli_s(c.by_sev[AMX_SEV_WARNING]), c.by_sev[AMX_SEV_INFO],
+               c.files, cli_s(c.files));
     return EXIT_OK;
 }
 

@@ -617,8 +617,8 @@ int cmd_report(cli_opts *o, amx_config *cfg)
         char sep[2] = { amx_os_separator(), '\0' };
         if (n && (dir[n - 1] == '/' || dir[n - 1] == sep[0]))
             sep[0] = '\0';
-        cli_printf("wrote %s%sreport.json and %s%sreport.html: %zu findings", dir, sep, dir, sep,
-                   r.findings.n);
+        cli_printf("wrote %s%sreport.json and %s%sreport.html: %zu finding%s", dir, sep, dir, sep,
+                   r.findings.n, cli_s(r.findings.n));
         if (r.have_previous)
             cli_printf(" (%zu new, %zu fixed, %zu still open)", r.n_new, r.n_fixed, r.n_open);
         cli_printf("\n");

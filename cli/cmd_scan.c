@@ -101,9 +101,9 @@ int cli_print_summary(amx_db *db, const amx_config *cfg, bool json, bool include
         return EXIT_OK;
     }
     if (st)
-        cli_printf("scanned %llu files in %.2f s: %llu decoded, %llu unchanged, %llu removed, "
+        cli_printf("scanned %llu file%s in %.2f s: %llu decoded, %llu unchanged, %llu removed, "
                    "%llu unreadable (%.1f MB read)\n",
-                   (unsigned long long)st->files_seen, st->seconds,
+                   (unsigned long long)st->files_seen, cli_s(st->files_seen), st->seconds,
                    (unsigned long long)st->files_decoded,
                    (unsigned long long)(st->files_unchanged + st->files_rehashed),
                    (unsigned long long)st->files_removed, (unsigned long long)st->files_failed,
@@ -130,17 +130,19 @@ int cli_print_summary(amx_db *db, const amx_config *cfg, bool json, bool include
                (unsigned long long)sum.clips_not_loaded, (unsigned long long)sum.clips_not_reached,
                (unsigned long long)sum.skeletons, (unsigned long long)sum.models,
                (unsigned long long)sum.particles);
-    cli_printf("  findings%s: %llu errors, %llu warnings, %llu info%s\n",
+    cli_printf("  findings%s: %llu error%s, %llu warning%s, %llu info%s\n",
                include_base ? "" : " (base layers left out)",
-               (unsigned long long)sum.findings[AMX_SEV_ERROR],
+               (unsigned long long)sum.findings[AMX_SEV_ERROR], cli_s(sum.findings[AMX_SEV_ERROR]),
                (unsigned long long)sum.findings[AMX_SEV_WARNING],
+               cli_s(sum.findings[AMX_SEV_WARNING]),
                (unsigned long long)sum.findings[AMX_SEV_INFO],
                sum.findings[AMX_SEV_ERROR] + sum.findings[AMX_SEV_WARNING]
                    ? " (list them with 'animidx issues')"
                    : "");
     if (sum.not_found_without_bases) /* said here once, not in each finding */
-        cli_printf("  note: %llu findings say a file was not found, and %s\n",
-                   (unsigned long long)sum.not_found_without_bases, AMX_BASE_LAYER_HINT);
+        cli_printf("  note: %llu finding%s a file was not found, and %s\n",
+                   (unsigned long long)sum.not_found_without_bases,
+                   sum.not_found_without_bases == 1 ? " says" : "s say", AMX_BASE_LAYER_HINT);
     return EXIT_OK;
 }
 

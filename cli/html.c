@@ -694,8 +694,8 @@ static int section_files(FILE *out, const report *r, render *rd)
     }
     amx_sort(g, ng, sizeof *g, cmp_group, NULL);
     /* a long list is collapsed as a whole too */
-    fprintf(out, "<details%s><summary>%zu files with findings, the most errors first; open one for "
-                 "its findings</summary>\n", ng > 50 ? "" : " open", ng);
+    fprintf(out, "<details%s><summary>%zu file%s with findings, the most errors first; open one "
+                 "for its findings</summary>\n", ng > 50 ? "" : " open", ng, cli_s(ng));
     for (size_t k = 0; k < ng; k++) {
         const cli_finding *v = l->v + g[k].first;
         if (k == FILES_DETAILED)
@@ -949,8 +949,8 @@ static int section_missing(FILE *out, const report *r, render *rd)
     int64_t refs = 0;
     for (size_t i = 0; i < r->nmissing; i++)
         refs += r->missing[i].references;
-    fprintf(out, "<h2 id=\"missing\">Missing assets (%zu files, %lld references)</h2>\n",
-            r->nmissing, (long long)refs);
+    fprintf(out, "<h2 id=\"missing\">Missing assets (%zu file%s, %lld reference%s)</h2>\n",
+            r->nmissing, cli_s(r->nmissing), (long long)refs, cli_s((unsigned long long)refs));
     fputs("<p class=\"dim\">Files the models, particles and game objects name that no layer "
           "of their tree provides (or provides as the wrong kind, or as a file that does not "
           "decode), one row per file the engine looks for, with every spelling that names it. "

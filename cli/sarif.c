@@ -518,10 +518,12 @@ void lint_write_sarif(FILE *out, const lint_run *r, const amx_config *cfg, sarif
         char msg[1024];
         snprintf(msg, sizeof msg,
                  "%zu of %zu results left out (--max-results %d; the most severe come first): "
-                 "%zu errors, %zu warnings, %zu notes. Run 'animidx lint' (text) for all of "
-                 "them, or --group-by file or code for one result per file or code.",
+                 "%zu error%s, %zu warning%s, %zu note%s. Run 'animidx lint' (text) for all "
+                 "of them, or --group-by file or code for one result per file or code.",
                  so->results - so->written, so->results, so->max_results,
-                 so->left[AMX_SEV_ERROR], so->left[AMX_SEV_WARNING], so->left[AMX_SEV_INFO]);
+                 so->left[AMX_SEV_ERROR], cli_s(so->left[AMX_SEV_ERROR]),
+                 so->left[AMX_SEV_WARNING], cli_s(so->left[AMX_SEV_WARNING]),
+                 so->left[AMX_SEV_INFO], cli_s(so->left[AMX_SEV_INFO]));
         notification(&j, "animidx/results-left-out", "warning", msg);
     }
     if (oom)

@@ -55,6 +55,11 @@ void cli_collapsed(const size_t seen[3], size_t shown_max, const char *code)
     }
 }
 
+const char *cli_s(unsigned long long n)
+{
+    return n == 1 ? "" : "s";
+}
+
 const char *cli_fixed_on(void)
 {
     return cli_use_color ? colour_fixed : "";

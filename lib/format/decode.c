@@ -618,14 +618,15 @@ amx_severity amx_findings_dropped_severity(const amx_asset *a)
 void amx_findings_dropped_text(uint32_t dropped, const uint32_t by_severity[3], char *buf,
                                size_t len)
 {
-    static const char *const names[] = { "info", "warnings", "errors" };
-    int n = snprintf(buf, len, "%u more findings in this file were not recorded (", dropped);
+    static const char *const names[] = { "info", "warning", "error" };
+    int n = snprintf(buf, len, "%u more finding%s in this file %s not recorded (", dropped,
+                     dropped == 1 ? "" : "s", dropped == 1 ? "was" : "were");
     bool any = false;
     for (int s = AMX_SEV_ERROR; s >= AMX_SEV_INFO && n >= 0 && (size_t)n < len; s--) {
         if (!by_severity[s])
             continue;
-        n += snprintf(buf + n, len - (size_t)n, "%s%u %s", any ? ", " : "", by_severity[s],
-                      names[s]);
+        n += snprintf(buf + n, len - (size_t)n, "%s%u %s%s", any ? ", " : "", by_severity[s],
+                      names[s], s != AMX_SEV_INFO && by_severity[s] != 1 ? "s" : "");
         any = true;
     }
     if (n >= 0 && (size_t)n < len)

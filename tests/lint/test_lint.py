@@ -292,7 +292,7 @@ with case(tap, "lint FILE...: the file's Data tree is scanned, only the files gi
            "the clip is checked against its model's skeleton: %s" % p.stdout)
     c.that("TRUNCATED" not in p.stdout and "P_DEMO_FIRE" not in p.stdout,
            "other files' findings are left out: %s" % p.stdout)
-    c.that(p.stdout.strip().splitlines()[-1].startswith("lint: 1 files, 2 errors, 0 warnings"),
+    c.that(p.stdout.strip().splitlines()[-1].startswith("lint: 1 file, 2 errors, 0 warnings"),
            "summary: %r" % p.stdout)
     j = json.loads(must(ax.run("lint", "Data/Art/Models/VSF_DEMO_XWING_IDLE_00.ALA",
                                "Data/Art/Models/VSF_DEMO_XWING.ALO", "Data/Art/Models/P_DEMO_FIRE.ALO",
@@ -666,7 +666,7 @@ with case(tap, "lint text: a line per code with counts, the fail reason last") a
     c.that(re.match(r"^TRUNCATED\s+error\s+2 findings in 1 file\s+\(fails --fail-on\)$", lines[-8]), "TRUNCATED line: %r" % lines[-8])
     c.that(re.match(r"^SKELETON_NOT_FOUND\s+warning\s+1 finding\s+in 1 file$", lines[-3]), "warning line: %r" % lines[-3])
     # how to declare the game is said once, before the verdict (not in each finding)
-    c.that(lines[-2].startswith("lint: note: 1 findings say a file was not found") and
+    c.that(lines[-2].startswith("lint: note: 1 finding says a file was not found") and
            "--base DIR" in lines[-2], "the base layer note: %r" % lines[-2])
     c.eq(sum("--base DIR" in l for l in lines), 1, "lines that say how to declare the game")
     c.that(re.match(r"^lint: \d+ files, 5 errors, 2 warnings, 0 info; --fail-on error: FAILED: 5 findings at or "

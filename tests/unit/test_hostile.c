@@ -93,7 +93,7 @@ static void test_cap_keeps_errors(void)
     CHECK_EQ(a.findings_dropped_by_severity[AMX_SEV_ERROR], 1);
     CHECK_EQ(amx_findings_dropped_severity(&a), AMX_SEV_ERROR);
     amx_findings_dropped_message(&a, msg, sizeof msg);
-    CHECK_STR(msg, "6 more findings in this file were not recorded (1 errors, 2 warnings, 3 info; "
+    CHECK_STR(msg, "6 more findings in this file were not recorded (1 error, 2 warnings, 3 info; "
                    "the most severe were kept)");
     free_dec(&d);
 }
