@@ -209,6 +209,7 @@ typedef struct code_count {
     const char *code;
     amx_severity sev;
     size_t findings, files;
+    size_t last_file; /* 1 + the number of the file its last finding was in */
 } code_count;
 
 static int cmp_count(const void *a, const void *b)
@@ -225,9 +226,13 @@ static int cmp_count(const void *a, const void *b)
  * many lines. */
 static size_t count_codes(const lint_run *r, code_count *out, size_t max)
 {
-    size_t n = 0;
+    size_t n = 0, file = 0;
     for (size_t i = 0; i < r->findings.n; i++) {
         const cli_finding *f = &r->findings.v[i];
+        /* findings come grouped by file: a new file when the previous finding was elsewhere */
+        const cli_finding *prev = i ? &r->findings.v[i - 1] : NULL;
+        if (!prev || strcmp(prev->path, f->path) || strcmp(prev->root, f->root))
+            file++;
         if (!lint_counts(f) || f->severity > AMX_SEV_ERROR)
             continue;
         size_t k = 0;
@@ -236,21 +241,11 @@ static size_t count_codes(const lint_run *r, code_count *out, size_t max)
         if (k == n) {
             if (n == max)
                 continue;
-            out[n++] = (code_count){ f->code, f->severity, 0, 0 };
+            out[n++] = (code_count){ f->code, f->severity, 0, 0, 0 };
         }
         out[k].findings++;
-        /* findings come grouped by file: a new file when the previous finding was elsewhere */
-        bool same = false;
-        for (size_t p = i; p-- > 0;) {
-            const cli_finding *g = &r->findings.v[p];
-            if (strcmp(g->path, f->path) || strcmp(g->root, f->root))
-                break;
-            if (lint_counts(g) && g->severity == f->severity && strcmp(g->code, f->code) == 0) {
-                same = true;
-                break;
-            }
-        }
-        out[k].files += !same;
+        out[k].files += out[k].last_file != file;
+        out[k].last_file = file;
     }
     qsort(out, n, sizeof *out, cmp_count);
     return n;

@@ -62,6 +62,16 @@ def save_clip(tree, name, bones, frames=20):
     amxgen("clip", os.path.join(tree, MODELS, name), "--bones", ",".join(bones), "--frames", frames)
 
 
+def stopped_how(proc, name):
+    """What a status check shows when it fails: the command's stderr and its daemon's log."""
+    try:
+        with open(os.path.join(TMP, name, "daemon.log"), errors="replace") as f:
+            log = f.read()[-2000:]
+    except OSError as e:
+        log = "(none: %s)" % e
+    return "\nstderr: %s\ndaemon.log: %s" % ("\n".join(proc.err)[-2000:], log)
+
+
 def mod(name, extra_config=""):
     """A mod tree (a model, two clips that fit it) with its own index, socket and config."""
     d = os.path.join(TMP, name)
@@ -165,7 +175,8 @@ try:
         sync(cfg)
         w.wait_for(lambda out, err: len(changes(out)) == 2, "the - line")
         rc = w.ctrl_c()
-        c.eq(rc, 0, "exit status after Ctrl-C (nothing at or above error)")
+        c.eq(rc, 0, "exit status after Ctrl-C (nothing at or above error)" + (
+            stopped_how(w, "text") if rc != 0 else ""))
         got = changes(w.out)
         c.eq(len(got), 2, "change lines: %s" % got)
         c.that(got[0].startswith("+ error   BONE_INDEX_MISMATCH Data/Art/Models/X_IDLE_00.ALA ("
@@ -200,7 +211,8 @@ try:
         sync(cfg)
         f.wait_for(lambda out, err: len(out) == 3, "the third object")
         rc = f.ctrl_c()
-        c.eq(rc, 1, "exit status after Ctrl-C with an error left (--fail-on error)")
+        c.eq(rc, 1, "exit status after Ctrl-C with an error left (--fail-on error)" + (
+            stopped_how(f, "json") if rc != 1 else ""))
         objs = [json.loads(l) for l in f.out]
         c.eq([(o["state"], o["code"], o["path"], o["severity"]) for o in objs],
              [("new", "BONE_INDEX_MISMATCH", "Art/Models/X_IDLE_00.ALA", "error"),
@@ -220,7 +232,7 @@ try:
         c.eq(g.out[0], "lint: 1 error, 0 warnings, 0 info; --fail-on error: failing; the findings "
                        "that appear (+) and go (-) follow", "what is there when it starts")
         rc = d.ctrl_c()
-        c.eq(rc, 0, "the daemon's watch stops")
+        c.eq(rc, 0, "the daemon's watch stops" + (stopped_how(d, "json") if rc != 0 else ""))
         c.eq(g.finish(), 3, "the follower's exit status when the daemon goes")
         c.that(any("animidxd stopped" in l for l in g.err), "says so: %s" % g.err)
 
@@ -245,7 +257,8 @@ try:
         sync(cfg)
         w.wait_for(lambda out, err: changes(out), "the + line")
         rc = w.ctrl_c()
-        c.eq(rc, 1, "exit status: a warning at --fail-on warning")
+        c.eq(rc, 1, "exit status: a warning at --fail-on warning" + (
+            stopped_how(w, "gate") if rc != 1 else ""))
         got = changes(w.out)
         c.eq(len(got), 1, "one change (the suppressed clip says nothing): %s" % got)
         c.that(got and got[0].startswith("+ \033[33mwarning\033[0m BONE_NOT_IN_SKELETON "
@@ -263,7 +276,8 @@ try:
         sync(cfg)
         w.wait_for(lambda out, err: changes(out), "the + line")
         rc = w.ctrl_c()
-        c.eq(rc, 0, "exit status (a warning, --fail-on error)")
+        c.eq(rc, 0, "exit status (a warning, --fail-on error)" + (
+            stopped_how(w, "names") if rc != 0 else ""))
         got = changes(w.out)
         c.eq(len(got), 1, "one change line: %s" % w.out)
         c.that(got and "Data/Art/Models/Z\\x1B[2K\\x0Alint: 0 errors_IDLE_00.ALA" in got[0],
