@@ -29,7 +29,7 @@ static const amx_format_entry format_table[] = {
     { .format = AMX_FMT_ALAMO_XML, .name = "alamo-xml", .extensions = "", .decoder_version = 6,
       .is_archive = false, .probe = amx__xml_probe, .decode = amx__xml_decode },
     /* (a .ini file that is not a SAGE INI, such as a configuration file, is skipped silently) */
-    { .format = AMX_FMT_SAGE_INI, .name = "sage-ini", .extensions = "", .decoder_version = 8,
+    { .format = AMX_FMT_SAGE_INI, .name = "sage-ini", .extensions = "", .decoder_version = 9,
       .is_archive = false, .probe = amx__ini_probe, .decode = amx__ini_decode },
     /* Metroid Prime files have weak or no signatures: their probes check structure, and
      * run last. */

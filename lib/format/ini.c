@@ -820,6 +820,19 @@ static bool w3d_model_ref(ini_state *s, const char *model, const char *tag, uint
     return true;
 }
 
+/* An animation's name, HIERARCHY.NAME (BFME also writes NAME alone: the file NAME.w3d, whose
+ * animation NAME is played, as retail BFME 2 names GUAragorn_IDLE beside
+ * GUAragorn_SKL.GUAragorn_IDLE): true, and W3D_NAME_TOO_LONG, when a part is longer than a W3D
+ * name holds. */
+static bool anim_name_too_long(ini_state *s, const named *a)
+{
+    const char *dot = strchr(a->name, '.');
+    if (!dot)
+        return too_long(s, "animation", a->name, a->name, strlen(a->name), a->tag, a->line);
+    return too_long(s, "animation", a->name, a->name, (size_t)(dot - a->name), a->tag, a->line) ||
+           too_long(s, "animation", a->name, dot + 1, strlen(dot + 1), a->tag, a->line);
+}
+
 /* The references of a finished state, against the model it draws. */
 static void state_refs(ini_state *s, const state_data *st)
 {
@@ -831,7 +844,7 @@ static void state_refs(ini_state *s, const state_data *st)
     for (size_t i = 0; i < st->n_anims && i < MAX_LIST; i++) {
         const named *a = &st->anims[i];
         const char *dot = strchr(a->name, '.');
-        if (!dot) {
+        if (!dot && !s->bfme) {
             char key[600];
             snprintf(key, sizeof key, "D\x1f%.580s", a->name);
             upper_into(key, sizeof key, key);
@@ -846,8 +859,7 @@ static void state_refs(ini_state *s, const state_data *st)
             }
             continue;
         }
-        if (too_long(s, "animation", a->name, a->name, (size_t)(dot - a->name), a->tag, a->line) ||
-            too_long(s, "animation", a->name, dot + 1, strlen(dot + 1), a->tag, a->line))
+        if (anim_name_too_long(s, a))
             continue;
         ref(s, AMX_REF_W3D_ANIMATION, a->name, a->tag, a->line, model_ok ? model : NULL, NULL);
     }
@@ -1412,12 +1424,7 @@ static void end_bfme_state(ini_state *s)
     int32_t state = s->n_states ? (int32_t)s->n_states - 1 : -1;
     for (size_t i = 0; i < st->n_anims && i < MAX_LIST; i++) {
         const named *an = &st->anims[i];
-        const char *dot = strchr(an->name, '.');
-        if (!dot) /* the BFME engine's rule for a name without '.' is not public: not checked */
-            continue;
-        if (too_long(s, "animation", an->name, an->name, (size_t)(dot - an->name), an->tag,
-                     an->line) ||
-            too_long(s, "animation", an->name, dot + 1, strlen(dot + 1), an->tag, an->line))
+        if (anim_name_too_long(s, an))
             continue;
         bfme_aname_add(s, AMX_REF_W3D_ANIMATION, an, state, fi);
     }

@@ -780,7 +780,8 @@ static int check_animation(linker *l, struct sage_stmts *g, int64_t file_id, int
         quoted(what, sizeof what, "animation", r->name);
         return not_found(l, file_id, root, r, what, tried);
     }
-    /* the file must hold animation ANIM of hierarchy HIER */
+    /* the file must hold animation ANIM of hierarchy HIER; a BFME name without '.' (the file
+     * NAME.w3d) names the animation alone, whatever hierarchy its header gives */
     sqlite3_stmt *s = g->clips_of;
     sqlite3_bind_int64(s, 1, h.id);
     char holds[400] = "";
@@ -790,8 +791,13 @@ static int check_animation(linker *l, struct sage_stmts *g, int64_t file_id, int
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         const char *cn = col_or(s, 0, ""), *ch = col_or(s, 1, "");
         clips++;
-        if (amx__ascii_casecmp(cn, anim) == 0 && amx__ascii_casecmp(ch, hier) == 0)
-            match = true;
+        if (!match && amx__ascii_casecmp(cn, anim) == 0) {
+            if (!dot) { /* its hierarchy is the header's */
+                hn = 0;
+                append_str(hier, sizeof hier, &hn, ch);
+            }
+            match = !dot || amx__ascii_casecmp(ch, hier) == 0;
+        }
         if (at < sizeof holds)
             at += (size_t)snprintf(holds + at, sizeof holds - at, "%s'%.60s.%.60s'",
                                    at ? ", " : "", ch, cn);
@@ -801,9 +807,11 @@ static int check_animation(linker *l, struct sage_stmts *g, int64_t file_id, int
         return -1;
     if (!match) {
         if (finding(l, file_id, AMX_C_REFERENCE_WRONG_KIND, AMX_SEV_ERROR, r,
-                    "animation '%.200s' finds %.500s, which holds %s%s: the engine registers an "
-                    "animation as HIERARCHY.NAME from its header", r->name, h.path,
-                    clips ? "the animation " : "no animation", clips ? holds : ""))
+                    "animation '%.200s' finds %.500s, which holds %s%s: %s", r->name, h.path,
+                    clips ? "the animation " : "no animation", clips ? holds : "",
+                    dot ? "the engine registers an animation as HIERARCHY.NAME from its header"
+                        : "a name without its hierarchy plays the animation of that name in "
+                          "the file of that name"))
             return -1;
         return done(l, r, h.id, "wrong-kind", NULL);
     }

@@ -23,9 +23,9 @@ void amx__ref_key(amx_ref_kind kind, const char *name, char *out, size_t outlen)
     if (!outlen)
         return;
     const char *f = file_part(name ? name : "");
-    if (kind == AMX_REF_W3D_ANIMATION) { /* HIER.ANIM is in ANIM.w3d */
+    if (kind == AMX_REF_W3D_ANIMATION) { /* HIER.ANIM is in ANIM.w3d, BFME's ANIM too */
         const char *d = strchr(f, '.');
-        f = d ? d + 1 : f + strlen(f);
+        f = d ? d + 1 : f;
     }
     if (kind == AMX_REF_INI_OBJECT) { /* an object's name, whole */
         size_t i = 0;

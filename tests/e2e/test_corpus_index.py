@@ -292,8 +292,8 @@ def test_sage():
         iss = ax.json("issues", "--db", db, "--json")
         ini = [i for i in iss if i["path"].endswith("aragorn.ini")]
         c.eq(sorted((i["code"], i["severity"]) for i in ini),
-             [("REFERENCE_NOT_FOUND", "info")] * 4, "aragorn.ini: 3 animations and the include "
-             "the sample does not carry")
+             [("REFERENCE_NOT_FOUND", "info")] * 5, "aragorn.ini: 4 animations (GUAragorn_IDLE "
+             "named with and without its hierarchy) and the include the sample does not carry")
         pala = ax.json("show", "guaragorn_pala.w3d", "--db", db, "--json")[0]
         c.eq([(k["clip"], k["skeleton"]) for k in pala["clips"]],
              [("GUARAGORN_PALA", "GUISILDUR_SKL")], "the PALA animation's hierarchy")

@@ -1203,6 +1203,83 @@ static void test_sage_bfme_include_read(void)
     amx_db_close(db);
 }
 
+/* BFME names an animation with its hierarchy (GUAragorn_SKL.GUAragorn_IDLE) or without it
+ * (GUAragorn_IDLE, retail BFME 2 writes both for one animation): alone, the name is the file
+ * NAME.w3d and the animation NAME in it, whatever hierarchy its header gives, and that hierarchy
+ * is the one judged against the model's. Zero Hour looks a name without '.' up as nothing
+ * (BAD_VALUE, test_ini.c). */
+static void test_sage_bfme_bare_animation_name(void)
+{
+    fresh();
+    static const char *const ranger[] = { "ROOTB", "BAT" };
+    static const char *const other[] = { "PELVIS", "SPINE", "HEAD" };
+    w3d_model("Gen/Art/W3D/GURanger.w3d", "GURANGER_SKL", ranger, 2, "GURANGER", NULL, 0);
+    w3d_model("Gen/Art/W3D/IUOther.w3d", "IUOTHER_SKL", other, 3, "IUOTHER", NULL, 0);
+    w3d_anim("Gen/Art/W3D/GURanger_IDLA.w3d", "GURANGER_IDLA", "GURANGER_SKL");
+    w3d_anim("Gen/Art/W3D/GURanger_RUNA.w3d", "GURANGER_RUNA", "IUOTHER_SKL");
+    w3d_anim("Gen/Art/W3D/GURanger_WALK.w3d", "GURANGER_STEP", "GURANGER_SKL");
+    put_bytes("Gen/Data/INI/Object/ranger.ini",
+              "Object GondorRanger\n"                                       /* 1 */
+              "  Draw = W3DScriptedModelDraw ModuleTag_Draw\n"              /* 2 */
+              "    DefaultModelConditionState\n"                            /* 3 */
+              "      Model = GURanger\n"                                    /* 4 */
+              "    End\n"                                                   /* 5 */
+              "    IdleAnimationState\n"                                    /* 6 */
+              "      Animation = Idle\n"                                    /* 7 */
+              "        AnimationName = GURanger_IDLA\n"                     /* 8 */
+              "      End\n"                                                 /* 9 */
+              "    End\n"                                                   /* 10 */
+              "    AnimationState = MOVING\n"                               /* 11 */
+              "      Animation = Run\n"                                     /* 12 */
+              "        AnimationName = gurANGER_runa\n"                     /* 13 */
+              "      End\n"                                                 /* 14 */
+              "      Animation = Walk\n"                                    /* 15 */
+              "        AnimationName = GURanger_WALK\n"                     /* 16 */
+              "      End\n"                                                 /* 17 */
+              "    End\n"                                                   /* 18 */
+              "    AnimationState = ATTACKING\n"                            /* 19 */
+              "      Animation = Shoot\n"                                   /* 20 */
+              "        AnimationName = GURanger_ATKA\n"                     /* 21 */
+              "      End\n"                                                 /* 22 */
+              "      Animation = Long\n"                                    /* 23 */
+              "        AnimationName = GURanger_ATKA_LONG\n"                /* 24 */
+              "      End\n"                                                 /* 25 */
+              "    End\n"                                                   /* 26 */
+              "  End\n"                                                     /* 27 */
+              "End\n");                                                     /* 28 */
+    amx_db *db = open_db();
+    scan(db, "Gen", NULL);
+    CHECK_STR(resolution(db, "ranger.ini", "GURanger_IDLA"), "found Art/W3D/GURanger_IDLA.w3d");
+    CHECK_STR(ini_finding(db, "ranger.ini", "REFERENCE_WRONG_KIND", 8), "");
+    CHECK_STR(ini_finding(db, "ranger.ini", "ANIMATION_HIERARCHY_MISMATCH", 8), "");
+    /* the header's hierarchy, of other pivots than the model's */
+    CHECK_STR(resolution(db, "ranger.ini", "gurANGER_runa"), "found Art/W3D/GURanger_RUNA.w3d");
+    CHECK_STR(ini_finding(db, "ranger.ini", "ANIMATION_HIERARCHY_MISMATCH", 13), "error");
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = "
+                       "'ANIMATION_HIERARCHY_MISMATCH' AND message LIKE "
+                       "'%%made for hierarchy IUOTHER_SKL%%'"), 1);
+    /* the file of that name holds another animation */
+    CHECK_STR(resolution(db, "ranger.ini", "GURanger_WALK"),
+              "wrong-kind Art/W3D/GURanger_WALK.w3d");
+    CHECK_STR(ini_finding(db, "ranger.ini", "REFERENCE_WRONG_KIND", 16), "error");
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'REFERENCE_WRONG_KIND' AND "
+                       "message LIKE '%%holds the animation ''GURANGER_SKL.GURANGER_STEP''%%"
+                       "without its hierarchy%%'"), 1);
+    /* no file of that name: not found (no base layer: info); past 15 characters: no W3D name */
+    CHECK_STR(ini_finding(db, "ranger.ini", "REFERENCE_NOT_FOUND", 21), "info");
+    CHECK_EQ(q_int(db, "SELECT count(*) FROM findings WHERE code = 'REFERENCE_NOT_FOUND' AND "
+                       "message LIKE '%%looked for ART/W3D/GURANGER_ATKA.W3D%%'"), 1);
+    CHECK_EQ(findings(db, "ranger.ini", "W3D_NAME_TOO_LONG", NULL), 1);
+    CHECK_STR(resolution(db, "ranger.ini", "GURanger_ATKA_LONG"), "(none)");
+    CHECK_EQ(findings(db, "ranger.ini", "BAD_VALUE", NULL), 0);
+    /* the file appears: the reference to it is resolved again */
+    w3d_anim("Gen/Art/W3D/guranger_atka.w3d", "GURANGER_ATKA", "GURANGER_SKL");
+    scan(db, "Gen", NULL);
+    CHECK_STR(resolution(db, "ranger.ini", "GURanger_ATKA"), "found Art/W3D/guranger_atka.w3d");
+    CHECK_EQ(findings(db, "ranger.ini", "REFERENCE_NOT_FOUND", NULL), 0);
+    amx_db_close(db);
+}
+
 /* A scan killed after it wrote an INI file but before its link pass leaves the file's
  * references in their pending blob; a fragment the file includes that changes before the next
  * scan must still decode the file again: the includers are looked for after that scan's link
@@ -2169,6 +2246,7 @@ int main(void)
     test_run("test_sage_particle_none", test_sage_particle_none);
     test_run("test_sage_bfme_anim_model", test_sage_bfme_anim_model);
     test_run("test_sage_bfme_include_read", test_sage_bfme_include_read);
+    test_run("test_sage_bfme_bare_animation_name", test_sage_bfme_bare_animation_name);
     test_run("test_sage_include_budget", test_sage_include_budget);
     test_run("test_sage_include_after_kill", test_sage_include_after_kill);
     test_run("test_sage_load_order", test_sage_load_order);
