@@ -1,6 +1,7 @@
 /* The files a BFME INI file's `#include` lines name, read for its decoder (include_files.h). */
 #include "include_files.h"
 
+#include "db_internal.h"
 #include "common/grow.h"
 #include "animidx/index.h"
 #include "animidx/os.h"
@@ -10,21 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-const uint8_t *amx__include_read(void *user, const char *from, const char *path, size_t max_len,
-                                 size_t *len, char *resolved, size_t resolved_cap)
+/* The path `path` (written with '\' or '/', "." and ".." steps) names from the directory of
+ * `from` ('/'-separated), into rel ('/'-separated); false when it climbs out or is too long. */
+static bool logical_path(const char *from, const char *path, char *rel, size_t cap)
 {
-    amx__include_files *f = user;
-    *len = 0;
-    if (strcmp(from, f->file) == 0 && !(from = amx_os_path_below(f->root, f->file_abs)))
-        return NULL; /* a file reached through a link out of the root */
-    /* the logical path: the directory of `from`, then the steps of `path` */
-    char rel[AMX_PATH_MAX];
     size_t at = 0;
     const char *slash = strrchr(from, '/');
     if (slash) {
         at = (size_t)(slash - from);
-        if (at >= sizeof rel)
-            return NULL;
+        if (at >= cap)
+            return false;
         memcpy(rel, from, at);
     }
     rel[at] = '\0';
@@ -32,13 +28,13 @@ const uint8_t *amx__include_read(void *user, const char *from, const char *path,
         size_t n = strcspn(p, "\\/");
         if (n == 2 && p[0] == '.' && p[1] == '.') {
             if (!at)
-                return NULL; /* out of the root */
+                return false; /* out of the root */
             char *up = strrchr(rel, '/');
             at = up ? (size_t)(up - rel) : 0;
             rel[at] = '\0';
         } else if (n && !(n == 1 && p[0] == '.')) {
-            if (at + 1 + n + 1 > sizeof rel)
-                return NULL;
+            if (at + 1 + n + 1 > cap)
+                return false;
             if (at)
                 rel[at++] = '/';
             memcpy(rel + at, p, n);
@@ -48,7 +44,18 @@ const uint8_t *amx__include_read(void *user, const char *from, const char *path,
         p += n;
         p += strspn(p, "\\/");
     }
-    if (!at)
+    return at > 0;
+}
+
+const uint8_t *amx__include_read(void *user, const char *from, const char *path, size_t max_len,
+                                 size_t *len, char *resolved, size_t resolved_cap)
+{
+    amx__include_files *f = user;
+    *len = 0;
+    if (strcmp(from, f->file) == 0 && !(from = amx_os_path_below(f->root, f->file_abs)))
+        return NULL; /* a file reached through a link out of the root */
+    char rel[AMX_PATH_MAX];
+    if (!logical_path(from, path, rel, sizeof rel))
         return NULL;
     /* the file as the file system spells it, name by name */
     char abs[2][AMX_PATH_MAX];
@@ -122,6 +129,60 @@ void amx__include_files_free(amx__include_files *f)
     f->bytes = NULL;
     f->seen = NULL;
     f->n = f->cap = f->n_seen = 0;
+}
+
+static int cmp_member_name(const void *a, const void *b, void *ctx)
+{
+    const amx_archive_entry *m = ctx;
+    return amx__ascii_casecmp(m[*(const size_t *)a].name, m[*(const size_t *)b].name);
+}
+
+const uint8_t *amx__member_include_read(void *user, const char *from, const char *path,
+                                        size_t max_len, size_t *len, char *resolved,
+                                        size_t resolved_cap)
+{
+    amx__member_includes *mi = user;
+    *len = 0;
+    char rel[AMX_PATH_MAX];
+    if (!logical_path(from, path, rel, sizeof rel))
+        return NULL;
+    if (!mi->built) { /* once per archive, and only for one with an INI member that includes */
+        mi->built = true;
+        if (mi->n && (mi->by_name = malloc(mi->n * sizeof *mi->by_name))) {
+            for (size_t i = 0; i < mi->n; i++)
+                mi->by_name[i] = i;
+            amx_sort(mi->by_name, mi->n, sizeof *mi->by_name, cmp_member_name, (void *)mi->m);
+        }
+    }
+    if (!mi->by_name)
+        return NULL;
+    size_t lo = 0, hi = mi->n; /* the first member of that name (the sort is stable) */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (amx__ascii_casecmp(mi->m[mi->by_name[mid]].name, rel) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == mi->n || amx__ascii_casecmp(mi->m[mi->by_name[lo]].name, rel) != 0)
+        return NULL;
+    const amx_archive_entry *e = &mi->m[mi->by_name[lo]];
+    if (e->compressed || !e->valid || e->offset > mi->len || e->size > mi->len - e->offset)
+        return NULL;
+    if (e->size > max_len || (mi->charge && !mi->charge(mi->charge_user, e->size))) {
+        *len = SIZE_MAX; /* a limit, not a missing file */
+        return NULL;
+    }
+    snprintf(resolved, resolved_cap, "%s", e->name);
+    *len = (size_t)e->size;
+    return mi->data + e->offset;
+}
+
+void amx__member_includes_free(amx__member_includes *mi)
+{
+    free(mi->by_name);
+    mi->by_name = NULL;
+    mi->built = false;
 }
 
 struct amx_include_reader {

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct amx_archive_entry;
+
 typedef struct amx__include_files {
     const char *root;      /* the root, as the file system spells it (canonical, absolute) */
     const char *file;      /* the decoded file: its path as given to the decoder (file_name) */
@@ -33,5 +35,29 @@ const uint8_t *amx__include_read(void *user, const char *from, const char *path,
 
 /* Frees the bytes read and the `seen` list (unless taken: set to NULL). */
 void amx__include_files_free(amx__include_files *f);
+
+/* The members of one archive, for the `#include` lines of its INI members: a BFME mod packed in
+ * a .big archive keeps its fragments beside the files that include them, and the engine reads
+ * an archive's files as it reads loose ones. */
+typedef struct amx__member_includes {
+    const uint8_t *data;          /* the archive's bytes */
+    size_t len;
+    const struct amx_archive_entry *m; /* its members (names '/'-separated, as stored) */
+    size_t n;
+    bool (*charge)(void *user, uint64_t size); /* as amx__include_files' */
+    void *charge_user;
+    size_t *by_name;              /* indexes of m by name without case: built on first use */
+    bool built;
+} amx__member_includes;
+
+/* amx_decode_opts.read_include over an archive's members: the path from the directory of
+ * `from` (a member's name, or a fragment read before) must stay inside the archive; found
+ * without case; `resolved` is the member's name as stored. A compressed member (no .big member
+ * is) is not read. */
+const uint8_t *amx__member_include_read(void *user, const char *from, const char *path,
+                                        size_t max_len, size_t *len, char *resolved,
+                                        size_t resolved_cap);
+
+void amx__member_includes_free(amx__member_includes *mi);
 
 #endif

@@ -343,9 +343,12 @@ static void push_member_repeat(scan_ctx *c, job *j, const amx_archive_entry *m)
     push_result(c, r);
 }
 
-/* Decodes one member of an archive, whose bytes are span/span_len, into a result. */
+static bool charge_include(void *user, uint64_t size);
+
+/* Decodes one member of an archive, whose bytes are span/span_len, into a result; the
+ * `#include` lines of an INI member read the archive's members (inc). */
 static void decode_member(scan_ctx *c, job *j, const amx_archive_entry *m, const uint8_t *span,
-                          size_t span_len)
+                          size_t span_len, amx__member_includes *inc)
 {
     result *r = new_member_result(j, R_ASSET, m->name);
     if (!r)
@@ -358,8 +361,12 @@ static void decode_member(scan_ctx *c, job *j, const amx_archive_entry *m, const
         push_result(c, r);
         return;
     }
+    pthread_mutex_lock(&c->mu); /* what the member's #include files may take, as a file's */
+    c->include_allowance += (uint64_t)span_len * INCLUDE_RATIO;
+    pthread_mutex_unlock(&c->mu);
     amx_decode_opts o = { .file_name = m->name, .game = c->game, .cancelled = c->cancelled,
-                          .cancel_user = c->cancel_user };
+                          .cancel_user = c->cancel_user, .read_include = amx__member_include_read,
+                          .include_user = inc };
     if (amx_decode(span, span_len, &o, &r->asset) != AMX_OK) {
         result_free(r);
         return;
@@ -488,6 +495,8 @@ static void decode_archive_members(scan_ctx *c, job *j, amx_format fmt, const ui
     unpacked cache = { 0 };
     bool incomplete = false, over = false;
     uint64_t spent = 0;
+    amx__member_includes inc = { .data = data, .len = len, .m = m, .n = (size_t)n,
+                                 .charge = charge_include, .charge_user = c };
     for (long i = 0; i < n; i++) {
         if (worker_cancelled(c)) { /* the archive row stays incomplete: the next scan ends it */
             incomplete = true;
@@ -502,7 +511,7 @@ static void decode_archive_members(scan_ctx *c, job *j, amx_format fmt, const ui
         }
         if (!m[i].compressed) {
             if (m[i].offset <= len && m[i].size <= len - m[i].offset)
-                decode_member(c, j, &m[i], data + m[i].offset, (size_t)m[i].size);
+                decode_member(c, j, &m[i], data + m[i].offset, (size_t)m[i].size, &inc);
             continue;
         }
         if (!(cache.owned && cache.offset == m[i].offset && cache.size == m[i].size)) {
@@ -510,8 +519,9 @@ static void decode_archive_members(scan_ctx *c, job *j, amx_format fmt, const ui
             if (!unpack_member(c, j, fmt, data, len, &m[i], &cache, &incomplete))
                 continue;
         }
-        decode_member(c, j, &m[i], cache.bytes, cache.len);
+        decode_member(c, j, &m[i], cache.bytes, cache.len, &inc);
     }
+    amx__member_includes_free(&inc);
     unpacked_drop(c, &cache);
     free(seen);
     result *done = new_result(j, R_ARCHIVE_DONE);

@@ -1280,6 +1280,66 @@ static void test_sage_bfme_bare_animation_name(void)
     amx_db_close(db);
 }
 
+/* A BFME mod packed in a .big archive: an INI member's #include inside a block reads the
+ * fragment beside it in the same archive (the engine reads an archive's files as loose ones),
+ * so the fragment's states play on the including object's model; a fragment past the archive's
+ * top, or absent, is a reference only. A new archive with the fragment changed decodes the
+ * member again. */
+static void test_sage_bfme_include_in_big(void)
+{
+    fresh();
+    static const char *const ranger[] = { "ROOTB", "BAT" };
+    static const char *const other[] = { "PELVIS", "SPINE", "HEAD" };
+    w3d_model("Mod/Art/W3D/GURanger.w3d", "GURANGER_SKL", ranger, 2, "GURANGER", NULL, 0);
+    w3d_model("Mod/Art/W3D/IUOther.w3d", "IUOTHER_SKL", other, 3, "IUOTHER", NULL, 0);
+    w3d_anim("Mod/Art/W3D/GURanger_IDLA.w3d", "GURANGER_IDLA", "GURANGER_SKL");
+    w3d_anim("Mod/Art/W3D/GURanger_RUNA.w3d", "GURANGER_RUNA", "IUOTHER_SKL");
+    static const char ini[] =
+        "Object GondorRanger\n"                                       /* 1 */
+        "  Draw = W3DScriptedModelDraw ModuleTag_Draw\n"              /* 2 */
+        "    DefaultModelConditionState\n"                            /* 3 */
+        "      Model = GURanger\n"                                    /* 4 */
+        "    End\n"                                                   /* 5 */
+        "    #include \"..\\Includes\\RangerAnims.inc\"\n"           /* 6 */
+        "    #include \"..\\..\\..\\..\\outside.inc\"\n"             /* 7 */
+        "  End\n"                                                     /* 8 */
+        "End\n";                                                      /* 9 */
+    static const char anims[] =
+        "IdleAnimationState\n  Animation = Idle\n    AnimationName = GURanger_IDLA\n  End\nEnd\n"
+        "AnimationState = MOVING\n  Animation = Run\n"
+        "    AnimationName = IUOther_SKL.GURanger_RUNA\n  End\nEnd\n";
+    static const char fixed[] =
+        "IdleAnimationState\n  Animation = Idle\n    AnimationName = GURanger_IDLA\n  End\nEnd\n";
+    for (int round = 0; round < 2; round++) {
+        amxw_buf big = { 0 };
+        const char *frag = round ? fixed : anims;
+        amxw_big_file files[] = {
+            { "Data\\INI\\Object\\ranger.ini", (const uint8_t *)ini, sizeof ini - 1 },
+            { "data\\ini\\includes\\rangeranims.inc", (const uint8_t *)frag, strlen(frag) },
+        };
+        amxw_big(&big, files, 2, NULL, NULL);
+        put("Mod/!Mod.big", &big);
+        amx_db *db = open_db();
+        scan(db, "Mod", NULL);
+        /* the fragment's animations, against the includer's model */
+        CHECK_STR(resolution(db, "ranger.ini", "GURanger_IDLA"), "found Art/W3D/GURanger_IDLA.w3d");
+        CHECK_EQ(q_int(db, "SELECT count(*) FROM refs r JOIN files f ON f.id = r.file_id WHERE "
+                           "f.path LIKE '%%ranger.ini' AND r.kind = 'w3d-animation' AND "
+                           "r.model = 'GURanger'"), round ? 1 : 2);
+        CHECK_STR(ini_finding(db, "ranger.ini", "ANIMATION_HIERARCHY_MISMATCH", 6),
+                  round ? "" : "error");
+        CHECK_EQ(q_int(db, "SELECT count(*) FROM findings i JOIN files f ON f.id = i.file_id "
+                           "WHERE f.path LIKE '%%ranger.ini' AND i.context LIKE "
+                           "'AnimationName (rangeranims.inc line 8) of %%, line 6'"), round ? 0 : 1);
+        /* the include itself is found in the archive; the one past its top is not read */
+        CHECK_STR(resolution(db, "ranger.ini", "..\\Includes\\RangerAnims.inc"),
+                  "found !Mod.big#data/ini/includes/rangeranims.inc");
+        CHECK_EQ(findings(db, "ranger.ini", "INI_MALFORMED", NULL), 0);
+        CHECK_EQ(findings(db, "ranger.ini", "REFERENCE_NOT_FOUND", NULL), 1);
+        amx_db_close(db);
+    }
+}
+
 /* A scan killed after it wrote an INI file but before its link pass leaves the file's
  * references in their pending blob; a fragment the file includes that changes before the next
  * scan must still decode the file again: the includers are looked for after that scan's link
@@ -2247,6 +2307,7 @@ int main(void)
     test_run("test_sage_bfme_anim_model", test_sage_bfme_anim_model);
     test_run("test_sage_bfme_include_read", test_sage_bfme_include_read);
     test_run("test_sage_bfme_bare_animation_name", test_sage_bfme_bare_animation_name);
+    test_run("test_sage_bfme_include_in_big", test_sage_bfme_include_in_big);
     test_run("test_sage_include_budget", test_sage_include_budget);
     test_run("test_sage_include_after_kill", test_sage_include_after_kill);
     test_run("test_sage_load_order", test_sage_load_order);
