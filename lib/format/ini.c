@@ -1646,8 +1646,8 @@ static void include_limit(ini_state *s, const char *path)
     amx__finding_sev(s->d, AMX_C_LIMIT_EXCEEDED, AMX_SEV_INFO, s->line_at, ctx,
                      "line %u: #include \"%.200s\" is not read: past %d files one inside "
                      "another, %d files or %d MiB read for one file, or the scan's budget "
-                     "for #include files (16 MiB and 16 times the bytes it read); its states "
-                     "and names are not checked", (unsigned)s->line_no, path,
+                     "for #include files (16 MiB and 16 times the INI bytes it decoded); its "
+                     "states and names are not checked", (unsigned)s->line_no, path,
                      MAX_INCLUDE_DEPTH, MAX_INCLUDES_READ, (int)(INCLUDE_BYTES_MAX >> 20));
 }
 

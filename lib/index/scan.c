@@ -106,9 +106,10 @@ typedef struct scan_ctx {
     const char *game;             /* the root's [root PATH] game setting (read-only), or NULL */
     const char *root;             /* the root (canonical): where #include files are read */
     /* What the #include files that INI decoders read in place may take, all together:
-     * INCLUDE_SCAN_FLOOR + INCLUDE_RATIO x the bytes of the files the scan read (a tiny file
-     * including a large one, thousands of times, would otherwise cost thousands of times the
-     * tree) */
+     * INCLUDE_SCAN_FLOOR + INCLUDE_RATIO x the bytes of the INI files the scan decoded (a tiny
+     * file including a large one, thousands of times, would otherwise cost thousands of times
+     * the tree; an archive's bytes count only as its INI members: counted as the archive too,
+     * 2,000 INI members of a 4 MiB .big, each including a 4 MiB member, made a 304 MB index) */
     uint64_t include_allowance, include_spent;
     bool (*cancelled)(void *user); /* amx_scan_opts.cancelled, polled by the workers too */
     void *cancel_user;
@@ -355,15 +356,18 @@ static void decode_member(scan_ctx *c, job *j, const amx_archive_entry *m, const
         return;
     r->mtime_ns = j->mtime_ns;
     r->size = (int64_t)span_len;
-    if (amx_probe(span, span_len) == AMX_FMT_UNKNOWN && !amx_extension_known(m->name)) {
+    amx_format fmt = amx_probe(span, span_len);
+    if (fmt == AMX_FMT_UNKNOWN && !amx_extension_known(m->name)) {
         /* Textures, XML, audio: indexed as members of no known format, like loose files. */
         r->kind = R_IGNORED;
         push_result(c, r);
         return;
     }
-    pthread_mutex_lock(&c->mu); /* what the member's #include files may take, as a file's */
-    c->include_allowance += (uint64_t)span_len * INCLUDE_RATIO;
-    pthread_mutex_unlock(&c->mu);
+    if (fmt == AMX_FMT_SAGE_INI) { /* what its #include files may take, as a loose file's */
+        pthread_mutex_lock(&c->mu);
+        c->include_allowance += (uint64_t)span_len * INCLUDE_RATIO;
+        pthread_mutex_unlock(&c->mu);
+    }
     amx_decode_opts o = { .file_name = m->name, .game = c->game, .cancelled = c->cancelled,
                           .cancel_user = c->cancel_user, .read_include = amx__member_include_read,
                           .include_user = inc };
@@ -679,9 +683,11 @@ static void decode_file(scan_ctx *c, job *j, amx_os_file *f, const amx_os_stat *
         return;
     }
     /* an archive's compressed members are inflated once, below, not also by its decode */
-    pthread_mutex_lock(&c->mu);
-    c->include_allowance += (uint64_t)size * INCLUDE_RATIO;
-    pthread_mutex_unlock(&c->mu);
+    if (fmt == AMX_FMT_SAGE_INI) {
+        pthread_mutex_lock(&c->mu);
+        c->include_allowance += (uint64_t)size * INCLUDE_RATIO;
+        pthread_mutex_unlock(&c->mu);
+    }
     amx__include_files inc = { .root = c->root, .file = j->rel_path, .file_abs = j->abs_path,
                                .charge = charge_include, .charge_user = c };
     amx_decode_opts o = { .file_name = j->rel_path, .format = fmt, .game = c->game,

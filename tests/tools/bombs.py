@@ -250,6 +250,19 @@ def ini_includers(files, fragment_bytes):
     return out
 
 
+def big_archive(files):
+    """BIGF holding `files` ({name: bytes}, names stored as given) one after another."""
+    names = list(files)
+    index_end = 16 + sum(8 + len(n.encode()) + 1 for n in names)
+    idx, data, at = b"", b"", index_end
+    for n in names:
+        idx += struct.pack(">II", at, len(files[n])) + n.encode() + b"\0"
+        data += files[n]
+        at += len(files[n])
+    return (b"BIGF" + struct.pack("<I", index_end + len(data)) +
+            struct.pack(">II", len(names), index_end) + idx + data)
+
+
 def ini_bones(model, states, per_state):
     """A Zero Hour INI: one object drawing `model`, `states` condition states that each name
     `per_state` distinct sub-objects and particle bones and a weapon bone (a state keeps one per
