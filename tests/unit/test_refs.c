@@ -1098,6 +1098,24 @@ static void test_sage_bfme_anim_model(void)
     amx_db_close(db);
 }
 
+/* A BFME ranger's W3D files under root/Art/W3D: model GURanger (hierarchy GURANGER_SKL, 2
+ * pivots), model IUOther (IUOTHER_SKL, 3 pivots), animation GURANGER_IDLA of GURANGER_SKL, and
+ * GURANGER_RUNA made for IUOTHER_SKL. */
+static void ranger_w3d(const char *root)
+{
+    static const char *const ranger[] = { "ROOTB", "BAT" };
+    static const char *const other[] = { "PELVIS", "SPINE", "HEAD" };
+    char p[4][256];
+    snprintf(p[0], sizeof p[0], "%s/Art/W3D/GURanger.w3d", root);
+    snprintf(p[1], sizeof p[1], "%s/Art/W3D/IUOther.w3d", root);
+    snprintf(p[2], sizeof p[2], "%s/Art/W3D/GURanger_IDLA.w3d", root);
+    snprintf(p[3], sizeof p[3], "%s/Art/W3D/GURanger_RUNA.w3d", root);
+    w3d_model(p[0], "GURANGER_SKL", ranger, 2, "GURANGER", NULL, 0);
+    w3d_model(p[1], "IUOTHER_SKL", other, 3, "IUOTHER", NULL, 0);
+    w3d_anim(p[2], "GURANGER_IDLA", "GURANGER_SKL");
+    w3d_anim(p[3], "GURANGER_RUNA", "IUOTHER_SKL");
+}
+
 /* BFME: an #include inside a block is read in place (OpenSAGE ParseIncludedFile), so a draw
  * module's animation states kept in an .inc fragment are checked on the model of the object
  * that includes them: the path from the including file's directory, found without case; an
@@ -1108,12 +1126,7 @@ static void test_sage_bfme_anim_model(void)
 static void test_sage_bfme_include_read(void)
 {
     fresh();
-    static const char *const ranger[] = { "ROOTB", "BAT" };
-    static const char *const other[] = { "PELVIS", "SPINE", "HEAD" };
-    w3d_model("Gen/Art/W3D/GURanger.w3d", "GURANGER_SKL", ranger, 2, "GURANGER", NULL, 0);
-    w3d_model("Gen/Art/W3D/IUOther.w3d", "IUOTHER_SKL", other, 3, "IUOTHER", NULL, 0);
-    w3d_anim("Gen/Art/W3D/GURanger_IDLA.w3d", "GURANGER_IDLA", "GURANGER_SKL");
-    w3d_anim("Gen/Art/W3D/GURanger_RUNA.w3d", "GURANGER_RUNA", "IUOTHER_SKL");
+    ranger_w3d("Gen");
     put_bytes("Gen/Data/INI/Object/Men/ranger.ini",
               "Object GondorRanger\n"                                       /* 1 */
               "  Draw = W3DScriptedModelDraw ModuleTag_Draw\n"              /* 2 */
@@ -1211,12 +1224,7 @@ static void test_sage_bfme_include_read(void)
 static void test_sage_bfme_bare_animation_name(void)
 {
     fresh();
-    static const char *const ranger[] = { "ROOTB", "BAT" };
-    static const char *const other[] = { "PELVIS", "SPINE", "HEAD" };
-    w3d_model("Gen/Art/W3D/GURanger.w3d", "GURANGER_SKL", ranger, 2, "GURANGER", NULL, 0);
-    w3d_model("Gen/Art/W3D/IUOther.w3d", "IUOTHER_SKL", other, 3, "IUOTHER", NULL, 0);
-    w3d_anim("Gen/Art/W3D/GURanger_IDLA.w3d", "GURANGER_IDLA", "GURANGER_SKL");
-    w3d_anim("Gen/Art/W3D/GURanger_RUNA.w3d", "GURANGER_RUNA", "IUOTHER_SKL");
+    ranger_w3d("Gen");
     w3d_anim("Gen/Art/W3D/GURanger_WALK.w3d", "GURANGER_STEP", "GURANGER_SKL");
     put_bytes("Gen/Data/INI/Object/ranger.ini",
               "Object GondorRanger\n"                                       /* 1 */
@@ -1288,12 +1296,7 @@ static void test_sage_bfme_bare_animation_name(void)
 static void test_sage_bfme_include_in_big(void)
 {
     fresh();
-    static const char *const ranger[] = { "ROOTB", "BAT" };
-    static const char *const other[] = { "PELVIS", "SPINE", "HEAD" };
-    w3d_model("Mod/Art/W3D/GURanger.w3d", "GURANGER_SKL", ranger, 2, "GURANGER", NULL, 0);
-    w3d_model("Mod/Art/W3D/IUOther.w3d", "IUOTHER_SKL", other, 3, "IUOTHER", NULL, 0);
-    w3d_anim("Mod/Art/W3D/GURanger_IDLA.w3d", "GURANGER_IDLA", "GURANGER_SKL");
-    w3d_anim("Mod/Art/W3D/GURanger_RUNA.w3d", "GURANGER_RUNA", "IUOTHER_SKL");
+    ranger_w3d("Mod");
     static const char ini[] =
         "Object GondorRanger\n"                                       /* 1 */
         "  Draw = W3DScriptedModelDraw ModuleTag_Draw\n"              /* 2 */
