@@ -21,11 +21,15 @@ static void check(bool cond)
         abort();
 }
 
-/* The games a root's `game =` names: Empire at War, Forces of Corruption, Metroid Prime 1, 2. */
+/* The games a root's `game =` names: Empire at War, Forces of Corruption, Metroid Prime 1, 2,
+ * Generals, Zero Hour. */
 static bool known_game(const char *g)
 {
-    return strcmp(g, "eaw") == 0 || strcmp(g, "foc") == 0 || strcmp(g, "mp1") == 0 ||
-           strcmp(g, "mp2") == 0;
+    static const char *const games[] = { "eaw", "foc", "mp1", "mp2", "generals", "zh" };
+    for (size_t i = 0; i < sizeof games / sizeof games[0]; i++)
+        if (strcmp(g, games[i]) == 0)
+            return true;
+    return false;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
