@@ -346,6 +346,17 @@ static void push_member_repeat(scan_ctx *c, job *j, const amx_archive_entry *m)
 
 static bool charge_include(void *user, uint64_t size);
 
+/* What the #include files of a file of `size` bytes may add to the scan's allowance: its
+ * INCLUDE_RATIO times when it is an INI file, nothing otherwise. */
+static void allow_includes(scan_ctx *c, amx_format fmt, uint64_t size)
+{
+    if (fmt != AMX_FMT_SAGE_INI)
+        return;
+    pthread_mutex_lock(&c->mu);
+    c->include_allowance += size * INCLUDE_RATIO;
+    pthread_mutex_unlock(&c->mu);
+}
+
 /* Decodes one member of an archive, whose bytes are span/span_len, into a result; the
  * `#include` lines of an INI member read the archive's members (inc). */
 static void decode_member(scan_ctx *c, job *j, const amx_archive_entry *m, const uint8_t *span,
@@ -363,12 +374,9 @@ static void decode_member(scan_ctx *c, job *j, const amx_archive_entry *m, const
         push_result(c, r);
         return;
     }
-    if (fmt == AMX_FMT_SAGE_INI) { /* what its #include files may take, as a loose file's */
-        pthread_mutex_lock(&c->mu);
-        c->include_allowance += (uint64_t)span_len * INCLUDE_RATIO;
-        pthread_mutex_unlock(&c->mu);
-    }
-    amx_decode_opts o = { .file_name = m->name, .game = c->game, .cancelled = c->cancelled,
+    allow_includes(c, fmt, span_len);
+    amx_decode_opts o = { .file_name = m->name, .format = fmt, .game = c->game,
+                          .cancelled = c->cancelled,
                           .cancel_user = c->cancel_user, .read_include = amx__member_include_read,
                           .include_user = inc };
     if (amx_decode(span, span_len, &o, &r->asset) != AMX_OK) {
@@ -683,11 +691,7 @@ static void decode_file(scan_ctx *c, job *j, amx_os_file *f, const amx_os_stat *
         return;
     }
     /* an archive's compressed members are inflated once, below, not also by its decode */
-    if (fmt == AMX_FMT_SAGE_INI) {
-        pthread_mutex_lock(&c->mu);
-        c->include_allowance += (uint64_t)size * INCLUDE_RATIO;
-        pthread_mutex_unlock(&c->mu);
-    }
+    allow_includes(c, fmt, size);
     amx__include_files inc = { .root = c->root, .file = j->rel_path, .file_abs = j->abs_path,
                                .charge = charge_include, .charge_user = c };
     amx_decode_opts o = { .file_name = j->rel_path, .format = fmt, .game = c->game,
